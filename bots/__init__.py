@@ -1,0 +1,1 @@
+"""niwa bots package."""

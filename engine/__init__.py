@@ -1,0 +1,46 @@
+"""niwa's sans-IO game engine: the contract every game implements, and the registry.
+
+>>> import engine
+>>> game = engine.load("blossom")
+>>> state = game.new_game(players=3)
+"""
+
+from engine.api import (
+    CHANCE,
+    JSON,
+    Action,
+    Game,
+    GameInfo,
+    IllegalAction,
+    Option,
+    OptionError,
+    Result,
+    Rng,
+    State,
+    canonical_json,
+    places_from_keys,
+    sample_chance,
+    state_hash,
+)
+from engine.registry import UnknownGame, games, load
+
+__all__ = [
+    "CHANCE",
+    "JSON",
+    "Action",
+    "Game",
+    "GameInfo",
+    "IllegalAction",
+    "Option",
+    "OptionError",
+    "Result",
+    "Rng",
+    "State",
+    "UnknownGame",
+    "canonical_json",
+    "games",
+    "load",
+    "places_from_keys",
+    "sample_chance",
+    "state_hash",
+]

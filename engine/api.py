@@ -1,0 +1,251 @@
+"""The engine contract (DESIGN.md, "The engine contract").
+
+Every game implements :class:`Game` and :class:`State`; the referee, the bots and the
+tests use nothing else. The engine is sans-IO: no clocks, no sockets, no global
+random state. Randomness only enters through chance outcomes that the caller samples
+(see :func:`engine.sample_chance`) and through the ``rng`` handed to
+:meth:`Game.determinize`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol, TypeAlias
+
+#: The pseudo-seat that moves when chance (a shuffle, a draw, a die) is pending.
+CHANCE: Final = -1
+
+#: An action or observation: a small JSON value.
+JSON: TypeAlias = Any
+Action: TypeAlias = Any
+
+
+class IllegalAction(ValueError):
+    """A move that the rules forbid. ``rule`` names the rule (a rules-data section)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{message} [{rule}]")
+        self.rule = rule
+        self.detail = message
+
+
+class OptionError(ValueError):
+    """A bad player count or game option, with a message that names the fix."""
+
+
+class Rng(Protocol):
+    """What the engine needs of a random generator (``random.Random`` fits)."""
+
+    def random(self) -> float: ...
+
+    def randrange(self, start: int, stop: int | None = ..., step: int = ...) -> int: ...
+
+    def shuffle(self, x: list[Any]) -> None: ...
+
+
+OptionKind = Literal["bool", "int", "choice"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its type, default and allowed values."""
+
+    name: str
+    kind: OptionKind
+    default: Any
+    description: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def check(self, value: Any) -> Any:
+        """Return ``value`` if it is allowed, else raise :class:`OptionError`."""
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise OptionError(f"option {self.name!r} takes true or false, not {value!r}")
+        elif self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise OptionError(f"option {self.name!r} takes a whole number, not {value!r}")
+            if self.minimum is not None and value < self.minimum:
+                raise OptionError(f"option {self.name!r} must be at least {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise OptionError(f"option {self.name!r} must be at most {self.maximum}")
+        elif value not in self.choices:
+            allowed = ", ".join(self.choices)
+            raise OptionError(f"option {self.name!r} is one of {allowed}, not {value!r}")
+        return value
+
+    def to_json(self) -> dict[str, JSON]:
+        d: dict[str, JSON] = {
+            "name": self.name,
+            "type": self.kind,
+            "default": self.default,
+            "description": self.description,
+        }
+        if self.choices:
+            d["choices"] = list(self.choices)
+        if self.minimum is not None:
+            d["minimum"] = self.minimum
+        if self.maximum is not None:
+            d["maximum"] = self.maximum
+        return d
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game is: DESIGN.md's ``GameInfo`` with the option schema."""
+
+    name: str
+    version: str
+    min_players: int
+    max_players: int
+    simultaneous: bool
+    chance: bool
+    hidden_information: bool
+    options: tuple[Option, ...] = field(default_factory=tuple)
+
+    def validate(self, players: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Check a player count and options; return the options with defaults filled in."""
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise OptionError(f"{self.name}: the number of players must be a whole number")
+        if not self.min_players <= players <= self.max_players:
+            span = (
+                str(self.min_players)
+                if self.min_players == self.max_players
+                else f"{self.min_players} to {self.max_players}"
+            )
+            raise OptionError(f"{self.name} is played by {span} players, not {players}")
+        given = dict(options or {})
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            names = ", ".join(known) or "none"
+            raise OptionError(
+                f"{self.name} has no option {unknown[0]!r} (its options: {names})"
+            )
+        return {name: o.check(given.get(name, o.default)) for name, o in known.items()}
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "simultaneous": self.simultaneous,
+            "chance": self.chance,
+            "hidden_information": self.hidden_information,
+            "options": [o.to_json() for o in self.options],
+        }
+
+
+@dataclass(frozen=True)
+class Result:
+    """Final scores and places per seat; place 0 is first, tied seats share a place."""
+
+    scores: tuple[float, ...]
+    places: tuple[int, ...]
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"scores": list(self.scores), "places": list(self.places)}
+
+
+def places_from_keys(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Competition ranking: higher key is better; equal keys share a place (0, 0, 2)."""
+    return tuple(sum(1 for other in keys if other > k) for k in keys)
+
+
+class State(ABC):
+    """A game in progress. Mutable: :meth:`apply` changes it in place."""
+
+    @abstractmethod
+    def to_move(self) -> tuple[int, ...]:
+        """Seats whose decision is pending: ``(s,)``, several (simultaneous),
+        ``(CHANCE,)``, or ``()`` when the game is over."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The actions ``seat`` may take now (empty if it is not to move)."""
+
+    @abstractmethod
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """``(outcome, probability)`` pairs when CHANCE is to move, else ``[]``."""
+
+    @abstractmethod
+    def apply(self, joint: Mapping[int, Action]) -> None:
+        """Apply one joint move: an entry for every seat in :meth:`to_move`.
+
+        Raises :class:`IllegalAction` and leaves the state unchanged if any entry is
+        not legal."""
+
+    @abstractmethod
+    def observe(self, seat: int | None) -> dict[str, JSON]:
+        """Everything ``seat`` may know, nothing more; ``None`` is the spectator view."""
+
+    def is_over(self) -> bool:
+        return not self.to_move()
+
+    @abstractmethod
+    def result(self) -> Result:
+        """Scores and places; only meaningful when :meth:`is_over`."""
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent copy."""
+
+    @abstractmethod
+    def to_json(self) -> dict[str, JSON]:
+        """A full snapshot that :meth:`Game.from_json` turns back into an equal state."""
+
+    @abstractmethod
+    def render(self, seat: int | None = None) -> str:
+        """A text picture of the table as ``seat`` sees it (``None``: spectator)."""
+
+    @abstractmethod
+    def describe(self, seat: int, action: Action) -> str:
+        """A short human sentence for ``seat`` taking ``action`` (CHANCE included)."""
+
+
+class Game(ABC):
+    """A registered game: its info, and the factories for its states."""
+
+    info: GameInfo
+
+    @abstractmethod
+    def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> State:
+        """A fresh game; the set-up chance (shuffles, deals) is still pending."""
+
+    @abstractmethod
+    def from_json(self, data: Mapping[str, JSON]) -> State:
+        """Rebuild a state from :meth:`State.to_json`."""
+
+    @abstractmethod
+    def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> State:
+        """A full state consistent with what ``seat`` saw in ``observation``; the
+        hidden parts are sampled with ``rng``."""
+
+
+def canonical_json(value: JSON) -> str:
+    """The one JSON spelling used on the wire, in replays and for hashes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def state_hash(state: State) -> str:
+    """A short fingerprint of a full state, recorded after every replay line."""
+    return hashlib.sha256(canonical_json(state.to_json()).encode()).hexdigest()[:16]
+
+
+def sample_chance(state: State, rng: Rng) -> Action:
+    """Pick a chance outcome with the probabilities the state lists."""
+    outcomes = state.chance_outcomes()
+    if not outcomes:
+        raise ValueError("no chance outcome is pending")
+    x = rng.random() * sum(p for _, p in outcomes)
+    for action, p in outcomes:
+        x -= p
+        if x < 0:
+            return action
+    return outcomes[-1][0]

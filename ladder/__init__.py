@@ -1,0 +1,1 @@
+"""niwa ladder package."""

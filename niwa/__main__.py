@@ -1,0 +1,5 @@
+import sys
+
+from niwa.cli import main
+
+sys.exit(main())

@@ -1,0 +1,49 @@
+"""``niwa``: one console command, one sub-command module per area (niwa/commands/)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Each module has register(subparsers) and sets args.run(args) -> exit code.
+COMMANDS = ("play", "replay", "bench", "ladder")
+
+
+class UsageError(Exception):
+    """A bad argument found after parsing: printed as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="niwa", description="Tournaments and ladders for game-playing bots."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"niwa.commands.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"niwa.commands.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except UsageError as e:
+        print(f"niwa {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""``niwa bench TARGET``: measured figures for docs/benchmarks.md.
+
+Each target lives in its own module ``niwa.commands.bench_<target>`` with
+``register(subparsers)``; a target whose module is absent is simply not offered.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+TARGETS = ("engine", "referee", "ladder", "strength")
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("bench", help="run a benchmark and print its figures")
+    targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
+    for name in TARGETS:
+        try:
+            module = importlib.import_module(f"niwa.commands.bench_{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"niwa.commands.bench_{name}":
+                raise
+            continue
+        module.register(targets)
+
+

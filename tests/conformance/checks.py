@@ -1,0 +1,218 @@
+"""Generic checks of the engine contract, run against any engine.Game.
+
+Each check plays random games (chance sampled from a seeded ``random.Random``) and
+fails with an AssertionError that says which step broke which promise.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator
+
+import engine
+from engine import CHANCE, Game, IllegalAction, State
+
+
+def random_joint(state: State, rng: random.Random) -> dict[int, object]:
+    """A joint move for whoever is to move: a chance sample or random legal actions."""
+    seats = state.to_move()
+    if seats == (CHANCE,):
+        return {CHANCE: engine.sample_chance(state, rng)}
+    joint: dict[int, object] = {}
+    for seat in seats:
+        actions = state.legal_actions(seat)
+        assert actions, f"seat {seat} is to move but has no legal action"
+        joint[seat] = rng.choice(actions)
+    return joint
+
+
+def playout(
+    game: Game, players: int, seed: int, max_steps: int = 20_000
+) -> Iterator[tuple[State, dict[int, object]]]:
+    """Yield (state before, joint move) for one random game, then stop when it is over."""
+    rng = random.Random(seed)
+    state = game.new_game(players, {})
+    for _ in range(max_steps):
+        if state.is_over():
+            return
+        joint = random_joint(state, rng)
+        yield state, joint
+        state.apply(joint)
+    raise AssertionError(f"{game.info.name} {players}p seed {seed}: no end in {max_steps} steps")
+
+
+def final_state(game: Game, players: int, seed: int) -> tuple[State, int]:
+    rng = random.Random(seed)
+    state = game.new_game(players, {})
+    steps = 0
+    while not state.is_over():
+        state.apply(random_joint(state, rng))
+        steps += 1
+        assert steps < 20_000, f"{game.info.name} {players}p seed {seed}: no end"
+    return state, steps
+
+
+def check_terminates_with_consistent_result(game: Game, players: int, seed: int) -> None:
+    state, _ = final_state(game, players, seed)
+    assert state.to_move() == ()
+    res = state.result()
+    assert len(res.scores) == players and len(res.places) == players
+    for i in range(players):
+        better = sum(1 for j in range(players) if res.places[j] < res.places[i])
+        assert res.places[i] == better, f"places {res.places} are not a competition ranking"
+        for j in range(players):
+            if res.scores[i] > res.scores[j]:
+                assert res.places[i] <= res.places[j], f"scores {res.scores} vs {res.places}"
+    json.dumps(res.to_json())
+
+
+def check_deterministic(game: Game, players: int, seed: int) -> None:
+    a = [(engine.state_hash(s), json.dumps(j, sort_keys=True)) for s, j in playout(game, players, seed)]
+    b = [(engine.state_hash(s), json.dumps(j, sort_keys=True)) for s, j in playout(game, players, seed)]
+    assert a == b, "the same seed and moves gave different games"
+    sa, _ = final_state(game, players, seed)
+    sb, _ = final_state(game, players, seed)
+    assert sa.to_json() == sb.to_json() and sa.result() == sb.result()
+
+
+def _views(state: State, players: int) -> list[object]:
+    return [state.observe(s) for s in [None, *range(players)]]
+
+
+def check_round_trip_every_step(game: Game, players: int, seed: int) -> None:
+    for step, (state, _) in enumerate(playout(game, players, seed)):
+        snap = state.to_json()
+        text = json.dumps(snap)
+        back = game.from_json(json.loads(text))
+        assert back.to_json() == snap, f"step {step}: to_json/from_json does not round-trip"
+        assert back.to_move() == state.to_move(), f"step {step}: to_move differs after round trip"
+        assert _views(back, players) == _views(state, players), f"step {step}: views differ"
+        for seat in state.to_move():
+            if seat != CHANCE:
+                assert back.legal_actions(seat) == state.legal_actions(seat)
+        assert back.chance_outcomes() == state.chance_outcomes()
+
+
+def _all_joints(state: State, rng: random.Random) -> list[dict[int, object]]:
+    """Every legal action of every pending seat, the other seats random."""
+    seats = state.to_move()
+    if seats == (CHANCE,):
+        return [{CHANCE: a} for a, _ in state.chance_outcomes()]
+    joints = []
+    base = random_joint(state, rng)
+    for seat in seats:
+        for action in state.legal_actions(seat):
+            joints.append({**base, seat: action})
+    return joints
+
+
+def check_legal_actions_apply(game: Game, players: int, seed: int) -> None:
+    rng = random.Random(seed + 1)
+    for step, (state, _) in enumerate(playout(game, players, seed)):
+        for seat in state.to_move():
+            if seat == CHANCE:
+                outcomes = state.chance_outcomes()
+                total = sum(p for _, p in outcomes)
+                assert outcomes and abs(total - 1) < 1e-9, f"step {step}: chance sums to {total}"
+                assert all(p > 0 for _, p in outcomes), f"step {step}: an outcome has p <= 0"
+            else:
+                actions = state.legal_actions(seat)
+                texts = [engine.canonical_json(a) for a in actions]
+                assert len(set(texts)) == len(texts), f"step {step}: duplicate legal actions"
+        for joint in _all_joints(state, rng):
+            copy = state.clone()
+            try:
+                copy.apply(joint)
+            except IllegalAction as e:  # pragma: no cover - reported as failure
+                raise AssertionError(f"step {step}: legal {joint} was refused: {e}") from e
+
+
+def check_illegal_actions_refused(game: Game, players: int, seed: int) -> None:
+    rng = random.Random(seed + 2)
+    for step, (state, _) in enumerate(playout(game, players, seed)):
+        before = state.to_json()
+        seats = state.to_move()
+        good = random_joint(state, rng)
+        bad_moves: list[dict[int, object]] = [
+            {**good, seats[0]: {"no such action": True}},
+            {**good, seats[0]: "not-an-action"},
+            {},
+        ]
+        outsider = next((s for s in range(players) if s not in seats), None)
+        if outsider is not None:
+            bad_moves.append({**good, outsider: good.get(seats[0])})
+        if len(seats) > 1:
+            bad_moves.append({seats[0]: good[seats[0]]})  # a simultaneous move needs everyone
+        for bad in bad_moves:
+            try:
+                state.apply(bad)
+            except IllegalAction as e:
+                assert e.rule, f"step {step}: IllegalAction without a rule"
+            else:
+                raise AssertionError(f"step {step}: illegal {bad} was accepted")
+            assert state.to_json() == before, f"step {step}: a refused move changed the state"
+
+
+def check_clone_independent(game: Game, players: int, seed: int) -> None:
+    rng = random.Random(seed + 3)
+    for step, (state, _) in enumerate(playout(game, players, seed)):
+        before = state.to_json()
+        copy = state.clone()
+        assert copy.to_json() == before
+        copy.apply(random_joint(copy, rng))
+        assert state.to_json() == before, f"step {step}: applying to a clone changed the original"
+
+
+def check_observations_are_json(game: Game, players: int, seed: int) -> None:
+    for step, (state, _) in enumerate(playout(game, players, seed)):
+        for view in _views(state, players):
+            assert isinstance(view, dict), f"step {step}: an observation is not a dict"
+            assert json.loads(json.dumps(view)) == view, f"step {step}: observation not JSON"
+        for seat in state.to_move():
+            actions = state.legal_actions(seat) if seat != CHANCE else []
+            assert json.loads(json.dumps(actions)) == actions
+
+
+def check_no_leak(
+    game: Game, players: int, seed: int, every: int = 1, samples: int = 2
+) -> None:
+    """For each seat: states rebuilt by determinize from its observation differ in what it
+    cannot see, yet must give the same observe(seat) and the same public view; they must
+    also offer the same decisions and play on to an end."""
+    rng = random.Random(seed + 4)
+    for step, (state, _) in enumerate(playout(game, players, seed)):
+        if step % every:
+            continue
+        public = state.observe(None)
+        for seat in range(players):
+            obs = state.observe(seat)
+            for _ in range(samples):
+                alt = game.determinize(json.loads(json.dumps(obs)), seat, rng)
+                assert alt.observe(seat) == obs, (
+                    f"step {step}: seat {seat}'s observation changes with what it cannot see"
+                    f" (a leak, or determinize is inconsistent)"
+                )
+                assert alt.observe(None) == public, f"step {step}: public view changed"
+                assert alt.to_move() == state.to_move(), f"step {step}: to_move differs"
+                if seat in state.to_move():
+                    assert alt.legal_actions(seat) == state.legal_actions(seat)
+        if step % (every * 10) == 0:
+            alt = game.determinize(state.observe(0), 0, rng)
+            steps = 0
+            while not alt.is_over():
+                alt.apply(random_joint(alt, rng))
+                steps += 1
+                assert steps < 20_000, f"step {step}: a determinized state never ends"
+
+
+ALL_CHECKS: dict[str, Callable[[Game, int, int], None]] = {
+    "terminates_with_consistent_result": check_terminates_with_consistent_result,
+    "deterministic": check_deterministic,
+    "round_trip_every_step": check_round_trip_every_step,
+    "legal_actions_apply": check_legal_actions_apply,
+    "illegal_actions_refused": check_illegal_actions_refused,
+    "clone_independent": check_clone_independent,
+    "observations_are_json": check_observations_are_json,
+    "no_leak": check_no_leak,
+}
