@@ -5,6 +5,8 @@
 >>> state = game.new_game(players=3)
 """
 
+from typing import TYPE_CHECKING
+
 from engine.api import (
     CHANCE,
     JSON,
@@ -22,7 +24,12 @@ from engine.api import (
     sample_chance,
     state_hash,
 )
-from engine.registry import UnknownGame, games, load
+from engine.registry import UnknownGame, load
+
+if TYPE_CHECKING:
+    from engine.registry import games
+else:  # the package engine.games is callable: see engine/games/__init__.py
+    from engine import games
 
 __all__ = [
     "CHANCE",

@@ -28,11 +28,15 @@ def random_joint(state: State, rng: random.Random) -> dict[int, object]:
 
 
 def playout(
-    game: Game, players: int, seed: int, max_steps: int = 20_000
+    game: Game,
+    players: int,
+    seed: int,
+    max_steps: int = 20_000,
+    options: dict[str, object] | None = None,
 ) -> Iterator[tuple[State, dict[int, object]]]:
     """Yield (state before, joint move) for one random game, then stop when it is over."""
     rng = random.Random(seed)
-    state = game.new_game(players, {})
+    state = game.new_game(players, options or {})
     for _ in range(max_steps):
         if state.is_over():
             return
@@ -80,8 +84,10 @@ def _views(state: State, players: int) -> list[object]:
     return [state.observe(s) for s in [None, *range(players)]]
 
 
-def check_round_trip_every_step(game: Game, players: int, seed: int) -> None:
-    for step, (state, _) in enumerate(playout(game, players, seed)):
+def check_round_trip_every_step(
+    game: Game, players: int, seed: int, options: dict[str, object] | None = None
+) -> None:
+    for step, (state, _) in enumerate(playout(game, players, seed, options=options)):
         snap = state.to_json()
         text = json.dumps(snap)
         back = game.from_json(json.loads(text))
@@ -175,13 +181,18 @@ def check_observations_are_json(game: Game, players: int, seed: int) -> None:
 
 
 def check_no_leak(
-    game: Game, players: int, seed: int, every: int = 1, samples: int = 2
+    game: Game,
+    players: int,
+    seed: int,
+    every: int = 1,
+    samples: int = 2,
+    options: dict[str, object] | None = None,
 ) -> None:
     """For each seat: states rebuilt by determinize from its observation differ in what it
     cannot see, yet must give the same observe(seat) and the same public view; they must
     also offer the same decisions and play on to an end."""
     rng = random.Random(seed + 4)
-    for step, (state, _) in enumerate(playout(game, players, seed)):
+    for step, (state, _) in enumerate(playout(game, players, seed, options=options)):
         if step % every:
             continue
         public = state.observe(None)

@@ -1,0 +1,592 @@
+"""Blossom's game state: set-up, the two-action turn, the cherry, refills and the end.
+
+Sections cited are from blossom.md (the rules data). Multisets of cards are lists of six
+counts in ``rules.KINDS`` order. The deck is unordered: every draw from it is a chance
+node (see ``chance_outcomes``), so a shuffle is simply "the deck is a multiset".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.games.blossom import rules
+from engine.games.blossom.rules import (
+    ACTIONS_PER_TURN,
+    CHERRY,
+    CHERRY_GARDEN_FILL_MIN_HAND,
+    CHERRY_MAX_DRAW,
+    END_SCORE,
+    GARDEN_DEAL,
+    HAND_DEAL,
+    HAND_LIMIT,
+    KIND_INDEX,
+    KINDS,
+    YARD_LIMIT,
+    cards_to_list,
+    counts_from_json,
+    counts_to_json,
+    sub_multisets,
+)
+from engine.games.blossom.scoring import arrange_points, flower_value
+
+VERSION = "blossom@1"
+
+# Chance targets waiting in ``queue``: a seat number deals to that seat's hand.
+DEALER, REMOVE, GARDEN = "dealer", "remove", "garden"
+
+
+def _kind(name: Any, rule: str) -> int:
+    if not isinstance(name, str) or name not in KIND_INDEX:
+        raise IllegalAction(rule, f"{name!r} is not a flower kind ({', '.join(KINDS)})")
+    return KIND_INDEX[name]
+
+
+def _cards(names: Any, rule: str) -> list[int]:
+    if not isinstance(names, list):
+        raise IllegalAction(rule, "cards must be a list of flower kinds")
+    counts = [0] * len(KINDS)
+    for name in names:
+        counts[_kind(name, rule)] += 1
+    return counts
+
+
+class BlossomState(State):
+    """A game of Blossom. Build with ``BlossomGame.new_game`` or ``from_json``."""
+
+    __slots__ = (
+        "actions_done",
+        "cherry",
+        "current",
+        "dealer",
+        "deck",
+        "downs",
+        "end_triggered",
+        "first_arranged",
+        "garden",
+        "garden_drawn",
+        "hands",
+        "mulligan",
+        "mulligan_next",
+        "n",
+        "overflow_source",
+        "phase",
+        "queue",
+        "removed",
+        "resume",
+        "returned",
+        "scores",
+        "turns",
+        "ups",
+    )
+
+    def __init__(self, players: int, options: Mapping[str, Any]) -> None:
+        n = players
+        self.n = n
+        self.mulligan: bool = bool(options["mulligan"])
+        self.overflow_source: str = str(options["cherryOverflowSource"])
+        self.phase = "setup"
+        self.dealer: int | None = None
+        self.queue: list[int | str] = []
+        self.resume = "dealer"
+        self.deck = list(rules.FULL_DECK)
+        self.removed = [0] * 6
+        self.garden = [0] * 6
+        self.hands = [[0] * 6 for _ in range(n)]
+        self.ups = [[0] * 6 for _ in range(n)]
+        self.downs = [[0] * 6 for _ in range(n)]
+        self.returned = [[0] * 6 for _ in range(n)]
+        self.scores = [0] * n
+        self.mulligan_next: int | None = None
+        self.current = 0
+        self.actions_done = 0
+        self.garden_drawn = False
+        self.first_arranged: int | None = None
+        self.cherry: dict[str, Any] | None = None
+        self.end_triggered = False
+        self.turns = 0
+        dealer = int(options["dealer"])
+        if dealer < 0:
+            self.queue = [DEALER]  # §4 PROPOSED: the dealer is drawn at random
+        else:
+            self._set_dealer(dealer)
+
+    # ----------------------------------------------------------------- set-up (§4)
+
+    def _set_dealer(self, dealer: int) -> None:
+        self.dealer = dealer
+        self.current = dealer
+        order = [(dealer + 1 + i) % self.n for i in range(self.n)]  # clockwise from the left
+        self.queue = [REMOVE] * rules.REMOVED_UNSEEN[self.n] + order * HAND_DEAL
+        self.resume = "dealt"
+
+    def _after_chance(self) -> None:
+        """The queue of chance deals is empty: go on with what was waiting for it."""
+        step = self.resume
+        if step == "dealer":
+            return
+        if step == "dealt":
+            if self.mulligan:  # §9: each player once, starting left of the dealer
+                self.phase = "mulligan"
+                self.mulligan_next = self._left_of_dealer()
+            else:
+                self._deal_garden([])
+        elif step == "garden":
+            self.phase = "play"
+            self._start_turn(self._dealer())
+        elif step == "draw":
+            self._finish_action()
+        elif step == "cherry":
+            assert self.cherry is not None
+            self.cherry["drawn"] += 1
+            self._continue_cherry()
+
+    def _dealer(self) -> int:
+        assert self.dealer is not None
+        return self.dealer
+
+    def _left_of_dealer(self) -> int:
+        return (self._dealer() + 1) % self.n
+
+    def _deal_garden(self, redeal: list[int | str]) -> None:
+        self.queue = [*redeal, *([GARDEN] * GARDEN_DEAL)]
+        self.resume = "garden"
+
+    # ------------------------------------------------------------------ protocol
+
+    def to_move(self) -> tuple[int, ...]:
+        if self.phase == "over":
+            return ()
+        if self.queue:
+            return (CHANCE,)
+        if self.phase == "mulligan":
+            assert self.mulligan_next is not None
+            return (self.mulligan_next,)
+        return (self.current,)
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase == "over" or not self.queue:
+            return []
+        if self.queue[0] == DEALER:
+            return [({"dealer": s}, 1 / self.n) for s in range(self.n)]
+        total = sum(self.deck)
+        return [({"card": KINDS[k]}, c / total) for k, c in enumerate(self.deck) if c]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.to_move() or seat == CHANCE:
+            return []
+        if self.phase == "mulligan":
+            return [
+                {"type": "mulligan", "cards": cards_to_list(m)}
+                for m in sub_multisets(self.hands[seat], 0, HAND_LIMIT)
+            ]
+        if self.cherry is not None:
+            return self._cherry_actions()
+        return self._action_choices()
+
+    def apply(self, joint: Mapping[int, Action]) -> None:
+        seats = self.to_move()
+        if not seats:
+            raise IllegalAction("blossom.md §9", "the game is over")
+        if set(joint) != set(seats):
+            raise IllegalAction(
+                "engine contract", f"the move must be for seat {seats[0]}, not {sorted(joint)}"
+            )
+        seat = seats[0]
+        action = joint[seat]
+        if seat == CHANCE:
+            self._apply_chance(action)
+            return
+        if action not in self.legal_actions(seat):
+            raise IllegalAction(*self._why_illegal(seat, action))
+        kind = action["type"]
+        if kind == "mulligan":
+            self._mulligan(seat, _cards(action["cards"], "blossom.md §9"))
+        elif kind == "feed_down":  # §5 Feed A
+            moved = _cards(action["cards"], "blossom.md §5")
+            for k in range(6):
+                self.hands[seat][k] -= moved[k]
+                self.downs[seat][k] += moved[k]
+            self._finish_action()
+        elif kind == "feed_up":  # §5 Feed B
+            k = KIND_INDEX[action["card"]]
+            self.hands[seat][k] -= 1
+            self.ups[seat][k] += 1
+            self._finish_action()
+        elif kind == "flip":  # §5 Feed C
+            moved = _cards(action["cards"], "blossom.md §5")
+            for k in range(6):
+                self.downs[seat][k] -= moved[k]
+                self.ups[seat][k] += moved[k]
+            self._finish_action()
+        elif kind == "arrange":
+            self._arrange(seat, action)
+        elif kind == "draw":
+            self._draw(seat, action)
+        elif kind == "cherry_draw":
+            self._queue_deck_draw(seat, "cherry")
+        elif kind == "cherry_take":
+            k = KIND_INDEX[action["kind"]]
+            self.garden[k] -= 1
+            self.hands[seat][k] += 1
+            assert self.cherry is not None
+            self.cherry["drawn"] += 1
+            self._continue_cherry()
+        elif kind == "cherry_stop":
+            self._end_cherry()
+
+    def observe(self, seat: int | None) -> dict[str, JSON]:
+        obs: dict[str, JSON] = {
+            "game": VERSION,
+            "players": self.n,
+            "seat": seat,
+            "phase": self.phase,
+            "to_move": list(self.to_move()),
+            "dealer": self.dealer,
+            "current": self.current if self.phase == "play" else None,
+            "turn": self.turns,
+            "actions_done": self.actions_done,
+            "garden_drawn": self.garden_drawn,
+            "first_arranged": None if self.first_arranged is None else KINDS[self.first_arranged],
+            "cherry": None if self.cherry is None else dict(self.cherry),
+            "end_triggered": self.end_triggered,
+            "scores": list(self.scores),
+            "deck": sum(self.deck),
+            "removed": sum(self.removed),
+            "garden": counts_to_json(self.garden),
+            "pending_deals": list(self.queue),
+            "mulligan_next": self.mulligan_next,
+            "options": {
+                "mulligan": self.mulligan,
+                "cherryOverflowSource": self.overflow_source,
+            },
+            "seats": [
+                {
+                    "hand": sum(self.hands[s]),
+                    "yard_up": counts_to_json(self.ups[s]),
+                    "yard_down": sum(self.downs[s]),
+                    "returned": sum(self.returned[s]),
+                }
+                for s in range(self.n)
+            ],
+        }
+        if seat is not None:
+            obs["hand"] = counts_to_json(self.hands[seat])
+            obs["yard_down"] = counts_to_json(self.downs[seat])
+            obs["returned"] = counts_to_json(self.returned[seat])
+        return obs
+
+    def result(self) -> Result:
+        # §9: most points; tie -> fewer cards in hand + yard; still tied -> shared (PROPOSED)
+        cards = [sum(self.hands[s]) + sum(self.ups[s]) + sum(self.downs[s]) for s in range(self.n)]
+        keys = [(self.scores[s], -cards[s]) for s in range(self.n)]
+        return Result(scores=tuple(float(x) for x in self.scores), places=places_from_keys(keys))
+
+    def clone(self) -> BlossomState:
+        c = object.__new__(BlossomState)
+        c.n = self.n
+        c.mulligan = self.mulligan
+        c.overflow_source = self.overflow_source
+        c.phase = self.phase
+        c.dealer = self.dealer
+        c.queue = list(self.queue)
+        c.resume = self.resume
+        c.deck = list(self.deck)
+        c.removed = list(self.removed)
+        c.garden = list(self.garden)
+        c.hands = [list(h) for h in self.hands]
+        c.ups = [list(y) for y in self.ups]
+        c.downs = [list(y) for y in self.downs]
+        c.returned = [list(r) for r in self.returned]
+        c.scores = list(self.scores)
+        c.mulligan_next = self.mulligan_next
+        c.current = self.current
+        c.actions_done = self.actions_done
+        c.garden_drawn = self.garden_drawn
+        c.first_arranged = self.first_arranged
+        c.cherry = None if self.cherry is None else dict(self.cherry)
+        c.end_triggered = self.end_triggered
+        c.turns = self.turns
+        return c
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "game": VERSION,
+            "players": self.n,
+            "options": {
+                "mulligan": self.mulligan,
+                "cherryOverflowSource": self.overflow_source,
+            },
+            "phase": self.phase,
+            "dealer": self.dealer,
+            "queue": list(self.queue),
+            "resume": self.resume,
+            "deck": counts_to_json(self.deck),
+            "removed": counts_to_json(self.removed),
+            "garden": counts_to_json(self.garden),
+            "hands": [counts_to_json(h) for h in self.hands],
+            "yards_up": [counts_to_json(y) for y in self.ups],
+            "yards_down": [counts_to_json(y) for y in self.downs],
+            "returned": [counts_to_json(r) for r in self.returned],
+            "scores": list(self.scores),
+            "mulligan_next": self.mulligan_next,
+            "current": self.current,
+            "actions_done": self.actions_done,
+            "garden_drawn": self.garden_drawn,
+            "first_arranged": None if self.first_arranged is None else KINDS[self.first_arranged],
+            "cherry": None if self.cherry is None else dict(self.cherry),
+            "end_triggered": self.end_triggered,
+            "turns": self.turns,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, JSON]) -> BlossomState:
+        s = object.__new__(cls)
+        s.n = int(d["players"])
+        s.mulligan = bool(d["options"]["mulligan"])
+        s.overflow_source = str(d["options"]["cherryOverflowSource"])
+        s.phase = str(d["phase"])
+        s.dealer = d["dealer"]
+        s.queue = list(d["queue"])
+        s.resume = str(d["resume"])
+        s.deck = counts_from_json(d["deck"])
+        s.removed = counts_from_json(d["removed"])
+        s.garden = counts_from_json(d["garden"])
+        s.hands = [counts_from_json(h) for h in d["hands"]]
+        s.ups = [counts_from_json(y) for y in d["yards_up"]]
+        s.downs = [counts_from_json(y) for y in d["yards_down"]]
+        s.returned = [counts_from_json(r) for r in d["returned"]]
+        s.scores = [int(x) for x in d["scores"]]
+        s.mulligan_next = d["mulligan_next"]
+        s.current = int(d["current"])
+        s.actions_done = int(d["actions_done"])
+        s.garden_drawn = bool(d["garden_drawn"])
+        fa = d["first_arranged"]
+        s.first_arranged = None if fa is None else KIND_INDEX[fa]
+        s.cherry = None if d["cherry"] is None else dict(d["cherry"])
+        s.end_triggered = bool(d["end_triggered"])
+        s.turns = int(d["turns"])
+        return s
+
+    def render(self, seat: int | None = None) -> str:
+        from engine.games.blossom.render import render
+
+        return render(self, seat)
+
+    def describe(self, seat: int, action: Action) -> str:
+        from engine.games.blossom.render import describe
+
+        return describe(self, seat, action)
+
+    # ------------------------------------------------------------------ chance
+
+    def _apply_chance(self, action: Action) -> None:
+        legal = [a for a, _ in self.chance_outcomes()]
+        if action not in legal:
+            raise IllegalAction("blossom.md §4, §7", f"{action!r} is not a possible chance outcome")
+        target = self.queue.pop(0)
+        if target == DEALER:
+            self._set_dealer(int(action["dealer"]))
+            return
+        k = KIND_INDEX[action["card"]]
+        self.deck[k] -= 1
+        if target == REMOVE:
+            self.removed[k] += 1
+        elif target == GARDEN:
+            self.garden[k] += 1
+        else:
+            assert isinstance(target, int)
+            self.hands[target][k] += 1
+        if self.phase == "play" and not any(self.deck):
+            self._refill()  # §8 (a): the last deck card was just drawn
+        if not self.queue:
+            self._after_chance()
+
+    def _refill(self) -> None:
+        """§7/§8: the garden is shuffled into a new deck; an empty garden leaves it empty."""
+        for k in range(6):
+            self.deck[k] += self.garden[k]
+            self.garden[k] = 0
+
+    def _queue_deck_draw(self, seat: int, resume: str) -> None:
+        if not any(self.deck):
+            self._refill()  # §8 (b): a draw attempted on an empty deck
+        self.queue = [seat]
+        self.resume = resume
+
+    def _can_draw(self, seat: int) -> bool:
+        return sum(self.hands[seat]) < HAND_LIMIT and (any(self.deck) or any(self.garden))
+
+    # ------------------------------------------------------------------ mulligan (§9)
+
+    def _mulligan(self, seat: int, cards: list[int]) -> None:
+        for k in range(6):
+            self.hands[seat][k] -= cards[k]
+            self.returned[seat][k] += cards[k]
+        nxt = (seat + 1) % self.n
+        if nxt != self._left_of_dealer():
+            self.mulligan_next = nxt
+            return
+        # Everyone has decided: the returned cards go back into the deck and each player
+        # is dealt as many as they returned (PROPOSED), clockwise from the dealer's left.
+        self.mulligan_next = None
+        redeal: list[int | str] = []
+        for i in range(self.n):
+            s = (self._left_of_dealer() + i) % self.n
+            redeal += [s] * sum(self.returned[s])
+            for k in range(6):
+                self.deck[k] += self.returned[s][k]
+                self.returned[s][k] = 0
+        self.phase = "setup"
+        self._deal_garden(redeal)
+
+    # ------------------------------------------------------------------ turns (§5)
+
+    def _start_turn(self, seat: int) -> None:
+        """Give ``seat`` its turn; a seat with no legal action forfeits it (§5 PROPOSED)."""
+        for _ in range(self.n):
+            self.current = seat
+            self.actions_done = 0
+            self.garden_drawn = False
+            self.first_arranged = None
+            self.cherry = None
+            self.turns += 1
+            if self._action_choices():
+                return
+            if self._game_ends_after(seat):
+                self.phase = "over"
+                return
+            seat = (seat + 1) % self.n
+        self.phase = "over"  # nobody can act at all: only a malformed state gets here
+
+    def _game_ends_after(self, seat: int) -> bool:
+        """§9: once triggered, the game ends after the turn of the starting player's right."""
+        return self.end_triggered and seat == (self._dealer() - 1) % self.n
+
+    def _finish_action(self) -> None:
+        self.cherry = None
+        self.actions_done += 1
+        if self.actions_done < ACTIONS_PER_TURN and self._action_choices():
+            return
+        if self._game_ends_after(self.current):
+            self.phase = "over"
+            return
+        self._start_turn((self.current + 1) % self.n)
+
+    def _action_choices(self) -> list[Action]:
+        seat = self.current
+        hand, up, down = self.hands[seat], self.ups[seat], self.downs[seat]
+        yard = sum(up) + sum(down)
+        out: list[Action] = []
+        if yard < YARD_LIMIT:  # §5: A and B need room in the yard
+            for m in sub_multisets(hand, 1, YARD_LIMIT - yard):
+                out.append({"type": "feed_down", "cards": cards_to_list(m)})
+            for k in range(6):
+                if hand[k]:
+                    out.append({"type": "feed_up", "card": KINDS[k]})
+        for m in sub_multisets(down, 1, YARD_LIMIT):
+            out.append({"type": "flip", "cards": cards_to_list(m)})
+        for k in range(6):
+            if not up[k]:
+                continue
+            if k == CHERRY:  # §6: exactly one cherry per Arrange, two modes
+                out.append({"type": "arrange", "kind": "cherry", "mode": "points"})
+                out.append({"type": "arrange", "kind": "cherry", "mode": "draw"})
+            else:
+                for count in range(1, up[k] + 1):
+                    out.append({"type": "arrange", "kind": KINDS[k], "count": count})
+        if sum(hand) < HAND_LIMIT:
+            if any(self.deck) or any(self.garden):  # §8: nothing to take -> no Draw
+                out.append({"type": "draw", "from": "deck"})
+            if not self.garden_drawn:  # §5: at most one garden draw per turn
+                for k in range(6):
+                    if self.garden[k] and k != self.first_arranged:
+                        out.append({"type": "draw", "from": "garden", "kind": KINDS[k]})
+        return out
+
+    def _arrange(self, seat: int, action: Mapping[str, Any]) -> None:
+        k = KIND_INDEX[action["kind"]]
+        if self.actions_done == 0:
+            self.first_arranged = k  # §5: the second action may not garden-draw this kind
+        if k == CHERRY and action["mode"] == "draw":
+            hand = sum(self.hands[seat])
+            from_garden = (
+                self.overflow_source == "garden" and hand >= CHERRY_GARDEN_FILL_MIN_HAND
+            )
+            self.cherry = {"drawn": 0, "source": "garden" if from_garden else "deck"}
+            self._continue_cherry()
+            return
+        count = 1 if k == CHERRY else int(action["count"])
+        value = flower_value(k, self.ups, [sum(d) for d in self.downs], self.garden)
+        self.scores[seat] += arrange_points(value, count)
+        self.ups[seat][k] -= count
+        self.garden[k] += count
+        if self.scores[seat] >= END_SCORE:
+            self.end_triggered = True
+        self._finish_action()
+
+    def _cherry_actions(self) -> list[Action]:
+        assert self.cherry is not None
+        seat = self.current
+        out: list[Action] = []
+        if self.cherry["drawn"] < CHERRY_MAX_DRAW and sum(self.hands[seat]) < HAND_LIMIT:
+            if self.cherry["source"] == "deck":
+                if any(self.deck) or any(self.garden):
+                    out.append({"type": "cherry_draw"})
+            else:
+                for k in range(6):
+                    if self.garden[k]:
+                        out.append({"type": "cherry_take", "kind": KINDS[k]})
+        out.append({"type": "cherry_stop"})
+        return out
+
+    def _continue_cherry(self) -> None:
+        if len(self._cherry_actions()) == 1:  # only "stop" is left: nothing more to take
+            self._end_cherry()
+
+    def _end_cherry(self) -> None:
+        """§6: the cherry reaches the garden only after the draws."""
+        seat = self.current
+        self.ups[seat][CHERRY] -= 1
+        self.garden[CHERRY] += 1
+        self._finish_action()
+
+    def _draw(self, seat: int, action: Mapping[str, Any]) -> None:
+        if action["from"] == "deck":
+            self._queue_deck_draw(seat, "draw")
+            return
+        k = KIND_INDEX[action["kind"]]
+        self.garden[k] -= 1
+        self.hands[seat][k] += 1
+        self.garden_drawn = True
+        self._finish_action()
+
+    # ------------------------------------------------------------------ errors
+
+    def _why_illegal(self, seat: int, action: Action) -> tuple[str, str]:
+        """Name the rule an illegal action breaks (the message of IllegalAction)."""
+        if not isinstance(action, dict) or "type" not in action:
+            return "blossom.md §5", f"{action!r} is not a Blossom action (see legal_actions)"
+        kind = action["type"]
+        hand = sum(self.hands[seat])
+        yard = sum(self.ups[seat]) + sum(self.downs[seat])
+        if self.phase == "mulligan" and kind != "mulligan":
+            return "blossom.md §9", "during the mulligan only a mulligan may be played"
+        if self.cherry is not None and not str(kind).startswith("cherry"):
+            return "blossom.md §6", "finish the cherry's draws first (cherry_draw or cherry_stop)"
+        if kind in ("feed_down", "feed_up") and yard >= YARD_LIMIT:
+            return "blossom.md §5", "Feed A/B is not allowed with 5 cards in the yard"
+        if kind == "feed_down" and isinstance(action.get("cards"), list):
+            if yard + len(action["cards"]) > YARD_LIMIT:
+                return "blossom.md §3", "the yard may never hold more than 5 cards"
+        if kind == "draw" and hand >= HAND_LIMIT:
+            return "blossom.md §5", "Draw is not allowed with 5 cards in hand"
+        if kind == "draw" and action.get("from") == "garden":
+            if self.garden_drawn:
+                return "blossom.md §5", "at most one garden draw per turn"
+            if action.get("kind") in KIND_INDEX and KIND_INDEX[action["kind"]] == self.first_arranged:
+                return "blossom.md §5", "the second action may not garden-draw the kind just arranged"
+        if kind == "arrange" and action.get("kind") == "cherry" and "count" in action:
+            return "blossom.md §6", "an Arrange moves exactly one cherry (mode points or draw)"
+        return "blossom.md §5", f"{action!r} is not legal now (cards not available or wrong step)"

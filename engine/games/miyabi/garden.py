@@ -1,0 +1,186 @@
+"""One player's garden board: stacked tiles, heights, lanterns (miyabi.md §2.1, §5.3).
+
+Cells are flat indices ``row * SIZE + col`` with 0-based row and column inside the code;
+actions and observations use the rules data's 1-based (r, c).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from engine.games.miyabi.rules import (
+    CELLS,
+    LANTERNS,
+    SHAPE_OBJECTS,
+    SHAPES,
+    SIZE,
+    TYPES,
+    Orientation,
+    Rules,
+    kind_of,
+    shape_of,
+    type_of,
+)
+
+
+class Placed(NamedTuple):
+    """A tile on the board: its kind, object cell (0-based), rotation and layer."""
+
+    kind: int
+    row: int
+    col: int
+    rotation: int
+    layer: int
+
+
+class Placement(NamedTuple):
+    """A legal way to put a tile down: object cell column, orientation, cells, layer."""
+
+    col: int
+    orientation: Orientation
+    cells: tuple[int, ...]
+    layer: int
+
+
+class Garden:
+    """Heights and top tiles per cell, the tiles in order, lanterns and score."""
+
+    __slots__ = ("bonuses", "end", "heights", "lanterns", "passed", "score", "tiles", "top")
+
+    def __init__(self) -> None:
+        self.heights = [0] * CELLS  # tiles stacked on each cell (0 = bare board)
+        self.top = [-1] * CELLS  # index into tiles of the uppermost tile, -1 if bare
+        self.tiles: list[Placed] = []
+        self.lanterns = [False] * LANTERNS  # per column: filled this round
+        self.passed = False
+        self.score = 0
+        self.bonuses: list[int] = []  # object types whose layer-5 bonus this player took
+        self.end: dict[str, int] = {}  # end-of-game points by heading, once scored
+
+    def clone(self) -> Garden:
+        g = Garden.__new__(Garden)
+        g.heights = self.heights[:]
+        g.top = self.top[:]
+        g.tiles = self.tiles[:]
+        g.lanterns = self.lanterns[:]
+        g.passed = self.passed
+        g.score = self.score
+        g.bonuses = self.bonuses[:]
+        g.end = dict(self.end)
+        return g
+
+    def done(self) -> bool:
+        """Out of this round: passed, or every lantern field filled (miyabi.md §5.1)."""
+        return self.passed or all(self.lanterns)
+
+    # placement (miyabi.md §5.3)
+    def placements(self, rules: Rules, kind: int) -> Iterator[Placement]:
+        """Every legal placement of a tile of ``kind``, by column then rotation."""
+        row = type_of(kind)  # P1: the object cell lies in its type's row
+        heights = self.heights
+        for col in range(SIZE):
+            if self.lanterns[col]:  # P2: that column's lantern field must be empty
+                continue
+            for orientation in rules.shapes[shape_of(kind)]:
+                cells = orientation.footprints[row * SIZE + col]
+                if cells is None:  # P4: wholly inside the grid
+                    continue
+                h = heights[cells[0]]
+                if any(heights[c] != h for c in cells):  # P5/P6: flat on one level
+                    continue
+                if rules.max_layer and h + 1 > rules.max_layer:  # P11
+                    continue
+                yield Placement(col, orientation, cells, h + 1)
+
+    def can_place(self, rules: Rules, kind: int) -> bool:
+        return next(self.placements(rules, kind), None) is not None
+
+    def place(self, kind: int, placement: Placement) -> None:
+        """Lay the tile (P8: it may cover anything) and fill the column's lantern."""
+        index = len(self.tiles)
+        for c in placement.cells:
+            self.heights[c] += 1
+            self.top[c] = index
+        row = type_of(kind)
+        self.tiles.append(
+            Placed(kind, row, placement.col, placement.orientation.rotation, placement.layer)
+        )
+        self.lanterns[placement.col] = True
+
+    # what is visible on top (miyabi.md §6.3, §8)
+    def visible_object_cells(self) -> list[int]:
+        """Objects showing on each cell (0 for bare, green or covered)."""
+        out = [0] * CELLS
+        for index, t in enumerate(self.tiles):
+            cell = t.row * SIZE + t.col
+            if self.top[cell] == index:
+                out[cell] = SHAPE_OBJECTS[shape_of(t.kind)]
+        return out
+
+    def green_cells(self) -> list[bool]:
+        """Cells whose top is a plain green cell of a tile."""
+        out = [False] * CELLS
+        for cell, index in enumerate(self.top):
+            if index >= 0:
+                t = self.tiles[index]
+                out[cell] = cell != t.row * SIZE + t.col
+        return out
+
+    def objects_by_type(self, covered: bool = False) -> list[int]:
+        """Objects per type: visible ones only, or all placed when ``covered``."""
+        counts = [0] * len(TYPES)
+        for index, t in enumerate(self.tiles):
+            if covered or self.top[t.row * SIZE + t.col] == index:
+                counts[type_of(t.kind)] += SHAPE_OBJECTS[shape_of(t.kind)]
+        return counts
+
+    # JSON
+    def to_json(self, rules: Rules) -> dict[str, Any]:
+        return {
+            "tiles": [_tile_json(rules, t) for t in self.tiles],
+            "lanterns": self.lanterns[:],
+            "passed": self.passed,
+            "score": self.score,
+            "bonuses": [TYPES[t] for t in self.bonuses],
+            "endScoring": dict(self.end),
+        }
+
+    @classmethod
+    def from_json(cls, rules: Rules, d: Mapping[str, Any]) -> Garden:
+        g = cls()
+        for t in d["tiles"]:
+            kind = kind_of(SHAPES.index(t["shape"]), TYPES.index(t["object"]))
+            orientation = next(
+                o for o in rules.shapes[shape_of(kind)] if o.rotation == t["rotation"]
+            )
+            row, col = t["row"] - 1, t["col"] - 1
+            cells = orientation.footprints[row * SIZE + col]
+            assert cells is not None, f"a stored tile leaves the grid: {t}"
+            layer = g.heights[cells[0]] + 1
+            g.place(kind, Placement(col, orientation, cells, layer))
+        g.lanterns = [bool(x) for x in d["lanterns"]]
+        g.passed = bool(d["passed"])
+        g.score = int(d["score"])
+        g.bonuses = [TYPES.index(t) for t in d["bonuses"]]
+        g.end = {str(k): int(v) for k, v in d["endScoring"].items()}
+        return g
+
+
+def tile_cells(rules: Rules, t: Placed) -> tuple[int, ...]:
+    orientation = next(o for o in rules.shapes[shape_of(t.kind)] if o.rotation == t.rotation)
+    cells = orientation.footprints[t.row * SIZE + t.col]
+    assert cells is not None
+    return cells
+
+
+def _tile_json(rules: Rules, t: Placed) -> dict[str, Any]:
+    return {
+        "shape": SHAPES[shape_of(t.kind)],
+        "object": TYPES[type_of(t.kind)],
+        "row": t.row + 1,
+        "col": t.col + 1,
+        "rotation": t.rotation,
+        "layer": t.layer,
+        "cells": [[c // SIZE + 1, c % SIZE + 1] for c in tile_cells(rules, t)],
+    }

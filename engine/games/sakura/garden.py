@@ -1,0 +1,175 @@
+"""The Emperor's garden: where the pieces stand and how they move (sakura.md §4, §6).
+
+Positions are path indexes: 0 is the gate (shared by any number of painters), 1..L are
+one-painter spaces, and every painter stays strictly behind the Emperor (§6 #15).
+Painter indexes are seats, plus the court painter (index 2) in a two-player game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.games.sakura.rules import Board
+
+GATE = 0
+
+
+@dataclass
+class Garden:
+    board: Board
+    emperor: int
+    painters: list[int]
+    tokens: list[int]
+    supply: int
+    scored: list[bool]
+    bump_loss: int = 1
+    bump_back: int = 3
+
+    def copy(self) -> Garden:
+        return Garden(
+            self.board,
+            self.emperor,
+            self.painters.copy(),
+            self.tokens.copy(),
+            self.supply,
+            self.scored.copy(),
+            self.bump_loss,
+            self.bump_back,
+        )
+
+    # -- who is where -------------------------------------------------------------------
+
+    def _taken(self, space: int, mover: int) -> bool:
+        """Does another painter stand on ``space``? The gate is never taken (§4.1)."""
+        if space == GATE:
+            return False
+        return any(q == space for i, q in enumerate(self.painters) if i != mover)
+
+    def closest(self) -> int | None:
+        """The painter furthest forward on the path; none if all are on the gate (§6 #8)."""
+        best = max(range(len(self.painters)), key=lambda i: self.painters[i])
+        return best if self.painters[best] > GATE else None
+
+    def furthest(self) -> int | None:
+        """The rearmost painter; none if two or more share the gate (§6 #9)."""
+        at_gate = [i for i, q in enumerate(self.painters) if q == GATE]
+        if len(at_gate) >= 2:
+            return None
+        if at_gate:
+            return at_gate[0]
+        return min(range(len(self.painters)), key=lambda i: self.painters[i])
+
+    def ahead_of(self, p: int) -> list[int]:
+        """Painters strictly ahead of ``p``; gate painters are never ahead (§6 #10, #11)."""
+        here = self.painters[p]
+        return [i for i, q in enumerate(self.painters) if q > here]
+
+    def ranking(self) -> list[int]:
+        """Painters in scoring order, closest first; a lone gate painter comes last and
+        painters sharing the gate are unranked (§7, DECIDED)."""
+        on_path = sorted(
+            (i for i, q in enumerate(self.painters) if q > GATE),
+            key=lambda i: -self.painters[i],
+        )
+        at_gate = [i for i, q in enumerate(self.painters) if q == GATE]
+        return on_path + at_gate if len(at_gate) == 1 else on_path
+
+    # -- painter movement ----------------------------------------------------------------
+
+    def forward(self, p: int, steps: int) -> bool:
+        """Move painter ``p`` forward ``steps`` empty spaces (§6 #3, #4); True on a bump."""
+        q = self.painters[p]
+        for _ in range(steps):
+            q += 1
+            while q < self.emperor and self._taken(q, p):
+                q += 1
+            if q >= self.emperor:
+                self.disgrace(p, self.emperor)
+                return True
+        self.painters[p] = q
+        return False
+
+    def back(self, p: int, steps: int) -> None:
+        """Move painter ``p`` back ``steps`` empty spaces, stopping on the gate (§6 #12)."""
+        q = self.painters[p]
+        for _ in range(steps):
+            q -= 1
+            while q > GATE and self._taken(q, p):
+                q -= 1
+            if q <= GATE:
+                q = GATE
+                break
+        self.painters[p] = q
+
+    def disgrace(self, p: int, space: int) -> None:
+        """A bump (§6 #6, #7): stand on ``space``, lose a token if any, back 3 empty spaces.
+        Lost tokens return to the supply (§5, DECIDED)."""
+        loss = min(self.bump_loss, self.tokens[p])
+        self.tokens[p] -= loss
+        self.supply += loss
+        self.painters[p] = space
+        self.back(p, self.bump_back)
+
+    def jump_ahead(self, p: int) -> None:
+        """Land on the first empty space beyond the next painter ahead (§6 #10)."""
+        ahead = self.ahead_of(p)
+        if not ahead:
+            return
+        q = min(self.painters[i] for i in ahead) + 1
+        while q < self.emperor and self._taken(q, p):
+            q += 1
+        if q >= self.emperor:
+            self.disgrace(p, self.emperor)
+        else:
+            self.painters[p] = q
+
+    def count_ahead(self, p: int) -> None:
+        """Forward one empty space per painter ahead (§6 #11)."""
+        n = len(self.ahead_of(p))
+        if n:
+            self.forward(p, n)
+
+    # -- the Emperor ----------------------------------------------------------------------
+
+    def unscored_sakura(self, space: int) -> int | None:
+        """Index of the sakura on ``space`` if it has not scored yet."""
+        for k, s in enumerate(self.board.sakura):
+            if s == space and not self.scored[k]:
+                return k
+        return None
+
+    def emperor_forward(self, steps: int) -> int | None:
+        """Move the Emperor forward; he halts on the first unscored sakura he reaches
+        (§6 #14) and that sakura's index is returned."""
+        for _ in range(steps):
+            self.emperor += 1
+            k = self.unscored_sakura(self.emperor)
+            if k is not None:
+                return k
+        return None
+
+    def emperor_back(self) -> None:
+        """One space back, never onto the gate (§6 #12); a painter there is disgraced (#7)."""
+        if self.emperor <= 1:
+            return
+        self.emperor -= 1
+        for i, q in enumerate(self.painters):
+            if q == self.emperor:
+                self.disgrace(i, self.emperor)
+                return
+
+    # -- scoring ----------------------------------------------------------------------------
+
+    def score(self, rewards: tuple[int, ...]) -> list[tuple[int, int]]:
+        """Pay the ranked painters from the supply and regroup the line behind the first
+        (§7). Returns (painter, tokens) per ranked painter."""
+        ranked = self.ranking()
+        paid = []
+        for painter, reward in zip(ranked, rewards, strict=False):
+            amount = min(reward, self.supply)
+            self.tokens[painter] += amount
+            self.supply -= amount
+            paid.append((painter, amount))
+        for before, painter in zip(ranked, ranked[1:], strict=False):
+            self.painters[painter] = max(GATE, self.painters[before] - 1)
+        return paid
