@@ -1,0 +1,136 @@
+"""A thin database layer: SQLite (a file, WAL) by default, PostgreSQL for a shared ladder.
+
+Every statement the ladder runs is written once, in SQL both engines accept, with ``?``
+placeholders. The two differences that cannot be written portably live here and only
+here: the DB-API paramstyle (``?`` for sqlite3, ``%s`` for psycopg), and a handful of
+dialect words (the auto-numbered key column, how a write transaction starts).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+Row = dict[str, Any]
+
+
+class DatabaseError(Exception):
+    """The store cannot be opened or used; the message names the cause and the fix."""
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    placeholder: str  # what ``?`` becomes
+    id_column: str  # an auto-numbered primary key
+    begin: str  # start a transaction that will write
+
+    def sql(self, statement: str) -> str:
+        """Rewrite a portable statement (``?`` placeholders, ``{id}`` column) for this engine."""
+        statement = statement.replace("{id}", self.id_column)
+        if self.placeholder == "?":
+            return statement
+        # psycopg treats % as the start of a placeholder: double the literal ones first.
+        return statement.replace("%", "%%").replace("?", self.placeholder)
+
+
+# BEGIN IMMEDIATE takes SQLite's write lock up front, so two writers never deadlock
+# upgrading a read lock; PostgreSQL's row locks make a plain BEGIN enough.
+SQLITE = Dialect("sqlite", "?", "INTEGER PRIMARY KEY", "BEGIN IMMEDIATE")
+POSTGRES = Dialect("postgresql", "%s", "BIGSERIAL PRIMARY KEY", "BEGIN")
+
+
+def is_postgres_url(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def sqlite_path(url: str) -> Path:
+    return Path(url.removeprefix("sqlite:///").removeprefix("sqlite://"))
+
+
+class Database:
+    """One connection; statements run in autocommit unless inside :meth:`transaction`."""
+
+    def __init__(self, connection: Any, dialect: Dialect) -> None:
+        self._conn = connection
+        self.dialect = dialect
+        self._depth = 0
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, url: str) -> Database:
+        """``postgresql://...`` or a SQLite file (``sqlite:///path`` or a plain path)."""
+        if is_postgres_url(url):
+            try:
+                import psycopg  # type: ignore[import-not-found, unused-ignore]
+            except ModuleNotFoundError:
+                raise DatabaseError(
+                    "a PostgreSQL store needs psycopg: pip install 'psycopg[binary]'"
+                ) from None
+            conn = psycopg.connect(url, autocommit=True)
+            return cls(conn, POSTGRES)
+        path = sqlite_path(url)
+        if not path.parent.is_dir():
+            raise DatabaseError(f"no directory {path.parent} for the database: create it first")
+        try:
+            conn = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            # FULL: a committed match survives power loss too, not only a killed process.
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as e:
+            raise DatabaseError(f"cannot open the database {path}: {e}") from None
+        return cls(conn, SQLITE)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def execute(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Run one statement; return its rows (if it has any) as dicts."""
+        with self._lock:
+            cur = self._conn.cursor()
+            try:
+                cur.execute(self.dialect.sql(statement), tuple(params))
+                if cur.description is None:
+                    return []
+                names = [d[0] for d in cur.description]
+                return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+            finally:
+                cur.close()
+
+    def one(self, statement: str, params: Sequence[Any] = ()) -> Row | None:
+        rows = self.execute(statement, params)
+        return rows[0] if rows else None
+
+    def scalar(self, statement: str, params: Sequence[Any] = ()) -> Any:
+        row = self.one(statement, params)
+        return None if row is None else next(iter(row.values()))
+
+    @contextmanager
+    def transaction(self) -> Iterator[Database]:
+        """All statements inside commit together or not at all (nesting joins the outer)."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            self.execute(self.dialect.begin)
+            self._depth = 1
+            try:
+                yield self
+            except BaseException:
+                self._depth = 0
+                self.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.execute("COMMIT")

@@ -1,0 +1,71 @@
+"""Who plays whom: pure functions, so the choices are tested without a database.
+
+* the bot that has played least goes first (ties broken at random);
+* its opponents are drawn from the bots nearest its rating;
+* seats go to the players in the order that has each bot sit least where it sat most;
+* a "duplicate" round plays one seed under every rotation of the seats, so the luck of
+  the deal is the same for everyone and cancels out of the comparison.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Candidate:
+    bot_id: int
+    elo: float
+    games: int
+
+
+def player_count(min_players: int, max_players: int, available: int, rng: random.Random) -> int:
+    """A table size the game allows and the available bots can fill (0: none)."""
+    top = min(max_players, available)
+    if top < max(min_players, 2):
+        return 0
+    return rng.randint(max(min_players, 2), top)
+
+
+def pick_group(
+    candidates: Sequence[Candidate], players: int, rng: random.Random, spread: int = 2
+) -> list[Candidate]:
+    """The least-played bot and ``players - 1`` opponents drawn from the ``spread``
+    times as many bots nearest its rating."""
+    if players > len(candidates):
+        raise ValueError("not enough bots for the table")
+    fewest = min(c.games for c in candidates)
+    first = rng.choice([c for c in candidates if c.games == fewest])
+    others = [c for c in candidates if c.bot_id != first.bot_id]
+    rng.shuffle(others)  # random order among equally near bots
+    others.sort(key=lambda c: abs(c.elo - first.elo))
+    pool = others[: max(players - 1, spread * (players - 1))]
+    return [first, *rng.sample(pool, players - 1)]
+
+
+def assign_seats(
+    bot_ids: Sequence[int],
+    seat_counts: Mapping[tuple[int, int], int],
+    rng: random.Random,
+) -> list[int]:
+    """Bots in seat order: the arrangement whose players have sat least in their seats.
+
+    ``seat_counts[bot, seat]`` is how often ``bot`` already sat in ``seat``. Up to five
+    seats means at most 120 arrangements, so all are tried."""
+    order = list(bot_ids)
+    rng.shuffle(order)  # among equally good arrangements, pick one at random
+
+    def cost(arrangement: Iterable[int]) -> tuple[int, int]:
+        counts = [seat_counts.get((bot, seat), 0) for seat, bot in enumerate(arrangement)]
+        return max(counts), sum(counts)
+
+    return list(min(itertools.permutations(order), key=cost))
+
+
+def rotations(seated: Sequence[int]) -> list[list[int]]:
+    """Every cyclic rotation of the seats, starting with the given one."""
+    n = len(seated)
+    return [[seated[(seat + shift) % n] for seat in range(n)] for shift in range(n)]

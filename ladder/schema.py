@@ -1,0 +1,116 @@
+"""The versioned schema: each migration is a list of portable statements, applied once.
+
+A store records the highest version applied in ``schema_version``; opening a store
+applies the missing migrations in one transaction each. Never edit a released
+migration: add the next one.
+"""
+
+from __future__ import annotations
+
+from ladder.db import Database
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: owners, bots, matches with their seats and results, ratings and their history.
+    (
+        """CREATE TABLE owners (
+            id {id},
+            name TEXT NOT NULL UNIQUE,
+            token_hash TEXT NOT NULL UNIQUE,
+            is_admin INTEGER NOT NULL DEFAULT 0,
+            created_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE bots (
+            id {id},
+            name TEXT NOT NULL,
+            version TEXT NOT NULL,
+            game TEXT NOT NULL,
+            owner_id BIGINT NOT NULL REFERENCES owners(id),
+            source TEXT NOT NULL,
+            archive_hash TEXT,
+            status TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            created_at DOUBLE PRECISION NOT NULL,
+            UNIQUE (name, version, game)
+        )""",
+        """CREATE TABLE matches (
+            id {id},
+            game TEXT NOT NULL,
+            game_version TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            seed BIGINT NOT NULL,
+            options TEXT NOT NULL,
+            players INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            duplicate_group BIGINT,
+            created_at DOUBLE PRECISION NOT NULL,
+            started_at DOUBLE PRECISION,
+            finished_at DOUBLE PRECISION,
+            wall_s DOUBLE PRECISION,
+            decisions INTEGER,
+            error TEXT NOT NULL DEFAULT '',
+            replay_sha256 TEXT,
+            seq BIGINT UNIQUE
+        )""",
+        "CREATE INDEX matches_state ON matches (state, id)",
+        "CREATE INDEX matches_game_seq ON matches (game, seq)",
+        """CREATE TABLE match_seats (
+            match_id BIGINT NOT NULL REFERENCES matches(id),
+            seat INTEGER NOT NULL,
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            PRIMARY KEY (match_id, seat)
+        )""",
+        "CREATE INDEX match_seats_bot ON match_seats (bot_id)",
+        """CREATE TABLE results (
+            match_id BIGINT NOT NULL REFERENCES matches(id),
+            seat INTEGER NOT NULL,
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            place INTEGER NOT NULL,
+            score DOUBLE PRECISION NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (match_id, seat)
+        )""",
+        """CREATE TABLE ratings (
+            bot_id BIGINT PRIMARY KEY REFERENCES bots(id),
+            game TEXT NOT NULL,
+            elo DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0
+        )""",
+        """CREATE TABLE rating_history (
+            match_id BIGINT NOT NULL REFERENCES matches(id),
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            elo_before DOUBLE PRECISION NOT NULL,
+            elo_after DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (match_id, bot_id)
+        )""",
+    ),
+)
+
+LATEST = len(MIGRATIONS)
+
+
+def current_version(db: Database) -> int:
+    return int(db.scalar("SELECT MAX(version) FROM schema_version") or 0)
+
+
+def migrate(db: Database) -> int:
+    """Bring the schema up to :data:`LATEST`; return the version it was at."""
+    db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
+    with db.transaction():
+        start = current_version(db)
+    if start > LATEST:
+        raise RuntimeError(
+            f"the database has schema version {start}, newer than this niwa ({LATEST}): "
+            "upgrade niwa"
+        )
+    for version in range(start + 1, LATEST + 1):
+        with db.transaction():
+            # Re-check inside the write transaction: another process may have migrated.
+            if current_version(db) >= version:
+                continue
+            for statement in MIGRATIONS[version - 1]:
+                db.execute(statement)
+            db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+    return start

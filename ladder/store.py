@@ -1,0 +1,508 @@
+"""The ladder's store: owners, bots, matches, results and ratings, over :mod:`ladder.db`.
+
+Files live beside the database, named by id or content hash::
+
+    DATA/ladder.db          (SQLite; PostgreSQL keeps only the rows)
+    DATA/archives/<sha256>.tar.gz   DATA/bots/<sha256>/   submitted bots, unpacked once
+    DATA/replays/<match>.jsonl      DATA/logs/<match>/    one per match
+
+Crash safety rests on two rules: a match changes state only inside a transaction
+(queued -> running when claimed; running -> done with its results, its replay's hash
+and the rating update all at once), and a replay file is renamed into place before
+that transaction commits, so a committed match always has its replay.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ladder import auth, elo
+from ladder.db import Database, DatabaseError, Row, is_postgres_url, sqlite_path
+from ladder.schema import migrate
+
+SYSTEM_OWNER = "niwa"
+
+# Bot statuses: only "active" bots are scheduled and ranked.
+PENDING, ACTIVE, REJECTED, RETIRED, SUPERSEDED, RESERVE = (
+    "pending",
+    "active",
+    "rejected",
+    "retired",
+    "superseded",
+    "reserve",  # a built-in bot that only fills validation matches
+)
+# Match kinds and states.
+RATED, VALIDATION = "rated", "validation"
+QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+
+
+class StoreError(ValueError):
+    """A request the store refuses (unknown id, duplicate name, ...)."""
+
+
+@dataclass(frozen=True)
+class Owner:
+    id: int
+    name: str
+    is_admin: bool
+
+
+@dataclass(frozen=True)
+class Bot:
+    id: int
+    name: str
+    version: str
+    game: str
+    owner_id: int
+    owner: str
+    source: str  # "builtin:NAME" or "archive"
+    archive_hash: str | None
+    status: str
+    reason: str
+    elo: float
+    games: int
+    wins: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+@dataclass(frozen=True)
+class Match:
+    id: int
+    game: str
+    game_version: str
+    kind: str
+    seed: int
+    options: dict[str, Any]
+    players: int
+    state: str
+    attempts: int
+    duplicate_group: int | None
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+    wall_s: float | None
+    decisions: int | None
+    error: str
+    replay_sha256: str | None
+    seq: int | None
+    seats: tuple[int, ...]  # bot id per seat
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: int
+    bot_id: int
+    place: int
+    score: float
+    status: str  # "ok" or "out"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What a worker reports for a match that ran to its end."""
+
+    results: tuple[SeatResult, ...]
+    decisions: int
+    wall_s: float
+    replay_sha256: str
+
+
+_BOT_COLUMNS = """b.id, b.name, b.version, b.game, b.owner_id, o.name AS owner, b.source,
+    b.archive_hash, b.status, b.reason,
+    COALESCE(r.elo, ?) AS elo, COALESCE(r.games, 0) AS games, COALESCE(r.wins, 0) AS wins"""
+_BOT_FROM = """FROM bots b JOIN owners o ON o.id = b.owner_id
+    LEFT JOIN ratings r ON r.bot_id = b.id"""
+
+
+def _bot(row: Row) -> Bot:
+    return Bot(**{**row, "elo": float(row["elo"])})
+
+
+class Store:
+    """One connection to the store plus the folder of its files."""
+
+    def __init__(self, db: Database, data_dir: Path) -> None:
+        self.db = db
+        self.data_dir = data_dir
+
+    @classmethod
+    def open(cls, url: str, data_dir: Path | None = None) -> Store:
+        """Open (creating and migrating as needed) the store at ``url``."""
+        if data_dir is None:
+            if is_postgres_url(url):
+                raise DatabaseError("a PostgreSQL store needs --data DIR for replays and bots")
+            data_dir = sqlite_path(url).parent
+        data_dir.mkdir(parents=True, exist_ok=True)
+        db = Database.open(url)
+        migrate(db)
+        return cls(db, data_dir)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # Files ---------------------------------------------------------------------------
+
+    def replay_path(self, match_id: int) -> Path:
+        return self.data_dir / "replays" / f"{match_id}.jsonl"
+
+    def log_dir(self, match_id: int) -> Path:
+        return self.data_dir / "logs" / str(match_id)
+
+    def archive_path(self, archive_hash: str) -> Path:
+        return self.data_dir / "archives" / f"{archive_hash}.tar.gz"
+
+    def bot_dir(self, archive_hash: str) -> Path:
+        return self.data_dir / "bots" / archive_hash
+
+    # Owners --------------------------------------------------------------------------
+
+    def add_owner(self, name: str, admin: bool = False) -> tuple[Owner, str]:
+        """Create an owner; return it with its token (shown once, stored hashed)."""
+        if not name or not name.replace("-", "").replace("_", "").isalnum():
+            raise StoreError(f"owner name {name!r}: use letters, digits, - and _")
+        token = auth.new_token()
+        with self.db.transaction() as db:
+            if db.one("SELECT id FROM owners WHERE name = ?", (name,)):
+                raise StoreError(f"owner {name!r} exists already: pick another name")
+            row = db.one(
+                "INSERT INTO owners (name, token_hash, is_admin, created_at) "
+                "VALUES (?, ?, ?, ?) RETURNING id",
+                (name, auth.hash_token(token), int(admin), time.time()),
+            )
+        assert row is not None
+        return Owner(int(row["id"]), name, admin), token
+
+    def owner_for_token(self, token: str) -> Owner | None:
+        row = self.db.one(
+            "SELECT id, name, is_admin FROM owners WHERE token_hash = ?",
+            (auth.hash_token(token),),
+        )
+        if row is None:
+            return None
+        return Owner(int(row["id"]), row["name"], bool(row["is_admin"]))
+
+    def system_owner(self) -> Owner:
+        """The owner of the built-in bots (created on first use, its token discarded)."""
+        row = self.db.one("SELECT id, name, is_admin FROM owners WHERE name = ?", (SYSTEM_OWNER,))
+        if row is None:
+            try:
+                return self.add_owner(SYSTEM_OWNER, admin=True)[0]
+            except StoreError:  # created meanwhile by another process
+                return self.system_owner()
+        return Owner(int(row["id"]), row["name"], bool(row["is_admin"]))
+
+    # Bots ----------------------------------------------------------------------------
+
+    def add_bot(
+        self,
+        name: str,
+        version: str,
+        game: str,
+        owner_id: int,
+        source: str,
+        archive_hash: str | None,
+        status: str = PENDING,
+    ) -> Bot:
+        with self.db.transaction() as db:
+            clash = db.one(
+                "SELECT b.id, o.name AS owner FROM bots b JOIN owners o ON o.id = b.owner_id "
+                "WHERE b.name = ? AND b.game = ? AND b.owner_id <> ?",
+                (name, game, owner_id),
+            )
+            if clash:
+                raise StoreError(f"bot name {name!r} belongs to {clash['owner']}: rename your bot")
+            if db.one(
+                "SELECT id FROM bots WHERE name = ? AND version = ? AND game = ?",
+                (name, version, game),
+            ):
+                raise StoreError(
+                    f"{name}@{version} is already on the {game} ladder: raise the version "
+                    "in bot.toml"
+                )
+            row = db.one(
+                "INSERT INTO bots (name, version, game, owner_id, source, archive_hash, status,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (name, version, game, owner_id, source, archive_hash, status, time.time()),
+            )
+            assert row is not None
+            bot_id = int(row["id"])
+            if status == ACTIVE:
+                self._activate(bot_id)
+        return self.bot(bot_id)
+
+    def bot(self, bot_id: int) -> Bot:
+        row = self.db.one(f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.id = ?", (elo.BASE, bot_id))
+        if row is None:
+            raise StoreError(f"no bot has id {bot_id}: see `niwa ladder leaderboard`")
+        return _bot(row)
+
+    def find_bot(self, name: str, version: str, game: str) -> Bot | None:
+        row = self.db.one(
+            f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.name = ? AND b.version = ? AND b.game = ?",
+            (elo.BASE, name, version, game),
+        )
+        return None if row is None else _bot(row)
+
+    def bots(self, game: str | None = None, statuses: Iterable[str] | None = None) -> list[Bot]:
+        where, params = ["1 = 1"], list[Any]([elo.BASE])
+        if game:
+            where.append("b.game = ?")
+            params.append(game)
+        wanted = list(statuses or [])
+        if wanted:
+            where.append(f"b.status IN ({', '.join('?' for _ in wanted)})")
+            params.extend(wanted)
+        rows = self.db.execute(
+            f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE {' AND '.join(where)} "
+            "ORDER BY b.game, b.name, b.id",
+            params,
+        )
+        return [_bot(r) for r in rows]
+
+    def set_bot_status(self, bot_id: int, status: str, reason: str = "") -> None:
+        with self.db.transaction() as db:
+            db.execute(
+                "UPDATE bots SET status = ?, reason = ? WHERE id = ?", (status, reason, bot_id)
+            )
+            if status == ACTIVE:
+                self._activate(bot_id)
+
+    def _activate(self, bot_id: int) -> None:
+        """Give the bot a rating row and retire its older versions (kept for history)."""
+        row = self.db.one("SELECT name, game FROM bots WHERE id = ?", (bot_id,))
+        assert row is not None
+        self.db.execute(
+            "UPDATE bots SET status = ?, reason = ? WHERE name = ? AND game = ? AND id <> ? "
+            "AND status = ?",
+            (SUPERSEDED, f"replaced by bot {bot_id}", row["name"], row["game"], bot_id, ACTIVE),
+        )
+        if not self.db.one("SELECT bot_id FROM ratings WHERE bot_id = ?", (bot_id,)):
+            self.db.execute(
+                "INSERT INTO ratings (bot_id, game, elo, games, wins) VALUES (?, ?, ?, 0, 0)",
+                (bot_id, row["game"], elo.BASE),
+            )
+
+    # Matches -------------------------------------------------------------------------
+
+    def queue_match(
+        self,
+        game: str,
+        game_version: str,
+        seats: Sequence[int],
+        seed: int,
+        options: dict[str, Any] | None = None,
+        kind: str = RATED,
+        duplicate_group: int | None = None,
+    ) -> int:
+        with self.db.transaction() as db:
+            row = db.one(
+                "INSERT INTO matches (game, game_version, kind, seed, options, players, state,"
+                " duplicate_group, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (
+                    game,
+                    game_version,
+                    kind,
+                    seed,
+                    json.dumps(options or {}, sort_keys=True),
+                    len(seats),
+                    QUEUED,
+                    duplicate_group,
+                    time.time(),
+                ),
+            )
+            assert row is not None
+            match_id = int(row["id"])
+            for seat, bot_id in enumerate(seats):
+                db.execute(
+                    "INSERT INTO match_seats (match_id, seat, bot_id) VALUES (?, ?, ?)",
+                    (match_id, seat, bot_id),
+                )
+        return match_id
+
+    def claim_next(self) -> Match | None:
+        """Move the oldest queued match (validation first) to running, atomically."""
+        with self.db.transaction() as db:
+            row = db.one(
+                "SELECT id FROM matches WHERE state = ? "
+                "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END, id LIMIT 1",
+                (QUEUED, VALIDATION),
+            )
+            if row is None:
+                return None
+            db.execute(
+                "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
+                "WHERE id = ? AND state = ?",
+                (RUNNING, time.time(), row["id"], QUEUED),
+            )
+        return self.match(int(row["id"]))
+
+    def requeue_running(self) -> list[int]:
+        """After a crash: the matches that were running go back to the queue."""
+        with self.db.transaction() as db:
+            rows = db.execute("SELECT id FROM matches WHERE state = ? ORDER BY id", (RUNNING,))
+            db.execute(
+                "UPDATE matches SET state = ?, started_at = NULL WHERE state = ?", (QUEUED, RUNNING)
+            )
+        return [int(r["id"]) for r in rows]
+
+    def queued_count(self) -> int:
+        return int(self.db.scalar("SELECT COUNT(*) FROM matches WHERE state = ?", (QUEUED,)))
+
+    def match(self, match_id: int) -> Match:
+        row = self.db.one("SELECT * FROM matches WHERE id = ?", (match_id,))
+        if row is None:
+            raise StoreError(f"no match has id {match_id}: see `niwa ladder matches`")
+        return self._match(row)
+
+    def _match(self, row: Row) -> Match:
+        seats = self.db.execute(
+            "SELECT bot_id FROM match_seats WHERE match_id = ? ORDER BY seat", (row["id"],)
+        )
+        fields = {**row, "options": json.loads(row["options"])}
+        return Match(**fields, seats=tuple(int(s["bot_id"]) for s in seats))
+
+    def matches(
+        self,
+        game: str | None = None,
+        bot_id: int | None = None,
+        state: str | None = None,
+        limit: int = 20,
+        after_seq: int | None = None,
+    ) -> list[Match]:
+        """Newest first; with ``after_seq``, the finished ones after it, oldest first."""
+        where, params = ["1 = 1"], list[Any]()
+        if game:
+            where.append("m.game = ?")
+            params.append(game)
+        if state:
+            where.append("m.state = ?")
+            params.append(state)
+        if bot_id is not None:
+            where.append("m.id IN (SELECT match_id FROM match_seats WHERE bot_id = ?)")
+            params.append(bot_id)
+        order = "m.id DESC"
+        if after_seq is not None:
+            where.append("m.seq > ?")
+            params.append(after_seq)
+            order = "m.seq"
+        rows = self.db.execute(
+            f"SELECT m.* FROM matches m WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?",
+            [*params, limit],
+        )
+        return [self._match(r) for r in rows]
+
+    def results(self, match_id: int) -> list[SeatResult]:
+        rows = self.db.execute(
+            "SELECT seat, bot_id, place, score, status, reason FROM results "
+            "WHERE match_id = ? ORDER BY seat",
+            (match_id,),
+        )
+        return [SeatResult(**r) for r in rows]
+
+    def finish_match(self, match_id: int, finished: Finished) -> bool:
+        """Commit a finished match: results, replay hash, ratings, all or nothing.
+
+        Returns False (and changes nothing) if the match is not running: a result that
+        arrives twice is counted once."""
+        with self.db.transaction() as db:
+            row = db.one("SELECT kind, game, state FROM matches WHERE id = ?", (match_id,))
+            if row is None or row["state"] != RUNNING:
+                return False
+            seq = int(db.scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM matches"))
+            db.execute(
+                "UPDATE matches SET state = ?, finished_at = ?, wall_s = ?, decisions = ?, "
+                "replay_sha256 = ?, seq = ?, error = '' WHERE id = ?",
+                (
+                    DONE,
+                    time.time(),
+                    finished.wall_s,
+                    finished.decisions,
+                    finished.replay_sha256,
+                    seq,
+                    match_id,
+                ),
+            )
+            for r in finished.results:
+                db.execute(
+                    "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (match_id, r.seat, r.bot_id, r.place, r.score, r.status, r.reason),
+                )
+            if row["kind"] == RATED:
+                self._rate(match_id, finished.results)
+        return True
+
+    def _rate(self, match_id: int, results: Sequence[SeatResult]) -> None:
+        before = []
+        for r in results:
+            rating = self.db.one("SELECT elo FROM ratings WHERE bot_id = ?", (r.bot_id,))
+            if rating is None:
+                raise StoreError(f"bot {r.bot_id} has no rating: it is not active")
+            before.append(float(rating["elo"]))
+        after = elo.update(before, [r.place for r in results])
+        for r, old, new in zip(results, before, after, strict=True):
+            self.db.execute(
+                "UPDATE ratings SET elo = ?, games = games + 1, wins = wins + ? WHERE bot_id = ?",
+                (new, int(r.place == 0), r.bot_id),
+            )
+            self.db.execute(
+                "INSERT INTO rating_history (match_id, bot_id, elo_before, elo_after) "
+                "VALUES (?, ?, ?, ?)",
+                (match_id, r.bot_id, old, new),
+            )
+
+    def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:
+        """A match the referee could not run (not a bot's fault): retry, then give up."""
+        with self.db.transaction() as db:
+            row = db.one("SELECT attempts, state FROM matches WHERE id = ?", (match_id,))
+            if row is None or row["state"] != RUNNING:
+                return "" if row is None else str(row["state"])
+            state = QUEUED if int(row["attempts"]) <= retries else FAILED
+            db.execute(
+                "UPDATE matches SET state = ?, error = ?, finished_at = ? WHERE id = ?",
+                (state, error[:2000], time.time(), match_id),
+            )
+        return state
+
+    # Ratings -------------------------------------------------------------------------
+
+    def rated_placings(self, game: str) -> list[list[tuple[int, int]]]:
+        """Every finished rated match of ``game`` as (bot, place) per seat, in order."""
+        rows = self.db.execute(
+            "SELECT r.match_id, r.bot_id, r.place FROM results r "
+            "JOIN matches m ON m.id = r.match_id "
+            "WHERE m.game = ? AND m.kind = ? AND m.state = ? ORDER BY m.seq, r.seat",
+            (game, RATED, DONE),
+        )
+        matches: dict[int, list[tuple[int, int]]] = {}
+        for r in rows:
+            matches.setdefault(int(r["match_id"]), []).append((int(r["bot_id"]), int(r["place"])))
+        return list(matches.values())
+
+    def seat_counts(self, bot_ids: Iterable[int]) -> dict[tuple[int, int], int]:
+        ids = list(bot_ids)
+        if not ids:
+            return {}
+        rows = self.db.execute(
+            "SELECT bot_id, seat, COUNT(*) AS n FROM match_seats "
+            f"WHERE bot_id IN ({', '.join('?' for _ in ids)}) GROUP BY bot_id, seat",
+            ids,
+        )
+        return {(int(r["bot_id"]), int(r["seat"])): int(r["n"]) for r in rows}
+
+    def games_with_matches(self) -> list[str]:
+        rows = self.db.execute("SELECT DISTINCT game FROM bots ORDER BY game")
+        return [str(r["game"]) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT state, COUNT(*) AS n FROM matches GROUP BY state")
+        return {str(r["state"]): int(r["n"]) for r in rows}
