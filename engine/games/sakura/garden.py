@@ -8,6 +8,7 @@ Painter indexes are seats, plus the court painter (index 2) in a two-player game
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from engine.games.sakura.rules import Board
 
@@ -170,6 +171,6 @@ class Garden:
             self.tokens[painter] += amount
             self.supply -= amount
             paid.append((painter, amount))
-        for before, painter in zip(ranked, ranked[1:], strict=False):
+        for before, painter in pairwise(ranked):
             self.painters[painter] = max(GATE, self.painters[before] - 1)
         return paid

@@ -1,0 +1,394 @@
+"""A game of Sakura in progress: the round flow of sakura.md §6 as small decisions.
+
+A round is: every seat picks a card at once (one joint move; the tricky-variant supplier
+also picks the court painter's card), chance reveals the court card in a two-player game,
+then cards resolve in order-number order with the engine stepping through everything
+that needs no decision and stopping only for a forward/back choice of the card's owner.
+Draws (and the opening deal) are chance nodes over the unordered deck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State
+from engine.games.sakura import render, rules
+from engine.games.sakura.garden import GATE, Garden
+from engine.games.sakura.scoring import final_places, rewards_for
+
+DEAL: Final = "deal"
+CHOOSE: Final = "choose"
+COURT: Final = "court"
+RESOLVE: Final = "resolve"
+DRAW: Final = "draw"
+OVER: Final = "over"
+
+GARDEN_STEP: Final = "garden"
+PAINTER_STEP: Final = "painter"
+
+PENDING: Final = "pending"
+RESOLVED: Final = "resolved"
+DISCARDED: Final = "discarded"
+
+FORWARD: Final = "forward"
+BACK: Final = "back"
+DIRECTIONS: Final = (FORWARD, BACK)
+
+RULE_ROUND: Final = "sakura.md §6"
+RULE_ACTIONS: Final = "sakura.md §2"
+RULE_END: Final = "sakura.md §8"
+RULE_TWO: Final = "sakura.md §9"
+
+
+class SakuraState(State):
+    """Mutable game state; ``to_json`` lists every field."""
+
+    def __init__(
+        self,
+        players: int,
+        options: dict[str, Any],
+        garden: Garden,
+        hands: list[list[int]],
+        deck: list[int],
+        discard: list[int],
+    ) -> None:
+        self.players = players
+        self.options = options
+        self.cards = rules.decks()[options["deckMix"]]
+        self.garden = garden
+        self.hands = hands
+        self.deck = deck  # unordered: kept sorted so chance outcomes are deterministic
+        self.discard = discard
+        self.phase: str = DEAL
+        self.round = 0
+        #: [painter, card, status] for this round's cards, in resolution order.
+        self.played: list[list[Any]] = []
+        self.cursor = 0
+        self.step: str = GARDEN_STEP
+        self.halt: int | None = None  # the sakura the Emperor stopped on this card
+        self.draws: list[int] = []  # seats still to draw one card, in order
+        self.supplier: int | None = None  # tricky variant: who plays the court card
+        self.scorings: list[dict[str, Any]] = []
+
+    # -- who is who -------------------------------------------------------------------------
+
+    @property
+    def court(self) -> int | None:
+        """The court painter's index (sakura.md §9): the painter after the seats."""
+        return self.players if self.players == 2 else None
+
+    def _tricky(self) -> bool:
+        return self.players == 2 and bool(self.options["trickyVariant"])
+
+    def owner(self) -> int:
+        """The painter whose card is resolving."""
+        painter: int = self.played[self.cursor][0]
+        return painter
+
+    def current_card(self) -> rules.Card:
+        return self.cards[self.played[self.cursor][1]]
+
+    # -- the contract -----------------------------------------------------------------------
+
+    def to_move(self) -> tuple[int, ...]:
+        if self.phase in (DEAL, DRAW, COURT):
+            return (CHANCE,)
+        if self.phase == CHOOSE:
+            return tuple(range(self.players))
+        if self.phase == RESOLVE:
+            return (self.owner(),)
+        return ()
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.phase == CHOOSE and 0 <= seat < self.players:
+            hand = self.hands[seat]
+            if seat == self.supplier:
+                return [
+                    {"type": "play", "card": a, "courtCard": b}
+                    for a in hand
+                    for b in hand
+                    if a != b
+                ]
+            return [{"type": "play", "card": c} for c in hand]
+        if self.phase == RESOLVE and seat == self.owner():
+            kind = "emperor" if self.step == GARDEN_STEP else "painter"
+            return [{"type": kind, "direction": d} for d in DIRECTIONS]
+        return []
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase not in (DEAL, DRAW, COURT):
+            return []
+        kind = "reveal" if self.phase == COURT else "draw"
+        p = 1.0 / len(self.deck)
+        return [({"type": kind, "card": c}, p) for c in self.deck]
+
+    def apply(self, joint: Mapping[int, Action]) -> None:
+        seats = self.to_move()
+        if not seats:
+            raise IllegalAction(RULE_END, "the game is over; no move can be made")
+        if set(joint) != set(seats):
+            want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
+            raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
+        if self.phase == CHOOSE:
+            for seat in seats:
+                self._check_play(seat, joint[seat])
+            self._play_cards(joint)
+        elif self.phase == RESOLVE:
+            self._resolve_choice(joint[seats[0]])
+        else:
+            self._chance(joint[CHANCE])
+        self._advance()
+
+    def observe(self, seat: int | None) -> dict[str, JSON]:
+        from engine.games.sakura.views import observation
+
+        return observation(self, seat)
+
+    def result(self) -> Result:
+        court_competes = self.court is not None and bool(self.options["courtCanWin"])
+        return final_places(self.garden, self.players, court_competes)
+
+    def clone(self) -> SakuraState:
+        other = SakuraState.__new__(SakuraState)
+        other.players = self.players
+        other.options = self.options  # never mutated after validation
+        other.cards = self.cards
+        other.garden = self.garden.copy()
+        other.hands = [h.copy() for h in self.hands]
+        other.deck = self.deck.copy()
+        other.discard = self.discard.copy()
+        other.phase = self.phase
+        other.round = self.round
+        other.played = [e.copy() for e in self.played]
+        other.cursor = self.cursor
+        other.step = self.step
+        other.halt = self.halt
+        other.draws = self.draws.copy()
+        other.supplier = self.supplier
+        other.scorings = self.scorings  # append-only records, replaced on change
+        return other
+
+    def to_json(self) -> dict[str, JSON]:
+        g = self.garden
+        return {
+            "players": self.players,
+            "options": dict(self.options),
+            "phase": self.phase,
+            "round": self.round,
+            "emperor": g.emperor,
+            "painters": g.painters.copy(),
+            "tokens": g.tokens.copy(),
+            "supply": g.supply,
+            "scored": g.scored.copy(),
+            "hands": [sorted(h) for h in self.hands],
+            "deck": sorted(self.deck),
+            "discard": sorted(self.discard),
+            "played": [e.copy() for e in self.played],
+            "cursor": self.cursor,
+            "step": self.step,
+            "halt": self.halt,
+            "draws": self.draws.copy(),
+            "supplier": self.supplier,
+            "scorings": [dict(s, awards=[a.copy() for a in s["awards"]]) for s in self.scorings],
+        }
+
+    def render(self, seat: int | None = None) -> str:
+        return render.table(self, seat)
+
+    def describe(self, seat: int, action: Action) -> str:
+        return render.describe(self, seat, action)
+
+    # -- validation -------------------------------------------------------------------------
+
+    def _check_play(self, seat: int, action: Action) -> None:
+        hand = self.hands[seat]
+        if not isinstance(action, dict) or action.get("type") != "play":
+            raise IllegalAction(RULE_ROUND, f"seat {seat} must play a card from hand: "
+                                f'{{"type": "play", "card": N}}, not {action!r}')
+        wants_court = seat == self.supplier
+        keys = {"type", "card", "courtCard"} if wants_court else {"type", "card"}
+        if set(action) != keys:
+            what = "a card and a courtCard" if wants_court else "one card"
+            raise IllegalAction(RULE_TWO if wants_court else RULE_ROUND,
+                                f"seat {seat} must play {what}, not {action!r}")
+        cards = [action[k] for k in sorted(keys - {"type"})]
+        for c in cards:
+            if isinstance(c, bool) or not isinstance(c, int) or c not in hand:
+                raise IllegalAction(RULE_ROUND, f"seat {seat} has no card {c!r} in hand")
+        if len(set(cards)) != len(cards):
+            raise IllegalAction(RULE_TWO, f"seat {seat} must play two different cards")
+
+    def _resolve_choice(self, action: Action) -> None:
+        if action not in self.legal_actions(self.owner()):
+            choices = self.legal_actions(self.owner())
+            raise IllegalAction(
+                RULE_ACTIONS, f"seat {self.owner()} must choose one of {choices}, not {action!r}"
+            )
+        if self.step == GARDEN_STEP:
+            self._garden_action(action["direction"])
+            self.step = PAINTER_STEP
+        else:
+            self._painter_action(action["direction"])
+            self._finish_card()
+
+    def _chance(self, outcome: Action) -> None:
+        kind = "reveal" if self.phase == COURT else "draw"
+        if (
+            not isinstance(outcome, dict)
+            or set(outcome) != {"type", "card"}
+            or outcome["type"] != kind
+            or outcome["card"] not in self.deck
+            or isinstance(outcome["card"], bool)
+        ):
+            raise IllegalAction(RULE_ROUND, f"chance must {kind} a card of the deck, "
+                                f"not {outcome!r}")
+        card: int = outcome["card"]
+        self.deck.remove(card)
+        if self.phase == COURT:
+            court = self.court
+            assert court is not None
+            self.played.append([court, card, PENDING])
+            self._start_resolving()
+        else:
+            seat = self.draws.pop(0)
+            self.hands[seat].append(card)
+            self.hands[seat].sort()
+
+    # -- the round --------------------------------------------------------------------------
+
+    def _play_cards(self, joint: Mapping[int, Action]) -> None:
+        """Reveal every choice at once (sakura.md §6 #2)."""
+        for seat in range(self.players):
+            action = joint[seat]
+            self.hands[seat].remove(action["card"])
+            self.played.append([seat, action["card"], PENDING])
+            if seat == self.supplier:
+                self.hands[seat].remove(action["courtCard"])
+                self.played.append([self.court, action["courtCard"], PENDING])
+        if self.court is not None and self.supplier is None:
+            self.phase = COURT  # the top deck card plays for the court painter (§9)
+        else:
+            self._start_resolving()
+
+    def _start_resolving(self) -> None:
+        self.played.sort(key=lambda e: e[1])
+        self.phase = RESOLVE
+        self.cursor = 0
+        self.step = GARDEN_STEP
+
+    def _start_round(self) -> None:
+        self.round += 1
+        self.phase = CHOOSE
+        self.played = []
+        self.cursor = 0
+        self.step = GARDEN_STEP
+        self.supplier = self._court_supplier() if self._tricky() else None
+
+    def _court_supplier(self) -> int | None:
+        """Tricky variant: the human further from the Emperor; none if both are on the
+        gate (sakura.md §9)."""
+        a, b = self.garden.painters[0], self.garden.painters[1]
+        if a == GATE and b == GATE:
+            return None
+        return 0 if a < b else 1
+
+    def _advance(self) -> None:
+        """Run every step that needs no decision (sakura.md §6 #2, #14)."""
+        while True:
+            if self.phase in (DEAL, DRAW):
+                if not self.draws:
+                    self._start_round()
+                    return
+                self._refill_deck()
+                return
+            if self.phase == COURT:
+                self._refill_deck()
+                return
+            if self.phase != RESOLVE:
+                return
+            if self.cursor >= len(self.played):
+                self._end_round()
+                continue
+            painter = self.owner()
+            card = self.current_card()
+            human = painter < self.players
+            if self.step == GARDEN_STEP:
+                if human and card.garden in rules.CHOICE_ACTIONS:
+                    return
+                self._garden_action(FORWARD)  # the court painter always picks forward (§9)
+                self.step = PAINTER_STEP
+            if human and card.painter in rules.CHOICE_ACTIONS:
+                return
+            self._painter_action(FORWARD)
+            self._finish_card()
+
+    def _refill_deck(self) -> None:
+        """An empty deck is refilled with the discard pile (sakura.md §6 #2)."""
+        if not self.deck:
+            self.deck = sorted(self.discard)
+            self.discard = []
+
+    def _garden_action(self, direction: str) -> None:
+        g = self.garden
+        action = self.current_card().garden
+        forward_1 = action == rules.EMP_FWD_OR_BACK_1 and direction == FORWARD
+        if action == rules.EMP_FWD_1 or forward_1:
+            self.halt = g.emperor_forward(1)
+        elif action == rules.EMP_FWD_2:
+            self.halt = g.emperor_forward(2)
+        elif action in (rules.EMP_BACK_1, rules.EMP_FWD_OR_BACK_1):
+            g.emperor_back()
+        elif action == rules.CLOSEST_BACK_2:
+            target = g.closest()
+            if target is not None:
+                g.back(target, 2)
+        else:
+            target = g.furthest()
+            if target is not None:
+                g.forward(target, 2)
+
+    def _painter_action(self, direction: str) -> None:
+        g = self.garden
+        painter = self.owner()
+        action = self.current_card().painter
+        if action == rules.JUMP_AHEAD:
+            g.jump_ahead(painter)
+        elif action == rules.COUNT_AHEAD:
+            g.count_ahead(painter)
+        elif action in rules.FWD or direction == FORWARD:
+            g.forward(painter, rules.distance(action))
+        else:
+            g.back(painter, rules.distance(action))
+
+    def _finish_card(self) -> None:
+        """Discard the resolved card; after a sakura stop, discard the rest and score
+        (sakura.md §6 #14, §7, §8)."""
+        entry = self.played[self.cursor]
+        entry[2] = RESOLVED
+        self.discard.append(entry[1])
+        self.cursor += 1
+        self.step = GARDEN_STEP
+        if self.halt is None:
+            return
+        for rest in self.played[self.cursor:]:
+            rest[2] = DISCARDED
+            self.discard.append(rest[1])
+        self.cursor = len(self.played)
+        sakura, self.halt = self.halt, None
+        last = sakura == len(self.garden.board.sakura) - 1
+        paid = self.garden.score(rewards_for(self.players, last))
+        self.garden.scored[sakura] = True
+        awards = [[p, t] for p, t in paid]
+        self.scorings = [*self.scorings, {"sakura": sakura, "round": self.round, "awards": awards}]
+        if last:
+            self.phase = OVER  # the game ends right after the last sakura scores (§8)
+
+    def _end_round(self) -> None:
+        """Everyone draws back to a full hand, in seat order (sakura.md §6 #17, §9)."""
+        self.phase = DRAW
+        self.draws = []
+        for seat in range(self.players):
+            self.draws.append(seat)
+            if seat == self.supplier:
+                self.draws.append(seat)

@@ -1,0 +1,99 @@
+"""What a seat sees (observe) and how a full state is rebuilt from it (determinize).
+
+Hidden in Sakura (sakura.md §6 #2): the other seats' hands and the deck. Everything else
+(the path, tokens, this round's revealed cards, the discard pile) is public. A joint move
+reveals every simultaneous choice at once, so no state ever holds a choice that is made
+but not yet revealed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from engine.api import JSON, Rng
+
+if TYPE_CHECKING:
+    from engine.games.sakura.state import SakuraState
+
+
+def observation(state: SakuraState, seat: int | None) -> dict[str, JSON]:
+    g = state.garden
+    cards = state.cards
+    return {
+        "game": "sakura",
+        "seat": seat,
+        "players": state.players,
+        "options": dict(state.options),
+        "phase": state.phase,
+        "round": state.round,
+        "toMove": list(state.to_move()),
+        "board": g.board.to_json(),
+        "court": state.court,
+        "emperor": g.emperor,
+        "painters": g.painters.copy(),
+        "tokens": g.tokens.copy(),
+        "supply": g.supply,
+        "scored": g.scored.copy(),
+        "hand": None if seat is None else [cards[c].to_json() for c in state.hands[seat]],
+        "handSizes": [len(h) for h in state.hands],
+        "deckSize": len(state.deck),
+        "discard": [cards[c].to_json() for c in sorted(state.discard)],
+        "played": [
+            {"painter": p, "card": cards[c].to_json(), "status": status}
+            for p, c, status in state.played
+        ],
+        "cursor": state.cursor,
+        "step": state.step,
+        "halt": state.halt,
+        "draws": state.draws.copy(),
+        "supplier": state.supplier,
+        "scorings": [dict(s, awards=[a.copy() for a in s["awards"]]) for s in state.scorings],
+    }
+
+
+def hidden_snapshot(obs: Mapping[str, Any], seat: int, rng: Rng) -> dict[str, JSON]:
+    """A ``to_json`` snapshot that agrees with ``obs``: the cards ``seat`` cannot see
+    (other hands and the deck) are dealt at random from the cards it cannot account for."""
+    from engine.games.sakura.rules import decks
+
+    all_cards = decks()[obs["options"]["deckMix"]]
+    own = [c["number"] for c in obs["hand"]]
+    discard = [c["number"] for c in obs["discard"]]
+    played = [[e["painter"], e["card"]["number"], e["status"]] for e in obs["played"]]
+    in_flight = {n for _, n, status in played if status == "pending"}
+    seen = set(own) | set(discard) | in_flight
+    unseen = [n for n in sorted(all_cards) if n not in seen]
+    rng.shuffle(unseen)
+    hands: list[list[int]] = []
+    for s, size in enumerate(obs["handSizes"]):
+        if s == seat:
+            hands.append(sorted(own))
+        else:
+            hands.append(sorted(unseen[:size]))
+            unseen = unseen[size:]
+    if len(unseen) != obs["deckSize"]:
+        raise ValueError(
+            f"observation accounts for {len(unseen)} deck cards, not {obs['deckSize']}"
+        )
+    return {
+        "players": obs["players"],
+        "options": dict(obs["options"]),
+        "phase": obs["phase"],
+        "round": obs["round"],
+        "emperor": obs["emperor"],
+        "painters": list(obs["painters"]),
+        "tokens": list(obs["tokens"]),
+        "supply": obs["supply"],
+        "scored": list(obs["scored"]),
+        "hands": hands,
+        "deck": sorted(unseen),
+        "discard": sorted(discard),
+        "played": played,
+        "cursor": obs["cursor"],
+        "step": obs["step"],
+        "halt": obs["halt"],
+        "draws": list(obs["draws"]),
+        "supplier": obs["supplier"],
+        "scorings": [dict(s, awards=[list(a) for a in s["awards"]]) for s in obs["scorings"]],
+    }
