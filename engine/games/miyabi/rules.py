@@ -42,9 +42,7 @@ CELLS = SIZE * SIZE
 NKINDS = len(SHAPES) * len(TYPES)
 
 # The 96 tiles (miyabi.md §3.3, PROPOSED), as counts per kind.
-TILE_SET: tuple[int, ...] = tuple(
-    _TILES["tileSet"]["value"][t][s] for s in SHAPES for t in TYPES
-)
+TILE_SET: tuple[int, ...] = tuple(_TILES["tileSet"]["value"][t][s] for s in SHAPES for t in TYPES)
 
 Offsets = tuple[tuple[int, int], ...]
 
@@ -153,9 +151,7 @@ def _shape_orientations(shape: str, cell_choice: str, allow: bool) -> tuple[Orie
         Orientation(
             rotation=k,
             offsets=turned,
-            footprints=tuple(
-                footprint(turned, r, c) for r in range(SIZE) for c in range(SIZE)
-            ),
+            footprints=tuple(footprint(turned, r, c) for r in range(SIZE) for c in range(SIZE)),
         )
         for k, turned in orientations(offsets, allow)
     )

@@ -1,0 +1,40 @@
+"""The Miyabi ``Game``: info and option schema, new games, snapshots, determinize."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.api import JSON, Game, GameInfo, Rng
+from engine.games.miyabi.rules import OPTIONS, rules_for
+from engine.games.miyabi.state import MiyabiState
+
+INFO = GameInfo(
+    name="miyabi",
+    version="miyabi@1",
+    min_players=2,
+    max_players=4,
+    simultaneous=False,
+    chance=True,
+    hidden_information=False,
+    options=OPTIONS,
+)
+
+
+class MiyabiGame(Game):
+    info = INFO
+
+    def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> MiyabiState:
+        """Round 1 with its tiles still to lay out (chance) (miyabi.md §4, §5.1)."""
+        validated = self.info.validate(players, options)
+        state = MiyabiState(rules_for(players, validated), players)
+        state.start_round()
+        return state
+
+    def from_json(self, data: Mapping[str, JSON]) -> MiyabiState:
+        return MiyabiState.from_json(data)
+
+    def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> MiyabiState:
+        """Nothing is hidden: the box's content follows from the known tile set and the
+        face-up draws, so the observation rebuilds the one true state; ``rng`` is unused."""
+        return MiyabiState.from_json(observation)

@@ -1,0 +1,135 @@
+"""Actions as JSON, and their validation with the rule each refusal breaks.
+
+Actions (docs/games/miyabi.md): ``{"type": "deal", "shape", "object"}`` (chance),
+``{"type": "take", "shape", "object"}``, ``{"type": "pass"}`` and
+``{"type": "place", "row", "col", "rotation"}`` with 1-based row and column of the
+tile's object cell.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.api import Action, IllegalAction
+from engine.games.miyabi.garden import Placement
+from engine.games.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
+
+if TYPE_CHECKING:
+    from engine.games.miyabi.state import MiyabiState
+
+
+def kind_json(kind: int) -> dict[str, str]:
+    return {"shape": SHAPES[shape_of(kind)], "object": TYPES[type_of(kind)]}
+
+
+def kind_from_json(d: Any) -> int:
+    return kind_of(SHAPES.index(d["shape"]), TYPES.index(d["object"]))
+
+
+def take_action(kind: int) -> dict[str, str]:
+    return {"type": "take", **kind_json(kind)}
+
+
+def place_action(kind: int, p: Placement) -> dict[str, Any]:
+    return {
+        "type": "place",
+        "row": type_of(kind) + 1,
+        "col": p.col + 1,
+        "rotation": p.orientation.rotation,
+    }
+
+
+def _fields(action: Action, rule: str, kind: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The action as a dict of exactly ``type`` plus ``keys``, else IllegalAction."""
+    if not isinstance(action, dict) or action.get("type") != kind or set(action) != {"type", *keys}:
+        spelled = ", ".join(f'"{k}"' for k in keys)
+        raise IllegalAction(rule, f"expected a {kind!r} action with {spelled}, got {action!r}")
+    return action
+
+
+def _kind(action: dict[str, Any], rule: str) -> int:
+    shape, obj = action.get("shape"), action.get("object")
+    if shape not in SHAPES or obj not in TYPES:
+        raise IllegalAction(
+            rule,
+            f"no {shape!r} {obj!r} tile: shapes are {', '.join(SHAPES)}, objects {', '.join(TYPES)}",
+        )
+    return kind_of(SHAPES.index(shape), TYPES.index(obj))
+
+
+def parse_deal(state: MiyabiState, action: Action) -> int:
+    """A chance outcome: the next tile of the shape being laid out (miyabi.md §2.2)."""
+    rule = "miyabi.md §2.2"
+    kind = _kind(_fields(action, rule, "deal", ("shape", "object")), rule)
+    if shape_of(kind) != state.dealing_shape() or not state.supply[kind]:
+        raise IllegalAction(rule, f"{action!r} is not a possible draw now")
+    return kind
+
+
+def parse_choice(state: MiyabiState, seat: int, action: Action) -> int:
+    """The tile kind taken from the middle, or -1 for a pass (miyabi.md §5.2)."""
+    if isinstance(action, dict) and action.get("type") == "pass":
+        _fields(action, "miyabi.md §5.2", "pass", ())
+        if not state.rules.voluntary_pass and state.takeable(seat):
+            raise IllegalAction(
+                "miyabi.md §5.2",
+                "a tile still fits your garden; pass only when none does (voluntaryPass is off)",
+            )
+        return -1
+    rule = "miyabi.md §5.2"
+    kind = _kind(_fields(action, rule, "take", ("shape", "object")), rule)
+    shape, obj = SHAPES[shape_of(kind)], TYPES[type_of(kind)]
+    if not state.display[kind]:
+        raise IllegalAction(rule, f"there is no {shape} {obj} tile in the middle")
+    if not state.gardens[seat].can_place(state.rules, kind):
+        raise IllegalAction(
+            "miyabi.md §5.3", f"a {shape} {obj} tile fits nowhere in your garden; take another"
+        )
+    return kind
+
+
+def _int(action: dict[str, Any], key: str, rule: str) -> int:
+    value = action[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise IllegalAction(rule, f"{key!r} must be a whole number, not {value!r}")
+    return value
+
+
+def parse_placement(state: MiyabiState, seat: int, action: Action) -> Placement:
+    """Where the taken tile goes; each refusal names its rule (miyabi.md §5.3)."""
+    fields = _fields(action, "miyabi.md §5.2", "place", ("row", "col", "rotation"))
+    row = _int(fields, "row", "miyabi.md §5.3 P1") - 1
+    col = _int(fields, "col", "miyabi.md §5.3 P4") - 1
+    rotation = _int(fields, "rotation", "miyabi.md §3.1")
+    kind, rules, garden = state.chosen, state.rules, state.gardens[seat]
+    obj = type_of(kind)
+    if row != obj:
+        raise IllegalAction(
+            "miyabi.md §5.3 P1",
+            f"{TYPES[obj]} objects go in row {obj + 1}, not row {row + 1}",
+        )
+    if not 0 <= col < SIZE:
+        raise IllegalAction("miyabi.md §5.3 P4", f"columns run from 1 to {SIZE}, not {col + 1}")
+    if garden.lanterns[col]:
+        raise IllegalAction(
+            "miyabi.md §5.3 P2", f"column {col + 1}'s lantern field is already filled this round"
+        )
+    orientation = next((o for o in rules.shapes[shape_of(kind)] if o.rotation == rotation), None)
+    if orientation is None:
+        allowed = ", ".join(str(o.rotation) for o in rules.shapes[shape_of(kind)])
+        raise IllegalAction("miyabi.md §3.1", f"rotation {rotation} is not offered; use {allowed}")
+    cells = orientation.footprints[row * SIZE + col]
+    if cells is None:
+        raise IllegalAction("miyabi.md §5.3 P4", "the tile would stick out of the 6 x 6 grid")
+    heights = sorted({garden.heights[c] for c in cells})
+    if len(heights) > 1:
+        raise IllegalAction(
+            "miyabi.md §5.3 P6",
+            f"the cells beneath are at heights {heights}; a tile must rest flat on one level",
+        )
+    layer = heights[0] + 1
+    if rules.max_layer and layer > rules.max_layer:
+        raise IllegalAction(
+            "miyabi.md §5.3 P11", f"layer {layer} is above maxLayer {rules.max_layer}"
+        )
+    return Placement(col, orientation, cells, layer)

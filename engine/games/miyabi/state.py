@@ -1,0 +1,286 @@
+"""The Miyabi game state: round set-up by chance, the turn as two small decisions
+(take a tile from the middle or pass; then place it), scoring and the round end."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.games.miyabi import moves, render
+from engine.games.miyabi.garden import Garden, Placement
+from engine.games.miyabi.rules import (
+    CLOCKWISE,
+    FIRST_START_PLAYER,
+    NKINDS,
+    SHAPES,
+    SIZE,
+    TILE_SET,
+    TYPES,
+    Rules,
+    kind_of,
+    rules_for,
+    shape_of,
+    type_of,
+)
+from engine.games.miyabi.scoring import earns_bonus, end_scoring, placement_points
+
+DEAL, CHOOSE, PLACE, OVER = "deal", "choose", "place", "over"
+PHASES = (DEAL, CHOOSE, PLACE, OVER)
+
+
+def counts_json(counts: list[int]) -> dict[str, dict[str, int]]:
+    """Tile counts per kind as {shape: {object: n}}, zero counts left out."""
+    out: dict[str, dict[str, int]] = {s: {} for s in SHAPES}
+    for k, n in enumerate(counts):
+        if n:
+            out[SHAPES[shape_of(k)]][TYPES[type_of(k)]] = n
+    return out
+
+
+def counts_from_json(d: Mapping[str, Mapping[str, int]]) -> list[int]:
+    counts = [0] * NKINDS
+    for shape, by_type in d.items():
+        for obj, n in by_type.items():
+            counts[kind_of(SHAPES.index(shape), TYPES.index(obj))] = int(n)
+    return counts
+
+
+class MiyabiState(State):
+    __slots__ = (
+        "bonus_left",
+        "chosen",
+        "current",
+        "display",
+        "gardens",
+        "phase",
+        "players",
+        "removed",
+        "round",
+        "rules",
+        "start",
+        "supply",
+        "to_deal",
+    )
+
+    def __init__(self, rules: Rules, players: int) -> None:
+        self.rules = rules
+        self.players = players
+        self.round = 1
+        self.start = FIRST_START_PLAYER % players  # the youngest, miyabi.md §4
+        self.phase = DEAL
+        self.current = -1  # the seat taking its turn, -1 while dealing or over
+        self.chosen = -1  # the kind taken from the middle, during PLACE
+        self.to_deal = [0] * len(SHAPES)  # tiles still to lay out this round, per shape
+        self.supply = list(TILE_SET)  # face down in the box lid, miyabi.md §2.2
+        self.display = [0] * NKINDS  # face up in the middle
+        self.removed = [0] * NKINDS  # leftovers of past rounds, out of the game
+        self.bonus_left = [True] * len(TYPES)  # layer-5 bonus tiles still beside the board
+        self.gardens = [Garden() for _ in range(players)]
+
+    # turn structure (miyabi.md §5.1)
+    def start_round(self) -> None:
+        """Lanterns back, the info card's tiles to lay out (miyabi.md §5.1)."""
+        for g in self.gardens:
+            g.lanterns = [False] * len(g.lanterns)
+            g.passed = False
+        for s in range(len(SHAPES)):
+            in_box = sum(self.supply[kind_of(s, t)] for t in range(len(TYPES)))
+            self.to_deal[s] = min(self.rules.tiles_per_round[s], in_box)
+        self.phase = DEAL
+        self.current = -1
+        if not any(self.to_deal):
+            self._begin_turns()
+
+    def _begin_turns(self) -> None:
+        self.phase = CHOOSE
+        self.current = self.start
+
+    def _advance(self) -> None:
+        """Next seat clockwise that is still in the round, else the round ends."""
+        for step in range(1, self.players + 1):
+            seat = (self.current + CLOCKWISE * step) % self.players
+            if not self.gardens[seat].done():
+                self.phase, self.current, self.chosen = CHOOSE, seat, -1
+                return
+        self._end_round()
+
+    def _end_round(self) -> None:
+        """Leftovers leave the game; the bonsai moves on (miyabi.md §5.1, §7)."""
+        for k, n in enumerate(self.display):
+            self.removed[k] += n
+        self.display = [0] * NKINDS
+        self.chosen = -1
+        if self.round >= self.rules.rounds:
+            self.phase, self.current = OVER, -1
+            for g, points in zip(self.gardens, end_scoring(self.rules, self.gardens), strict=True):
+                g.end = points
+                g.score += sum(points.values())
+            return
+        self.round += 1
+        self.start = (self.start + CLOCKWISE) % self.players
+        self.start_round()
+
+    def dealing_shape(self) -> int:
+        return next(s for s, n in enumerate(self.to_deal) if n)
+
+    # the contract
+    def to_move(self) -> tuple[int, ...]:
+        if self.phase == DEAL:
+            return (CHANCE,)
+        if self.phase == OVER:
+            return ()
+        return (self.current,)
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase != DEAL:
+            return []
+        s = self.dealing_shape()
+        kinds = [kind_of(s, t) for t in range(len(TYPES))]
+        total = sum(self.supply[k] for k in kinds)
+        return [
+            (
+                {"type": "deal", "shape": SHAPES[s], "object": TYPES[type_of(k)]},
+                self.supply[k] / total,
+            )
+            for k in kinds
+            if self.supply[k]
+        ]
+
+    def takeable(self, seat: int) -> list[int]:
+        """Kinds in the middle that ``seat`` can place somewhere."""
+        g = self.gardens[seat]
+        return [k for k in range(NKINDS) if self.display[k] and g.can_place(self.rules, k)]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.phase not in (CHOOSE, PLACE) or seat != self.current:
+            return []
+        if self.phase == PLACE:
+            return [
+                moves.place_action(self.chosen, p)
+                for p in self.gardens[seat].placements(self.rules, self.chosen)
+            ]
+        actions: list[Action] = [moves.take_action(k) for k in self.takeable(seat)]
+        if not actions or self.rules.voluntary_pass:  # miyabi.md §5.2
+            actions.append({"type": "pass"})
+        return actions
+
+    def apply(self, joint: Mapping[int, Action]) -> None:
+        seats = self.to_move()
+        if not isinstance(joint, Mapping) or set(joint) != set(seats):
+            wanted = f"a move for seat {seats[0]}" if seats else "no move (the game is over)"
+            given = sorted(joint) if isinstance(joint, Mapping) else joint
+            raise IllegalAction("miyabi.md §5.1", f"expected {wanted}, got moves for {given!r}")
+        if self.phase == DEAL:
+            self._deal(moves.parse_deal(self, joint[CHANCE]))
+        elif self.phase == CHOOSE:
+            kind = moves.parse_choice(self, self.current, joint[self.current])
+            if kind < 0:
+                self.gardens[self.current].passed = True
+                self._advance()
+            else:
+                self.display[kind] -= 1
+                self.chosen, self.phase = kind, PLACE
+        else:
+            self._place(moves.parse_placement(self, self.current, joint[self.current]))
+
+    def _deal(self, kind: int) -> None:
+        self.supply[kind] -= 1
+        self.display[kind] += 1
+        self.to_deal[shape_of(kind)] -= 1
+        if not any(self.to_deal):
+            self._begin_turns()
+
+    def _place(self, placement: Placement) -> None:
+        """Place, lantern, score, bonus (miyabi.md §5.2, §6.1, §6.2)."""
+        g, kind = self.gardens[self.current], self.chosen
+        g.place(kind, placement)
+        g.score += placement_points(kind, placement.layer)
+        obj = type_of(kind)
+        if self.bonus_left[obj] and earns_bonus(self.rules, placement.layer):
+            self.bonus_left[obj] = False
+            g.bonuses.append(obj)
+            g.score += self.rules.bonus_points[obj]
+        self._advance()
+
+    def result(self) -> Result:
+        scores = tuple(float(g.score) for g in self.gardens)
+        return Result(scores=scores, places=places_from_keys(scores))  # finalTie: shared
+
+    def clone(self) -> MiyabiState:
+        c = MiyabiState.__new__(MiyabiState)
+        c.rules, c.players, c.round, c.start = self.rules, self.players, self.round, self.start
+        c.phase, c.current, c.chosen = self.phase, self.current, self.chosen
+        c.to_deal = self.to_deal[:]
+        c.supply = self.supply[:]
+        c.display = self.display[:]
+        c.removed = self.removed[:]
+        c.bonus_left = self.bonus_left[:]
+        c.gardens = [g.clone() for g in self.gardens]
+        return c
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "players": self.players,
+            "options": dict(self.rules.options),
+            "round": self.round,
+            "rounds": self.rules.rounds,
+            "startPlayer": self.start,
+            "phase": self.phase,
+            "current": self.current,
+            "chosen": None if self.chosen < 0 else moves.kind_json(self.chosen),
+            "toDeal": {s: n for s, n in zip(SHAPES, self.to_deal, strict=True)},
+            "supply": counts_json(self.supply),
+            "display": counts_json(self.display),
+            "removed": counts_json(self.removed),
+            "bonusTiles": {
+                t: self.rules.bonus_points[i] for i, t in enumerate(TYPES) if self.bonus_left[i]
+            },
+            "gardens": [g.to_json(self.rules) for g in self.gardens],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, JSON]) -> MiyabiState:
+        players = int(d["players"])
+        rules = rules_for(players, d["options"])
+        s = cls(rules, players)
+        s.round, s.start = int(d["round"]), int(d["startPlayer"])
+        s.phase, s.current = str(d["phase"]), int(d["current"])
+        assert s.phase in PHASES, f"unknown phase {s.phase!r}"
+        chosen = d["chosen"]
+        s.chosen = -1 if chosen is None else moves.kind_from_json(chosen)
+        s.to_deal = [int(d["toDeal"][shape]) for shape in SHAPES]
+        s.supply = counts_from_json(d["supply"])
+        s.display = counts_from_json(d["display"])
+        s.removed = counts_from_json(d["removed"])
+        s.bonus_left = [t in d["bonusTiles"] for t in TYPES]
+        s.gardens = [Garden.from_json(rules, g) for g in d["gardens"]]
+        return s
+
+    def observe(self, seat: int | None) -> dict[str, JSON]:
+        """Miyabi has no hidden information: every tile in the box is known and every
+        draw is face up, so each seat sees the full snapshot plus derived views."""
+        view = self.to_json()
+        view["seat"] = seat
+        view["toMove"] = list(self.to_move())
+        for g, gj in zip(self.gardens, view["gardens"], strict=True):
+            objects = g.visible_object_cells()
+            green = g.green_cells()
+            gj["height"] = [g.heights[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
+            gj["top"] = [
+                [_top_cell(g, r * SIZE + c, objects, green) for c in range(SIZE)]
+                for r in range(SIZE)
+            ]
+            gj["visibleObjects"] = dict(zip(TYPES, g.objects_by_type(), strict=True))
+        return view
+
+    def render(self, seat: int | None = None) -> str:
+        return render.table(self, seat)
+
+    def describe(self, seat: int, action: Action) -> str:
+        return render.describe(self, seat, action)
+
+
+def _top_cell(g: Garden, cell: int, objects: list[int], green: list[bool]) -> str | None:
+    if objects[cell]:
+        return TYPES[type_of(g.tiles[g.top[cell]].kind)]
+    return "green" if green[cell] else None
