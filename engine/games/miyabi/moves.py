@@ -52,7 +52,8 @@ def _kind(action: dict[str, Any], rule: str) -> int:
     if shape not in SHAPES or obj not in TYPES:
         raise IllegalAction(
             rule,
-            f"no {shape!r} {obj!r} tile: shapes are {', '.join(SHAPES)}, objects {', '.join(TYPES)}",
+            f"no {shape!r} {obj!r} tile: shapes are {', '.join(SHAPES)};"
+            f" objects are {', '.join(TYPES)}",
         )
     return kind_of(SHAPES.index(shape), TYPES.index(obj))
 
