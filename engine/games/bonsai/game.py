@@ -1,0 +1,89 @@
+"""The Bonsai :class:`engine.Game`: info, options, set-up and rebuilding states."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine import JSON, Game, GameInfo, Option, Rng, State
+
+from . import codec
+from .rules import (
+    CARD_KINDS,
+    OPTION_DEFAULTS,
+    SOLO_LEVELS,
+    SOLO_STARTING_TILES,
+    STARTING_TILES,
+    deck_for,
+)
+from .state import BonsaiState, new_seat
+
+OPTIONS = (
+    Option(
+        "useGoals",
+        "bool",
+        OPTION_DEFAULTS["useGoals"],
+        "play with goal tiles (bonsai.md §4.2); compulsory in solo",
+    ),
+    Option(
+        "tokonoma",
+        "bool",
+        OPTION_DEFAULTS["tokonoma"],
+        "Tokonoma variant: all Parchments in the top half of the deck (bonsai.md §9)",
+    ),
+    Option(
+        "allowPotFlip",
+        "bool",
+        OPTION_DEFAULTS["allowPotFlip"],
+        "a player may mirror the pot before the first tile (BGA only, bonsai.md §6.7)",
+    ),
+    Option(
+        "soloLevel",
+        "choice",
+        OPTION_DEFAULTS["soloLevel"],
+        "solo difficulty: points needed to win (bonsai.md §8)",
+        choices=tuple(SOLO_LEVELS),
+    ),
+)
+
+
+class BonsaiGame(Game):
+    info = GameInfo(
+        name="bonsai",
+        version=codec.VERSION,
+        min_players=1,
+        max_players=4,
+        simultaneous=False,
+        chance=True,
+        hidden_information=False,
+        options=OPTIONS,
+    )
+
+    def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> State:
+        opts = self.info.validate(players, options)
+        # Goals are compulsory in solo (bonsai.md §4.2, §8): useGoals only applies to
+        # 2-4 players, as soloLevel only applies to 1 (both kept valid everywhere so one
+        # option set can serve every player count).
+        use_goals = opts["useGoals"] or players == 1
+        s = BonsaiState(players, opts)
+        deck = deck_for(players)
+        if opts["tokonoma"]:
+            # Parchments go on top with the smaller half of the rest (bonsai.md §9).
+            s.top_parchments = {k: n for k, n in deck.items() if CARD_KINDS[k].type == "parchment"}
+            s.pool = {k: n for k, n in deck.items() if CARD_KINDS[k].type != "parchment"}
+            s.top_others = sum(s.pool.values()) // 2
+        else:
+            s.pool = deck
+        s.seats = [
+            new_seat(SOLO_STARTING_TILES if players == 1 else STARTING_TILES[seat])
+            for seat in range(players)
+        ]
+        s.phase = "goal_setup" if use_goals else "reveal"
+        return s
+
+    def from_json(self, data: Mapping[str, JSON]) -> State:
+        return codec.state_from_json(data)
+
+    def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> State:
+        # Nothing is hidden beyond the deck order, which is chance (codec docstring).
+        return codec.from_observation(observation)

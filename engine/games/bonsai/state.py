@@ -1,0 +1,521 @@
+"""The Bonsai game state and its turn flow, one small decision at a time.
+
+Phases (``state.phase``):
+
+* ``goal_setup`` (chance): three goal colours are drawn (bonsai.md §4.2);
+* ``reveal`` (chance): a card is revealed from the deck into the rightmost empty slot,
+  or, in solo, burned into the discard pile (§8); set-up reveals run here too;
+* ``choose``: the player meditates on a slot or cultivates (§7.1); before that, a stuck
+  tree may shed one tile (§7.1) and, with ``allowPotFlip``, a bare pot may be flipped;
+* ``master``: pick the type of each wild tile of a Master card (§2.3);
+* ``helper`` / ``cultivate``: place one tile at a time, then ``end_placing`` (§2.3, §2.4);
+* ``claim``: claim or renounce each goal met, one at a time (§4.3);
+* ``discard``: drop one tile at a time down to capacity (§7.1);
+* ``over``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+
+from . import codec, render
+from .rules import (
+    ANY,
+    BASE_CAPACITY,
+    CARD_KINDS,
+    COLOURS,
+    GOAL_COLOURS_IN_PLAY,
+    GOAL_ORDER,
+    GOALS,
+    KIND_ORDER,
+    POT,
+    POT_FLIPPED,
+    SEISHI_ALLOWANCE,
+    SLOTS,
+    SOLO_LEVELS,
+    TILE_CODE,
+    TILES,
+    TOOL_CAPACITY,
+    coords,
+    key,
+)
+from .scoring import breakdown, goal_met
+from .tree import Tree, can_place, is_stuck, legal_cells, new_tree, removable
+
+CHANCE_PHASES = frozenset({"goal_setup", "reveal"})
+PLACING_PHASES = frozenset({"helper", "cultivate"})
+
+
+def _rule(section: str) -> str:
+    return f"bonsai.md {section}"
+
+
+class Seat:
+    """One player's table: bonsai, personal supply, cards and goal tiles."""
+
+    __slots__ = ("cards", "claimed", "flipped", "renounced", "supply", "tree")
+
+    def __init__(
+        self,
+        tree: Tree,
+        supply: list[int],
+        cards: list[str],
+        claimed: list[str],
+        renounced: list[str],
+        flipped: bool,
+    ) -> None:
+        self.tree = tree
+        self.supply = supply  # count per tile code
+        self.cards = cards  # every card taken, in order (Growth/Tool face up, the rest in the pile)
+        self.claimed = claimed
+        self.renounced = renounced
+        self.flipped = flipped
+
+    def copy(self) -> Seat:
+        return Seat(
+            dict(self.tree),
+            list(self.supply),
+            list(self.cards),
+            list(self.claimed),
+            list(self.renounced),
+            self.flipped,
+        )
+
+    @property
+    def pot(self) -> frozenset[int]:
+        return POT_FLIPPED if self.flipped else POT
+
+    def capacity(self) -> int:
+        """5 + 2 per Tool card (bonsai.md §2.3)."""
+        tools = sum(1 for c in self.cards if CARD_KINDS[c].type == "tool")
+        return BASE_CAPACITY + TOOL_CAPACITY * tools
+
+    def cultivate_allowance(self) -> list[int]:
+        """Seishi slots plus one slot per Growth card (bonsai.md §2.4)."""
+        allowance = list(SEISHI_ALLOWANCE)
+        for c in self.cards:
+            card = CARD_KINDS[c]
+            if card.type == "growth" and card.tile is not None:
+                allowance[card.tile] += 1
+        return allowance
+
+
+class BonsaiState(State):
+    """A game of Bonsai for 1 to 4 players (1 = solo, bonsai.md §8)."""
+
+    def __init__(self, players: int, options: dict[str, Any]) -> None:
+        self.players = players
+        self.options = options
+        self.phase = "reveal"
+        self.current = 0
+        self.goal_colours: list[str] = []
+        self.goals_open: list[str] = []
+        self.board: list[str | None] = [None, None, None, None]
+        # Lazy deck (DESIGN.md): a top pile (Tokonoma: the Parchments plus
+        # ``top_others`` cards drawn at random from ``pool``) over the ``pool`` multiset.
+        self.top_parchments: dict[str, int] = {}
+        self.top_others = 0
+        self.pool: dict[str, int] = {}
+        self.discards: list[str] = []  # solo discard pile (face up)
+        self.burn = False  # solo: the top card is to be revealed and discarded
+        self.end_triggered = False
+        self.turns_left = 0
+        self.action: str | None = None  # "meditate" | "cultivate" this turn
+        self.card: str | None = None  # card taken this turn, resolved after the refill
+        self.allowance = [0, 0, 0, 0, 0]  # placements left per tile code, then wild
+        self.wild_tiles = 0  # Master wild tiles still to choose
+        self.pending_goals: list[str] = []
+        self.seats: list[Seat] = []
+
+    # --- queries ----------------------------------------------------------------------
+    @property
+    def solo(self) -> bool:
+        return self.players == 1
+
+    def deck_size(self) -> int:
+        return sum(self.top_parchments.values()) + sum(self.pool.values())
+
+    def to_move(self) -> tuple[int, ...]:
+        if self.phase == "over":
+            return ()
+        if self.phase in CHANCE_PHASES:
+            return (CHANCE,)
+        return (self.current,)
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase == "goal_setup":
+            combos = _colour_combos()
+            return [({"type": "goals", "colours": c}, 1 / len(combos)) for c in combos]
+        if self.phase != "reveal":
+            return []
+        return [({"type": "reveal", "card": k}, p) for k, p in self._draw_odds()]
+
+    def _draw_odds(self) -> list[tuple[str, float]]:
+        """The next card's distribution: uniform over the top pile, then over the pool."""
+        top = sum(self.top_parchments.values()) + self.top_others
+        pool_total = sum(self.pool.values())
+        odds: list[tuple[str, float]] = []
+        for k in KIND_ORDER:
+            if top:
+                p = self.top_parchments.get(k, 0) / top
+                if self.top_others:
+                    p += self.top_others / top * self.pool.get(k, 0) / pool_total
+            else:
+                p = self.pool.get(k, 0) / pool_total
+            if p > 0:
+                odds.append((k, p))
+        return odds
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.to_move() or seat == CHANCE:
+            return []
+        me = self.seats[seat]
+        phase = self.phase
+        if phase == "choose":
+            return self._choose_actions(me)
+        if phase == "master":
+            return [{"type": "choose_tile", "tile": t} for t in TILES]
+        if phase in PLACING_PHASES:
+            acts: list[Action] = []
+            for t in range(4):
+                if me.supply[t] and (self.allowance[t] or self.allowance[ANY]):
+                    for cell in legal_cells(me.tree, me.pot, t):
+                        acts.append({"type": "place", "tile": TILES[t], "cell": list(coords(cell))})
+            acts.append({"type": "end_placing"})
+            return acts
+        if phase == "claim":
+            g = self.pending_goals[0]
+            return [{"type": "claim", "goal": g}, {"type": "renounce", "goal": g}]
+        return [{"type": "discard", "tile": TILES[t]} for t in range(4) if me.supply[t]]
+
+    def _choose_actions(self, me: Seat) -> list[Action]:
+        acts: list[Action] = []
+        if is_stuck(me.tree, me.pot):
+            acts += [{"type": "remove", "cell": list(coords(c))} for c in removable(me.tree)]
+        if self.options["allowPotFlip"] and not me.flipped and len(me.tree) == 1:
+            acts.append({"type": "flip_pot"})
+        for i, card in enumerate(self.board):
+            if card is None:
+                continue
+            if SLOTS[i].choice:
+                acts += [
+                    {"type": "meditate", "slot": i + 1, "tile": TILES[t]} for t in SLOTS[i].choice
+                ]
+            else:
+                acts.append({"type": "meditate", "slot": i + 1})
+        acts.append({"type": "cultivate"})
+        return acts
+
+    def eligible(self, seat: Seat, goal: str) -> bool:
+        """A goal still on the table, not renounced, in a colour not yet held (§4.3)."""
+        colour = GOALS[goal].colour
+        return (
+            goal in self.goals_open
+            and goal not in seat.renounced
+            and all(GOALS[g].colour != colour for g in seat.claimed)
+        )
+
+    def scores(self) -> list[dict[str, int]]:
+        return [breakdown(s.tree, s.cards, s.claimed) for s in self.seats]
+
+    def solo_won(self) -> bool:
+        """Solo win: three goals claimed and the level's points reached (bonsai.md §8)."""
+        me = self.seats[0]
+        target = SOLO_LEVELS[self.options["soloLevel"]]
+        return len(me.claimed) >= GOAL_COLOURS_IN_PLAY and self.scores()[0]["total"] >= target
+
+    def result(self) -> Result:
+        totals = [s["total"] for s in self.scores()]
+        # Ties go to the player seated latest in turn order (bonsai.md §5).
+        keys = [(t, seat) for seat, t in enumerate(totals)]
+        return Result(scores=tuple(float(t) for t in totals), places=places_from_keys(keys))
+
+    # --- applying moves ---------------------------------------------------------------
+    def apply(self, joint: Mapping[int, Action]) -> None:
+        movers = self.to_move()
+        if not movers:
+            raise IllegalAction(_rule("§7.2"), "the game is over")
+        if not isinstance(joint, Mapping) or set(joint) != {movers[0]}:
+            who = "chance" if movers[0] == CHANCE else f"seat {movers[0]}"
+            raise IllegalAction(_rule("§7.1"), f"exactly one move is expected, from {who}")
+        action = joint[movers[0]]
+        if movers[0] == CHANCE:
+            self._apply_chance(action)
+        else:
+            self._apply_player(action)
+
+    def _apply_chance(self, action: Action) -> None:
+        if action not in [a for a, _ in self.chance_outcomes()]:
+            raise IllegalAction(_rule("§3"), f"{action!r} is not a possible chance outcome")
+        if self.phase == "goal_setup":
+            self._lay_out_goals(action["colours"])
+            self._continue_reveals()
+            return
+        kind: str = action["card"]
+        if sum(self.top_parchments.values()) + self.top_others:
+            if self.top_parchments.get(kind, 0):
+                _take(self.top_parchments, kind)
+            else:
+                self.top_others -= 1
+                _take(self.pool, kind)
+        else:
+            _take(self.pool, kind)
+        if self.burn:
+            self.burn = False
+            self.discards.append(kind)
+        else:
+            self.board[self._last_empty()] = kind  # the gap next to the deck
+        if self.deck_size() == 0 and self.action is not None:
+            # The last card is revealed: everyone, the trigger player last, gets one
+            # more turn (bonsai.md §7.2; solo §8).
+            self.end_triggered = True
+            self.turns_left = self.players
+        self._continue_reveals()
+
+    def _last_empty(self) -> int:
+        return max(i for i, c in enumerate(self.board) if c is None)
+
+    def _lay_out_goals(self, colours: list[str]) -> None:
+        """3 colours, all 3 tiles each; 1-2 players leave out the middle tile (§4.2)."""
+        self.goal_colours = list(colours)
+        self.goals_open = [
+            g
+            for g in GOAL_ORDER
+            if GOALS[g].colour in colours and not (self.players <= 2 and GOALS[g].level == "mid")
+        ]
+
+    def _needs_reveal(self) -> bool:
+        return self.burn or (None in self.board and self.deck_size() > 0)
+
+    def _continue_reveals(self) -> None:
+        """Reveal until the row is full or the deck is out, then go on with the turn."""
+        if self._needs_reveal():
+            self.phase = "reveal"
+            return
+        if self.action is None:
+            self._start_turn(0)
+        elif self.action == "cultivate":
+            self.allowance = self.seats[self.current].cultivate_allowance()
+            self.phase = "cultivate"
+        else:
+            self._resolve_card()
+
+    def _resolve_card(self) -> None:
+        """The card's effect, after the refill (bonsai.md §7.1, DECIDED order)."""
+        me = self.seats[self.current]
+        assert self.card is not None
+        card = CARD_KINDS[self.card]
+        me.cards.append(self.card)
+        if card.type == "master":
+            for t in card.tiles:
+                if t is None:
+                    self.wild_tiles += 1
+                else:
+                    me.supply[t] += 1
+            if self.wild_tiles:
+                self.phase = "master"
+                return
+        elif card.type == "helper" and card.tile is not None:
+            self.allowance = [0, 0, 0, 0, 1]
+            self.allowance[card.tile] += 1
+            self.phase = "helper"
+            return
+        self._check_goals()
+
+    def _apply_player(self, action: Action) -> None:
+        me = self.seats[self.current]
+        kind = action.get("type") if isinstance(action, dict) else None
+        if self.phase in PLACING_PHASES and kind == "place":
+            self._place(me, action)
+            return
+        if action not in self.legal_actions(self.current):
+            raise IllegalAction(_phase_rule(self.phase), f"{action!r} is not legal now")
+        if kind == "remove":
+            u, v = action["cell"]
+            del me.tree[key(u, v)]
+        elif kind == "flip_pot":
+            me.flipped = True
+        elif kind == "meditate":
+            self._meditate(me, action)
+        elif kind == "cultivate":
+            self._cultivate()
+        elif kind == "choose_tile":
+            me.supply[TILE_CODE[action["tile"]]] += 1
+            self.wild_tiles -= 1
+            if not self.wild_tiles:
+                self._check_goals()
+        elif kind == "end_placing":
+            self.allowance = [0, 0, 0, 0, 0]
+            self._check_goals()
+        elif kind in ("claim", "renounce"):
+            self._decide_goal(me, action)
+        else:  # discard
+            me.supply[TILE_CODE[action["tile"]]] -= 1
+            if sum(me.supply) <= me.capacity():
+                self._end_turn()
+
+    def _place(self, me: Seat, action: dict[str, Any]) -> None:
+        rule = _rule("§6.6")
+        tile = action.get("tile")
+        if set(action) != {"type", "tile", "cell"} or tile not in TILES:
+            raise IllegalAction(rule, f"a placement is {{type, tile, cell}}, not {action!r}")
+        cell = action["cell"]
+        if (
+            not isinstance(cell, list | tuple)
+            or len(cell) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
+        ):
+            raise IllegalAction(rule, f"a cell is [u, v], not {cell!r}")
+        t = TILE_CODE[tile]
+        if not me.supply[t]:
+            raise IllegalAction(_rule("§7.1"), f"there is no {TILES[t]} tile in your supply")
+        if not (self.allowance[t] or self.allowance[ANY]):
+            raise IllegalAction(_rule("§2.4"), f"no placement left for a {TILES[t]} tile")
+        k = key(cell[0], cell[1])
+        if abs(cell[0]) >= 500 or abs(cell[1]) >= 500 or not can_place(me.tree, me.pot, t, k):
+            raise IllegalAction(rule, f"a {TILES[t]} tile may not go on {list(cell)}")
+        me.supply[t] -= 1
+        me.tree[k] = t
+        # A tile uses a slot of its own type first, then a wild slot (bonsai.md §2.4).
+        self.allowance[t if self.allowance[t] else ANY] -= 1
+
+    def _meditate(self, me: Seat, action: dict[str, Any]) -> None:
+        """Take the card and its slot tiles, then slide the row (bonsai.md §3, §8)."""
+        i = action["slot"] - 1
+        self.card = self.board[i]
+        self.board[i] = None
+        for t in SLOTS[i].take:
+            me.supply[t] += 1
+        if SLOTS[i].choice:
+            me.supply[TILE_CODE[action["tile"]]] += 1
+        if self.solo:
+            # Solo: discard the card left of the one taken, or burn the top deck card.
+            if i == 0:
+                self.burn = self.deck_size() > 0
+            elif self.board[i - 1] is not None:
+                self.discards.append(self.board[i - 1])
+                self.board[i - 1] = None
+        self.action = "meditate"
+        self._slide()
+        self._continue_reveals()
+
+    def _cultivate(self) -> None:
+        self.action = "cultivate"
+        if self.solo and self.board[3] is not None:
+            # Solo: discard the card farthest from the deck (bonsai.md §8).
+            self.discards.append(self.board[3])
+            self.board[3] = None
+            self._slide()
+        self._continue_reveals()
+
+    def _slide(self) -> None:
+        """Cards slide right to close gaps; empty slots gather next to the deck (§3)."""
+        cards = [c for c in self.board if c is not None]
+        self.board = [None] * (4 - len(cards)) + cards
+
+    def _check_goals(self) -> None:
+        """After the action, each goal met must be claimed or renounced (§4.3)."""
+        me = self.seats[self.current]
+        self.phase = "claim"
+        self.pending_goals = [
+            g
+            for g in self.goals_open
+            if self.eligible(me, g) and goal_met(GOALS[g], me.tree, me.flipped)
+        ]
+        if not self.pending_goals:
+            self._check_capacity()
+
+    def _decide_goal(self, me: Seat, action: dict[str, Any]) -> None:
+        goal = action["goal"]
+        if action["type"] == "claim":
+            me.claimed.append(goal)
+            self.goals_open.remove(goal)
+        else:
+            me.renounced.append(goal)
+        self.pending_goals = [g for g in self.pending_goals[1:] if self.eligible(me, g)]
+        if not self.pending_goals:
+            self._check_capacity()
+
+    def _check_capacity(self) -> None:
+        me = self.seats[self.current]
+        if sum(me.supply) > me.capacity():
+            self.phase = "discard"
+        else:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        if self.end_triggered:
+            if self.turns_left == 0:
+                self.phase = "over"
+                return
+            self.turns_left -= 1
+        self._start_turn((self.current + 1) % self.players)
+
+    def _start_turn(self, seat: int) -> None:
+        self.current = seat
+        self.phase = "choose"
+        self.action = None
+        self.card = None
+        self.allowance = [0, 0, 0, 0, 0]
+        self.wild_tiles = 0
+        self.pending_goals = []
+
+    # --- copies, views ----------------------------------------------------------------
+    def clone(self) -> BonsaiState:
+        c = BonsaiState.__new__(BonsaiState)
+        c.__dict__.update(self.__dict__)
+        c.goal_colours = list(self.goal_colours)
+        c.goals_open = list(self.goals_open)
+        c.board = list(self.board)
+        c.top_parchments = dict(self.top_parchments)
+        c.pool = dict(self.pool)
+        c.discards = list(self.discards)
+        c.allowance = list(self.allowance)
+        c.pending_goals = list(self.pending_goals)
+        c.seats = [s.copy() for s in self.seats]
+        return c
+
+    def to_json(self) -> dict[str, JSON]:
+        return codec.state_to_json(self)
+
+    def observe(self, seat: int | None) -> dict[str, JSON]:
+        return codec.observe(self, seat)
+
+    def render(self, seat: int | None = None) -> str:
+        return render.render(self, seat)
+
+    def describe(self, seat: int, action: Action) -> str:
+        return render.describe(self, seat, action)
+
+
+def _take(multiset: dict[str, int], kind: str) -> None:
+    multiset[kind] -= 1
+    if not multiset[kind]:
+        del multiset[kind]
+
+
+def _colour_combos() -> list[list[str]]:
+    from itertools import combinations
+
+    return [list(c) for c in combinations(COLOURS, GOAL_COLOURS_IN_PLAY)]
+
+
+def _phase_rule(phase: str) -> str:
+    return _rule(
+        {
+            "choose": "§7.1",
+            "master": "§2.3",
+            "claim": "§4.3",
+            "discard": "§7.1",
+        }.get(phase, "§7.1")
+    )
+
+
+def new_seat(starting: tuple[int, ...]) -> Seat:
+    supply = [0, 0, 0, 0]
+    for t in starting:
+        supply[t] += 1
+    return Seat(new_tree(), supply, [], [], [], False)
