@@ -124,9 +124,7 @@ class GameInfo:
         unknown = sorted(set(given) - set(known))
         if unknown:
             names = ", ".join(known) or "none"
-            raise OptionError(
-                f"{self.name} has no option {unknown[0]!r} (its options: {names})"
-            )
+            raise OptionError(f"{self.name} has no option {unknown[0]!r} (its options: {names})")
         return {name: o.check(given.get(name, o.default)) for name, o in known.items()}
 
     def to_json(self) -> dict[str, JSON]:

@@ -23,5 +23,3 @@ def register(sub: Any) -> None:
                 raise
             continue
         module.register(targets)
-
-

@@ -71,9 +71,7 @@ def run(args: argparse.Namespace) -> int:
         for players in counts:
             if not info.min_players <= players <= info.max_players:
                 raise UsageError(f"{name} is played by {info.min_players}-{info.max_players}")
-            runs = [
-                measure(name, players, args.seconds, args.seed + r) for r in range(args.runs)
-            ]
+            runs = [measure(name, players, args.seconds, args.seed + r) for r in range(args.runs)]
             gps = statistics.median(g for g, _ in runs)
             dps = statistics.median(d for _, d in runs)
             print(f"{name:<10} {players:>7} {gps:>10.1f} {dps:>12.0f} {dps / gps:>9.1f}")

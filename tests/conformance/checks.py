@@ -72,8 +72,14 @@ def check_terminates_with_consistent_result(game: Game, players: int, seed: int)
 
 
 def check_deterministic(game: Game, players: int, seed: int) -> None:
-    a = [(engine.state_hash(s), json.dumps(j, sort_keys=True)) for s, j in playout(game, players, seed)]
-    b = [(engine.state_hash(s), json.dumps(j, sort_keys=True)) for s, j in playout(game, players, seed)]
+    a = [
+        (engine.state_hash(s), json.dumps(j, sort_keys=True))
+        for s, j in playout(game, players, seed)
+    ]
+    b = [
+        (engine.state_hash(s), json.dumps(j, sort_keys=True))
+        for s, j in playout(game, players, seed)
+    ]
     assert a == b, "the same seed and moves gave different games"
     sa, _ = final_state(game, players, seed)
     sb, _ = final_state(game, players, seed)

@@ -59,7 +59,9 @@ def _option_variants() -> list[tuple[str, int, str, object]]:
     _option_variants(),
     ids=[f"{n}-{p}p-{o}={v}" for n, p, o, v in _option_variants()],
 )
-def test_contract_holds_with_each_option(name: str, players: int, option: str, value: object) -> None:
+def test_contract_holds_with_each_option(
+    name: str, players: int, option: str, value: object
+) -> None:
     game = engine.load(name)
     options = {option: value}
     for step, _ in enumerate(checks.playout(game, players, seed=3, options=options)):

@@ -13,7 +13,11 @@ if TYPE_CHECKING:
 
 
 def _cards(counts: list[int]) -> str:
-    parts = [f"{NAMES[k]}×{counts[i]}" if counts[i] > 1 else NAMES[k] for i, k in enumerate(KINDS) if counts[i]]
+    parts = [
+        f"{NAMES[k]}×{counts[i]}" if counts[i] > 1 else NAMES[k]
+        for i, k in enumerate(KINDS)
+        if counts[i]
+    ]
     return ", ".join(parts) if parts else "-"
 
 
@@ -78,7 +82,8 @@ def describe(state: BlossomState, seat: int, action: Any) -> str:
             return f"{who} arranges a cherry for 6 points"
         value = flower_value(k, state.ups, [sum(d) for d in state.downs], state.garden)
         pts = arrange_points(value, action["count"])
-        return f"{who} arranges {action['count']} {NAMES[action['kind']]} ({value} each) for {pts} points"
+        name = NAMES[action["kind"]]
+        return f"{who} arranges {action['count']} {name} ({value} each) for {pts} points"
     if kind == "draw":
         if action["from"] == "deck":
             return f"{who} draws from the deck"

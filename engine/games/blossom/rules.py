@@ -52,5 +52,5 @@ def sub_multisets(counts: list[int], min_size: int, max_size: int) -> list[list[
     """Every sub-multiset of ``counts`` with a size in [min_size, max_size]."""
     out: list[list[int]] = [[]]
     for c in counts:
-        out = [prefix + [n] for prefix in out for n in range(c + 1)]
+        out = [[*prefix, n] for prefix in out for n in range(c + 1)]
     return [m for m in out if min_size <= sum(m) <= max_size]

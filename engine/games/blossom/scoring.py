@@ -14,7 +14,9 @@ from engine.games.blossom.rules import (
 )
 
 
-def flower_value(kind: int, yards_up: list[list[int]], yards_down: list[int], garden: list[int]) -> int:
+def flower_value(
+    kind: int, yards_up: list[list[int]], yards_down: list[int], garden: list[int]
+) -> int:
     """The value of one card of ``kind`` being arranged, by blossom.md §6.
 
     ``yards_up`` holds every player's face-up yard (the cards being moved still count

@@ -444,7 +444,12 @@ class BlossomState(State):
     # ------------------------------------------------------------------ turns (§5)
 
     def _start_turn(self, seat: int) -> None:
-        """Give ``seat`` its turn; a seat with no legal action forfeits it (§5 PROPOSED)."""
+        """Give ``seat`` its turn; a seat with no legal action forfeits it (§5 PROPOSED).
+
+        Unreachable in a real game as far as we can tell: an empty-handed seat with an
+        empty yard and nothing to draw needs 33 cards in the other three seats' 30 slots,
+        and after any first action some second action is always open. Kept so that the
+        engine never offers a seat an empty list of actions."""
         for _ in range(self.n):
             self.current = seat
             self.actions_done = 0
@@ -511,9 +516,7 @@ class BlossomState(State):
             self.first_arranged = k  # §5: the second action may not garden-draw this kind
         if k == CHERRY and action["mode"] == "draw":
             hand = sum(self.hands[seat])
-            from_garden = (
-                self.overflow_source == "garden" and hand >= CHERRY_GARDEN_FILL_MIN_HAND
-            )
+            from_garden = self.overflow_source == "garden" and hand >= CHERRY_GARDEN_FILL_MIN_HAND
             self.cherry = {"drawn": 0, "source": "garden" if from_garden else "deck"}
             self._continue_cherry()
             return
@@ -577,16 +580,22 @@ class BlossomState(State):
             return "blossom.md §6", "finish the cherry's draws first (cherry_draw or cherry_stop)"
         if kind in ("feed_down", "feed_up") and yard >= YARD_LIMIT:
             return "blossom.md §5", "Feed A/B is not allowed with 5 cards in the yard"
-        if kind == "feed_down" and isinstance(action.get("cards"), list):
-            if yard + len(action["cards"]) > YARD_LIMIT:
-                return "blossom.md §3", "the yard may never hold more than 5 cards"
+        cards = action.get("cards")
+        if kind == "feed_down" and isinstance(cards, list) and yard + len(cards) > YARD_LIMIT:
+            return "blossom.md §3", "the yard may never hold more than 5 cards"
         if kind == "draw" and hand >= HAND_LIMIT:
             return "blossom.md §5", "Draw is not allowed with 5 cards in hand"
         if kind == "draw" and action.get("from") == "garden":
             if self.garden_drawn:
                 return "blossom.md §5", "at most one garden draw per turn"
-            if action.get("kind") in KIND_INDEX and KIND_INDEX[action["kind"]] == self.first_arranged:
-                return "blossom.md §5", "the second action may not garden-draw the kind just arranged"
+            if (
+                action.get("kind") in KIND_INDEX
+                and KIND_INDEX[action["kind"]] == self.first_arranged
+            ):
+                return (
+                    "blossom.md §5",
+                    "the second action may not garden-draw the kind just arranged",
+                )
         if kind == "arrange" and action.get("kind") == "cherry" and "count" in action:
             return "blossom.md §6", "an Arrange moves exactly one cherry (mode points or draw)"
         return "blossom.md §5", f"{action!r} is not legal now (cards not available or wrong step)"

@@ -1,0 +1,129 @@
+"""Set-up, deck refills, the end of the game and the tie-breaks (§2, §4, §7–§9)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engine
+from engine import CHANCE, OptionError
+from tests.games.blossom.table import act, deal, table
+
+
+def _set_up(players: int, **options: object) -> engine.State:
+    state = engine.load("blossom").new_game(players, options)
+    rng = random.Random(5)
+    while state.to_move() == (CHANCE,):
+        state.apply({CHANCE: engine.sample_chance(state, rng)})
+    return state
+
+
+@pytest.mark.parametrize(("players", "deck"), [(2, 20), (3, 18), (4, 16)])
+def test_set_up_removes_cards_and_deals_three_each_and_five_to_the_garden(
+    players: int, deck: int
+) -> None:
+    obs = _set_up(players).observe(None)
+    assert obs["removed"] == {2: 2, 3: 1, 4: 0}[players]
+    assert [s["hand"] for s in obs["seats"]] == [3] * players
+    assert sum(obs["garden"].values()) == 5
+    assert obs["deck"] == deck
+    assert obs["phase"] == "play" and obs["current"] == obs["dealer"]
+
+
+def test_the_dealer_option_chooses_who_starts() -> None:
+    assert _set_up(3, dealer=2).observe(None)["current"] == 2
+
+
+def test_bad_options_and_player_counts_are_clear_errors() -> None:
+    game = engine.load("blossom")
+    with pytest.raises(OptionError, match="2 to 4 players"):
+        game.new_game(5)
+    with pytest.raises(OptionError, match="no option 'colour'"):
+        game.new_game(3, {"colour": "red"})
+    with pytest.raises(OptionError, match="dealer"):
+        game.new_game(2, {"dealer": 3})
+    with pytest.raises(OptionError, match="one of deck, garden"):
+        game.new_game(2, {"cherryOverflowSource": "sky"})
+
+
+def test_drawing_the_last_deck_card_turns_the_garden_into_the_deck() -> None:
+    state = table(garden="rose lily", deck="anemone")
+    act(state, {"type": "draw", "from": "deck"})
+    deal(state, "anemone")
+    obs = state.observe(None)
+    assert obs["deck"] == 2 and sum(obs["garden"].values()) == 0
+
+
+def test_with_an_empty_garden_the_deck_stays_empty_and_refills_on_the_next_draw() -> None:
+    state = table(yards_up=["rose", "", ""], garden="", deck="anemone")
+    act(state, {"type": "draw", "from": "deck"})
+    deal(state, "anemone")
+    assert state.observe(None)["deck"] == 0
+    act(state, {"type": "arrange", "kind": "rose", "count": 1})
+    # seat 1's turn: the deck is empty, the garden holds the rose: drawing refills first
+    act(state, {"type": "draw", "from": "deck"})
+    assert state.observe(None)["garden"]["rose"] == 0
+    deal(state, "rose")
+    assert state.hands[1][3] == 1
+
+
+def test_draw_is_illegal_when_deck_and_garden_are_both_empty() -> None:
+    state = table(4, hands=["rose", "", "", ""], garden="", deck="")
+    assert not [a for a in state.legal_actions(0) if a["type"] == "draw"]
+
+
+def test_reaching_66_finishes_the_round() -> None:
+    state = table(yards_up=["cherry", "", ""], hands=["", "rose", "lily"], scores=[60, 0, 0])
+    act(state, {"type": "arrange", "kind": "cherry", "mode": "points"})
+    assert state.observe(None)["end_triggered"]
+    act(state, {"type": "draw", "from": "deck"})
+    deal(state, "rose")
+    for seat in (1, 2):
+        assert state.to_move() == (seat,)
+        act(state, {"type": "draw", "from": "deck"})
+        deal(state, "camellia")
+        act(state, {"type": "draw", "from": "deck"})
+        deal(state, "camellia")
+    assert state.is_over()
+    assert state.result().places[0] == 0
+
+
+def test_the_seat_right_of_the_starter_reaching_66_ends_the_game_after_its_turn() -> None:
+    state = table(yards_up=["", "", "cherry"], hands=["", "", "rose"], scores=[0, 0, 63], current=2)
+    act(state, {"type": "arrange", "kind": "cherry", "mode": "points"})
+    act(state, {"type": "feed_up", "card": "rose"})
+    assert state.is_over()
+    assert state.result().scores == (0.0, 0.0, 69.0)
+
+
+def test_a_score_tie_goes_to_fewer_cards_in_hand_and_yard() -> None:
+    state = table(
+        hands=["rose", "rose lily", ""], yards_up=["", "", "anemone"], scores=[66, 66, 30]
+    )
+    state.phase = "over"
+    assert state.result().places == (0, 1, 2)
+
+
+def test_a_full_tie_is_shared() -> None:
+    state = table(hands=["rose", "lily", ""], scores=[66, 66, 30])
+    state.phase = "over"
+    assert state.result().places == (0, 0, 2)
+
+
+def test_mulligan_returns_cards_and_deals_as_many_back() -> None:
+    state = engine.load("blossom").new_game(2, {"mulligan": True, "dealer": 0})
+    rng = random.Random(2)
+    while state.to_move() == (CHANCE,):
+        state.apply({CHANCE: engine.sample_chance(state, rng)})
+    assert state.observe(None)["phase"] == "mulligan"
+    assert state.to_move() == (1,), "the mulligan starts left of the dealer"
+    first = state.legal_actions(1)[-1]
+    state.apply({1: first})
+    assert state.observe(0)["seats"][1]["returned"] == len(first["cards"])
+    state.apply({0: {"type": "mulligan", "cards": []}})
+    while state.to_move() == (CHANCE,):
+        state.apply({CHANCE: engine.sample_chance(state, rng)})
+    obs = state.observe(None)
+    assert [s["hand"] for s in obs["seats"]] == [3, 3]
+    assert sum(obs["garden"].values()) == 5 and obs["phase"] == "play"

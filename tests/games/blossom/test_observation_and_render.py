@@ -1,0 +1,35 @@
+"""What each seat sees (§3) and the text rendering."""
+
+from __future__ import annotations
+
+from tests.games.blossom.table import table
+
+
+def test_hands_and_face_down_cards_are_seen_only_by_their_owner() -> None:
+    state = table(hands=["rose lily", "anemone", ""], yards_down=["camellia", "", ""])
+    mine, theirs, public = state.observe(0), state.observe(1), state.observe(None)
+    assert mine["hand"]["rose"] == 1 and mine["yard_down"]["camellia"] == 1
+    assert theirs["hand"]["rose"] == 0 and theirs["seats"][0] == public["seats"][0]
+    assert public["seats"][0]["hand"] == 2 and public["seats"][0]["yard_down"] == 1
+    assert "hand" not in public
+
+
+def test_the_removed_cards_and_the_deck_show_only_their_size() -> None:
+    state = table(2, garden="rose")
+    obs = state.observe(0)
+    assert isinstance(obs["deck"], int) and isinstance(obs["removed"], int)
+
+
+def test_render_shows_the_own_hand_and_hides_the_others() -> None:
+    state = table(hands=["rose lily", "anemone", ""], yards_up=["", "chrysanth", ""], garden="lily")
+    text = state.render(0)
+    assert "seat 0 (dealer) (you):" in text and "hand [rose, lily of the valley]" in text
+    assert "seat 1:   0 pts · hand 1 · yard up [chrysanth] down 0" in text
+    assert "anemone" not in text.split("seat 1")[1].split("\n")[0]
+    assert "garden: lily of the valley" in text
+
+
+def test_describe_does_not_reveal_face_down_cards() -> None:
+    state = table(hands=["rose lily", "", ""])
+    line = state.describe(0, {"type": "feed_down", "cards": ["rose", "lily"]})
+    assert line == "seat 0 feeds 2 card(s) face down into the yard"
