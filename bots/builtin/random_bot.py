@@ -1,0 +1,13 @@
+"""``builtin:random``: a uniformly random legal action, reproducible per decision."""
+
+from __future__ import annotations
+
+from bots.sdk import Turn
+
+
+class RandomBot:
+    name = "random"
+    version = "1"
+
+    def act(self, turn: Turn) -> int:
+        return turn.rng().randrange(len(turn.legal_actions))

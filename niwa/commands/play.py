@@ -1,0 +1,170 @@
+"""``niwa play GAME --bot BOT ...``: referee one match and narrate it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import engine
+from bots.manifest import ManifestError
+from engine import CHANCE, State
+from niwa.cli import UsageError
+from referee.clock import TimeControl
+from referee.match import BotSpec, MatchOutcome, MatchSpec, load_game, play_match
+from referee.replay import Step
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "play",
+        help="referee one match between bots and narrate it",
+        description="Plays one match: each --bot takes the next seat. Bots run as "
+        "sandboxed processes unless --in-process (built-in bots only) or --no-sandbox.",
+    )
+    p.add_argument("game", help="a registered game, e.g. blossom")
+    p.add_argument(
+        "--bot",
+        action="append",
+        required=True,
+        metavar="DIR_OR_BUILTIN",
+        help="a bot directory (with bot.toml) or builtin:NAME; once per seat",
+    )
+    p.add_argument("--seed", type=int, help="match seed (default: random, printed)")
+    p.add_argument("--time", default="1s+30s", help="per-decision time + bank (default 1s+30s)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a game option (VALUE is JSON, or a bare word); repeatable")
+    p.add_argument("--replay", type=Path, metavar="FILE", help="write the replay here")
+    p.add_argument("--log-dir", type=Path, help="keep each bot's stderr here")
+    p.add_argument("--max-failures", type=int, default=3,
+                   help="failed decisions that put a seat out (default 3)")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run bots as plain processes (trusted bots only)")
+    p.add_argument("--in-process", action="store_true",
+                   help="run built-in bots inside the referee (no process, no gRPC)")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+    p.set_defaults(run=run)
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--option {pair!r}: write it as NAME=VALUE")
+        try:
+            options[name] = json.loads(text)
+        except json.JSONDecodeError:
+            options[name] = text
+    return options
+
+
+def build_spec(args: argparse.Namespace, on_step: Any = None) -> MatchSpec:
+    """The match the command line asks for; UsageError for anything wrong in it."""
+    try:
+        game = load_game(args.game)
+    except engine.UnknownGame as e:
+        raise UsageError(str(e).strip("'\"")) from None
+    try:
+        bots = [BotSpec.parse(b) for b in args.bot]
+        time_control = TimeControl.parse(args.time)
+    except (ValueError, ManifestError) as e:
+        raise UsageError(str(e)) from None
+    options = parse_options(args.option)
+    try:
+        game.info.validate(len(bots), options)
+    except engine.OptionError as e:
+        raise UsageError(f"{e} (one --bot per seat)" if "players" in str(e) else str(e)) from None
+    if args.in_process and not all(b.is_builtin for b in bots):
+        raise UsageError("--in-process runs built-in bots only: drop it to sandbox bot directories")
+    if args.max_failures < 1:
+        raise UsageError("--max-failures must be at least 1")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    return MatchSpec(
+        game=args.game,
+        bots=bots,
+        options=options,
+        seed=seed,
+        time_control=time_control,
+        sandbox=not args.no_sandbox,
+        replay_path=args.replay,
+        log_dir=args.log_dir,
+        # Until bots run as processes, built-in bots run in the referee.
+        in_process=args.in_process or all(b.is_builtin for b in bots),
+        max_failures=args.max_failures,
+        on_step=on_step,
+    )
+
+
+class Narrator:
+    """Prints the match as it goes: the public table at each new turn, every move."""
+
+    def __init__(self, names: list[str], out: TextIO) -> None:
+        self.names = names
+        self.out = out
+        self.shown_start = False
+
+    def __call__(self, step: Step, before: State, after: State) -> None:
+        if not self.shown_start:
+            self.table(before)
+            self.shown_start = True
+        for move in step.moves:
+            who = "chance" if move.seat == CHANCE else f"seat {move.seat} ({self.names[move.seat]})"
+            line = f"{step.index:>4}  {who}: {before.describe(move.seat, move.action)}"
+            if move.seat != CHANCE and move.status != "OK":
+                why = f"; {move.detail}" if move.detail else ""
+                line += f"  [{move.status}: default move{why}]"
+            if move.note:
+                line += f"  # {move.note}"
+            print(line, file=self.out)
+        if after.to_move() != before.to_move() and after.to_move() != (CHANCE,):
+            self.table(after)
+        self.out.flush()
+
+    def table(self, state: State) -> None:
+        print("", file=self.out)
+        print(state.render(None), file=self.out)
+        print("", file=self.out)
+
+
+def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
+    print("result:", file=out)
+    order = sorted(range(len(names)), key=lambda s: (outcome.result.places[s], s))
+    for seat in order:
+        place = outcome.result.places[seat] + 1
+        score = outcome.result.scores[seat]
+        line = f"  {place}. seat {seat} {names[seat]:<24} score {score:g}"
+        info = outcome.seats[seat]
+        if info.status == "out":
+            line += f"  OUT ({info.reason} at step {info.at}: {info.detail})"
+        print(line, file=out)
+    print(
+        f"{outcome.decisions} decisions in {outcome.wall_s:.2f} s, match {outcome.match_id}",
+        file=out,
+    )
+    if outcome.replay_path is not None:
+        print(f"replay: {outcome.replay_path}", file=out)
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.logs import configure_cli_logging
+
+    configure_cli_logging()
+    out = sys.stdout
+    names = list(args.bot)
+    narrator = None if args.quiet else Narrator(names, out)
+    spec = build_spec(args, narrator)
+    print(
+        f"{args.game}: {spec.players} players, seed {spec.seed}, time {spec.time_control}"
+        f"{'' if spec.sandbox or spec.in_process else ' (NOT sandboxed)'}",
+        file=out,
+    )
+    try:
+        outcome = play_match(spec)
+    except ValueError as e:  # e.g. a bot whose bot.toml does not list this game
+        raise UsageError(str(e)) from None
+    print_result(outcome, names, out)
+    return 0

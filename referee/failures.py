@@ -1,0 +1,26 @@
+"""The four ways a bot can fail a decision, classified once at the boundary
+(issue 3, "Failures")."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Failure(StrEnum):
+    TIMEOUT = "TIMEOUT"  # no answer within the seat's time left
+    ILLEGAL = "ILLEGAL"  # an answer that is not one of the legal actions, or malformed
+    CRASHED = "CRASHED"  # the bot's process died (or never got to READY)
+    DISCONNECTED = "DISCONNECTED"  # the process lives but its socket stopped answering
+
+
+#: Failures after which the referee cannot talk to the bot any more: the seat is out.
+FATAL = frozenset({Failure.CRASHED, Failure.DISCONNECTED})
+
+
+class BotFailure(Exception):
+    """Raised by a player when a call fails; ``detail`` is one line for the replay."""
+
+    def __init__(self, kind: Failure, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail

@@ -1,0 +1,432 @@
+"""Run one match: the referee's programmatic API (the ladder calls this).
+
+Stable names::
+
+    BotSpec.parse("builtin:random") / BotSpec.parse("path/to/bot-dir")
+    TimeControl.parse("1s+30s")            # per-decision time + bank
+    MatchSpec(game, bots, options={}, seed=0, time_control=..., sandbox=True,
+              replay_path=None, log_dir=None, in_process=False, max_failures=3,
+              startup_timeout_s=10.0, limits=Limits(), match_id="", on_step=None)
+    outcome = await run_match(spec)        # inside trio
+    outcome = play_match(spec)             # sync: trio.run(run_match, spec)
+    outcome.result                         # engine.Result; places put out seats last
+    outcome.game_result                    # engine.Result as the game scored it
+    outcome.seats                          # [SeatOutcome(seat, status "ok"|"out", reason, ...)]
+    outcome.decisions, outcome.wall_s, outcome.replay_path, outcome.match_id
+
+A match runs in one trio nursery: every bot is started (concurrently) and reaped
+inside it, every ``Act`` runs under its own cancel scope, and chance is sampled from a
+stream derived from the seed. Failures are classified once (:mod:`referee.failures`);
+a failed decision gets a seeded default move, and a crash, a lost connection or
+``max_failures`` failures put the seat out: it places last and the match goes on.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+import trio
+
+import engine
+from bots import builtin
+from bots.manifest import Manifest
+from bots.manifest import load as load_manifest
+from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply
+from engine import CHANCE, Action, Game, Result, State, canonical_json
+from referee.clock import Clock, TimeControl
+from referee.failures import FATAL, BotFailure, Failure
+from referee.players import InProcessPlayer, Player, Question
+from referee.replay import Header, Move, ReplayWriter, ResultLine, SeatInfo, SeatOutcome, Step
+from referee.sandbox import Limits
+from referee.seeds import derive_seed, stream
+
+__all__ = [
+    "BotSpec",
+    "Limits",
+    "MatchOutcome",
+    "MatchSpec",
+    "SeatOutcome",
+    "TimeControl",
+    "play_match",
+    "run_match",
+]
+
+#: Extra time past a bot's deadline before the referee stops waiting (transport slack).
+GRACE_S = 0.05
+#: Time allowed for ``Finish`` at the end of a match.
+FINISH_TIMEOUT_S = 1.0
+
+StepObserver = Callable[[Step, State, State], None]
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A seat's bot: ``builtin:NAME`` or a bot directory holding a ``bot.toml``."""
+
+    kind: str  # "builtin" or "dir"
+    target: str  # the built-in name, or the directory's absolute path
+
+    @classmethod
+    def parse(cls, text: str) -> BotSpec:
+        """Raises ValueError (one line, naming the fix) for an unknown bot."""
+        if text.startswith("builtin:"):
+            name = text.removeprefix("builtin:")
+            if name not in builtin.BUILTIN:
+                raise ValueError(
+                    f"no built-in bot {name!r}; built-in bots: {', '.join(builtin.names())}"
+                )
+            return cls("builtin", name)
+        path = Path(text).expanduser().resolve()
+        load_manifest(path)  # fail early with the manifest's own message
+        return cls("dir", str(path))
+
+    @property
+    def is_builtin(self) -> bool:
+        return self.kind == "builtin"
+
+    def manifest(self) -> Manifest:
+        """The bot's identity; built-in bots get one from their class."""
+        if self.is_builtin:
+            cls = type(builtin.create(self.target))
+            return Manifest(
+                name=self.target,
+                version=str(getattr(cls, "version", "1")),
+                games=("*",),
+                command=("python", "-m", "bots.builtin", self.target),
+            )
+        return load_manifest(self.target)
+
+    def __str__(self) -> str:
+        return f"builtin:{self.target}" if self.is_builtin else self.target
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """Everything one match needs. ``game`` is a registered name (or, in tests, a
+    :class:`engine.Game`); one bot per seat, seat order as given."""
+
+    game: str | Game
+    bots: Sequence[BotSpec]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    time_control: TimeControl = field(default_factory=lambda: TimeControl(1000, 30_000))
+    sandbox: bool = True
+    replay_path: Path | None = None
+    log_dir: Path | None = None
+    in_process: bool = False  # run built-in bots inside the referee (no process, no gRPC)
+    max_failures: int = 3  # failed decisions (of any kind) that put a seat out
+    startup_timeout_s: float = 10.0
+    limits: Limits = field(default_factory=Limits)
+    match_id: str = ""
+    on_step: StepObserver | None = None  # called after each step (narration, progress)
+
+    @property
+    def players(self) -> int:
+        return len(self.bots)
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    result: Result  # the game's scores; places with out seats last
+    game_result: Result  # the game's own result, ignoring who went out
+    seats: list[SeatOutcome]
+    decisions: int  # steps where a seat decided (chance excluded)
+    wall_s: float
+    replay_path: Path | None
+    match_id: str
+
+
+def load_game(game: str | Game) -> Game:
+    return engine.load(game) if isinstance(game, str) else game
+
+
+def final_places(game_places: Sequence[int], seats: Sequence[SeatOutcome]) -> list[int]:
+    """Seats still in keep the game's order; seats that went out place below them,
+    a seat that went out later above one that went out earlier."""
+    keys = [
+        (1, -place, 0) if s.status == "ok" else (0, 0, s.at or 0)
+        for place, s in zip(game_places, seats, strict=True)
+    ]
+    return list(engine.places_from_keys(keys))
+
+
+class _Seat:
+    """The referee's book-keeping for one seat."""
+
+    def __init__(self, index: int, spec: BotSpec, player: Player, match: MatchSpec) -> None:
+        self.index = index
+        self.spec = spec
+        self.player = player
+        self.clock = Clock(match.time_control)
+        self.defaults = stream(match.seed, "default", index)
+        self.failures = 0
+        self.outcome = SeatOutcome(index)
+        self.log = structlog.get_logger("niwa.referee").bind(seat=index, bot=str(spec))
+
+    @property
+    def out(self) -> bool:
+        return self.outcome.status == "out"
+
+
+def _resolve(reply: Reply, legal: list[Action]) -> Action:
+    """The legal action a reply names; ILLEGAL if it names none."""
+    if not reply.has_action:
+        assert reply.index is not None
+        if not 0 <= reply.index < len(legal):
+            raise BotFailure(
+                Failure.ILLEGAL, f"index {reply.index} out of range ({len(legal)} legal actions)"
+            )
+        return legal[reply.index]
+    wanted = canonical_json(reply.action)
+    for action in legal:
+        if canonical_json(action) == wanted:
+            return action
+    raise BotFailure(Failure.ILLEGAL, f"action {wanted[:200]} is not legal here")
+
+
+class _Match:
+    def __init__(self, spec: MatchSpec, game: Game, options: dict[str, Any]) -> None:
+        self.spec = spec
+        self.game = game
+        self.options = options
+        self.match_id = spec.match_id or uuid.uuid4().hex[:12]
+        self.chance = stream(spec.seed, "chance")
+        self.seats: list[_Seat] = []
+        self.log = structlog.get_logger("niwa.referee").bind(match=self.match_id)
+
+    def game_start(self, seat: int) -> GameStart:
+        tc = self.spec.time_control
+        return GameStart(
+            game=self.game.info.name,
+            version=self.game.info.version,
+            seat=seat,
+            players=self.spec.players,
+            options=self.options,
+            per_decision_ms=tc.per_decision_ms,
+            bank_ms=tc.bank_ms,
+            seed=derive_seed(self.spec.seed, "bot", seat),
+            match_id=self.match_id,
+        )
+
+    async def put_out(self, seat: _Seat, kind: Failure, at: int, detail: str) -> None:
+        await seat.player.close()  # reap first, so the stderr tail is complete
+        seat.outcome = SeatOutcome(
+            seat.index,
+            status="out",
+            reason=str(kind),
+            at=at,
+            detail=detail,
+            stderr_tail=seat.player.stderr_tail(),
+            failures=seat.failures,
+        )
+        seat.log.warning("seat_out", reason=str(kind), at=at, detail=detail)
+
+    async def start_seat(self, seat: _Seat) -> None:
+        try:
+            with trio.fail_after(self.spec.startup_timeout_s + GRACE_S):
+                await seat.player.start(
+                    self.game_start(seat.index), self.spec.startup_timeout_s
+                )
+        except trio.TooSlowError:
+            seat.failures += 1
+            await self.put_out(seat, Failure.TIMEOUT, 0, "no answer to Start in time")
+        except BotFailure as f:
+            seat.failures += 1
+            await self.put_out(seat, f.kind, 0, f.detail)
+        else:
+            seat.log.info("seat_started", name=seat.player.name, version=seat.player.version)
+
+    async def ask(self, seat: _Seat, index: int, state: State, moves: dict[int, Move]) -> None:
+        legal = state.legal_actions(seat.index)
+        if seat.out:
+            moves[seat.index] = Move(seat.index, seat.defaults.choice(legal), status="OUT")
+            return
+        time_left = seat.clock.time_left_ms()
+        question = Question(index, seat.index, state.observe(seat.index), legal, int(time_left))
+        cpu0 = seat.player.cpu_seconds()
+        t0 = time.perf_counter()
+        reply: Reply | None = None
+        try:
+            with trio.move_on_after(time_left / 1000 + GRACE_S):
+                reply = await seat.player.act(question, time_left / 1000)
+            wall_ms = (time.perf_counter() - t0) * 1000
+            if reply is None or not seat.clock.charge(wall_ms):
+                raise BotFailure(
+                    Failure.TIMEOUT, f"no answer within {time_left:.0f} ms"
+                )
+            action = _resolve(reply, legal)
+        except BotFailure as f:
+            wall_ms = (time.perf_counter() - t0) * 1000
+            seat.failures += 1
+            cpu_ms = _cpu_ms(cpu0, seat.player.cpu_seconds())
+            default = seat.defaults.choice(legal)
+            moves[seat.index] = Move(
+                seat.index, default, str(f.kind), wall_ms, cpu_ms, int(time_left), "", f.detail
+            )
+            seat.log.warning("decision_failed", step=index, failure=str(f.kind), detail=f.detail)
+            if f.kind in FATAL or seat.failures >= self.spec.max_failures:
+                await self.put_out(seat, f.kind, index, f.detail)
+            return
+        note = reply.note[:NOTE_LIMIT]
+        cpu_ms = _cpu_ms(cpu0, seat.player.cpu_seconds())
+        moves[seat.index] = Move(seat.index, action, "OK", wall_ms, cpu_ms, int(time_left), note)
+
+    async def decide(self, index: int, state: State) -> list[Move]:
+        to_move = state.to_move()
+        moves: dict[int, Move] = {}
+        if len(to_move) == 1:
+            await self.ask(self.seats[to_move[0]], index, state, moves)
+        else:  # simultaneous: every seat is asked at once, each under its own deadline
+            async with trio.open_nursery() as nursery:
+                for s in to_move:
+                    nursery.start_soon(self.ask, self.seats[s], index, state, moves)
+        return [moves[s] for s in to_move]
+
+    async def play(self, writer: ReplayWriter | None) -> MatchOutcome:
+        spec = self.spec
+        started = time.perf_counter()
+        state = self.game.new_game(spec.players, self.options)
+        async with trio.open_nursery() as nursery:
+            for s in self.seats:
+                nursery.start_soon(self.start_seat, s)
+        if writer is not None:
+            writer.header(self.header())
+        index = decisions = 0
+        while not state.is_over():
+            before = state.clone() if spec.on_step is not None else state
+            if state.to_move() == (CHANCE,):
+                moves = [Move(CHANCE, engine.sample_chance(state, self.chance))]
+                kind = "chance"
+            else:
+                moves = await self.decide(index, state)
+                kind = "decision"
+                decisions += 1
+            state.apply({m.seat: m.action for m in moves})
+            step = Step(index, kind, moves, engine.state_hash(state))  # type: ignore[arg-type]
+            if writer is not None:
+                writer.step(step)
+            if spec.on_step is not None:
+                spec.on_step(step, before, state)
+            index += 1
+        game_result = state.result()
+        outcomes = [s.outcome for s in self.seats]
+        places = final_places(game_result.places, outcomes)
+        result = Result(game_result.scores, tuple(places))
+        await self.finish_all(result)
+        wall_s = time.perf_counter() - started
+        if writer is not None:
+            writer.result(
+                ResultLine(
+                    scores=list(result.scores),
+                    places=places,
+                    game_places=list(game_result.places),
+                    seats=outcomes,
+                    decisions=decisions,
+                    wall_ms=wall_s * 1000,
+                )
+            )
+        self.log.info("match_over", places=places, decisions=decisions, wall_s=wall_s)
+        return MatchOutcome(
+            result, game_result, outcomes, decisions, wall_s, spec.replay_path, self.match_id
+        )
+
+    async def finish_all(self, result: Result) -> None:
+        async def finish(seat: _Seat) -> None:
+            if seat.out:
+                return
+            try:
+                with trio.move_on_after(FINISH_TIMEOUT_S + GRACE_S):
+                    await seat.player.finish(
+                        Finish(list(result.scores), list(result.places), seat.index),
+                        FINISH_TIMEOUT_S,
+                    )
+            except BotFailure as f:
+                seat.log.info("finish_failed", detail=f.detail)
+
+        async with trio.open_nursery() as nursery:
+            for s in self.seats:
+                nursery.start_soon(finish, s)
+
+    def header(self) -> Header:
+        return Header(
+            game=self.game.info.name,
+            version=self.game.info.version,
+            players=self.spec.players,
+            options=self.options,
+            seats=[
+                SeatInfo(s.index, str(s.spec), s.player.name, s.player.version)
+                for s in self.seats
+            ],
+            seed=self.spec.seed,
+            time_control=self.spec.time_control.to_json(),
+            match_id=self.match_id,
+            started=datetime.now(UTC).isoformat(timespec="seconds"),
+            sandbox=self.spec.sandbox and not self.spec.in_process,
+        )
+
+
+def _cpu_ms(before: float | None, after: float | None) -> float | None:
+    if before is None or after is None:
+        return None
+    return max(0.0, after - before) * 1000
+
+
+def _make_player(
+    spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery
+) -> Player:
+    manifest = bot.manifest()
+    if bot.is_builtin and spec.in_process:
+        return InProcessPlayer(builtin.create(bot.target), manifest.name, manifest.version)
+    from referee.process_player import ProcessPlayer
+
+    return ProcessPlayer(
+        bot=bot,
+        manifest=manifest,
+        seat=seat,
+        match_id=match_id,
+        sandbox=spec.sandbox,
+        limits=spec.limits,
+        startup_timeout_s=spec.startup_timeout_s,
+        log_dir=spec.log_dir,
+        nursery=nursery,
+    )
+
+
+async def run_match(spec: MatchSpec) -> MatchOutcome:
+    """Play one match to the end and return its outcome (see the module docstring)."""
+    game = load_game(spec.game)
+    options = game.info.validate(spec.players, spec.options)
+    for bot in spec.bots:
+        manifest = bot.manifest()
+        if not manifest.plays(game.info.name):
+            raise ValueError(
+                f"bot {manifest.name} ({bot}) does not play {game.info.name}: "
+                f"its bot.toml lists {', '.join(manifest.games)}"
+            )
+    match = _Match(spec, game, options)
+    async with AsyncExitStack() as stack:
+        nursery = await stack.enter_async_context(trio.open_nursery())
+        for i, bot in enumerate(spec.bots):
+            player = _make_player(spec, bot, i, match.match_id, nursery)
+            stack.push_async_callback(player.close)
+            match.seats.append(_Seat(i, bot, player, spec))
+        writer = ReplayWriter(spec.replay_path) if spec.replay_path is not None else None
+        try:
+            return await match.play(writer)
+        finally:
+            if writer is not None:
+                writer.close()
+    raise AssertionError("unreachable")  # pragma: no cover  (mypy: the stack may swallow)
+
+
+def play_match(spec: MatchSpec) -> MatchOutcome:
+    """Synchronous :func:`run_match` (runs its own trio loop)."""
+    return trio.run(run_match, spec)

@@ -1,0 +1,22 @@
+"""Independent random streams derived from one match seed.
+
+Chance, each bot's own seed and each seat's default moves get separate streams, so
+that (for example) a timeout that triggers a default move does not shift the
+shuffles that follow it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+
+def derive_seed(seed: int, *purpose: object) -> int:
+    """A 63-bit seed for ``purpose`` (e.g. ``("chance",)`` or ``("bot", 2)``)."""
+    text = "/".join(str(p) for p in (seed, *purpose))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def stream(seed: int, *purpose: object) -> random.Random:
+    """A ``random.Random`` for ``purpose`` under the match seed."""
+    return random.Random(derive_seed(seed, *purpose))

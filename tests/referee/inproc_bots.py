@@ -1,0 +1,28 @@
+"""Misbehaving bots run in process (registered as built-ins by the tests that use them)."""
+
+from __future__ import annotations
+
+from bots.sdk import Reply, Turn
+
+
+class OutOfRange:
+    version = "0"
+
+    def act(self, turn: Turn) -> int:
+        return len(turn.legal_actions) + 5
+
+
+class NamesAnAction:
+    """Answers with the action itself (the last legal one) and a note."""
+
+    version = "0"
+
+    def act(self, turn: Turn) -> Reply:
+        return Reply(action=turn.legal_actions[-1], note="last one")
+
+
+class Raises:
+    version = "0"
+
+    def act(self, turn: Turn) -> int:
+        raise RuntimeError("boom")

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+
+from referee.clock import Clock, TimeControl
+
+
+def test_time_control_is_per_decision_plus_bank() -> None:
+    assert TimeControl.parse("1s+30s") == TimeControl(1000, 30_000)
+
+
+def test_time_control_accepts_milliseconds_and_minutes() -> None:
+    assert TimeControl.parse("250ms+2m") == TimeControl(250, 120_000)
+
+
+def test_time_control_without_bank_has_an_empty_bank() -> None:
+    assert TimeControl.parse("2s") == TimeControl(2000, 0)
+
+
+def test_time_control_prints_as_it_is_written() -> None:
+    assert str(TimeControl.parse("500ms+30s")) == "500ms+30s"
+
+
+@pytest.mark.parametrize("text", ["", "fast", "1h", "0s+1s", "1s+x"])
+def test_bad_time_control_is_refused_with_an_example(text: str) -> None:
+    with pytest.raises(ValueError, match="1s\\+30s"):
+        TimeControl.parse(text)
+
+
+def test_decision_within_its_allowance_leaves_the_bank_untouched() -> None:
+    clock = Clock(TimeControl(1000, 5000))
+    assert clock.charge(900)
+    assert clock.time_left_ms() == 6000
+
+
+def test_decision_over_its_allowance_draws_on_the_bank() -> None:
+    clock = Clock(TimeControl(1000, 5000))
+    assert clock.charge(3000)
+    assert clock.time_left_ms() == 4000
+
+
+def test_decision_over_allowance_and_bank_times_out_and_empties_the_bank() -> None:
+    clock = Clock(TimeControl(1000, 5000))
+    assert not clock.charge(6500)
+    assert clock.time_left_ms() == 1000
