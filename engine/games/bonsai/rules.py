@@ -143,9 +143,7 @@ BUD: Final[int] = key(*_SETUP["bud"])
 
 def _pot(mirrored: bool) -> frozenset[int]:
     sign = -1 if mirrored else 1
-    return frozenset(
-        key(sign * u, int(v)) for v, us in _SETUP["pot"].items() for u in us
-    )
+    return frozenset(key(sign * u, int(v)) for v, us in _SETUP["pot"].items() for u in us)
 
 
 #: Pot cells never hold a tile (bonsai.md §6.3); the flipped pot mirrors u (§6.7).
