@@ -1,0 +1,129 @@
+"""Set-up and the flow of a round (sakura.md §6 #1, #2, #14, #17)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import CHANCE, IllegalAction
+from engine.games.sakura import GAME
+from tests.games.sakura.table import decide, draw_all, play, table
+
+
+def test_setup_puts_the_emperor_on_the_torii_and_every_painter_on_the_gate() -> None:
+    state = GAME.new_game(4)
+    assert state.garden.emperor == 4
+    assert state.garden.painters == [0, 0, 0, 0]
+    assert state.garden.tokens == [5, 5, 5, 5]
+
+
+def test_the_supply_is_the_neutral_tokens_plus_the_unused_colours() -> None:
+    assert GAME.new_game(4).garden.supply == 24 + 2 * 5
+    assert GAME.new_game(6).garden.supply == 24
+
+
+def test_with_five_players_the_emperor_starts_on_the_longer_paths_torii() -> None:
+    assert GAME.new_game(5).garden.emperor == 6
+
+
+def test_the_deal_is_chance_with_every_card_equally_likely() -> None:
+    state = GAME.new_game(3)
+    assert state.to_move() == (CHANCE,)
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 60
+    assert {p for _, p in outcomes} == {1 / 60}
+
+
+def test_after_the_deal_every_seat_holds_five_cards_and_chooses_at_once() -> None:
+    state = draw_all(GAME.new_game(3))
+    assert [len(h) for h in state.hands] == [5, 5, 5]
+    assert state.to_move() == (0, 1, 2)
+    assert state.round == 1
+
+
+def test_each_seat_may_play_any_card_of_its_hand() -> None:
+    state = table(3, hands=[[3, 9, 12, 30, 41], [], []])
+    assert state.legal_actions(0) == [{"type": "play", "card": c} for c in (3, 9, 12, 30, 41)]
+
+
+def test_the_simultaneous_choice_needs_every_seat_at_once() -> None:
+    state = table(3, hands=[[11], [26], [50]])
+    before = state.to_json()
+    with pytest.raises(IllegalAction) as e:
+        state.apply({0: {"type": "play", "card": 11}, 1: {"type": "play", "card": 26}})
+    assert e.value.rule == "sakura.md §6"
+    assert state.to_json() == before
+
+
+def test_a_card_not_in_hand_is_refused_and_changes_nothing() -> None:
+    state = table(3, hands=[[11], [26], [50]])
+    before = state.to_json()
+    with pytest.raises(IllegalAction, match="no card 26 in hand"):
+        state.apply({0: {"type": "play", "card": 26}, 1: {"type": "play", "card": 26},
+                     2: {"type": "play", "card": 50}})
+    assert state.to_json() == before
+
+
+def test_cards_resolve_in_order_number_order_not_seat_order() -> None:
+    # Cards 11, 26 and 50 all read: Emperor forward 1, then forward 1.
+    state = table(3, hands=[[50], [11], [26]])
+    play(state, {0: 50, 1: 11, 2: 26})
+    assert state.garden.painters == [3, 1, 2]
+    assert state.garden.emperor == 7
+
+
+def test_the_garden_action_comes_before_the_painter_action() -> None:
+    # Card 14: Emperor forward 1, then forward 2. Painter first would walk into him.
+    state = table(3, emperor=10, painters=[8, 0, 0], hands=[[14], [24], [28]])
+    play(state, {0: 14, 1: 24, 2: 28})
+    assert state.garden.emperor == 11
+    assert state.garden.painters[0] == 10
+    assert state.garden.tokens[0] == 5
+
+
+def test_the_owner_chooses_the_emperors_direction_when_the_card_resolves() -> None:
+    # Card 11 resolves on its own; card 13 (Emperor forward or back 1) then asks seat 1.
+    state = table(3, hands=[[11], [13], [50]])
+    play(state, {0: 11, 1: 13, 2: 50})
+    assert state.to_move() == (1,)
+    assert state.garden.painters[0] == 1  # card 11 is already done
+    assert state.legal_actions(1) == [
+        {"type": "emperor", "direction": "forward"},
+        {"type": "emperor", "direction": "back"},
+    ]
+    assert state.legal_actions(0) == []
+
+
+def test_the_owner_chooses_the_painters_direction_after_the_garden_action() -> None:
+    state = table(3, emperor=8, painters=[0, 6, 0], hands=[[11], [13], [50]])
+    play(state, {0: 11, 1: 13, 2: 50}, ["forward"])
+    assert state.to_move() == (1,)
+    assert state.legal_actions(1)[1] == {"type": "painter", "direction": "back"}
+    decide(state, ["back"])  # card 13: forward or back 2
+    assert state.garden.painters[1] == 4
+
+
+def test_a_wrong_direction_answer_is_refused() -> None:
+    state = table(3, hands=[[11], [13], [50]])
+    play(state, {0: 11, 1: 13, 2: 50})
+    with pytest.raises(IllegalAction) as e:
+        state.apply({1: {"type": "painter", "direction": "forward"}})
+    assert e.value.rule == "sakura.md §2"
+
+
+def test_resolved_cards_are_discarded_and_everyone_draws_one_in_seat_order() -> None:
+    state = table(3, hands=[[50], [11], [26]])
+    play(state, {0: 50, 1: 11, 2: 26})
+    assert sorted(state.discard) == [11, 26, 50]
+    assert state.to_move() == (CHANCE,)
+    assert state.draws == [0, 1, 2]
+    draw_all(state)
+    assert [len(h) for h in state.hands] == [5, 5, 5]
+    assert state.to_move() == (0, 1, 2) and state.round == 2
+
+
+def test_an_empty_deck_is_refilled_from_the_discard_pile_including_this_rounds_cards() -> None:
+    state = table(3, hands=[[50], [11], [26]], deck=[])
+    discarded = len(state.discard)
+    play(state, {0: 50, 1: 11, 2: 26})
+    assert state.discard == [] and len(state.deck) == discarded + 3
+    assert {50, 11, 26} <= set(state.deck)
