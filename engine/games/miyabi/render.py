@@ -50,7 +50,7 @@ def _counts(counts: list[int]) -> str:
     parts = []
     for s, shape in enumerate(SHAPES):
         items = [
-            f"{TYPES[t]}x{counts[kind_of(s, t)]}"
+            f"{TYPES[t]} x{counts[kind_of(s, t)]}"
             for t in range(len(TYPES))
             if counts[kind_of(s, t)]
         ]
