@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from importlib.resources import files
 from typing import Any, Final
 
@@ -48,9 +49,15 @@ def cards_to_list(counts: list[int]) -> list[str]:
     return [k for i, k in enumerate(KINDS) for _ in range(counts[i])]
 
 
-def sub_multisets(counts: list[int], min_size: int, max_size: int) -> list[list[int]]:
-    """Every sub-multiset of ``counts`` with a size in [min_size, max_size]."""
+def sub_multisets(counts: list[int], min_size: int, max_size: int) -> tuple[tuple[str, ...], ...]:
+    """Every sub-multiset of ``counts`` with a size in [min_size, max_size], each as a
+    sorted tuple of kind names (the spelling actions use)."""
+    return _sub_multisets(tuple(counts), min_size, max_size)
+
+
+@cache
+def _sub_multisets(counts: tuple[int, ...], lo: int, hi: int) -> tuple[tuple[str, ...], ...]:
     out: list[list[int]] = [[]]
     for c in counts:
         out = [[*prefix, n] for prefix in out for n in range(c + 1)]
-    return [m for m in out if min_size <= sum(m) <= max_size]
+    return tuple(tuple(cards_to_list(m)) for m in out if lo <= sum(m) <= hi)

@@ -24,7 +24,6 @@ from engine.games.blossom.rules import (
     KIND_INDEX,
     KINDS,
     YARD_LIMIT,
-    cards_to_list,
     counts_from_json,
     counts_to_json,
     sub_multisets,
@@ -56,6 +55,7 @@ class BlossomState(State):
     """A game of Blossom. Build with ``BlossomGame.new_game`` or ``from_json``."""
 
     __slots__ = (
+        "_legal",
         "actions_done",
         "cherry",
         "current",
@@ -106,6 +106,7 @@ class BlossomState(State):
         self.cherry: dict[str, Any] | None = None
         self.end_triggered = False
         self.turns = 0
+        self._legal: list[Action] | None = None
         dealer = int(options["dealer"])
         if dealer < 0:
             self.queue = [DEALER]  # §4 PROPOSED: the dealer is drawn at random
@@ -176,14 +177,17 @@ class BlossomState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.to_move() or seat == CHANCE:
             return []
-        if self.phase == "mulligan":
-            return [
-                {"type": "mulligan", "cards": cards_to_list(m)}
-                for m in sub_multisets(self.hands[seat], 0, HAND_LIMIT)
-            ]
-        if self.cherry is not None:
-            return self._cherry_actions()
-        return self._action_choices()
+        if self._legal is None:  # cached until the next apply: apply checks against it
+            if self.phase == "mulligan":
+                self._legal = [
+                    {"type": "mulligan", "cards": list(m)}
+                    for m in sub_multisets(self.hands[seat], 0, HAND_LIMIT)
+                ]
+            elif self.cherry is not None:
+                self._legal = self._cherry_actions()
+            else:
+                self._legal = self._action_choices()
+        return self._legal
 
     def apply(self, joint: Mapping[int, Action]) -> None:
         seats = self.to_move()
@@ -197,9 +201,11 @@ class BlossomState(State):
         action = joint[seat]
         if seat == CHANCE:
             self._apply_chance(action)
+            self._legal = None
             return
         if action not in self.legal_actions(seat):
             raise IllegalAction(*self._why_illegal(seat, action))
+        self._legal = None
         kind = action["type"]
         if kind == "mulligan":
             self._mulligan(seat, _cards(action["cards"], "blossom.md §9"))
@@ -308,6 +314,7 @@ class BlossomState(State):
         c.cherry = None if self.cherry is None else dict(self.cherry)
         c.end_triggered = self.end_triggered
         c.turns = self.turns
+        c._legal = None
         return c
 
     def to_json(self) -> dict[str, JSON]:
@@ -367,6 +374,7 @@ class BlossomState(State):
         s.cherry = None if d["cherry"] is None else dict(d["cherry"])
         s.end_triggered = bool(d["end_triggered"])
         s.turns = int(d["turns"])
+        s._legal = None
         return s
 
     def render(self, seat: int | None = None) -> str:
@@ -457,7 +465,7 @@ class BlossomState(State):
             self.first_arranged = None
             self.cherry = None
             self.turns += 1
-            if self._action_choices():
+            if self._has_action():
                 return
             if self._game_ends_after(seat):
                 self.phase = "over"
@@ -472,12 +480,22 @@ class BlossomState(State):
     def _finish_action(self) -> None:
         self.cherry = None
         self.actions_done += 1
-        if self.actions_done < ACTIONS_PER_TURN and self._action_choices():
+        if self.actions_done < ACTIONS_PER_TURN and self._has_action():
             return
         if self._game_ends_after(self.current):
             self.phase = "over"
             return
         self._start_turn((self.current + 1) % self.n)
+
+    def _has_action(self) -> bool:
+        """Whether ``_action_choices`` is non-empty, without building it (§5)."""
+        seat = self.current
+        hand, up, down = self.hands[seat], self.ups[seat], self.downs[seat]
+        if any(up) or any(down):
+            return True  # Arrange or Feed C
+        if any(hand):
+            return True  # the yard is empty here, so Feed A/B fits
+        return any(self.deck) or any(self.garden)  # Draw (an empty hand has room)
 
     def _action_choices(self) -> list[Action]:
         seat = self.current
@@ -486,12 +504,12 @@ class BlossomState(State):
         out: list[Action] = []
         if yard < YARD_LIMIT:  # §5: A and B need room in the yard
             for m in sub_multisets(hand, 1, YARD_LIMIT - yard):
-                out.append({"type": "feed_down", "cards": cards_to_list(m)})
+                out.append({"type": "feed_down", "cards": list(m)})
             for k in range(6):
                 if hand[k]:
                     out.append({"type": "feed_up", "card": KINDS[k]})
         for m in sub_multisets(down, 1, YARD_LIMIT):
-            out.append({"type": "flip", "cards": cards_to_list(m)})
+            out.append({"type": "flip", "cards": list(m)})
         for k in range(6):
             if not up[k]:
                 continue
