@@ -31,6 +31,16 @@ def test_a_seats_view_does_not_change_with_the_cards_it_cannot_see() -> None:
     assert a.observe(1) != b.observe(1)
 
 
+def test_no_choice_is_visible_before_every_seat_has_chosen() -> None:
+    # The round's choices enter the state only together, in one joint move.
+    state = table(3, hands=[[11], [13], [50]])
+    assert state.observe(1)["played"] == []
+    assert state.observe(1)["handSizes"] == [5, 5, 5]
+    state.apply({0: {"type": "play", "card": 11}, 1: {"type": "play", "card": 13},
+                 2: {"type": "play", "card": 50}})
+    assert len(state.observe(1)["played"]) == 3
+
+
 def test_the_deck_order_is_no_part_of_the_state() -> None:
     state = table(3)
     assert state.to_json()["deck"] == sorted(state.deck)

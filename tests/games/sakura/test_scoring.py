@@ -44,9 +44,18 @@ def test_the_line_regroups_directly_behind_the_first_painter() -> None:
 
 
 def test_with_five_players_the_fourth_painter_earns_one_token() -> None:
-    garden = table(5, emperor=16, painters=[15, 14, 13, 12, 11]).garden
-    garden.score((3, 2, 1, 1))
-    assert garden.tokens == [8, 7, 6, 6, 5]
+    # Sakura S1 is space 16 on the long path; card 11: Emperor forward 1, then forward 1.
+    state = table(5, emperor=15, painters=[13, 14, 12, 11, 10],
+                  hands=[[11], [40], [50], [53], [56]])
+    play(state, {0: 11, 1: 40, 2: 50, 3: 53, 4: 56})
+    assert state.garden.emperor == 16
+    assert state.garden.tokens == [8, 7, 6, 6, 5]  # seat 0 skipped seat 1 onto 15
+
+
+def test_with_four_players_the_fourth_painter_earns_nothing() -> None:
+    state = table(4, emperor=11, painters=[9, 10, 8, 7], hands=[[11], [40], [50], [53]])
+    play(state, {0: 11, 1: 40, 2: 50, 3: 53})
+    assert state.garden.tokens == [8, 7, 6, 5]  # seat 0 skipped seat 1 onto 11
 
 
 def test_a_lone_painter_on_the_gate_is_ranked_last_and_moves_up_behind() -> None:

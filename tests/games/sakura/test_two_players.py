@@ -29,6 +29,13 @@ def test_after_both_choose_chance_reveals_the_court_painters_card_from_the_deck(
     assert outcomes[0][0] == {"type": "reveal", "card": min(state.deck)}
 
 
+def test_an_empty_deck_is_refilled_before_the_court_card_is_revealed() -> None:
+    state = table(2, hands=[[50], [60]], deck=[])
+    play(state, {0: 50, 1: 60})
+    assert state.to_move() == (CHANCE,)
+    assert state.discard == [] and len(state.chance_outcomes()) == 60 - 10
+
+
 def test_the_court_card_resolves_in_order_and_always_picks_forward() -> None:
     # Court card 10: Emperor forward or back 1, then forward or back 3: no question asked.
     state = table(2, hands=[[50], [60]])
