@@ -16,19 +16,6 @@ def majority(counts: list[int], **options: Any) -> list[int]:
     return majority_points(rules, counts)
 
 
-def test_rulebook_example_three_pagodas_on_layer_1_score_3() -> None:
-    state = scripted(taken=("corner", "pagoda"))
-    place(state, 2, 3, 0)
-    assert state.gardens[0].score == 3
-
-
-def test_rulebook_example_two_fish_on_layer_2_score_4() -> None:
-    state = scripted(round_=2, gardens={0: [("double", "fish", 2)]}, taken=("double", "fish"))
-    place(state, 3, 2, 0)  # flat on the earlier double, a later building round
-    assert state.gardens[0].tiles[-1].layer == 2
-    assert state.gardens[0].score == 4
-
-
 def test_the_first_tile_of_a_type_on_layer_5_earns_that_types_bonus_tile() -> None:
     state = scripted(gardens={0: [("single", "maple", 1)] * 4}, taken=("single", "maple"))
     place(state, 1, 1)
