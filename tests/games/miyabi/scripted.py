@@ -33,9 +33,9 @@ def lay(state: MiyabiState, garden: Garden, tile: Tile) -> int:
     orientation = next(o for o in state.rules.shapes[shape_of(k)] if o.rotation == rotation)
     cells = orientation.footprints[type_of(k) * SIZE + col - 1]
     assert cells is not None, f"scripted tile {tile} leaves the grid"
-    heights = {garden.heights[c] for c in cells}
+    heights: set[int] = {garden.heights[c] for c in cells}
     assert len(heights) == 1, f"scripted tile {tile} does not lie flat"
-    layer = heights.pop() + 1
+    layer: int = heights.pop() + 1
     garden.place(k, Placement(col - 1, orientation, cells, layer))
     return layer
 
@@ -91,10 +91,3 @@ def refusal(state: MiyabiState, action: Any) -> IllegalAction:
         assert state.to_json() == before, "a refused move changed the state"
         return e
     raise AssertionError(f"{action!r} was accepted")
-
-
-def grid(state: MiyabiState, seat: int) -> list[str]:
-    """The garden as rows of 'letter+height' cells, as render.py draws it."""
-    from engine.games.miyabi.render import garden_lines
-
-    return garden_lines(state.gardens[seat])[2:]

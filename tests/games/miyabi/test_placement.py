@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.games.miyabi.state import MiyabiState
 from tests.games.miyabi.scripted import place, refusal, scripted
 
@@ -138,7 +140,7 @@ def test_there_is_no_height_limit_by_default() -> None:
     assert state.gardens[0].tiles[-1].layer == 8
 
 
-def blocked_maple_row() -> dict[str, object]:
+def blocked_maple_row() -> dict[str, Any]:
     """Only column 6 has an empty lantern field, and (1,6) is one tile high."""
     return {"gardens": {0: [("single", "maple", 6)]}, "lanterns": {0: [1, 2, 3, 4, 5]}}
 
