@@ -1,0 +1,131 @@
+"""The end trigger (bonsai.md §7.2) and the solo mode (§8)."""
+
+from __future__ import annotations
+
+from engine import CHANCE
+from engine.games.bonsai import GAME
+from engine.games.bonsai.state import BonsaiState
+
+from .table import CULTIVATE, END, cells, meditate, play, reveal, table
+
+BOARD = ("tool", "growth:leaf", "master:any", "helper:leaf")
+
+
+def test_the_last_card_revealed_gives_everyone_one_more_turn_trigger_player_last() -> None:
+    s = table(players=3, board=BOARD)
+    s.pool = {"parchment:wood": 1}
+    play(s, CULTIVATE, END)  # seat 0
+    play(s, meditate(1))  # seat 1 takes the Tool; the last card is revealed
+    reveal(s, "parchment:wood")
+    assert s.end_triggered and s.deck_size() == 0
+    order = []
+    while not s.is_over():
+        order.append(s.current)
+        play(s, CULTIVATE, END)
+    assert order == [2, 0, 1]
+
+
+def test_the_game_goes_on_while_the_deck_lasts() -> None:
+    s = table(players=2, board=BOARD)
+    s.pool = {"parchment:wood": 1, "tool": 1}
+    play(s, meditate(1))
+    reveal(s, "tool")
+    assert not s.end_triggered
+
+
+def test_solo_starts_with_wood_and_leaf_and_six_goal_tiles() -> None:
+    s = table(players=1, colours=("brown", "pink", "blue"))
+    assert s.seats[0].supply == [1, 1, 0, 0]
+    assert s.goals_open == [
+        "brown-low",
+        "brown-high",
+        "pink-low",
+        "pink-high",
+        "blue-low",
+        "blue-high",
+    ]
+    assert s.deck_size() == 32 - 4
+
+
+def test_solo_goals_are_compulsory() -> None:
+    state = GAME.new_game(1, {"useGoals": False})
+    assert state.to_move() == (CHANCE,)
+    assert state.chance_outcomes()[0][0]["type"] == "goals"
+
+
+def test_solo_meditate_discards_the_card_left_of_the_one_taken() -> None:
+    s = table(players=1, board=BOARD)
+    play(s, meditate(3))
+    assert s.discards == ["growth:leaf"]
+    assert s.board == [None, None, "tool", "helper:leaf"]
+    reveal(s, "parchment:leaf")
+    reveal(s, "parchment:fruit")
+    assert s.board == ["parchment:fruit", "parchment:leaf", "tool", "helper:leaf"]
+
+
+def test_solo_meditate_on_slot_1_burns_the_top_deck_card() -> None:
+    s = table(players=1, board=BOARD)
+    play(s, meditate(1))
+    assert s.burn and s.to_move() == (CHANCE,)
+    assert s.describe(CHANCE, {"type": "reveal", "card": "tool"}).endswith("revealed and discarded")
+    reveal(s, "tool")
+    assert s.discards == ["tool"] and s.board == [None, "growth:leaf", "master:any", "helper:leaf"]
+    reveal(s, "parchment:leaf")
+    assert s.board[0] == "parchment:leaf"
+    assert s.seats[0].cards == ["tool"]
+
+
+def test_solo_cultivate_discards_the_card_farthest_from_the_deck() -> None:
+    s = table(players=1, board=BOARD)
+    play(s, CULTIVATE)
+    assert s.discards == ["helper:leaf"]
+    assert s.board == [None, "tool", "growth:leaf", "master:any"]
+    reveal(s, "parchment:leaf")
+    assert s.phase == "cultivate"
+
+
+def test_solo_the_last_card_revealed_gives_one_last_turn() -> None:
+    s = table(players=1, board=BOARD)
+    s.pool = {"parchment:wood": 1}
+    play(s, CULTIVATE)
+    reveal(s, "parchment:wood")
+    play(s, END)
+    assert s.end_triggered and not s.is_over()
+    play(s, CULTIVATE, END)
+    assert s.is_over()
+
+
+def test_solo_a_burned_last_card_also_triggers_the_end() -> None:
+    s = table(players=1, board=BOARD)
+    s.pool = {"parchment:wood": 1}
+    play(s, meditate(1))
+    reveal(s, "parchment:wood")
+    assert s.end_triggered and s.discards == ["parchment:wood"]
+    assert s.board == [None, "growth:leaf", "master:any", "helper:leaf"]
+
+
+def won_state(level: str, leaves: int) -> BonsaiState:
+    s = table(players=1, options={"soloLevel": level})
+    s.seats[0].claimed = ["brown-low", "green-low", "blue-low"]  # 5 + 6 + 7 = 18
+    s.seats[0].tree = cells(*[(2 * i + 1, 1 + 2 * (i % 2), "leaf") for i in range(leaves)])
+    return s
+
+
+def test_solo_win_needs_three_goals_and_the_level_points() -> None:
+    assert won_state("gakusei", 21).solo_won()  # 63 + 18 = 81 >= 80
+    assert not won_state("gakusei", 20).solo_won()  # 78
+    assert not won_state("senmon", 21).solo_won()  # needs 100
+
+
+def test_solo_win_needs_three_goals() -> None:
+    s = won_state("gakusei", 30)
+    s.seats[0].claimed.pop()
+    assert not s.solo_won()
+
+
+def test_solo_levels_are_80_100_120_140() -> None:
+    targets = {}
+    for level in ("gakusei", "senmon", "sensei", "yusha"):
+        obs = table(players=1, options={"soloLevel": level}).observe(0)
+        targets[level] = obs["solo"]["target"]
+    assert targets == {"gakusei": 80, "senmon": 100, "sensei": 120, "yusha": 140}
