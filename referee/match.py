@@ -230,14 +230,14 @@ class _Match:
         seat.log.warning("seat_out", reason=str(kind), at=at, detail=detail)
 
     async def start_seat(self, seat: _Seat) -> None:
+        limit = self.spec.startup_timeout_s
         try:
-            with trio.fail_after(self.spec.startup_timeout_s + GRACE_S):
-                await seat.player.start(
-                    self.game_start(seat.index), self.spec.startup_timeout_s
-                )
+            # The player enforces READY and Start limits itself; this is a safety net.
+            with trio.fail_after(2 * limit + 1):
+                await seat.player.start(self.game_start(seat.index), limit)
         except trio.TooSlowError:
             seat.failures += 1
-            await self.put_out(seat, Failure.TIMEOUT, 0, "no answer to Start in time")
+            await self.put_out(seat, Failure.TIMEOUT, 0, "start-up took too long")
         except BotFailure as f:
             seat.failures += 1
             await self.put_out(seat, f.kind, 0, f.detail)
@@ -250,7 +250,15 @@ class _Match:
             moves[seat.index] = Move(seat.index, seat.defaults.choice(legal), status="OUT")
             return
         time_left = seat.clock.time_left_ms()
-        question = Question(index, seat.index, state.observe(seat.index), legal, int(time_left))
+        question = Question(
+            index,
+            seat.index,
+            state.observe(seat.index),
+            legal,
+            int(time_left),
+            seat.clock.control.per_decision_ms,
+            int(seat.clock.bank_ms),
+        )
         cpu0 = seat.player.cpu_seconds()
         t0 = time.perf_counter()
         reply: Reply | None = None
@@ -388,8 +396,8 @@ def _make_player(
     from referee.process_player import ProcessPlayer
 
     return ProcessPlayer(
-        bot=bot,
         manifest=manifest,
+        bot_dir=None if bot.is_builtin else Path(bot.target),
         seat=seat,
         match_id=match_id,
         sandbox=spec.sandbox,

@@ -25,6 +25,8 @@ class Question:
     observation: dict[str, JSON]
     legal_actions: list[Action]
     time_left_ms: int
+    per_decision_ms: int = 0
+    bank_ms: int = 0
 
 
 class Player(Protocol):

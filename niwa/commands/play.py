@@ -92,8 +92,7 @@ def build_spec(args: argparse.Namespace, on_step: Any = None) -> MatchSpec:
         sandbox=not args.no_sandbox,
         replay_path=args.replay,
         log_dir=args.log_dir,
-        # Until bots run as processes, built-in bots run in the referee.
-        in_process=args.in_process or all(b.is_builtin for b in bots),
+        in_process=args.in_process,
         max_failures=args.max_failures,
         on_step=on_step,
     )

@@ -1,0 +1,91 @@
+"""The gRPC side of the SDK: serves one bot object as the ``niwa.v1.Bot`` service."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+
+from bots.sdk import READY_LINE, SOCKET_ENV, Bot, Finish, GameStart, Turn, as_reply
+from engine import canonical_json
+from niwa.v1 import bot_pb2, bot_pb2_grpc
+
+
+class _Servicer(bot_pb2_grpc.BotServicer):
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.seed = 0
+
+    def Start(self, request: Any, context: grpc.ServicerContext) -> Any:
+        tc = request.time_control
+        game = GameStart(
+            game=request.game,
+            version=request.version,
+            seat=request.seat,
+            players=request.players,
+            options=json.loads(request.options_json or "{}"),
+            per_decision_ms=tc.per_decision_ms,
+            bank_ms=tc.bank_ms,
+            seed=request.seed,
+            match_id=request.match_id,
+        )
+        self.seed = game.seed
+        self._hook("start", game, context)
+        return bot_pb2.StartReply(
+            name=str(getattr(self.bot, "name", type(self.bot).__name__)),
+            version=str(getattr(self.bot, "version", "")),
+        )
+
+    def Act(self, request: Any, context: grpc.ServicerContext) -> Any:
+        turn = Turn(
+            decision=request.decision,
+            seat=request.seat,
+            observation=json.loads(request.observation_json),
+            legal_actions=[json.loads(a) for a in request.legal_actions_json],
+            time_left_ms=request.clock.time_left_ms,
+            seed=self.seed,
+        )
+        try:
+            reply = as_reply(self.bot.act(turn))
+        except Exception as e:
+            traceback.print_exc(file=sys.stderr)
+            context.abort(grpc.StatusCode.INTERNAL, f"act() raised {type(e).__name__}: {e}")
+        if reply.has_action:
+            return bot_pb2.ActReply(action_json=canonical_json(reply.action), note=reply.note)
+        return bot_pb2.ActReply(index=reply.index, note=reply.note)
+
+    def Finish(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self._hook(
+            "finish", Finish(list(request.scores), list(request.places), request.seat), context
+        )
+        return bot_pb2.FinishReply()
+
+    def _hook(self, name: str, arg: Any, context: grpc.ServicerContext) -> None:
+        hook = getattr(self.bot, name, None)
+        if hook is None:
+            return
+        try:
+            hook(arg)
+        except Exception as e:
+            traceback.print_exc(file=sys.stderr)
+            context.abort(grpc.StatusCode.INTERNAL, f"{name}() raised {type(e).__name__}: {e}")
+
+
+def serve_forever(bot: Bot) -> None:
+    path = os.environ.get(SOCKET_ENV)
+    if not path:
+        sys.exit(f"{SOCKET_ENV} is not set: bots are started by the referee (niwa play)")
+    # Two workers: one may still be busy with a question the referee gave up on.
+    server = grpc.server(ThreadPoolExecutor(max_workers=2))
+    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)  # type: ignore[no-untyped-call]
+    server.add_insecure_port(f"unix:{path}")
+    server.start()
+    signal.signal(signal.SIGTERM, lambda *_: server.stop(0))
+    print(READY_LINE, flush=True)
+    server.wait_for_termination()
