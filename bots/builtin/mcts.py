@@ -1,0 +1,62 @@
+"""``builtin:mcts``: information-set Monte Carlo tree search (``bots.search``) on a clock.
+
+It searches until a safe fraction of the time it was given and never longer: by default
+70 % of the per-decision time, and never more than a tenth of what is left on its clock
+(bank included), less a fixed margin for the transport. ``iterations`` or ``seconds``
+fix the effort instead (e.g. for reproducible tests).
+"""
+
+from __future__ import annotations
+
+import random
+
+import engine
+from bots import heuristics
+from bots.sdk import GameStart, Reply, Turn
+from bots.search import ISMCTS, SearchLimits
+
+#: Share of the per-decision time used, and of the whole clock at most.
+DECISION_SHARE = 0.7
+CLOCK_SHARE = 0.1
+#: Kept back for the gRPC round trip and process scheduling.
+MARGIN_S = 0.02
+DEFAULT_SECONDS = 0.1
+
+
+class MctsBot:
+    name = "mcts"
+    version = "1"
+
+    def __init__(self, iterations: int | None = None, seconds: float | None = None) -> None:
+        self.iterations = iterations
+        self.seconds = seconds
+        self.search: ISMCTS | None = None
+        self.per_decision_s = DEFAULT_SECONDS / DECISION_SHARE
+        self.seed = 0
+
+    def start(self, game: GameStart) -> None:
+        g = engine.load(game.game)
+        self.search = ISMCTS(g, heuristics.for_game(game.game))
+        if game.per_decision_ms > 0:
+            self.per_decision_s = game.per_decision_ms / 1000
+        self.seed = game.seed
+
+    def budget(self, time_left_ms: int) -> float:
+        """Seconds to search for one decision."""
+        if self.seconds is not None:
+            return self.seconds
+        share = min(self.per_decision_s * DECISION_SHARE, time_left_ms / 1000 * CLOCK_SHARE)
+        return max(share - MARGIN_S, 0.001)
+
+    def act(self, turn: Turn) -> Reply:
+        assert self.search is not None, "start() was not called"
+        self.search.rng = random.Random(f"{self.seed}/{turn.seed}/{turn.decision}")
+        limits = SearchLimits(
+            iterations=self.iterations,
+            seconds=None if self.iterations is not None else self.budget(turn.time_left_ms),
+        )
+        index, stats = self.search.choose(turn.observation, turn.seat, turn.legal_actions, limits)
+        note = f"{stats['iterations']} iterations"
+        if "value" in stats:
+            note += f", value {stats['value']:.2f}"
+        return Reply(index=index, note=note)

@@ -1,0 +1,38 @@
+"""Blossom evaluation: points banked, plus what the face-up yard could score next.
+
+What it values and why:
+* **Score** is what wins (blossom.md §9).
+* **The best arrange now open** to each seat (its face-up kind with the highest
+  value × count, by the real §6 values at this moment), at 60 %: those points are
+  one action away but the table will change before that seat acts.
+* **Face-down yard cards and hand cards** at 2 points each: material for later
+  arranges (hand cards cost an action to play; face-down ones one flip).
+The difference between seats is turned into a [0, 1] value per seat with a logistic of
+scale 12 points (about two typical arranges).
+"""
+
+from __future__ import annotations
+
+from bots.heuristics import relative_values
+from engine import State
+from engine.games.blossom.scoring import arrange_points, flower_value
+from engine.games.blossom.state import BlossomState
+
+POTENTIAL_WEIGHT = 0.6
+CARD_WEIGHT = 2.0
+SCALE = 12.0
+
+
+def evaluate(state: State) -> list[float]:
+    assert isinstance(state, BlossomState)
+    downs = [sum(d) for d in state.downs]
+    strength = []
+    for s in range(state.n):
+        best = 0
+        for k, count in enumerate(state.ups[s]):
+            if count:
+                value = flower_value(k, state.ups, downs, state.garden)
+                best = max(best, arrange_points(value, 1 if k == 0 else count))
+        material = CARD_WEIGHT * (downs[s] + sum(state.hands[s]))
+        strength.append(state.scores[s] + POTENTIAL_WEIGHT * best + material)
+    return relative_values(strength, SCALE)
