@@ -55,6 +55,12 @@ def table(state: SakuraState, seat: int | None) -> str:
     lines += path_picture(state)
     tokens = ", ".join(f"{painter_name(state, p)} {t}" for p, t in enumerate(g.tokens))
     lines.append(f"tokens: {tokens}; supply {g.supply}")
+    for record in state.scorings:
+        paid = ", ".join(f"{painter_name(state, p)} +{t}" for p, t in record["awards"])
+        space = g.board.sakura[record["sakura"]]
+        lines.append(f"sakura on {space} scored in round {record['round']}: {paid or 'nobody'}")
+    if state.supplier is not None:
+        lines.append(f"seat {state.supplier} plays the court painter's card this round")
     if state.played:
         shown = ", ".join(
             f"{state.cards[c].text()} by {painter_name(state, p)} [{status}]"

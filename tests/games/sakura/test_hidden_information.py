@@ -110,3 +110,11 @@ def test_the_text_picture_shows_the_path_pieces_and_own_hand() -> None:
     assert lines[5].split()[0] == "E"
     assert "your hand (seat 0): card 1 " in text
     assert "your hand" not in state.render(None)
+
+
+def test_the_text_picture_lists_each_scoring_and_marks_the_scored_sakura() -> None:
+    state = table(3, emperor=11, painters=[8, 10, 5], hands=[[9], [40], [50]])
+    play(state, {0: 9, 1: 40, 2: 50})
+    text = state.render(None)
+    assert "sakura on 12 scored in round 1: seat 0 +3, seat 1 +2, seat 2 +1" in text
+    assert text.splitlines()[4].split()[:2] == ["11", "12x"]
