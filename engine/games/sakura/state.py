@@ -16,6 +16,7 @@ from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State
 from engine.games.sakura import render, rules
 from engine.games.sakura.garden import GATE, Garden
 from engine.games.sakura.scoring import final_places, rewards_for
+from engine.games.sakura.views import observation
 
 DEAL: Final = "deal"
 CHOOSE: Final = "choose"
@@ -141,8 +142,6 @@ class SakuraState(State):
         self._advance()
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
-        from engine.games.sakura.views import observation
-
         return observation(self, seat)
 
     def result(self) -> Result:

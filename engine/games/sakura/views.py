@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.api import JSON, Rng
+from engine.games.sakura.rules import decks
 
 if TYPE_CHECKING:
     from engine.games.sakura.state import SakuraState
@@ -55,8 +56,6 @@ def observation(state: SakuraState, seat: int | None) -> dict[str, JSON]:
 def hidden_snapshot(obs: Mapping[str, Any], seat: int, rng: Rng) -> dict[str, JSON]:
     """A ``to_json`` snapshot that agrees with ``obs``: the cards ``seat`` cannot see
     (other hands and the deck) are dealt at random from the cards it cannot account for."""
-    from engine.games.sakura.rules import decks
-
     all_cards = decks()[obs["options"]["deckMix"]]
     own = [c["number"] for c in obs["hand"]]
     discard = [c["number"] for c in obs["discard"]]
