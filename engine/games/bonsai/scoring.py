@@ -5,21 +5,49 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .rules import CARD_KINDS, FLOWER, FRUIT, GOALS, LEAF, SCORING, TILE_CODE, Goal
-from .tree import Tree, count, flowers_one_side, free_sides, kengai, largest_leaf_group
+from .tree import (
+    Tree,
+    count,
+    flowers_one_side,
+    free_sides,
+    kengai_levels,
+    largest_leaf_group,
+)
 
 
 def goal_met(goal: Goal, tree: Tree, flipped: bool) -> bool:
     """Whether a bonsai meets or exceeds a goal tile (bonsai.md §6.5)."""
+    return bool(goals_met([goal], tree, flipped))
+
+
+def goals_met(goals: list[Goal], tree: Tree, flipped: bool) -> list[Goal]:
+    """The goals of ``goals`` the bonsai meets; each measure is computed at most once."""
+    measures: dict[str, int] = {}
+    kengai_levels_seen: dict[str, bool] | None = None
+    met = []
+    for goal in goals:
+        if goal.test.startswith("kengai"):
+            if kengai_levels_seen is None:
+                kengai_levels_seen = kengai_levels(tree, flipped)
+            if kengai_levels_seen[goal.level]:
+                met.append(goal)
+            continue
+        if goal.test not in measures:
+            measures[goal.test] = _measure(goal, tree, flipped)
+        if measures[goal.test] >= goal.need:
+            met.append(goal)
+    return met
+
+
+def _measure(goal: Goal, tree: Tree, flipped: bool) -> int:
     test = goal.test
     if test == "wood":
-        return count(tree, TILE_CODE["wood"]) >= goal.need
+        return count(tree, TILE_CODE["wood"])
     if test == "leafGroup":
-        return largest_leaf_group(tree) >= goal.need
+        return largest_leaf_group(tree)
     if test == "fruit":
-        return count(tree, FRUIT) >= goal.need
-    if test == "flowersOneSide":
-        return flowers_one_side(tree, flipped) >= goal.need
-    return kengai(tree, flipped, goal.level)
+        return count(tree, FRUIT)
+    return flowers_one_side(tree, flipped)
 
 
 def tree_points(tree: Tree) -> dict[str, int]:

@@ -42,7 +42,7 @@ from .rules import (
     coords,
     key,
 )
-from .scoring import breakdown, goal_met
+from .scoring import breakdown, goals_met
 from .tree import Tree, can_place, is_stuck, legal_cells, new_tree, removable
 
 CHANCE_PHASES = frozenset({"goal_setup", "reveal"})
@@ -157,17 +157,19 @@ class BonsaiState(State):
         """The next card's distribution: uniform over the top pile, then over the pool."""
         top = sum(self.top_parchments.values()) + self.top_others
         pool_total = sum(self.pool.values())
-        odds: list[tuple[str, float]] = []
-        for k in KIND_ORDER:
-            if top:
-                p = self.top_parchments.get(k, 0) / top
-                if self.top_others:
-                    p += self.top_others / top * self.pool.get(k, 0) / pool_total
-            else:
-                p = self.pool.get(k, 0) / pool_total
-            if p > 0:
-                odds.append((k, p))
-        return odds
+        # Cards of the top pile are equally likely; a non-Parchment of the top pile is
+        # a uniform pick from the pool, which it shares with the bottom pile.
+        weights: dict[str, float] = {}
+        if top:
+            for k, n in self.top_parchments.items():
+                weights[k] = n / top
+            share = self.top_others / top / pool_total if self.top_others else 0.0
+        else:
+            share = 1 / pool_total
+        if share:
+            for k, n in self.pool.items():
+                weights[k] = weights.get(k, 0.0) + n * share
+        return [(k, weights[k]) for k in KIND_ORDER if weights.get(k, 0.0) > 0]
 
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.to_move() or seat == CHANCE:
@@ -248,7 +250,7 @@ class BonsaiState(State):
             self._apply_player(action)
 
     def _apply_chance(self, action: Action) -> None:
-        if action not in [a for a, _ in self.chance_outcomes()]:
+        if not self._possible_outcome(action):
             raise IllegalAction(_rule("§3"), f"{action!r} is not a possible chance outcome")
         if self.phase == "goal_setup":
             self._lay_out_goals(action["colours"])
@@ -274,6 +276,19 @@ class BonsaiState(State):
             self.end_triggered = True
             self.turns_left = self.players
         self._continue_reveals()
+
+    def _possible_outcome(self, action: Action) -> bool:
+        if self.phase == "goal_setup":
+            return action in [a for a, _ in self.chance_outcomes()]
+        if not isinstance(action, dict) or set(action) != {"type", "card"}:
+            return False
+        card = action["card"]
+        if action["type"] != "reveal" or not isinstance(card, str):
+            return False
+        top = sum(self.top_parchments.values()) + self.top_others
+        return bool(
+            self.top_parchments.get(card) or ((self.top_others or not top) and self.pool.get(card))
+        )
 
     def _last_empty(self) -> int:
         return max(i for i, c in enumerate(self.board) if c is None)
@@ -420,11 +435,13 @@ class BonsaiState(State):
         """After the action, each goal met must be claimed or renounced (§4.3)."""
         me = self.seats[self.current]
         self.phase = "claim"
-        self.pending_goals = [
-            g
+        held = {GOALS[g].colour for g in me.claimed}
+        open_to_me = [
+            GOALS[g]
             for g in self.goals_open
-            if self.eligible(me, g) and goal_met(GOALS[g], me.tree, me.flipped)
+            if GOALS[g].colour not in held and g not in me.renounced
         ]
+        self.pending_goals = [g.id for g in goals_met(open_to_me, me.tree, me.flipped)]
         if not self.pending_goals:
             self._check_capacity()
 

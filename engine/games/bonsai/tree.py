@@ -129,20 +129,29 @@ def flowers_one_side(tree: Tree, flipped: bool) -> int:
     )
 
 
-def kengai(tree: Tree, flipped: bool, level: str) -> bool:
-    """Kengai low/mid/high by the BGA reading (bonsai.md §6.5, DECIDED)."""
-    cells = _uv(tree, flipped)
-    right = any(u >= RIGHT_FROM for u, _, _ in cells)  # the gold-crack side
-    left = any(u <= LEFT_FROM for u, _, _ in cells)
-    if level == "low":
-        return right
-    if level == "mid":
-        return right and left
-    right_up = any(u >= RIGHT_FROM and v > BELOW_FROM for u, v, _ in cells)
-    left_up = any(u <= LEFT_FROM and v > BELOW_FROM for u, v, _ in cells)
-    right_below = any(u >= RIGHT_FROM and v <= BELOW_FROM for u, v, _ in cells)
-    left_below = any(u <= LEFT_FROM and v <= BELOW_FROM for u, v, _ in cells)
-    return (right_up and left_below) or (left_up and right_below)
+def kengai_levels(tree: Tree, flipped: bool) -> dict[str, bool]:
+    """Kengai low/mid/high by the BGA reading (bonsai.md §6.5, DECIDED), in one pass."""
+    right = left = right_up = left_up = right_below = left_below = False
+    for u, v, _ in _uv(tree, flipped):
+        if u >= RIGHT_FROM:  # past the right line: the gold-crack side
+            right = True
+            if v > BELOW_FROM:
+                right_up = True
+            else:
+                right_below = True
+        elif u <= LEFT_FROM:
+            left = True
+            if v > BELOW_FROM:
+                left_up = True
+            else:
+                left_below = True
+    return {
+        "low": right,
+        "mid": right and left,
+        # One tile past a side line above the bottom line, another below the pot past
+        # the other side line; a tile under the pot between the lines counts for neither.
+        "high": (right_up and left_below) or (left_up and right_below),
+    }
 
 
 def free_sides(tree: Tree, cell: int) -> int:
