@@ -77,21 +77,19 @@ class Garden:
     # placement (miyabi.md §5.3)
     def placements(self, rules: Rules, kind: int) -> Iterator[Placement]:
         """Every legal placement of a tile of ``kind``, by column then rotation."""
-        row = type_of(kind)  # P1: the object cell lies in its type's row
-        heights = self.heights
+        heights, fits, max_layer = self.heights, rules.fits[kind], rules.max_layer
         for col in range(SIZE):
             if self.lanterns[col]:  # P2: that column's lantern field must be empty
                 continue
-            for orientation in rules.shapes[shape_of(kind)]:
-                cells = orientation.footprints[row * SIZE + col]
-                if cells is None:  # P4: wholly inside the grid
-                    continue
+            for orientation, cells in fits[col]:  # P1 and P4 hold for these
                 h = heights[cells[0]]
-                if any(heights[c] != h for c in cells):  # P5/P6: flat on one level
-                    continue
-                if rules.max_layer and h + 1 > rules.max_layer:  # P11
-                    continue
-                yield Placement(col, orientation, cells, h + 1)
+                flat = True
+                for c in cells:  # P5/P6: flat on one level
+                    if heights[c] != h:
+                        flat = False
+                        break
+                if flat and not (max_layer and h >= max_layer):  # P11
+                    yield Placement(col, orientation, cells, h + 1)
 
     def can_place(self, rules: Rules, kind: int) -> bool:
         return next(self.placements(rules, kind), None) is not None

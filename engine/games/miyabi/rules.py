@@ -140,6 +140,9 @@ class Rules:
     colorful_garden: int  # points per object, 0 when the variant is off
     big_meadow: int  # points per cell, 0 when the variant is off
     shapes: tuple[tuple[Orientation, ...], ...]  # per shape, its distinct orientations
+    # fits[kind][col]: (orientation, cells) for the object cell in the kind's row at col,
+    # every cell inside the grid (P1, P4 settled once, so placement only checks heights)
+    fits: tuple[tuple[tuple[tuple[Orientation, tuple[int, ...]], ...], ...], ...]
 
 
 def _shape_orientations(shape: str, cell_choice: str, allow: bool) -> tuple[Orientation, ...]:
@@ -163,10 +166,30 @@ def _cell_choice(shape: str, options: Mapping[str, Any]) -> str:
     return str(options[name]) if name in options else choices[0]
 
 
+def _fits(
+    shapes: tuple[tuple[Orientation, ...], ...],
+) -> tuple[tuple[tuple[tuple[Orientation, tuple[int, ...]], ...], ...], ...]:
+    table = []
+    for kind in range(NKINDS):
+        row = type_of(kind)  # P1: the object cell lies in its type's row
+        table.append(
+            tuple(
+                tuple(
+                    (o, cells)
+                    for o in shapes[shape_of(kind)]
+                    if (cells := o.footprints[row * SIZE + col]) is not None
+                )
+                for col in range(SIZE)
+            )
+        )
+    return tuple(table)
+
+
 @cache
 def _rules(players: int, options_json: str) -> Rules:
     o: dict[str, Any] = json.loads(options_json)
     allow = bool(o["allowRotation"])
+    shapes = tuple(_shape_orientations(s, _cell_choice(s, o), allow) for s in SHAPES)
     return Rules(
         options=o,
         rounds=o[f"roundsByPlayers.{players}"],
@@ -183,7 +206,8 @@ def _rules(players: int, options_json: str) -> Rules:
         voluntary_pass=bool(o["voluntaryPass"]),
         colorful_garden=o["colorfulGarden.pointsPerObject"] if o["colorfulGarden"] else 0,
         big_meadow=o["bigMeadow.pointsPerCell"] if o["bigMeadow"] else 0,
-        shapes=tuple(_shape_orientations(s, _cell_choice(s, o), allow) for s in SHAPES),
+        shapes=shapes,
+        fits=_fits(shapes),
     )
 
 
