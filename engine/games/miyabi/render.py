@@ -81,9 +81,12 @@ def table(state: MiyabiState, seat: int | None) -> str:
     lines.append(f"Layer-5 bonus tiles left: {', '.join(bonus) or 'none'}")
     for i, g in enumerate(state.gardens):
         you = " (you)" if i == seat else ""
-        flags = ", passed" if g.passed else ""
+        flags = ", passed" if g.passed and state.phase != "over" else ""
         lines.append("")
         lines.append(f"Seat {i}{you}: {g.score} points{flags}")
+        if g.end:
+            parts = [f"{name} {pts}" for name, pts in g.end.items() if pts]
+            lines.append(f"  end scoring: {', '.join(parts) or 'nothing'}")
         lines.extend(garden_lines(g))
     return "\n".join(lines)
 

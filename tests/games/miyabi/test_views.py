@@ -46,6 +46,16 @@ def test_the_table_shows_the_round_the_middle_and_the_bonus_tiles() -> None:
     assert "Seat 1: 0 points, passed" in text
 
 
+def test_the_final_table_shows_each_seats_end_scoring() -> None:
+    state = scripted(round_=6, gardens={0: [("double", "fish", 1)], 1: [("single", "fish", 2)]})
+    state.apply({0: {"type": "pass"}})
+    state.apply({1: {"type": "pass"}})
+    lines = state.render(None).splitlines()
+    assert lines[0] == "Miyabi, round 6 of 6, start player seat 0: game over"
+    assert lines[lines.index("Seat 0: 10 points") + 1] == "  end scoring: fish 10"
+    assert lines[lines.index("Seat 1: 5 points") + 1] == "  end scoring: fish 5"
+
+
 def test_the_observation_shows_heights_tops_and_visible_objects() -> None:
     view = scripted(gardens={0: GARDEN}).observe(0)
     garden = view["gardens"][0]
