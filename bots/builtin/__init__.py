@@ -12,6 +12,8 @@ from typing import Any
 #: name -> "module:Class"
 BUILTIN: dict[str, str] = {
     "random": "bots.builtin.random_bot:RandomBot",
+    "greedy": "bots.builtin.greedy:GreedyBot",
+    "mcts": "bots.builtin.mcts:MctsBot",
 }
 
 
