@@ -168,7 +168,7 @@ class MiyabiState(State):
         seats = self.to_move()
         if not isinstance(joint, Mapping) or set(joint) != set(seats):
             wanted = f"a move for seat {seats[0]}" if seats else "no move (the game is over)"
-            given = sorted(joint) if isinstance(joint, Mapping) else joint
+            given = list(joint) if isinstance(joint, Mapping) else joint
             raise IllegalAction("miyabi.md §5.1", f"expected {wanted}, got moves for {given!r}")
         if self.phase == DEAL:
             self._deal(moves.parse_deal(self, joint[CHANCE]))

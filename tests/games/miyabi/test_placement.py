@@ -127,6 +127,13 @@ def test_a_straight_triple_with_its_objects_in_the_middle_has_two_orientations()
     )
 
 
+def test_a_corner_triple_with_its_objects_on_an_end_cell_lies_beside_its_corner() -> None:
+    state = scripted(options={"objectCell.corner": "end"}, taken=("corner", "fish"))
+    assert {r for _, _, r in places(state)} == {0, 1, 2, 3}
+    place(state, 3, 2, 0)  # objects at (3,2); the corner at (3,1) and (4,1) below it
+    assert state.observe(None)["gardens"][0]["tiles"][0]["cells"] == [[3, 2], [3, 1], [4, 1]]
+
+
 def test_max_layer_limits_stacking_when_set() -> None:
     garden = [("single", "stone", 1)] * 2
     state = scripted(options={"maxLayer": 2}, gardens={0: garden}, taken=("single", "stone"))

@@ -166,6 +166,18 @@ def test_the_variants_add_their_points_at_the_end_when_switched_on() -> None:
     assert end[0]["colorfulGarden"] == 4 and end[0]["bigMeadow"] == 2 * 2
 
 
+def test_the_variant_point_values_are_options() -> None:
+    options = {
+        "colorfulGarden": True,
+        "colorfulGarden.pointsPerObject": 3,
+        "bigMeadow": True,
+        "bigMeadow.pointsPerCell": 5,
+    }
+    state = scripted(options=options, gardens={0: GROUPS})
+    end = end_scoring(state.rules, state.gardens)
+    assert end[0]["colorfulGarden"] == 4 * 3 and end[0]["bigMeadow"] == 2 * 5
+
+
 def test_the_variants_are_off_by_default() -> None:
     state = scripted(gardens={0: GROUPS})
     assert set(end_scoring(state.rules, state.gardens)[0]) == set(TYPES)
