@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import JSON
 
-from .rules import ANY, KIND_ORDER, SOLO_LEVELS, TILE_CODE, TILES, coords, key
+from .rules import ANY, EMPEROR_TARGET, KIND_ORDER, SOLO_LEVELS, TILE_CODE, TILES, coords, key
 
 if TYPE_CHECKING:
     from .state import BonsaiState
@@ -59,12 +59,16 @@ def state_to_json(s: BonsaiState) -> dict[str, JSON]:
         },
         "seats": [
             {
-                "tree": [[*coords(c), TILES[t]] for c, t in sorted(seat.tree.items())],
+                "trees": [
+                    [[*coords(c), TILES[t]] for c, t in sorted(tree.items())] for tree in seat.trees
+                ],
+                "active": seat.active,
                 "supply": {TILES[t]: seat.supply[t] for t in range(4)},
                 "cards": list(seat.cards),
                 "claimed": list(seat.claimed),
+                "claimed_on": list(seat.claimed_on),
                 "renounced": list(seat.renounced),
-                "pot_flipped": seat.flipped,
+                "pot_flipped": list(seat.flips),
             }
             for seat in s.seats
         ],
@@ -99,12 +103,14 @@ def state_from_json(data: Mapping[str, Any]) -> BonsaiState:
     s.pending_goals = list(turn["pending_goals"])
     s.seats = [
         Seat(
-            {key(u, v): TILE_CODE[t] for u, v, t in seat["tree"]},
+            [{key(u, v): TILE_CODE[t] for u, v, t in tree} for tree in seat["trees"]],
+            [bool(f) for f in seat["pot_flipped"]],
             [seat["supply"][t] for t in TILES],
             list(seat["cards"]),
             list(seat["claimed"]),
             list(seat["renounced"]),
-            bool(seat["pot_flipped"]),
+            seat["active"],
+            list(seat["claimed_on"]),
         )
         for seat in data["seats"]
     ]
@@ -122,8 +128,9 @@ def observe(s: BonsaiState, seat: int | None) -> dict[str, JSON]:
     view["deck_size"] = s.deck_size()
     view["solo"] = (
         {
-            "level": s.options["soloLevel"],
-            "target": SOLO_LEVELS[s.options["soloLevel"]],
+            "scenario": s.options["soloScenario"],
+            "level": None if s.emperor else s.options["soloLevel"],
+            "target": EMPEROR_TARGET if s.emperor else SOLO_LEVELS[s.options["soloLevel"]],
             "goals_claimed": len(s.seats[0].claimed),
             "won": s.solo_won(),
         }

@@ -10,8 +10,12 @@ from engine import JSON, Game, GameInfo, Option, Rng, State
 from . import codec
 from .rules import (
     CARD_KINDS,
+    EMPEROR_GOAL_LEVEL,
+    GOAL_ORDER,
+    GOALS,
     OPTION_DEFAULTS,
     SOLO_LEVELS,
+    SOLO_SCENARIOS,
     SOLO_STARTING_TILES,
     STARTING_TILES,
     deck_for,
@@ -38,6 +42,13 @@ OPTIONS = (
         "a player may mirror the pot before the first tile (BGA only, bonsai.md §6.7)",
     ),
     Option(
+        "soloScenario",
+        "choice",
+        OPTION_DEFAULTS["soloScenario"],
+        "solo scenario: none, or the Emperor challenge with two bonsai (bonsai.md §8.1)",
+        choices=SOLO_SCENARIOS,
+    ),
+    Option(
         "soloLevel",
         "choice",
         OPTION_DEFAULTS["soloLevel"],
@@ -62,8 +73,8 @@ class BonsaiGame(Game):
     def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> State:
         opts = self.info.validate(players, options)
         # Goals are compulsory in solo (bonsai.md §4.2, §8): useGoals only applies to
-        # 2-4 players, as soloLevel only applies to 1 (both kept valid everywhere so one
-        # option set can serve every player count).
+        # 2-4 players, as soloLevel and soloScenario only apply to 1 (all kept valid
+        # everywhere so one option set can serve every player count).
         use_goals = opts["useGoals"] or players == 1
         s = BonsaiState(players, opts)
         deck = deck_for(players)
@@ -74,6 +85,13 @@ class BonsaiGame(Game):
             s.top_others = sum(s.pool.values()) // 2
         else:
             s.pool = deck
+        if s.emperor:
+            # Two pots and every intermediate goal, no colour draw (bonsai.md §8.1).
+            s.seats = [new_seat(SOLO_STARTING_TILES, bonsai=2)]
+            s.goals_open = [g for g in GOAL_ORDER if GOALS[g].level == EMPEROR_GOAL_LEVEL]
+            s.goal_colours = [GOALS[g].colour for g in s.goals_open]
+            s.phase = "reveal"
+            return s
         s.seats = [
             new_seat(SOLO_STARTING_TILES if players == 1 else STARTING_TILES[seat])
             for seat in range(players)

@@ -89,11 +89,16 @@ def render(state: BonsaiState, seat: int | None = None) -> str:
             out.append("  cards: " + "; ".join(card_name(c) for c in me.cards))
         if me.claimed or me.renounced:
             out.append(f"  goals claimed: {me.claimed}, renounced: {me.renounced}")
-        out += ["  " + line for line in tree_picture(me.tree, me.flipped)]
+        for b, (tree, flipped) in enumerate(zip(me.trees, me.flips, strict=True)):
+            if len(me.trees) > 1:
+                active = " (active)" if b == me.active else ""
+                out.append(f"  bonsai {b + 1}{active}:")
+            out += ["  " + line for line in tree_picture(tree, flipped)]
     out.append(LEGEND)
     if state.solo:
         won = "won" if state.solo_won() else "not won (yet)"
-        out.append(f"solo level {state.options['soloLevel']}: {won}")
+        what = "Emperor challenge" if state.emperor else f"level {state.options['soloLevel']}"
+        out.append(f"solo, {what}: {won}")
     return "\n".join(out)
 
 

@@ -98,6 +98,9 @@ SOLO_STARTING_TILES: Final[tuple[int, ...]] = tuple(
     TILE_CODE[t] for t in _SETUP["soloStartingTiles"]
 )
 SOLO_LEVELS: Final[dict[str, int]] = dict(_SETUP["soloLevels"])
+SOLO_SCENARIOS: Final[tuple[str, ...]] = tuple(_SETUP["soloScenarios"])
+EMPEROR_TARGET: Final[int] = _SETUP["emperor"]["target"]
+EMPEROR_GOAL_LEVEL: Final[str] = _SETUP["emperor"]["goalLevel"]
 OPTION_DEFAULTS: Final[dict[str, Any]] = dict(_SETUP["options"])
 SCORING: Final[dict[str, int]] = dict(_SETUP["scoring"])
 GOAL_COLOURS_IN_PLAY: Final[int] = _SETUP["goalColoursInPlay"]

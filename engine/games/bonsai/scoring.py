@@ -63,19 +63,22 @@ def tree_points(tree: Tree) -> dict[str, int]:
     return {"leaf": leaf, "flower": flower, "fruit": fruit}
 
 
-def parchment_points(kind: str, tree: Tree, cards: Iterable[str]) -> int:
-    """One Parchment card's points (bonsai.md §2.2, P1-P7)."""
+def parchment_points(kind: str, trees: list[Tree], cards: Iterable[str]) -> int:
+    """One Parchment card's points (bonsai.md §2.2, P1-P7); tiles count in every bonsai."""
     card = CARD_KINDS[kind]
     if card.per in TILE_CODE:
-        return card.points * count(tree, TILE_CODE[card.per])
+        return card.points * sum(count(t, TILE_CODE[card.per]) for t in trees)
     return card.points * sum(1 for c in cards if CARD_KINDS[c].type == card.per)
 
 
-def breakdown(tree: Tree, cards: list[str], claimed: Iterable[str]) -> dict[str, int]:
-    """Every part of a player's score, and the total."""
-    parts = tree_points(tree)
+def breakdown(trees: list[Tree], cards: list[str], claimed: Iterable[str]) -> dict[str, int]:
+    """Every part of a player's score, and the total (both bonsai in the Emperor challenge)."""
+    parts = {"leaf": 0, "flower": 0, "fruit": 0}
+    for tree in trees:
+        for part, points in tree_points(tree).items():
+            parts[part] += points
     parts["parchments"] = sum(
-        parchment_points(c, tree, cards) for c in cards if CARD_KINDS[c].type == "parchment"
+        parchment_points(c, trees, cards) for c in cards if CARD_KINDS[c].type == "parchment"
     )
     parts["goals"] = sum(GOALS[g].points for g in claimed)
     parts["total"] = sum(parts.values())

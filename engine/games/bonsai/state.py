@@ -27,6 +27,7 @@ from .rules import (
     BASE_CAPACITY,
     CARD_KINDS,
     COLOURS,
+    EMPEROR_TARGET,
     GOAL_COLOURS_IN_PLAY,
     GOAL_ORDER,
     GOALS,
@@ -54,39 +55,73 @@ def _rule(section: str) -> str:
 
 
 class Seat:
-    """One player's table: bonsai, personal supply, cards and goal tiles."""
+    """One player's table: bonsai, personal supply, cards and goal tiles.
 
-    __slots__ = ("cards", "claimed", "flipped", "renounced", "supply", "tree")
+    A seat has one bonsai, or two in the Emperor challenge (bonsai.md §8.1), where
+    ``active`` marks the one that grows and scores goals; ``tree`` is that one."""
+
+    __slots__ = (
+        "active",
+        "cards",
+        "claimed",
+        "claimed_on",
+        "flips",
+        "renounced",
+        "supply",
+        "trees",
+    )
 
     def __init__(
         self,
-        tree: Tree,
+        trees: list[Tree],
+        flips: list[bool],
         supply: list[int],
         cards: list[str],
         claimed: list[str],
         renounced: list[str],
-        flipped: bool,
+        active: int = 0,
+        claimed_on: list[int] | None = None,
     ) -> None:
-        self.tree = tree
+        self.trees = trees
+        self.flips = flips  # per bonsai: is its pot mirrored (bonsai.md §6.7)
+        self.active = active
         self.supply = supply  # count per tile code
         self.cards = cards  # every card taken, in order (Growth/Tool face up, the rest in the pile)
         self.claimed = claimed
+        self.claimed_on = claimed_on if claimed_on is not None else [0] * len(claimed)
         self.renounced = renounced
-        self.flipped = flipped
 
     def copy(self) -> Seat:
         return Seat(
-            dict(self.tree),
+            [dict(t) for t in self.trees],
+            list(self.flips),
             list(self.supply),
             list(self.cards),
             list(self.claimed),
             list(self.renounced),
-            self.flipped,
+            self.active,
+            list(self.claimed_on),
         )
 
     @property
+    def tree(self) -> Tree:
+        return self.trees[self.active]
+
+    @tree.setter
+    def tree(self, tree: Tree) -> None:
+        self.trees[self.active] = tree
+
+    @property
+    def flipped(self) -> bool:
+        return self.flips[self.active]
+
+    @flipped.setter
+    def flipped(self, flipped: bool) -> None:
+        self.flips[self.active] = flipped
+
+    @property
     def pot(self) -> frozenset[int]:
-        return POT_FLIPPED if self.flipped else POT
+        return POT_FLIPPED if self.flips[self.active] else POT
 
     def capacity(self) -> int:
         """5 + 2 per Tool card (bonsai.md §2.3)."""
@@ -134,6 +169,11 @@ class BonsaiState(State):
     @property
     def solo(self) -> bool:
         return self.players == 1
+
+    @property
+    def emperor(self) -> bool:
+        """The Emperor challenge solo scenario (bonsai.md §8.1)."""
+        return self.players == 1 and self.options["soloScenario"] == "emperor"
 
     def deck_size(self) -> int:
         return sum(self.top_parchments.values()) + sum(self.pool.values())
@@ -221,13 +261,18 @@ class BonsaiState(State):
         )
 
     def scores(self) -> list[dict[str, int]]:
-        return [breakdown(s.tree, s.cards, s.claimed) for s in self.seats]
+        return [breakdown(s.trees, s.cards, s.claimed) for s in self.seats]
 
     def solo_won(self) -> bool:
-        """Solo win: three goals claimed and the level's points reached (bonsai.md §8)."""
+        """Solo win: three goals claimed and the level's points reached (bonsai.md §8);
+        the Emperor challenge: 140 points and all five goals, 3 + 2 on the two bonsai."""
         me = self.seats[0]
+        total = self.scores()[0]["total"]
+        if self.emperor:
+            split = sorted(me.claimed_on.count(b) for b in (0, 1))
+            return total >= EMPEROR_TARGET and split == [2, 3]
         target = SOLO_LEVELS[self.options["soloLevel"]]
-        return len(me.claimed) >= GOAL_COLOURS_IN_PLAY and self.scores()[0]["total"] >= target
+        return len(me.claimed) >= GOAL_COLOURS_IN_PLAY and total >= target
 
     def result(self) -> Result:
         totals = [s["total"] for s in self.scores()]
@@ -449,6 +494,7 @@ class BonsaiState(State):
         goal = action["goal"]
         if action["type"] == "claim":
             me.claimed.append(goal)
+            me.claimed_on.append(me.active)  # the Emperor's goals belong to one bonsai
             self.goals_open.remove(goal)
         else:
             me.renounced.append(goal)
@@ -464,6 +510,11 @@ class BonsaiState(State):
             self._end_turn()
 
     def _end_turn(self) -> None:
+        if self.emperor and self.action == "cultivate":
+            # The marker moves to the other bonsai after each Cultivate, once its goals
+            # are settled (bonsai.md §8.1; the timing is DECIDED, docs/games/bonsai.md).
+            me = self.seats[self.current]
+            me.active = 1 - me.active
         if self.end_triggered:
             if self.turns_left == 0:
                 self.phase = "over"
@@ -531,8 +582,8 @@ def _phase_rule(phase: str) -> str:
     )
 
 
-def new_seat(starting: tuple[int, ...]) -> Seat:
+def new_seat(starting: tuple[int, ...], bonsai: int = 1) -> Seat:
     supply = [0, 0, 0, 0]
     for t in starting:
         supply[t] += 1
-    return Seat(new_tree(), supply, [], [], [], False)
+    return Seat([new_tree() for _ in range(bonsai)], [False] * bonsai, supply, [], [], [])

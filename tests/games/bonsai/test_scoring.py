@@ -29,7 +29,7 @@ EXAMPLE = """
 def test_final_score_example_of_the_rulebook_is_100() -> None:
     t = tree(EXAMPLE)
     assert tree_points(t) == {"leaf": 39, "flower": 19, "fruit": 14}
-    parts = breakdown(t, ["parchment:wood", "parchment:leaf"], ["brown-low"])
+    parts = breakdown([t], ["parchment:wood", "parchment:leaf"], ["brown-low"])
     assert parts["parchments"] == 10 + 13
     assert parts["goals"] == 5
     assert parts["total"] == 100
@@ -55,7 +55,7 @@ def test_a_flower_side_touching_the_bud_is_not_free() -> None:
 
 def test_wood_scores_nothing_and_leaf_and_fruit_score_3_and_7() -> None:
     t = cells((1, 1, "wood"), (-1, 1, "leaf"), (3, 1, "leaf"), (2, 2, "fruit"))
-    assert breakdown(t, [], [])["total"] == 3 + 3 + 7
+    assert breakdown([t], [], [])["total"] == 3 + 3 + 7
 
 
 def test_each_parchment_counts_its_own_thing() -> None:
@@ -71,7 +71,7 @@ def test_each_parchment_counts_its_own_thing() -> None:
         "parchment:master": 4,
     }
     for kind, expected in points.items():
-        assert parchment_points(kind, t, owned) == expected, kind
+        assert parchment_points(kind, [t], owned) == expected, kind
 
 
 def test_tiles_left_in_the_supply_score_nothing() -> None:
