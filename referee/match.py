@@ -23,6 +23,7 @@ a failed decision gets a seeded default move, and a crash, a lost connection or
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +42,7 @@ from bots.manifest import Manifest
 from bots.manifest import load as load_manifest
 from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply
 from engine import CHANCE, Action, Game, Result, State, canonical_json
+from referee import sandbox
 from referee.clock import Clock, TimeControl
 from referee.failures import FATAL, BotFailure, Failure
 from referee.players import InProcessPlayer, Player, Question
@@ -387,6 +389,20 @@ def _cpu_ms(before: float | None, after: float | None) -> float | None:
     return max(0.0, after - before) * 1000
 
 
+def check_sandbox(bot_dirs: Sequence[BotSpec]) -> None:
+    """Fail before any process starts if sandboxed bots cannot run here."""
+    sandbox.bwrap()
+    if os.geteuid() != 0:
+        return
+    for bot in bot_dirs:  # as root, bots run as an unprivileged uid: it must read them
+        mode = Path(bot.target).stat().st_mode
+        if mode & 0o005 != 0o005:
+            raise ValueError(
+                f"{bot.target} is not readable by other users, and sandboxed bots run "
+                f"as uid {sandbox.SANDBOX_UID}: chmod -R o+rX {bot.target}"
+            )
+
+
 def _make_player(
     spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery
 ) -> Player:
@@ -419,6 +435,8 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
                 f"bot {manifest.name} ({bot}) does not play {game.info.name}: "
                 f"its bot.toml lists {', '.join(manifest.games)}"
             )
+    if spec.sandbox and not all(b.is_builtin and spec.in_process for b in spec.bots):
+        check_sandbox([b for b in spec.bots if not b.is_builtin])
     match = _Match(spec, game, options)
     async with AsyncExitStack() as stack:
         nursery = await stack.enter_async_context(trio.open_nursery())

@@ -16,6 +16,7 @@ from niwa.cli import UsageError
 from referee.clock import TimeControl
 from referee.match import BotSpec, MatchOutcome, MatchSpec, load_game, play_match
 from referee.replay import Step
+from referee.sandbox import SandboxUnavailable
 
 
 def register(sub: Any) -> None:
@@ -161,9 +162,12 @@ def run(args: argparse.Namespace) -> int:
         f"{'' if spec.sandbox or spec.in_process else ' (NOT sandboxed)'}",
         file=out,
     )
+    if not spec.sandbox:
+        print("warning: bots run WITHOUT a sandbox (--no-sandbox): only for bots you trust",
+              file=sys.stderr)
     try:
         outcome = play_match(spec)
-    except ValueError as e:  # e.g. a bot whose bot.toml does not list this game
+    except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
         raise UsageError(str(e)) from None
     print_result(outcome, names, out)
     return 0

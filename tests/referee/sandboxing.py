@@ -1,0 +1,80 @@
+"""Helpers for tests that run real bot processes: bot directories, leftover checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from referee.clock import TimeControl
+from referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, play_match
+from referee.replay import Replay, read
+from tests.referee.toy import GAME
+
+HOSTILE = Path(__file__).parent / "hostile" / "hostile.py"
+#: Short clocks keep these matches quick; two failures put a seat out.
+FAST = TimeControl.parse("300ms+1s")
+
+
+def hostile_bot(root: Path, behaviour: str, *args: str) -> Path:
+    """A bot directory running hostile.py with ``behaviour``. World-readable, because
+    the sandbox runs bots as an unprivileged uid."""
+    d = root / f"bot-{behaviour}"
+    d.mkdir(mode=0o755)
+    shutil.copy(HOSTILE, d / "hostile.py")
+    command = json.dumps(["python3", "hostile.py", behaviour, *args])
+    (d / "bot.toml").write_text(
+        f'name = "hostile-{behaviour}"\nversion = "0"\ngames = ["*"]\ncommand = {command}\n'
+    )
+    for f in d.iterdir():
+        f.chmod(0o644)
+    d.chmod(0o755)
+    return d
+
+
+def run_against_randoms(
+    bot: Path | str, tmp_path: Path, sandbox: bool = True, **kw: object
+) -> tuple[MatchOutcome, Replay]:
+    """The bot in seat 0 against two sandboxed random bots, on the toy game."""
+    replay_path = tmp_path / "match.jsonl"
+    spec = MatchSpec(
+        game=GAME,
+        bots=[BotSpec.parse(str(bot)), BotSpec.parse("builtin:random"),
+              BotSpec.parse("builtin:random")],
+        options={"rounds": 9},
+        seed=11,
+        time_control=kw.pop("time_control", FAST),  # type: ignore[arg-type]
+        sandbox=sandbox,
+        max_failures=2,
+        limits=kw.pop("limits", Limits(memory_mib=256)),  # type: ignore[arg-type]
+        replay_path=replay_path,
+        **kw,  # type: ignore[arg-type]
+    )
+    outcome = play_match(spec)
+    return outcome, read(replay_path)
+
+
+def leftover_processes(match_id: str) -> list[int]:
+    """Processes still carrying this match's NIWA_MATCH in their environment."""
+    marker = f"NIWA_MATCH={match_id}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if marker in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
+
+
+def leftover_cgroups(match_id: str) -> list[Path]:
+    return [p for p in Path("/sys/fs/cgroup").glob(f"**/niwa-{match_id}-*") if p.is_dir()]
+
+
+def moves_of(replay: Replay, seat: int) -> list[tuple[str, str, str]]:
+    """(status, note, detail) of every move of ``seat``."""
+    return [(m.status, m.note, m.detail) for s in replay.steps for m in s.moves if m.seat == seat]
