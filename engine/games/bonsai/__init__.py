@@ -17,7 +17,8 @@ planted in a pot. A turn is one action, then goals, then the capacity check:
 When the last deck card is revealed, everyone gets one more turn, the trigger player
 last. Scores: leaf 3, fruit 7, flower 1 per free side, plus Parchments and goals; ties
 go to the player seated latest. Solo: cards are discarded as you play, and you win with
-three goals claimed and the points of your level (80/100/120/140).
+three goals claimed and the points of your level (80/100/120/140). The Emperor challenge
+(option ``soloScenario``) grows two bonsai in turn for all five intermediate goals.
 
 Chance: the goal colours and every card reveal are chance nodes drawn from the deck
 multiset. Nothing else is hidden: cards are taken face up, so the engine remembers them

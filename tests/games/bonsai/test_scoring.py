@@ -93,3 +93,18 @@ def test_higher_score_places_first() -> None:
     s.seats[1].tree = cells((1, 1, "leaf"))
     assert s.result().scores == (6.0, 3.0)
     assert s.result().places == (0, 1)
+
+
+def test_a_full_game_score_adds_tiles_parchments_and_goals() -> None:
+    s = table(players=2)
+    s.seats[0].tree = tree(EXAMPLE)
+    s.seats[0].cards = ["parchment:wood", "parchment:leaf", "growth:leaf", "tool"]
+    s.seats[0].claimed = ["brown-low"]
+    s.seats[1].tree = cells((1, 1, "leaf"), (-1, 1, "leaf"), (0, 2, "fruit"), (2, 2, "flower"))
+    s.seats[1].cards = ["parchment:growth", "growth:wood", "growth:fruit"]
+    s.seats[1].claimed = ["green-low"]
+    # seat 1: leaves 6, fruit 7, flower (2, 2) touches (1, 1) and (0, 2): 4, growth 2 x 2, goal 6
+    assert s.scores()[1] == {
+        "leaf": 6, "flower": 4, "fruit": 7, "parchments": 4, "goals": 6, "total": 27
+    }  # fmt: skip
+    assert s.result().scores == (100.0, 27.0) and s.result().places == (0, 1)
