@@ -1,0 +1,43 @@
+"""Moves the engine refuses, each naming its rule and leaving the state unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import CHANCE, IllegalAction
+from engine.games.bonsai.state import BonsaiState
+
+from .table import CULTIVATE, meditate, play, table
+
+
+def refused(state: BonsaiState, joint: dict[int, object], rule: str) -> None:
+    before = state.to_json()
+    with pytest.raises(IllegalAction) as e:
+        state.apply(joint)
+    assert e.value.rule == rule
+    assert state.to_json() == before
+
+
+def test_a_seat_that_is_not_to_move_is_refused() -> None:
+    refused(table(), {1: CULTIVATE}, "bonsai.md §7.1")
+
+
+def test_slot_2_without_the_tile_choice_is_refused() -> None:
+    refused(table(), {0: meditate(2)}, "bonsai.md §7.1")
+
+
+def test_a_card_the_deck_no_longer_holds_cannot_be_revealed() -> None:
+    s = table(players=2)
+    del s.pool["tool"]
+    play(s, meditate(1))
+    refused(s, {CHANCE: {"type": "reveal", "card": "tool"}}, "bonsai.md §3")
+
+
+def test_a_goal_not_pending_cannot_be_claimed() -> None:
+    refused(table(), {0: {"type": "claim", "goal": "brown-low"}}, "bonsai.md §7.1")
+
+
+def test_no_move_is_taken_once_the_game_is_over() -> None:
+    s = table()
+    s.phase = "over"
+    refused(s, {0: CULTIVATE}, "bonsai.md §7.2")
