@@ -506,3 +506,15 @@ class Store:
     def counts(self) -> dict[str, int]:
         rows = self.db.execute("SELECT state, COUNT(*) AS n FROM matches GROUP BY state")
         return {str(r["state"]): int(r["n"]) for r in rows}
+
+    def scheduled_counts(self, game: str) -> dict[int, int]:
+        """Per bot: matches of ``game`` queued or running (not yet in its game count)."""
+        rows = self.db.execute(
+            "SELECT s.bot_id, COUNT(*) AS n FROM match_seats s JOIN matches m "
+            "ON m.id = s.match_id WHERE m.game = ? AND m.state IN (?, ?) GROUP BY s.bot_id",
+            (game, QUEUED, RUNNING),
+        )
+        return {int(r["bot_id"]): int(r["n"]) for r in rows}
+
+    def next_duplicate_group(self) -> int:
+        return int(self.db.scalar("SELECT COALESCE(MAX(duplicate_group), 0) + 1 FROM matches"))

@@ -1,0 +1,218 @@
+"""The ladder's engine room: keep matches queued and running, commit what finishes.
+
+One process owns the scheduling and every write of results; a pool of worker
+processes (one per core by default) plays the matches through the referee. On start
+the runner puts back into the queue every match a previous run left "running": with
+the commit rules of :mod:`ladder.store` this makes a ``kill -9`` at any moment safe.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+import engine
+from ladder import scheduler, submission
+from ladder.store import ACTIVE, VALIDATION, Finished, Match, Store
+from ladder.worker import Job, init_worker, run_job
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_url: str
+    data_dir: Path | None = None
+    workers: int = 0  # 0: one per core
+    concurrency: int = 0  # matches running at once; 0: one per worker
+    max_matches: int | None = None  # stop after this many finished rated matches
+    duplicate: bool = False  # play each pairing's seed under every seat rotation
+    time_control: str = "1s+30s"
+    seed: int | None = None  # scheduler's choices (pairings, seeds); None: fresh
+    log_level: str = "info"
+
+    @property
+    def worker_count(self) -> int:
+        return self.workers or os.cpu_count() or 1
+
+
+FinishedHook = Callable[[Match], None]
+
+
+class Runner:
+    def __init__(self, settings: Settings, on_finished: FinishedHook | None = None) -> None:
+        self.settings = settings
+        self.on_finished = on_finished
+        self.rng = random.Random(settings.seed)
+        self.log = structlog.get_logger("niwa.ladder")
+        self.rated_finished = 0
+        self._games_turn = 0
+
+    def run(self, stop: threading.Event) -> int:
+        """Play until ``stop`` is set or ``max_matches`` rated matches finished;
+        return how many rated matches finished."""
+        s = self.settings
+        store = Store.open(s.db_url, s.data_dir)
+        try:
+            requeued = store.requeue_running()
+            if requeued:
+                self.log.warning("matches_requeued", matches=requeued)
+            while not stop.is_set() and not self._enough():
+                self._run_pool(store, stop)
+        finally:
+            store.close()
+        return self.rated_finished
+
+    def _enough(self) -> bool:
+        limit = self.settings.max_matches
+        return limit is not None and self.rated_finished >= limit
+
+    def _pool(self) -> ProcessPoolExecutor:
+        # spawn: the ladder may have gRPC threads running, which fork would copy half-way.
+        return ProcessPoolExecutor(
+            max_workers=self.settings.worker_count,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=init_worker,
+            initargs=(self.settings.log_level,),
+        )
+
+    def _run_pool(self, store: Store, stop: threading.Event) -> None:
+        capacity = self.settings.concurrency or self.settings.worker_count
+        in_flight: dict[Future[Finished], Match] = {}
+        scheduled = 0  # rated matches this run created (bounded by max_matches)
+        pool = self._pool()
+        try:
+            while not stop.is_set():
+                limit = self.settings.max_matches
+                room = None if limit is None else limit - self.rated_finished - scheduled
+                if room is None or room > 0:
+                    scheduled += self._top_up(store, capacity, room)
+                while len(in_flight) < capacity:
+                    match = store.claim_next()
+                    if match is None:
+                        break
+                    in_flight[pool.submit(run_job, self._job(store, match))] = match
+                if not in_flight:
+                    if self._enough() or (room is not None and room <= 0):
+                        return
+                    stop.wait(0.5)  # nothing to play: wait for bots to arrive
+                    continue
+                done, _ = wait(in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._record(store, in_flight.pop(future), future)
+                if self._enough() and not in_flight:
+                    return
+        except BrokenProcessPool:
+            self.log.error("worker_pool_broken", matches=[m.id for m in in_flight.values()])
+            for match in in_flight.values():
+                store.fail_match(match.id, "a worker process died")
+        finally:
+            pool.shutdown(wait=not stop.is_set(), cancel_futures=True)
+
+    def _top_up(self, store: Store, capacity: int, room: int | None) -> int:
+        """Queue new rated matches until ``capacity`` are waiting; return how many."""
+        created = 0
+        while store.queued_count() < capacity and (room is None or created < room):
+            made = self._schedule_one(store)
+            if not made:
+                break
+            created += made
+        return created
+
+    def _schedule_one(self, store: Store) -> int:
+        """Queue one pairing (a whole duplicate round if enabled) in the next game whose
+        turn it is, so every registered game is played side by side."""
+        names = engine.games()
+        for turn in range(len(names)):
+            game = names[(self._games_turn + turn) % len(names)]
+            made = self._schedule_game(store, game)
+            if made:
+                self._games_turn = (self._games_turn + turn + 1) % len(names)
+                return made
+        return 0
+
+    def _schedule_game(self, store: Store, game: str) -> int:
+        info = engine.load(game).info
+        bots = store.bots(game, [ACTIVE])
+        busy = store.scheduled_counts(game)
+        candidates = [
+            scheduler.Candidate(b.id, b.elo, b.games + busy.get(b.id, 0)) for b in bots
+        ]
+        players = scheduler.player_count(
+            info.min_players, info.max_players, len(candidates), self.rng
+        )
+        if not players:
+            return 0
+        group = scheduler.pick_group(candidates, players, self.rng)
+        seated = scheduler.assign_seats(
+            [c.bot_id for c in group], store.seat_counts(c.bot_id for c in group), self.rng
+        )
+        seed = self.rng.getrandbits(62)
+        if not self.settings.duplicate:
+            store.queue_match(game, info.version, seated, seed)
+            return 1
+        group_id = store.next_duplicate_group()
+        for rotation in scheduler.rotations(seated):
+            store.queue_match(game, info.version, rotation, seed, duplicate_group=group_id)
+        return len(seated)
+
+    def _job(self, store: Store, match: Match) -> Job:
+        bots = []
+        for bot_id in match.seats:
+            bot = store.bot(bot_id)
+            archive_hash = bot.archive_hash or ""
+            bots.append(bot.source if bot.source.startswith("builtin:") else str(
+                store.bot_dir(archive_hash)
+            ))
+        return Job(
+            match_id=match.id,
+            game=match.game,
+            options=match.options,
+            seed=match.seed,
+            bots=tuple(bots),
+            bot_ids=match.seats,
+            replay_path=str(store.replay_path(match.id)),
+            log_dir=str(store.log_dir(match.id)),
+            time_control=self.settings.time_control,
+        )
+
+    def _record(self, store: Store, match: Match, future: Future[Finished]) -> None:
+        log = self.log.bind(match=match.id, game=match.game)
+        try:
+            finished = future.result()
+        except BrokenProcessPool:
+            raise
+        except Exception as e:  # the referee could not run it: not any bot's fault
+            error = f"{type(e).__name__}: {e}"
+            if match.kind == VALIDATION:
+                store.fail_match(match.id, error, retries=0)
+                submission.judge(store, match.seats, [], error)
+                log.warning("validation_failed", error=error)
+            else:
+                state = store.fail_match(match.id, error)
+                log.error("match_failed", error=error, now=state)
+            return
+        if not store.finish_match(match.id, finished):
+            log.warning("result_ignored", reason="the match was no longer running")
+            return
+        if match.kind == VALIDATION:
+            submission.judge(
+                store, match.seats, [(r.status, r.reason) for r in finished.results]
+            )
+        else:
+            self.rated_finished += 1
+        log.info(
+            "match_recorded",
+            kind=match.kind,
+            places=[r.place for r in finished.results],
+            bots=list(match.seats),
+        )
+        if self.on_finished is not None:
+            self.on_finished(store.match(match.id))

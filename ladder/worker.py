@@ -1,0 +1,100 @@
+"""A worker process runs one match at a time through the referee.
+
+Workers get a :class:`Job` of plain values and return a :class:`ladder.store.Finished`
+(or raise); they never touch the database, so the ladder process commits every
+result itself, in one transaction. The replay is written under a temporary name and
+renamed into place only when the match is over, so a replay file at its final path
+is always complete.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from ladder import logs
+from ladder.store import Finished, SeatResult
+from referee.match import BotSpec, MatchSpec, TimeControl, play_match
+
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class Job:
+    match_id: int
+    game: str
+    options: dict[str, Any]
+    seed: int
+    bots: tuple[str, ...]  # BotSpec text per seat: "builtin:NAME" or a bot folder
+    bot_ids: tuple[int, ...]
+    replay_path: str
+    log_dir: str
+    time_control: str
+
+
+def init_worker(log_level: str) -> None:
+    """Runs once in each worker: die with the ladder, log like it."""
+    try:  # Linux: a kill -9 of the ladder takes its workers (and their bots) with it
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the ladder's to handle
+    logs.configure(log_level)
+
+
+def run_job(job: Job) -> Finished:
+    """Play the match; raise if the referee cannot run it (not a bot's failure)."""
+    log = structlog.get_logger("niwa.ladder").bind(match=job.match_id, game=job.game)
+    final = Path(job.replay_path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    partial = final.with_name(f"{final.name}.{os.getpid()}.part")
+    Path(job.log_dir).mkdir(parents=True, exist_ok=True)
+    spec = MatchSpec(
+        game=job.game,
+        bots=[BotSpec.parse(b) for b in job.bots],
+        options=job.options,
+        seed=job.seed,
+        time_control=TimeControl.parse(job.time_control),
+        sandbox=True,  # the ladder never runs a submitted bot outside the sandbox
+        in_process=True,  # built-in bots are our own code: no process needed
+        replay_path=partial,
+        log_dir=Path(job.log_dir),
+        match_id=str(job.match_id),
+    )
+    log.info("match_started", bots=list(job.bots))
+    try:
+        outcome = play_match(spec)
+        digest = hashlib.sha256(partial.read_bytes()).hexdigest()
+        os.replace(partial, final)
+    finally:
+        partial.unlink(missing_ok=True)
+    results = tuple(
+        SeatResult(
+            seat=s.seat,
+            bot_id=job.bot_ids[s.seat],
+            place=outcome.result.places[s.seat],
+            score=float(outcome.result.scores[s.seat]),
+            status=s.status,
+            reason=_reason(s.reason, s.detail, s.stderr_tail),
+        )
+        for s in outcome.seats
+    )
+    log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
+    return Finished(results, outcome.decisions, outcome.wall_s, digest)
+
+
+def _reason(kind: str, detail: str, stderr_tail: list[str]) -> str:
+    if not kind:
+        return ""
+    text = f"{kind}: {detail}" if detail else kind
+    if stderr_tail:
+        text += " | stderr: " + " / ".join(stderr_tail[-3:])
+    return text[:1000]

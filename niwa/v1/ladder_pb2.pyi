@@ -1,0 +1,215 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Bot(_message.Message):
+    __slots__ = ("id", "name", "version", "game", "owner", "source", "archive_hash", "status", "reason", "elo", "games", "wins")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVE_HASH_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    name: str
+    version: str
+    game: str
+    owner: str
+    source: str
+    archive_hash: str
+    status: str
+    reason: str
+    elo: float
+    games: int
+    wins: int
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., game: _Optional[str] = ..., owner: _Optional[str] = ..., source: _Optional[str] = ..., archive_hash: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ...) -> None: ...
+
+class SubmitBotRequest(_message.Message):
+    __slots__ = ("archive",)
+    ARCHIVE_FIELD_NUMBER: _ClassVar[int]
+    archive: bytes
+    def __init__(self, archive: _Optional[bytes] = ...) -> None: ...
+
+class SubmitBotResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[Bot]
+    def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ...) -> None: ...
+
+class RetireBotRequest(_message.Message):
+    __slots__ = ("bot_id",)
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    bot_id: int
+    def __init__(self, bot_id: _Optional[int] = ...) -> None: ...
+
+class AddOwnerRequest(_message.Message):
+    __slots__ = ("name", "admin")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ADMIN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    admin: bool
+    def __init__(self, name: _Optional[str] = ..., admin: _Optional[bool] = ...) -> None: ...
+
+class AddOwnerResponse(_message.Message):
+    __slots__ = ("name", "token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ("game", "all")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    ALL_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    all: bool
+    def __init__(self, game: _Optional[str] = ..., all: _Optional[bool] = ...) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[Bot]
+    def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ...) -> None: ...
+
+class LeaderboardRequest(_message.Message):
+    __slots__ = ("game",)
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    def __init__(self, game: _Optional[str] = ...) -> None: ...
+
+class LeaderboardRow(_message.Message):
+    __slots__ = ("rank", "bot", "elo", "ci95")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    CI95_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot: Bot
+    elo: float
+    ci95: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[Bot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ...) -> None: ...
+
+class Leaderboard(_message.Message):
+    __slots__ = ("game", "matches", "rows")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    matches: int
+    rows: _containers.RepeatedCompositeFieldContainer[LeaderboardRow]
+    def __init__(self, game: _Optional[str] = ..., matches: _Optional[int] = ..., rows: _Optional[_Iterable[_Union[LeaderboardRow, _Mapping]]] = ...) -> None: ...
+
+class LeaderboardResponse(_message.Message):
+    __slots__ = ("boards",)
+    BOARDS_FIELD_NUMBER: _ClassVar[int]
+    boards: _containers.RepeatedCompositeFieldContainer[Leaderboard]
+    def __init__(self, boards: _Optional[_Iterable[_Union[Leaderboard, _Mapping]]] = ...) -> None: ...
+
+class SeatResult(_message.Message):
+    __slots__ = ("seat", "bot_id", "bot", "place", "score", "status", "reason")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bot_id: int
+    bot: str
+    place: int
+    score: float
+    status: str
+    reason: str
+    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., bot: _Optional[str] = ..., place: _Optional[int] = ..., score: _Optional[float] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class Match(_message.Message):
+    __slots__ = ("id", "game", "game_version", "kind", "seed", "options_json", "state", "seats", "results", "created_at", "started_at", "finished_at", "wall_s", "decisions", "error", "seq", "replay_sha256", "duplicate_group")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_VERSION_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    WALL_S_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_SHA256_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_GROUP_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    game: str
+    game_version: str
+    kind: str
+    seed: int
+    options_json: str
+    state: str
+    seats: _containers.RepeatedScalarFieldContainer[int]
+    results: _containers.RepeatedCompositeFieldContainer[SeatResult]
+    created_at: float
+    started_at: float
+    finished_at: float
+    wall_s: float
+    decisions: int
+    error: str
+    seq: int
+    replay_sha256: str
+    duplicate_group: int
+    def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., game_version: _Optional[str] = ..., kind: _Optional[str] = ..., seed: _Optional[int] = ..., options_json: _Optional[str] = ..., state: _Optional[str] = ..., seats: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., created_at: _Optional[float] = ..., started_at: _Optional[float] = ..., finished_at: _Optional[float] = ..., wall_s: _Optional[float] = ..., decisions: _Optional[int] = ..., error: _Optional[str] = ..., seq: _Optional[int] = ..., replay_sha256: _Optional[str] = ..., duplicate_group: _Optional[int] = ...) -> None: ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ("game", "bot_id", "state", "limit")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    bot_id: int
+    state: str
+    limit: int
+    def __init__(self, game: _Optional[str] = ..., bot_id: _Optional[int] = ..., state: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ("matches",)
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[Match]
+    def __init__(self, matches: _Optional[_Iterable[_Union[Match, _Mapping]]] = ...) -> None: ...
+
+class GetReplayRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    def __init__(self, match_id: _Optional[int] = ...) -> None: ...
+
+class Replay(_message.Message):
+    __slots__ = ("match_id", "content")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    content: bytes
+    def __init__(self, match_id: _Optional[int] = ..., content: _Optional[bytes] = ...) -> None: ...
+
+class WatchMatchesRequest(_message.Message):
+    __slots__ = ("game", "after_seq")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    after_seq: int
+    def __init__(self, game: _Optional[str] = ..., after_seq: _Optional[int] = ...) -> None: ...
