@@ -76,7 +76,8 @@ def state_to_json(s: BonsaiState) -> dict[str, JSON]:
 
 
 def state_from_json(data: Mapping[str, Any]) -> BonsaiState:
-    from .state import BonsaiState, Seat
+    from .seat import Seat
+    from .state import BonsaiState
 
     if data.get("version") != VERSION:
         raise ValueError(f"not a {VERSION} snapshot (version {data.get('version')!r})")

@@ -20,7 +20,8 @@ from .rules import (
     STARTING_TILES,
     deck_for,
 )
-from .state import BonsaiState, new_seat
+from .seat import new_seat
+from .state import BonsaiState
 
 OPTIONS = (
     Option(

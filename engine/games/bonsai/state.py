@@ -22,29 +22,25 @@ from typing import Any
 from engine import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
 
 from . import codec, render
+from .deck import can_draw, draw_odds, take
 from .rules import (
     ANY,
-    BASE_CAPACITY,
     CARD_KINDS,
     COLOURS,
     EMPEROR_TARGET,
     GOAL_COLOURS_IN_PLAY,
     GOAL_ORDER,
     GOALS,
-    KIND_ORDER,
-    POT,
-    POT_FLIPPED,
-    SEISHI_ALLOWANCE,
     SLOTS,
     SOLO_LEVELS,
     TILE_CODE,
     TILES,
-    TOOL_CAPACITY,
     coords,
     key,
 )
 from .scoring import breakdown, goals_met
-from .tree import Tree, can_place, is_stuck, legal_cells, new_tree, removable
+from .seat import Seat
+from .tree import can_place, is_stuck, legal_cells, removable
 
 CHANCE_PHASES = frozenset({"goal_setup", "reveal"})
 PLACING_PHASES = frozenset({"helper", "cultivate"})
@@ -52,90 +48,6 @@ PLACING_PHASES = frozenset({"helper", "cultivate"})
 
 def _rule(section: str) -> str:
     return f"bonsai.md {section}"
-
-
-class Seat:
-    """One player's table: bonsai, personal supply, cards and goal tiles.
-
-    A seat has one bonsai, or two in the Emperor challenge (bonsai.md §8.1), where
-    ``active`` marks the one that grows and scores goals; ``tree`` is that one."""
-
-    __slots__ = (
-        "active",
-        "cards",
-        "claimed",
-        "claimed_on",
-        "flips",
-        "renounced",
-        "supply",
-        "trees",
-    )
-
-    def __init__(
-        self,
-        trees: list[Tree],
-        flips: list[bool],
-        supply: list[int],
-        cards: list[str],
-        claimed: list[str],
-        renounced: list[str],
-        active: int = 0,
-        claimed_on: list[int] | None = None,
-    ) -> None:
-        self.trees = trees
-        self.flips = flips  # per bonsai: is its pot mirrored (bonsai.md §6.7)
-        self.active = active
-        self.supply = supply  # count per tile code
-        self.cards = cards  # every card taken, in order (Growth/Tool face up, the rest in the pile)
-        self.claimed = claimed
-        self.claimed_on = claimed_on if claimed_on is not None else [0] * len(claimed)
-        self.renounced = renounced
-
-    def copy(self) -> Seat:
-        return Seat(
-            [dict(t) for t in self.trees],
-            list(self.flips),
-            list(self.supply),
-            list(self.cards),
-            list(self.claimed),
-            list(self.renounced),
-            self.active,
-            list(self.claimed_on),
-        )
-
-    @property
-    def tree(self) -> Tree:
-        return self.trees[self.active]
-
-    @tree.setter
-    def tree(self, tree: Tree) -> None:
-        self.trees[self.active] = tree
-
-    @property
-    def flipped(self) -> bool:
-        return self.flips[self.active]
-
-    @flipped.setter
-    def flipped(self, flipped: bool) -> None:
-        self.flips[self.active] = flipped
-
-    @property
-    def pot(self) -> frozenset[int]:
-        return POT_FLIPPED if self.flips[self.active] else POT
-
-    def capacity(self) -> int:
-        """5 + 2 per Tool card (bonsai.md §2.3)."""
-        tools = sum(1 for c in self.cards if CARD_KINDS[c].type == "tool")
-        return BASE_CAPACITY + TOOL_CAPACITY * tools
-
-    def cultivate_allowance(self) -> list[int]:
-        """Seishi slots plus one slot per Growth card (bonsai.md §2.4)."""
-        allowance = list(SEISHI_ALLOWANCE)
-        for c in self.cards:
-            card = CARD_KINDS[c]
-            if card.type == "growth" and card.tile is not None:
-                allowance[card.tile] += 1
-        return allowance
 
 
 class BonsaiState(State):
@@ -194,22 +106,7 @@ class BonsaiState(State):
         return [({"type": "reveal", "card": k}, p) for k, p in self._draw_odds()]
 
     def _draw_odds(self) -> list[tuple[str, float]]:
-        """The next card's distribution: uniform over the top pile, then over the pool."""
-        top = sum(self.top_parchments.values()) + self.top_others
-        pool_total = sum(self.pool.values())
-        # Cards of the top pile are equally likely; a non-Parchment of the top pile is
-        # a uniform pick from the pool, which it shares with the bottom pile.
-        weights: dict[str, float] = {}
-        if top:
-            for k, n in self.top_parchments.items():
-                weights[k] = n / top
-            share = self.top_others / top / pool_total if self.top_others else 0.0
-        else:
-            share = 1 / pool_total
-        if share:
-            for k, n in self.pool.items():
-                weights[k] = weights.get(k, 0.0) + n * share
-        return [(k, weights[k]) for k in KIND_ORDER if weights.get(k, 0.0) > 0]
+        return draw_odds(self.top_parchments, self.top_others, self.pool)
 
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.to_move() or seat == CHANCE:
@@ -304,12 +201,12 @@ class BonsaiState(State):
         kind: str = action["card"]
         if sum(self.top_parchments.values()) + self.top_others:
             if self.top_parchments.get(kind, 0):
-                _take(self.top_parchments, kind)
+                take(self.top_parchments, kind)
             else:
                 self.top_others -= 1
-                _take(self.pool, kind)
+                take(self.pool, kind)
         else:
-            _take(self.pool, kind)
+            take(self.pool, kind)
         if self.burn:
             self.burn = False
             self.discards.append(kind)
@@ -327,12 +224,8 @@ class BonsaiState(State):
             return action in [a for a, _ in self.chance_outcomes()]
         if not isinstance(action, dict) or set(action) != {"type", "card"}:
             return False
-        card = action["card"]
-        if action["type"] != "reveal" or not isinstance(card, str):
-            return False
-        top = sum(self.top_parchments.values()) + self.top_others
-        return bool(
-            self.top_parchments.get(card) or ((self.top_others or not top) and self.pool.get(card))
+        return action["type"] == "reveal" and can_draw(
+            self.top_parchments, self.top_others, self.pool, action["card"]
         )
 
     def _last_empty(self) -> int:
@@ -559,12 +452,6 @@ class BonsaiState(State):
         return render.describe(self, seat, action)
 
 
-def _take(multiset: dict[str, int], kind: str) -> None:
-    multiset[kind] -= 1
-    if not multiset[kind]:
-        del multiset[kind]
-
-
 def _colour_combos() -> list[list[str]]:
     from itertools import combinations
 
@@ -580,10 +467,3 @@ def _phase_rule(phase: str) -> str:
             "discard": "§7.1",
         }.get(phase, "§7.1")
     )
-
-
-def new_seat(starting: tuple[int, ...], bonsai: int = 1) -> Seat:
-    supply = [0, 0, 0, 0]
-    for t in starting:
-        supply[t] += 1
-    return Seat([new_tree() for _ in range(bonsai)], [False] * bonsai, supply, [], [], [])

@@ -1,0 +1,50 @@
+"""The lazy deck (DESIGN.md): an unordered multiset, drawn one chance node at a time.
+
+With Tokonoma (bonsai.md §9) the deck is a top pile over a bottom pile. The top pile
+holds the unseen Parchments plus ``top_others`` cards that were shuffled in from the
+rest; since those are a uniform random subset, a non-Parchment card of the top pile is a
+uniform pick from ``pool``, the multiset it shares with the bottom pile. Without Tokonoma
+the top pile is empty and every card is in ``pool``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .rules import KIND_ORDER
+
+
+def draw_odds(
+    top_parchments: Mapping[str, int], top_others: int, pool: Mapping[str, int]
+) -> list[tuple[str, float]]:
+    """The next card's distribution: uniform over the top pile, then over the pool."""
+    top = sum(top_parchments.values()) + top_others
+    weights: dict[str, float] = {}
+    if top:
+        for k, n in top_parchments.items():
+            weights[k] = n / top
+        share = top_others / top / sum(pool.values()) if top_others else 0.0
+    else:
+        share = 1 / sum(pool.values())
+    if share:
+        for k, n in pool.items():
+            weights[k] = weights.get(k, 0.0) + n * share
+    return [(k, weights[k]) for k in KIND_ORDER if weights.get(k, 0.0) > 0]
+
+
+def can_draw(
+    top_parchments: Mapping[str, int], top_others: int, pool: Mapping[str, int], kind: object
+) -> bool:
+    """Whether ``kind`` may be the next card (a cheap check of :func:`draw_odds`)."""
+    if not isinstance(kind, str):
+        return False
+    if top_parchments.get(kind):
+        return True
+    top = sum(top_parchments.values()) + top_others
+    return bool((top_others or not top) and pool.get(kind))
+
+
+def take(multiset: dict[str, int], kind: str) -> None:
+    multiset[kind] -= 1
+    if not multiset[kind]:
+        del multiset[kind]

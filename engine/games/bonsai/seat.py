@@ -1,0 +1,104 @@
+"""A player's side of the table: bonsai, supply, cards, goal tiles."""
+
+from __future__ import annotations
+
+from .rules import (
+    BASE_CAPACITY,
+    CARD_KINDS,
+    POT,
+    POT_FLIPPED,
+    SEISHI_ALLOWANCE,
+    TOOL_CAPACITY,
+)
+from .tree import Tree, new_tree
+
+
+class Seat:
+    """One player's table: bonsai, personal supply, cards and goal tiles.
+
+    A seat has one bonsai, or two in the Emperor challenge (bonsai.md §8.1), where
+    ``active`` marks the one that grows and scores goals; ``tree`` is that one."""
+
+    __slots__ = (
+        "active",
+        "cards",
+        "claimed",
+        "claimed_on",
+        "flips",
+        "renounced",
+        "supply",
+        "trees",
+    )
+
+    def __init__(
+        self,
+        trees: list[Tree],
+        flips: list[bool],
+        supply: list[int],
+        cards: list[str],
+        claimed: list[str],
+        renounced: list[str],
+        active: int = 0,
+        claimed_on: list[int] | None = None,
+    ) -> None:
+        self.trees = trees
+        self.flips = flips  # per bonsai: is its pot mirrored (bonsai.md §6.7)
+        self.active = active
+        self.supply = supply  # count per tile code
+        self.cards = cards  # every card taken, in order (Growth/Tool face up, the rest in the pile)
+        self.claimed = claimed
+        self.claimed_on = claimed_on if claimed_on is not None else [0] * len(claimed)
+        self.renounced = renounced
+
+    def copy(self) -> Seat:
+        return Seat(
+            [dict(t) for t in self.trees],
+            list(self.flips),
+            list(self.supply),
+            list(self.cards),
+            list(self.claimed),
+            list(self.renounced),
+            self.active,
+            list(self.claimed_on),
+        )
+
+    @property
+    def tree(self) -> Tree:
+        return self.trees[self.active]
+
+    @tree.setter
+    def tree(self, tree: Tree) -> None:
+        self.trees[self.active] = tree
+
+    @property
+    def flipped(self) -> bool:
+        return self.flips[self.active]
+
+    @flipped.setter
+    def flipped(self, flipped: bool) -> None:
+        self.flips[self.active] = flipped
+
+    @property
+    def pot(self) -> frozenset[int]:
+        return POT_FLIPPED if self.flips[self.active] else POT
+
+    def capacity(self) -> int:
+        """5 + 2 per Tool card (bonsai.md §2.3)."""
+        tools = sum(1 for c in self.cards if CARD_KINDS[c].type == "tool")
+        return BASE_CAPACITY + TOOL_CAPACITY * tools
+
+    def cultivate_allowance(self) -> list[int]:
+        """Seishi slots plus one slot per Growth card (bonsai.md §2.4)."""
+        allowance = list(SEISHI_ALLOWANCE)
+        for c in self.cards:
+            card = CARD_KINDS[c]
+            if card.type == "growth" and card.tile is not None:
+                allowance[card.tile] += 1
+        return allowance
+
+
+def new_seat(starting: tuple[int, ...], bonsai: int = 1) -> Seat:
+    supply = [0, 0, 0, 0]
+    for t in starting:
+        supply[t] += 1
+    return Seat([new_tree() for _ in range(bonsai)], [False] * bonsai, supply, [], [], [])
