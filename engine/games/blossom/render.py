@@ -21,6 +21,12 @@ def _cards(counts: list[int]) -> str:
     return ", ".join(parts) if parts else "-"
 
 
+def _a(kind: str) -> str:
+    """The kind's name with its article: "a rose", "an anemone"."""
+    name = NAMES[kind]
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
 def render(state: BlossomState, seat: int | None) -> str:
     """The table as ``seat`` sees it: hidden cards are shown only to their owner."""
     lines = []
@@ -62,7 +68,7 @@ def describe(state: BlossomState, seat: int, action: Any) -> str:
         if target == "remove":
             return "a card is removed unseen"
         if target == "garden":
-            return f"a {NAMES[action['card']]} is dealt to the garden"
+            return f"{_a(action['card'])} is dealt to the garden"
         return f"seat {target} receives a card from the deck"
     kind = action.get("type") if isinstance(action, dict) else None
     who = f"seat {seat}"
@@ -71,7 +77,7 @@ def describe(state: BlossomState, seat: int, action: Any) -> str:
     if kind == "feed_down":
         return f"{who} feeds {len(action['cards'])} card(s) face down into the yard"
     if kind == "feed_up":
-        return f"{who} feeds a {NAMES[action['card']]} face up into the yard"
+        return f"{who} feeds {_a(action['card'])} face up into the yard"
     if kind == "flip":
         return f"{who} turns up {', '.join(NAMES[c] for c in action['cards'])}"
     if kind == "arrange":
@@ -87,11 +93,11 @@ def describe(state: BlossomState, seat: int, action: Any) -> str:
     if kind == "draw":
         if action["from"] == "deck":
             return f"{who} draws from the deck"
-        return f"{who} draws a {NAMES[action['kind']]} from the garden"
+        return f"{who} draws {_a(action['kind'])} from the garden"
     if kind == "cherry_draw":
         return f"{who} draws a card for the cherry"
     if kind == "cherry_take":
-        return f"{who} takes a {NAMES[action['kind']]} from the garden for the cherry"
+        return f"{who} takes {_a(action['kind'])} from the garden for the cherry"
     if kind == "cherry_stop":
         return f"{who} stops drawing; the cherry goes to the garden"
     return f"{who} plays {action!r}"
