@@ -16,6 +16,9 @@ from bots.search import Evaluation
 #: game name -> module with ``evaluate(state) -> list[float]``
 MODULES = {
     "blossom": "bots.heuristics.blossom",
+    "bonsai": "bots.heuristics.bonsai",
+    "miyabi": "bots.heuristics.miyabi",
+    "sakura": "bots.heuristics.sakura",
 }
 
 

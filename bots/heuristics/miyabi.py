@@ -1,0 +1,49 @@
+"""Miyabi evaluation: points banked, the majorities as they stand, and moves still open.
+
+What it values and why:
+* **Score** is what wins (miyabi.md §7); placement points and bonuses are banked at once.
+* **The end-game majorities as they stand now** (the engine's own §6.3 scoring of the
+  visible objects), weighted from 40 % in the first round to 100 % in the last: early
+  majorities are easy to overturn, late ones are nearly settled.
+* **The tile just taken** (during its owner's place step): the points of its best
+  placement (objects × highest layer it can reach), so taking a tile is valued by what it
+  will score, not as nothing.
+* **Turns still open this round**: each empty lantern field of a seat that has not passed
+  is one more placement (about 3 points; less when the middle is nearly empty), which is
+  what passing gives up.
+Nothing in Miyabi is hidden. The difference between seats is turned into [0, 1] values
+with a logistic of scale 10 points (one first-place majority).
+"""
+
+from __future__ import annotations
+
+from bots.heuristics import relative_values
+from engine import State
+from engine.games.miyabi.scoring import end_scoring, placement_points
+from engine.games.miyabi.state import PLACE, MiyabiState
+
+EARLY_MAJORITY_WEIGHT = 0.4
+OPEN_TURN_POINTS = 3.0
+SCALE = 10.0
+
+
+def evaluate(state: State) -> list[float]:
+    assert isinstance(state, MiyabiState)
+    if state.phase == "over":
+        return relative_values([float(g.score) for g in state.gardens], SCALE)
+    rules = state.rules
+    progress = (state.round - 1) / max(rules.rounds - 1, 1)
+    weight = EARLY_MAJORITY_WEIGHT + (1 - EARLY_MAJORITY_WEIGHT) * progress
+    majorities = end_scoring(rules, state.gardens)
+    tiles_left = sum(state.display)
+    strength = []
+    for seat, g in enumerate(state.gardens):
+        value = g.score + weight * sum(majorities[seat].values())
+        if state.phase == PLACE and seat == state.current:
+            layer = max((p.layer for p in g.placements(rules, state.chosen)), default=0)
+            value += placement_points(state.chosen, layer)
+        if not g.passed:
+            open_fields = sum(1 for lit in g.lanterns if not lit)
+            value += OPEN_TURN_POINTS * min(open_fields, tiles_left / state.players)
+        strength.append(value)
+    return relative_values(strength, SCALE)

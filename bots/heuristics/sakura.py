@@ -1,0 +1,57 @@
+"""Sakura evaluation: tokens held, plus the tokens the line of painters is heading for.
+
+What it values and why:
+* **Tokens** are the score (sakura.md §8).
+* **The next scoring**: each painter is credited the reward its place in the line would
+  earn if the next unscored sakura scored now (sakura.md §7: nearest the Emperor first),
+  discounted by how far the Emperor still has to walk, because every round's cards
+  reshuffle the line; halfway to the sakura the credit is worth half.
+* **Standing right behind the Emperor** costs a little: any forward step or the Emperor
+  stepping back disgraces that painter (a token and three spaces, sakura.md §6 #6, #7).
+* Ties on tokens go to the painter nearest the Emperor (§8), so position breaks ties.
+All of it is public (positions, tokens, the scored sakura). The court painter of a
+two-player game moves and takes rewards like anyone, so it is in the line, but only the
+seats are valued (it cannot win unless ``courtCanWin``, and then it is one more rival).
+The difference between seats is turned into [0, 1] values with a logistic of scale 3
+tokens (one typical first-place reward).
+"""
+
+from __future__ import annotations
+
+from bots.heuristics import relative_values
+from engine import State
+from engine.games.sakura.garden import GATE
+from engine.games.sakura.scoring import rewards_for
+from engine.games.sakura.state import SakuraState
+
+#: Emperor steps to the sakura at which its rewards count half.
+HALF_DISTANCE = 6.0
+#: Tokens a painter is likely to lose from standing right behind the Emperor.
+BUMP_RISK = 0.35
+#: Tie-break weight of a step along the path (tiny against one token).
+POSITION_WEIGHT = 0.01
+SCALE = 3.0
+
+
+def evaluate(state: State) -> list[float]:
+    assert isinstance(state, SakuraState)
+    g = state.garden
+    painters = len(g.painters)
+    strength = [float(t) for t in g.tokens]
+    upcoming = next((k for k, done in enumerate(g.scored) if not done), None)
+    if upcoming is not None:
+        last = upcoming == len(g.scored) - 1
+        rewards = rewards_for(state.players, last)
+        distance = max(g.board.sakura[upcoming] - g.emperor, 0)
+        weight = HALF_DISTANCE / (HALF_DISTANCE + distance)
+        for rank, painter in enumerate(g.ranking()):
+            if rank < len(rewards):
+                strength[painter] += weight * min(rewards[rank], g.supply)
+    for p in range(painters):
+        here = g.painters[p]
+        if here != GATE and here == g.emperor - 1 and g.tokens[p] > 0:
+            strength[p] -= BUMP_RISK
+        strength[p] += POSITION_WEIGHT * here
+    court_competes = state.court is not None and bool(state.options["courtCanWin"])
+    valued = painters if court_competes else state.players
+    return relative_values(strength[:valued], SCALE)[: state.players]
