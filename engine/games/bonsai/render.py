@@ -115,8 +115,16 @@ def describe(state: BonsaiState, seat: int, action: Any) -> str:
         i = action["slot"] - 1
         tiles = [TILES[t] for t in SLOTS[i].take] + ([action["tile"]] if "tile" in action else [])
         with_tiles = f" with {' and '.join(tiles)}" if tiles else ""
-        return f"{me} meditates: takes {card_name(state.board[i])} from slot {i + 1}{with_tiles}"
+        solo = ""
+        if state.solo and i > 0 and state.board[i - 1] is not None:
+            solo = f", discarding {card_name(state.board[i - 1])}"
+        elif state.solo and i == 0 and state.deck_size():
+            solo = ", burning the top deck card"
+        took = f"takes {card_name(state.board[i])} from slot {i + 1}"
+        return f"{me} meditates: {took}{with_tiles}{solo}"
     if kind == "cultivate":
+        if state.solo and state.board[3] is not None:
+            return f"{me} cultivates, discarding {card_name(state.board[3])}"
         return f"{me} cultivates"
     if kind == "place":
         u, v = action["cell"]

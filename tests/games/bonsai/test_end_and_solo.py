@@ -129,3 +129,10 @@ def test_solo_levels_are_80_100_120_140() -> None:
         obs = table(players=1, options={"soloLevel": level}).observe(0)
         targets[level] = obs["solo"]["target"]
     assert targets == {"gakusei": 80, "senmon": 100, "sensei": 120, "yusha": 140}
+
+
+def test_solo_narration_names_the_discarded_card() -> None:
+    s = table(players=1, board=BOARD)
+    assert s.describe(0, meditate(3)).endswith(", discarding Growth (leaf)")
+    assert s.describe(0, meditate(1)).endswith(", burning the top deck card")
+    assert s.describe(0, CULTIVATE) == "seat 0 cultivates, discarding Helper (any + leaf)"
