@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from .state import BonsaiState
 
 VERSION = "bonsai@1"
-DERIVED = ("viewer", "scores", "capacity", "deck_size", "to_move", "solo")
+#: Observation fields that are not part of the snapshot (the envelope's ``game`` stands
+#: for the snapshot's ``version``).
+DERIVED = ("game", "seat", "to_move", "scores", "capacity", "deck_size", "solo")
 
 
 def _multiset(d: Mapping[str, int]) -> dict[str, int]:
@@ -119,12 +121,19 @@ def state_from_json(data: Mapping[str, Any]) -> BonsaiState:
 
 
 def observe(s: BonsaiState, seat: int | None) -> dict[str, JSON]:
-    """The snapshot (all public, see the module docstring) plus derived fields."""
-    view = state_to_json(s)
-    scores = s.scores()
-    view["viewer"] = seat
-    view["to_move"] = list(s.to_move())
-    view["scores"] = scores
+    """The envelope every niwa game starts with (game, seat, players, phase, to_move),
+    then the snapshot (all public, see the module docstring) and derived fields."""
+    snapshot = state_to_json(s)
+    del snapshot["version"]
+    view: dict[str, JSON] = {
+        "game": VERSION,
+        "seat": seat,
+        "players": s.players,
+        "phase": s.phase,
+        "to_move": list(s.to_move()),
+    }
+    view.update(snapshot)
+    view["scores"] = s.scores()
     view["capacity"] = [me.capacity() for me in s.seats]
     view["deck_size"] = s.deck_size()
     view["solo"] = (
@@ -143,4 +152,7 @@ def observe(s: BonsaiState, seat: int | None) -> dict[str, JSON]:
 
 def from_observation(observation: Mapping[str, Any]) -> BonsaiState:
     """Rebuild the state an observation shows (nothing is hidden, see above)."""
-    return state_from_json({k: v for k, v in observation.items() if k not in DERIVED})
+    if observation.get("game") != VERSION:
+        raise ValueError(f"not a {VERSION} observation (game {observation.get('game')!r})")
+    snapshot = {k: v for k, v in observation.items() if k not in DERIVED}
+    return state_from_json({**snapshot, "version": VERSION})

@@ -19,10 +19,18 @@ MARTHA = """
 """
 
 
+def test_the_observation_starts_with_the_niwa_envelope() -> None:
+    s = table(players=3)
+    obs = s.observe(1)
+    assert list(obs)[:5] == ["game", "seat", "players", "phase", "to_move"]
+    assert [obs[k] for k in list(obs)[:5]] == ["bonsai@1", 1, 3, "choose", [0]]
+    assert s.observe(None)["seat"] is None
+
+
 def test_every_seat_sees_the_same_table_but_its_own_name() -> None:
     s = table(players=3)
     views = [s.observe(seat) for seat in (None, 0, 1, 2)]
-    assert [v.pop("viewer") for v in views] == [None, 0, 1, 2]
+    assert [v.pop("seat") for v in views] == [None, 0, 1, 2]
     assert all(v == views[0] for v in views)
 
 
