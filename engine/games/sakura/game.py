@@ -33,7 +33,7 @@ def _garden(players: int) -> Garden:
 class SakuraGame(Game):
     info = GameInfo(
         name="sakura",
-        version="sakura@1",
+        version=rules.VERSION,
         min_players=2,
         max_players=6,
         simultaneous=True,

@@ -97,7 +97,7 @@ def describe(state: SakuraState, seat: int, action: Any) -> str:
         return f"seat {who} draws a card"  # the card goes to a hidden hand
     if kind == "play" and card in state.cards:
         text = f"seat {seat} plays {state.cards[card].text()}"
-        court = action.get("courtCard")
+        court = action.get("court_card")
         if court in state.cards:
             text += f" and {state.cards[court].text()} for the court painter"
         return text

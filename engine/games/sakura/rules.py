@@ -14,6 +14,9 @@ from typing import Any, Final
 
 from engine.api import Option
 
+#: The game's version string (``GameInfo.version`` and every observation's ``game``).
+VERSION: Final = "sakura@1"
+
 # sakura.md §2.1: garden actions.
 EMP_FWD_1: Final = "EMP_FWD_1"
 EMP_FWD_2: Final = "EMP_FWD_2"

@@ -106,7 +106,7 @@ class SakuraState(State):
             hand = self.hands[seat]
             if seat == self.supplier:
                 return [
-                    {"type": "play", "card": a, "courtCard": b}
+                    {"type": "play", "card": a, "court_card": b}
                     for a in hand
                     for b in hand
                     if a != b
@@ -206,9 +206,9 @@ class SakuraState(State):
             raise IllegalAction(RULE_ROUND, f"seat {seat} must play a card from hand: "
                                 f'{{"type": "play", "card": N}}, not {action!r}')
         wants_court = seat == self.supplier
-        keys = {"type", "card", "courtCard"} if wants_court else {"type", "card"}
+        keys = {"type", "card", "court_card"} if wants_court else {"type", "card"}
         if set(action) != keys:
-            what = "a card and a courtCard" if wants_court else "one card"
+            what = "a card and a court_card" if wants_court else "one card"
             raise IllegalAction(RULE_TWO if wants_court else RULE_ROUND,
                                 f"seat {seat} must play {what}, not {action!r}")
         cards = [action[k] for k in sorted(keys - {"type"})]
@@ -263,8 +263,8 @@ class SakuraState(State):
             self.hands[seat].remove(action["card"])
             self.played.append([seat, action["card"], PENDING])
             if seat == self.supplier:
-                self.hands[seat].remove(action["courtCard"])
-                self.played.append([self.court, action["courtCard"], PENDING])
+                self.hands[seat].remove(action["court_card"])
+                self.played.append([self.court, action["court_card"], PENDING])
         if self.court is not None and self.supplier is None:
             self.phase = COURT  # the top deck card plays for the court painter (§9)
         else:

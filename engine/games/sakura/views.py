@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.api import JSON, Rng
-from engine.games.sakura.rules import decks
+from engine.games.sakura.rules import VERSION, decks
 
 if TYPE_CHECKING:
     from engine.games.sakura.state import SakuraState
@@ -21,14 +21,16 @@ if TYPE_CHECKING:
 def observation(state: SakuraState, seat: int | None) -> dict[str, JSON]:
     g = state.garden
     cards = state.cards
+    # The envelope every game's observation starts with: game, seat, players, phase,
+    # to_move (docs/games/sakura.md); every key is snake_case.
     return {
-        "game": "sakura",
+        "game": VERSION,
         "seat": seat,
         "players": state.players,
-        "options": dict(state.options),
         "phase": state.phase,
+        "to_move": list(state.to_move()),
+        "options": dict(state.options),
         "round": state.round,
-        "toMove": list(state.to_move()),
         "board": g.board.to_json(),
         "court": state.court,
         "emperor": g.emperor,
@@ -37,8 +39,8 @@ def observation(state: SakuraState, seat: int | None) -> dict[str, JSON]:
         "supply": g.supply,
         "scored": g.scored.copy(),
         "hand": None if seat is None else [cards[c].to_json() for c in state.hands[seat]],
-        "handSizes": [len(h) for h in state.hands],
-        "deckSize": len(state.deck),
+        "hand_sizes": [len(h) for h in state.hands],
+        "deck_size": len(state.deck),
         "discard": [cards[c].to_json() for c in sorted(state.discard)],
         "played": [
             {"painter": p, "card": cards[c].to_json(), "status": status}
@@ -65,15 +67,15 @@ def hidden_snapshot(obs: Mapping[str, Any], seat: int, rng: Rng) -> dict[str, JS
     unseen = [n for n in sorted(all_cards) if n not in seen]
     rng.shuffle(unseen)
     hands: list[list[int]] = []
-    for s, size in enumerate(obs["handSizes"]):
+    for s, size in enumerate(obs["hand_sizes"]):
         if s == seat:
             hands.append(sorted(own))
         else:
             hands.append(sorted(unseen[:size]))
             unseen = unseen[size:]
-    if len(unseen) != obs["deckSize"]:
+    if len(unseen) != obs["deck_size"]:
         raise ValueError(
-            f"observation accounts for {len(unseen)} deck cards, not {obs['deckSize']}"
+            f"observation accounts for {len(unseen)} deck cards, not {obs['deck_size']}"
         )
     return {
         "players": obs["players"],

@@ -76,14 +76,14 @@ def play(
     plays: Mapping[int, int | tuple[int, int]],
     choices: list[str] | None = None,
 ) -> SakuraState:
-    """Every seat plays its card (a (card, courtCard) pair for the tricky supplier); the
+    """Every seat plays its card (a (card, court_card) pair for the tricky supplier); the
     owners' forward/back choices are taken from ``choices`` in resolution order. Stops at
     the first chance node (court card or draws), at the end, or at a question that
     ``choices`` does not answer."""
     joint: dict[int, Any] = {}
     for seat, chosen in plays.items():
         if isinstance(chosen, tuple):
-            joint[seat] = {"type": "play", "card": chosen[0], "courtCard": chosen[1]}
+            joint[seat] = {"type": "play", "card": chosen[0], "court_card": chosen[1]}
         else:
             joint[seat] = {"type": "play", "card": chosen}
     state.apply(joint)

@@ -14,9 +14,9 @@ def test_a_seat_sees_its_own_hand_and_only_the_sizes_of_the_others() -> None:
     obs = state.observe(0)
     assert [c["number"] for c in obs["hand"]] == [1, 2, 3, 4, 5]
     assert obs["hand"][0] == {"number": 1, "garden": "EMP_FWD_1", "painter": "FWD_OR_BACK_3"}
-    assert obs["handSizes"] == [5, 5, 5]
+    assert obs["hand_sizes"] == [5, 5, 5]
     assert "hands" not in obs and "deck" not in obs
-    assert obs["deckSize"] == 45
+    assert obs["deck_size"] == 45
 
 
 def test_the_spectator_sees_no_hand() -> None:
@@ -35,7 +35,7 @@ def test_no_choice_is_visible_before_every_seat_has_chosen() -> None:
     # The round's choices enter the state only together, in one joint move.
     state = table(3, hands=[[11], [13], [50]])
     assert state.observe(1)["played"] == []
-    assert state.observe(1)["handSizes"] == [5, 5, 5]
+    assert state.observe(1)["hand_sizes"] == [5, 5, 5]
     state.apply({0: {"type": "play", "card": 11}, 1: {"type": "play", "card": 13},
                  2: {"type": "play", "card": 50}})
     assert len(state.observe(1)["played"]) == 3
@@ -118,3 +118,29 @@ def test_the_text_picture_lists_each_scoring_and_marks_the_scored_sakura() -> No
     text = state.render(None)
     assert "sakura on 12 scored in round 1: seat 0 +3, seat 1 +2, seat 2 +1" in text
     assert text.splitlines()[4].split()[:2] == ["11", "12x"]
+
+
+def test_every_view_starts_with_the_envelope_all_games_share() -> None:
+    state = table(3, hands=[[11], [13], [50]])
+    for seat in (None, 0, 1, 2):
+        obs = state.observe(seat)
+        assert list(obs)[:5] == ["game", "seat", "players", "phase", "to_move"]
+        assert (obs["game"], obs["seat"], obs["players"]) == ("sakura@1", seat, 3)
+        assert (obs["phase"], obs["to_move"]) == ("choose", [0, 1, 2])
+
+
+def test_observation_and_action_keys_are_snake_case() -> None:
+    state = table(2, emperor=8, painters=[3, 6, 0], options={"trickyVariant": True})
+
+    def keys(value: object) -> set[str]:
+        if isinstance(value, dict):
+            # option names keep the rules data's spelling (courtCanWin)
+            inner = [keys(v) for k, v in value.items() if k != "options"]
+            return set(value).union(*inner)
+        if isinstance(value, list):
+            return set().union(*(keys(v) for v in value))
+        return set()
+
+    found = keys(state.observe(0)) | keys(state.legal_actions(0))
+    assert "court_card" in found and "hand_sizes" in found and "deck_size" in found
+    assert all(k == k.lower() for k in found)

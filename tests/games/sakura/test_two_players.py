@@ -73,8 +73,8 @@ def test_tricky_the_human_further_from_the_emperor_plays_the_court_card_too() ->
     assert state.supplier == 0
     actions = state.legal_actions(0)
     assert len(actions) == 20
-    assert {"type": "play", "card": 11, "courtCard": 26} in actions
-    assert all(a["card"] != a["courtCard"] for a in actions)
+    assert {"type": "play", "card": 11, "court_card": 26} in actions
+    assert all(a["card"] != a["court_card"] for a in actions)
     assert state.legal_actions(1)[0].keys() == {"type", "card"}
 
 
@@ -102,12 +102,12 @@ def test_tricky_with_both_humans_on_the_gate_the_court_card_comes_from_the_deck(
 def test_tricky_the_supplier_must_play_two_different_cards() -> None:
     state = table(2, emperor=8, painters=[3, 6, 0], hands=[[11, 26], [50]], options=TRICKY)
     with pytest.raises(IllegalAction) as e:
-        state.apply({0: {"type": "play", "card": 11, "courtCard": 11},
+        state.apply({0: {"type": "play", "card": 11, "court_card": 11},
                      1: {"type": "play", "card": 50}})
     assert e.value.rule == "sakura.md §9"
 
 
 def test_tricky_the_supplier_cannot_skip_the_court_card() -> None:
     state = table(2, emperor=8, painters=[3, 6, 0], hands=[[11, 26], [50]], options=TRICKY)
-    with pytest.raises(IllegalAction, match="a card and a courtCard"):
+    with pytest.raises(IllegalAction, match="a card and a court_card"):
         state.apply({0: {"type": "play", "card": 11}, 1: {"type": "play", "card": 50}})
