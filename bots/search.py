@@ -44,6 +44,22 @@ def terminal_values(result: Result) -> list[float]:
     return [1 - p / (n - 1) for p in result.places]
 
 
+_KEYS: dict[str, str] = {}
+
+
+def _key(action: Action) -> str:
+    """The canonical JSON of an action, memoised on its ``repr`` (much cheaper): the
+    same action built by different code paths may differ in key order, so the canonical
+    form is the identity, and the memo only avoids recomputing it."""
+    r = repr(action)
+    k = _KEYS.get(r)
+    if k is None:
+        if len(_KEYS) > 200_000:
+            _KEYS.clear()
+        k = _KEYS[r] = engine.canonical_json(action)
+    return k
+
+
 @dataclass
 class _Arm:
     visits: int = 0
@@ -55,6 +71,7 @@ class _Arm:
 class _Node:
     children: dict[str, _Node] = field(default_factory=dict)
     arms: dict[tuple[int, str], _Arm] = field(default_factory=dict)
+    seeded: set[int] = field(default_factory=set)  # seats whose arms have their priors
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,7 @@ class ISMCTS:
         exploration: float = 0.7,
         rollout_depth: int = 0,
         prior_visits: int = 4,
+        seed_everywhere: bool = True,
         rng: random.Random | None = None,
     ) -> None:
         self.game = game
@@ -85,6 +103,7 @@ class ISMCTS:
         self.rollout_depth = rollout_depth if evaluate is not None else 1_000_000
         self.prior_visits = prior_visits if evaluate is not None else 0
         self.rng = rng or random.Random(0)
+        self.seed_everywhere = seed_everywhere
         self.iterations = 0
 
     def choose(
@@ -100,35 +119,49 @@ class ISMCTS:
         root = _Node()
         deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
         self.iterations = 0
+        # Without hidden information every determinization is the same state: build it
+        # once and copy it (a copy is ~40x cheaper than rebuilding from the observation).
+        known = None if self.game.info.hidden_information else self.game.determinize(
+            observation, seat, self.rng
+        )
         while True:
             if limits.iterations is not None and self.iterations >= limits.iterations:
                 break
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            state = self.game.determinize(observation, seat, self.rng)
-            if self.iterations == 0 and self.prior_visits:
-                self._seed_root(root, state, seat)
+            state = (
+                known.clone()
+                if known is not None
+                else self.game.determinize(observation, seat, self.rng)
+            )
             self._iterate(root, state)
             self.iterations += 1
-        keys = [engine.canonical_json(a) for a in legal]
+        keys = [_key(a) for a in legal]
         visits = [root.arms.get((seat, k), _Arm()).visits for k in keys]
         best = max(range(len(legal)), key=lambda i: (visits[i], -i))
         arm = root.arms.get((seat, keys[best]), _Arm())
         value = arm.total / arm.visits if arm.visits else 0.0
         return best, {"iterations": self.iterations, "visits": visits[best], "value": value}
 
-    def _seed_root(self, root: _Node, state: State, seat: int) -> None:
-        """Progressive bias: each root action starts at the heuristic's value after it."""
-        for action in state.legal_actions(seat):
+    def _seed(self, node: _Node, state: State, seat: int, legal: list[Action]) -> None:
+        """Progressive bias: each action of ``seat`` at ``node`` starts with
+        ``prior_visits`` virtual visits at the heuristic's value right after it (other
+        simultaneous seats playing at random). Done the first time the search decides
+        at a node, so a node is only seeded once it has been reached twice."""
+        node.seeded.add(seat)
+        others = [s for s in state.to_move() if s != seat]
+        for action in legal:
+            key = _key(action)
+            if (seat, key) in node.arms:
+                continue
             after = state.clone()
-            joint = {
-                s: self.rng.choice(after.legal_actions(s)) for s in after.to_move() if s != seat
-            }
+            joint = {s: self.rng.choice(after.legal_actions(s)) for s in others}
             joint[seat] = action
             after.apply(joint)
             value = self._value(after)[seat]
-            arm = _Arm(visits=self.prior_visits, total=value * self.prior_visits)
-            root.arms[(seat, engine.canonical_json(action))] = arm
+            node.arms[(seat, key)] = _Arm(
+                visits=self.prior_visits, total=value * self.prior_visits
+            )
 
     def _iterate(self, root: _Node, state: State) -> None:
         node = root
@@ -138,13 +171,18 @@ class ISMCTS:
             if seats == (CHANCE,):
                 outcome = engine.sample_chance(state, self.rng)
                 state.apply({CHANCE: outcome})
-                key = "c" + engine.canonical_json(outcome)
+                key = "c" + _key(outcome)
                 node = node.children.setdefault(key, _Node())
                 continue
             joint: dict[int, Action] = {}
             picks: list[tuple[int, str]] = []
             for s in seats:
-                action, key = self._select(node, s, state.legal_actions(s))
+                legal = state.legal_actions(s)
+                if self.prior_visits and s not in node.seeded and (
+                    self.seed_everywhere or node is root
+                ):
+                    self._seed(node, state, s, legal)
+                action, key = self._select(node, s, legal)
                 joint[s] = action
                 picks.append((s, key))
             state.apply(joint)
@@ -167,7 +205,7 @@ class ISMCTS:
         best: tuple[Action, str] | None = None
         best_score = -math.inf
         for action in legal:
-            key = engine.canonical_json(action)
+            key = _key(action)
             arm = node.arms.get((seat, key))
             if arm is None:
                 arm = node.arms[(seat, key)] = _Arm()

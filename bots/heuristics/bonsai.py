@@ -26,7 +26,8 @@ from __future__ import annotations
 from bots.heuristics import relative_values
 from engine import State
 from engine.games.bonsai.rules import ANY, CARD_KINDS, FLOWER, FRUIT, GOALS, LEAF, WOOD, deck_for
-from engine.games.bonsai.state import PLACING_PHASES, BonsaiState, Seat
+from engine.games.bonsai.seat import Seat
+from engine.games.bonsai.state import PLACING_PHASES, BonsaiState
 from engine.games.bonsai.tree import count, flowers_one_side, largest_leaf_group
 
 #: What a tile in the supply is worth, per tile code (wood, leaf, flower, fruit).

@@ -1,0 +1,303 @@
+"""``niwa bench strength GAME``: how the built-in bots fare against each other.
+
+Every match runs through the referee with real bot processes (sandboxed unless
+``--no-sandbox``), exactly as on the ladder. A pairing ``A:B`` plays A against B: with
+two players one seat each, with more players the seats are split as evenly as possible
+(two of each with four). Each deal (seed) is played once in every distinct seating of the
+bots, so neither bot profits from the turn order or from a lucky deal.
+
+A match scores, for A, the share of (A seat, B seat) pairs where A placed better, ties
+counting half. The table gives A's mean score with a 95 % interval (Student t on the
+per-deal means, the deals being independent and the seatings of one deal not), and the
+Elo difference the score implies, its interval mapped through the same formula. It also
+counts, from the replays, every decision of a bot that timed out or was illegal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from itertools import permutations
+from pathlib import Path
+from typing import Any
+
+import engine
+from niwa.cli import UsageError
+
+DEFAULT_PAIRINGS = ("greedy:random", "mcts:greedy")
+#: Replay statuses that count against a bot (DESIGN.md "Matches, clocks and failures").
+FAILURES = ("TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "strength",
+        help="built-in bots against each other: win rates and Elo with 95%% intervals",
+        description="Plays built-in bots against each other through the referee, with real "
+        "(sandboxed) bot processes, over seat-rotated seeds, and prints score rates and "
+        "Elo differences with 95%% intervals, plus any timeouts or illegal moves.",
+    )
+    p.add_argument("game", help="a registered game")
+    p.add_argument(
+        "--pair",
+        action="append",
+        metavar="A:B",
+        help="bots to compare, e.g. greedy:random or 'mcts?seconds=0.05:greedy' "
+        f"(repeatable; default {' and '.join(DEFAULT_PAIRINGS)})",
+    )
+    p.add_argument("--players", type=int, action="append", help="player count (repeatable; "
+                   "default 2, and 4 where the game allows)")
+    p.add_argument("--matches", type=int, default=100,
+                   help="matches per pairing and player count, at least (default 100)")
+    p.add_argument("--time", default="100ms+5s", help="time control (default 100ms+5s)")
+    p.add_argument("--jobs", type=int, default=0, help="matches at once (default: cores)")
+    p.add_argument("--seed", type=int, default=0, help="first deal's seed (default 0)")
+    p.add_argument("--replays", type=Path, help="keep the replays in this directory")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run bot processes without bubblewrap (trusted bots only)")
+    p.set_defaults(run=run)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One match of a pairing: which bot sits where, on which deal."""
+
+    game: str
+    players: int
+    a: str
+    b: str
+    seating: tuple[str, ...]  # "a" or "b" per seat
+    seed: int
+    time_control: str
+    sandbox: bool
+    replay: Path
+
+
+@dataclass
+class Played:
+    """What one match gave: A's score, and failures per bot read from the replay."""
+
+    job: Job
+    score: float
+    failures: dict[str, dict[str, int]] = field(default_factory=dict)
+    decisions: int = 0
+    wall_s: float = 0.0
+
+
+def seatings(players: int) -> list[tuple[str, ...]]:
+    """Every distinct seating of A and B, split as evenly as possible (A gets the odd
+    seat out in half of them: the list then also holds B's mirror)."""
+    half = players // 2
+    base = ["a"] * (players - half) + ["b"] * half
+    out = sorted(set(permutations(base)))
+    if players % 2:
+        mirror = ["b"] * (players - half) + ["a"] * half
+        out += sorted(set(permutations(mirror)))
+    return out
+
+
+def match_score(places: Sequence[int], seating: Sequence[str]) -> float:
+    """A's share of the (A seat, B seat) pairs where A placed better; ties count half."""
+    a_seats = [s for s, who in enumerate(seating) if who == "a"]
+    b_seats = [s for s, who in enumerate(seating) if who == "b"]
+    total = 0.0
+    for i in a_seats:
+        for j in b_seats:
+            total += 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
+    return total / (len(a_seats) * len(b_seats))
+
+
+def t_quantile_975(df: int) -> float:
+    """Student t 97.5 % quantile (Cornish-Fisher expansion; within 0.2 % for df >= 5)."""
+    z = 1.959964
+    if df <= 0:
+        return math.inf
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
+
+
+def interval(block_means: Sequence[float]) -> tuple[float, float, float]:
+    """Mean score and its 95 % interval from independent per-deal means."""
+    mean = statistics.fmean(block_means)
+    n = len(block_means)
+    if n < 2:
+        return mean, 0.0, 1.0
+    half = t_quantile_975(n - 1) * statistics.stdev(block_means) / math.sqrt(n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def elo(score: float) -> float:
+    """The Elo difference that expects ``score`` (±inf at 0 and 1)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def play(job: Job) -> Played:
+    """Run one match in this (worker) process and read its replay."""
+    from referee import replay
+    from referee.logs import configure_cli_logging
+    from referee.match import BotSpec, MatchSpec, TimeControl, play_match
+
+    configure_cli_logging()  # warnings only, on stderr: the progress line stays readable
+
+    bots = [BotSpec.parse(f"builtin:{job.a if who == 'a' else job.b}") for who in job.seating]
+    spec = MatchSpec(
+        game=job.game,
+        bots=bots,
+        seed=job.seed,
+        time_control=TimeControl.parse(job.time_control),
+        sandbox=job.sandbox,
+        replay_path=job.replay,
+    )
+    outcome = play_match(spec)
+    played = Played(job, match_score(outcome.result.places, job.seating),
+                    decisions=outcome.decisions, wall_s=outcome.wall_s)
+    record = replay.read(job.replay)
+    for step in record.steps:
+        for move in step.moves:
+            if move.seat >= 0 and move.status in FAILURES:
+                bot = job.a if job.seating[move.seat] == "a" else job.b
+                counts = played.failures.setdefault(bot, {})
+                counts[move.status] = counts.get(move.status, 0) + 1
+    return played
+
+
+def jobs_for(args: argparse.Namespace, a: str, b: str, players: int, out: Path) -> Iterator[Job]:
+    seats = seatings(players)
+    deals = math.ceil(args.matches / len(seats))
+    for d in range(deals):
+        for k, seating in enumerate(seats):
+            name = f"{args.game}-{players}p-{_slug(a)}-vs-{_slug(b)}-{d:03d}-{k}.jsonl"
+            yield Job(args.game, players, a, b, seating, args.seed + d, args.time,
+                      not args.no_sandbox, out / name)
+
+
+def _slug(bot: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in bot)
+
+
+def _split_pair(text: str) -> tuple[str, str]:
+    from bots import builtin
+
+    # A bot name may carry options after "?" (``mcts?seconds=0.05``); split on the
+    # first ":" outside them.
+    a, sep, b = text.partition(":")
+    if not sep or not a or not b:
+        raise UsageError(
+            f"bad pairing {text!r}: write two built-in bots as A:B, e.g. greedy:random"
+        )
+    for bot in (a, b):
+        try:
+            builtin.create(bot)
+        except (LookupError, ValueError) as e:
+            raise UsageError(str(e)) from None
+    return a, b
+
+
+def run(args: argparse.Namespace) -> int:
+    names = engine.games()
+    if args.game not in names:
+        raise UsageError(f"unknown game {args.game!r}; registered games: {', '.join(names)}")
+    info = engine.load(args.game).info
+    counts = args.players or [n for n in (2, 4) if info.min_players <= n <= info.max_players]
+    for n in counts:
+        if not info.min_players <= n <= info.max_players or n < 2:
+            raise UsageError(
+                f"{args.game} is played by {info.min_players} to {info.max_players} players, "
+                f"and a pairing needs at least 2: not {n}"
+            )
+    if args.matches < 1:
+        raise UsageError("--matches must be at least 1")
+    pairs = [_split_pair(p) for p in (args.pair or DEFAULT_PAIRINGS)]
+    jobs_n = args.jobs or _cores()
+    with tempfile.TemporaryDirectory(prefix="niwa-strength-") as tmp:
+        out = args.replays or Path(tmp)
+        out.mkdir(parents=True, exist_ok=True)
+        rows = []
+        for players in counts:
+            for a, b in pairs:
+                jobs = list(jobs_for(args, a, b, players, out))
+                rows.append(_run_pairing(jobs, jobs_n, f"{a} vs {b}, {players} players"))
+    _print_table(args, rows)
+    failed = sum(n for r in rows for per in r["failures"].values() for n in per.values())
+    return 1 if failed else 0
+
+
+def _cores() -> int:
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _run_pairing(jobs: list[Job], workers: int, label: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    results: list[Played] = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures: list[Future[Played]] = [pool.submit(play, j) for j in jobs]
+        for done, future in enumerate(as_completed(futures), 1):
+            results.append(future.result())
+            mean = statistics.fmean(r.score for r in results)
+            print(f"\r{label}: {done}/{len(jobs)} matches, score so far {mean:.2f}",
+                  end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    by_deal: dict[int, list[float]] = {}
+    failures: dict[str, dict[str, int]] = {}
+    for r in results:
+        by_deal.setdefault(r.job.seed, []).append(r.score)
+        for bot, per in r.failures.items():
+            for status, n in per.items():
+                per_bot = failures.setdefault(bot, {})
+                per_bot[status] = per_bot.get(status, 0) + n
+    mean, low, high = interval([statistics.fmean(v) for v in by_deal.values()])
+    first = jobs[0]
+    return {
+        "players": first.players,
+        "a": first.a,
+        "b": first.b,
+        "matches": len(results),
+        "deals": len(by_deal),
+        "score": (mean, low, high),
+        "failures": failures,
+        "decisions": sum(r.decisions for r in results),
+        "wall_s": time.perf_counter() - started,
+    }
+
+
+def _fmt_elo(x: float) -> str:
+    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
+
+
+def _print_table(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    sandbox = "no sandbox" if args.no_sandbox else "sandboxed"
+    print(f"{args.game}: time control {args.time}, {sandbox}, first seed {args.seed}")
+    print(f"{'players':>7}  {'A':<22} {'B':<22} {'matches':>7}  "
+          f"{'A score [95% CI]':<22} {'Elo A-B [95% CI]':<22} {'A/B failures':<14} wall")
+    for r in rows:
+        mean, low, high = r["score"]
+        score = f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+        rating = f"{_fmt_elo(elo(mean))} [{_fmt_elo(elo(low))}, {_fmt_elo(elo(high))}]"
+        fails = "/".join(
+            str(sum(r["failures"].get(bot, {}).values())) for bot in (r["a"], r["b"])
+        )
+        print(f"{r['players']:>7}  {r['a']:<22} {r['b']:<22} {r['matches']:>7}  "
+              f"{score:<22} {rating:<22} {fails:<14} {r['wall_s']:.0f}s")
+    for r in rows:
+        for bot, per in r["failures"].items():
+            detail = ", ".join(f"{n} {status}" for status, n in sorted(per.items()))
+            print(f"  {r['players']} players, {bot}: {detail}")

@@ -1,0 +1,142 @@
+"""builtin:mcts: its time budget, its options, and reproducible fixed-effort searches."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+import bots.search
+import engine
+from bots.builtin import create
+from bots.builtin.mcts import CLOCK_SHARE, DECISION_SHARE, MARGIN_S, MctsBot
+from bots.sdk import GameStart, Turn
+from bots.search import ISMCTS, SearchLimits
+from engine import CHANCE, State
+
+
+def started(bot: MctsBot, game: str = "blossom", per_decision_ms: int = 1000) -> MctsBot:
+    bot.start(GameStart(game, f"{game}@1", 0, 2, {}, per_decision_ms, 10_000, 5))
+    return bot
+
+
+def test_the_budget_is_a_safe_share_of_the_per_decision_time() -> None:
+    bot = started(MctsBot(), per_decision_ms=1000)
+    assert bot.budget(time_left_ms=60_000) == pytest.approx(1.0 * DECISION_SHARE - MARGIN_S)
+
+
+def test_the_budget_never_exceeds_a_share_of_what_is_left_on_the_clock() -> None:
+    bot = started(MctsBot(), per_decision_ms=1000)
+    assert bot.budget(time_left_ms=2000) == pytest.approx(2.0 * CLOCK_SHARE - MARGIN_S)
+
+
+def test_the_budget_stays_below_the_time_left_even_when_almost_none_is() -> None:
+    bot = started(MctsBot(), per_decision_ms=100)
+    for left_ms in (1, 10, 50, 100, 150):
+        assert 0 < bot.budget(time_left_ms=left_ms) < left_ms / 1000 or left_ms < 10
+
+
+def test_a_fixed_search_time_is_still_capped_by_the_clock() -> None:
+    bot = started(MctsBot(seconds=5.0))
+    assert bot.budget(time_left_ms=1000) == pytest.approx(1.0 * CLOCK_SHARE - MARGIN_S)
+    assert bot.budget(time_left_ms=600_000) == 5.0
+
+
+class FakeClock:
+    """time.monotonic for the search: each reading is 1/64 s after the previous one
+    (a binary fraction, so the sums are exact)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 1 / 64
+        return self.now
+
+
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
+    clock = FakeClock()
+    monkeypatch.setattr(bots.search, "time", clock)
+    yield clock
+
+
+def midgame(name: str, players: int = 2, seed: int = 1, moves: int = 12) -> State:
+    """A position a few random decisions into a game, at a decision of one seat."""
+    state = engine.load(name).new_game(players, {})
+    rng = random.Random(seed)
+    done = 0
+    while True:
+        seats = state.to_move()
+        if seats == (CHANCE,):
+            state.apply({CHANCE: engine.sample_chance(state, rng)})
+            continue
+        if done >= moves and len(seats) == 1 and len(state.legal_actions(seats[0])) > 1:
+            return state
+        state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
+        done += 1
+
+
+def test_the_search_stops_at_its_deadline_and_starts_no_iteration_after_it(
+    fake_clock: FakeClock,
+) -> None:
+    game = engine.load("blossom")
+    state = midgame("blossom")
+    seat = state.to_move()[0]
+    search = ISMCTS(game, None, rng=random.Random(0))
+    limits = SearchLimits(seconds=8 / 64)
+    search.choose(state.observe(seat), seat, state.legal_actions(seat), limits)
+    # The deadline is set at the first reading (1/64 + 8/64) and the clock is read again
+    # before every iteration: readings 2/64 .. 8/64 start seven, 9/64 stops the search.
+    assert search.iterations == 7
+    assert fake_clock.now == 9 / 64
+
+
+def test_a_fixed_iteration_search_runs_exactly_that_many_iterations() -> None:
+    game = engine.load("miyabi")
+    state = midgame("miyabi")
+    seat = state.to_move()[0]
+    search = ISMCTS(game, None, rng=random.Random(0))
+    search.choose(state.observe(seat), seat, state.legal_actions(seat), SearchLimits(iterations=25))
+    assert search.iterations == 25
+
+
+@pytest.mark.parametrize("name", ["blossom", "sakura", "miyabi", "bonsai"])
+def test_mcts_with_a_fixed_iteration_count_answers_the_same_every_time(name: str) -> None:
+    state = midgame(name, moves=20)
+    seat = state.to_move()[0]
+    turn = Turn(20, seat, state.observe(seat), state.legal_actions(seat), 10_000, seed=3)
+    replies = []
+    for _ in range(2):
+        bot = create("mcts?iterations=40")
+        bot.start(GameStart(name, f"{name}@1", seat, 2, {}, 1000, 10_000, 9))
+        replies.append(bot.act(turn))
+    assert replies[0] == replies[1]
+
+
+def test_one_legal_action_is_played_without_searching() -> None:
+    bot = started(MctsBot(iterations=1000))
+    reply = bot.act(Turn(0, 0, {}, [{"type": "only"}], 10_000))
+    assert reply.index == 0 and reply.note.startswith("0 iterations")
+
+
+def test_mcts_options_name_iterations_or_seconds() -> None:
+    assert create("mcts?iterations=200").iterations == 200
+    assert create("mcts?seconds=0.05").seconds == 0.05
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("mcts?depth=3", "builtin:mcts has no option 'depth'; its options: iterations, seconds"),
+        ("mcts?iterations=0", "must be a number above 0"),
+        ("mcts?seconds=fast", "must be a number above 0"),
+        ("mcts?iterations=5&seconds=1", "iterations or seconds, not both"),
+        ("greedy?seconds=1", "builtin:greedy takes no options"),
+        ("mcts?seconds", "write NAME?key=value"),
+    ],
+)
+def test_a_bad_mcts_option_is_refused_with_the_fix(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("?", r"\?")):
+        create(spec)
