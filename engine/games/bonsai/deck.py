@@ -19,6 +19,9 @@ def draw_odds(
 ) -> list[tuple[str, float]]:
     """The next card's distribution: uniform over the top pile, then over the pool."""
     top = sum(top_parchments.values()) + top_others
+    if not top:  # no Tokonoma top pile: a plain multiset draw
+        total = sum(pool.values())
+        return [(k, pool[k] / total) for k in KIND_ORDER if pool.get(k)]
     weights: dict[str, float] = {}
     if top:
         for k, n in top_parchments.items():

@@ -76,6 +76,9 @@ class BonsaiState(State):
         self.wild_tiles = 0  # Master wild tiles still to choose
         self.pending_goals: list[str] = []
         self.seats: list[Seat] = []
+        # The current decision's legal actions, kept until the next apply: a player
+        # move is checked against them, so the list is built once per decision.
+        self._legal: list[Action] | None = None
 
     # --- queries ----------------------------------------------------------------------
     @property
@@ -109,9 +112,13 @@ class BonsaiState(State):
         return draw_odds(self.top_parchments, self.top_others, self.pool)
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat not in self.to_move() or seat == CHANCE:
+        if seat == CHANCE or seat not in self.to_move():
             return []
-        me = self.seats[seat]
+        if self._legal is None:
+            self._legal = self._list_actions(self.seats[seat])
+        return list(self._legal)
+
+    def _list_actions(self, me: Seat) -> list[Action]:
         phase = self.phase
         if phase == "choose":
             return self._choose_actions(me)
@@ -190,6 +197,7 @@ class BonsaiState(State):
             self._apply_chance(action)
         else:
             self._apply_player(action)
+        self._legal = None  # only reached when the move was legal and is now applied
 
     def _apply_chance(self, action: Action) -> None:
         if not self._possible_outcome(action):
@@ -284,7 +292,9 @@ class BonsaiState(State):
         if self.phase in PLACING_PHASES and kind == "place":
             self._place(me, action)
             return
-        if action not in self.legal_actions(self.current):
+        if self._legal is None:
+            self._legal = self._list_actions(me)
+        if action not in self._legal:
             raise IllegalAction(_phase_rule(self.phase), f"{action!r} is not legal now")
         if kind == "remove":
             u, v = action["cell"]
