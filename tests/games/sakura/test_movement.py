@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from engine.games.sakura import GAME
 from engine.games.sakura.garden import Garden
+from tests.conformance.checks import playout
 from tests.games.sakura.table import play, table
 
 
@@ -176,3 +178,45 @@ def test_furthest_forward_two_bumps_and_penalises_the_painter_moved() -> None:
     # Seat 2 is furthest: 3 and 4 are taken, 5, then 6 is the Emperor: a bump.
     assert state.garden.tokens == [5, 5, 4]
     assert state.garden.painters == [3, 4, 1]  # back from 6: 5, (4, 3 taken), 2, 1
+
+
+def test_closest_back_two_can_move_the_cards_own_painter() -> None:
+    # Card 30: closest painter back 2, then forward or back 3 (seat 0 is then asked).
+    state = table(3, emperor=11, painters=[10, 5, 3], hands=[[30], [54], [59]])
+    play(state, {0: 30, 1: 54, 2: 59})
+    assert state.to_move() == (0,) and state.step == "painter"
+    assert state.garden.painters == [8, 5, 3]
+
+
+def test_furthest_forward_two_can_move_the_cards_own_painter() -> None:
+    # Card 42: furthest painter forward 2, then forward 1; cards 54 and 59 wait.
+    state = table(3, emperor=11, painters=[1, 5, 7], hands=[[42], [54], [59]])
+    play(state, {0: 42, 1: 54, 2: 59})
+    assert state.to_move() == (1,)
+    assert state.garden.painters == [4, 5, 7]  # 2, 3, then 4
+
+
+def test_a_disgrace_counts_each_space_of_a_five_player_bridge() -> None:
+    # Bridge B2 is spaces 11-13 on the long path; the Emperor stands just past it.
+    g = garden(players=5, emperor=14, painters=[13, 12, 0, 0, 0])
+    g.forward(0, 1)
+    assert g.painters[0] == 10  # back from 14: 13, 12 taken, 11, 10
+    assert g.tokens[0] == 4
+
+
+def test_the_emperor_stepping_back_onto_a_painter_without_tokens_only_sends_it_back() -> None:
+    g = garden(emperor=11, painters=[10, 0, 0], tokens=[0, 5, 5])
+    g.emperor_back()
+    assert g.tokens[0] == 0 and g.supply == 24 + 15
+    assert g.painters[0] == 7
+
+
+def test_every_painter_stays_behind_the_emperor_in_whole_games() -> None:
+    # sakura.md §6 #15: the gate, or a path space short of the Emperor; one painter a space.
+    for players in range(2, 7):
+        for state, _ in playout(GAME, players, seed=players):
+            g = state.garden
+            on_path = [q for q in g.painters if q != 0]
+            assert all(q < g.emperor for q in on_path)
+            assert len(set(on_path)) == len(on_path)
+            assert 1 <= g.emperor <= g.board.length

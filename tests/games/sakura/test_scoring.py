@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from engine import CHANCE
+from engine.games.sakura import GAME
 from engine.games.sakura.garden import Garden
-from tests.games.sakura.table import play, table
+from tests.games.sakura.table import decide, play, table
 
 
 def test_the_emperor_halts_on_an_unscored_sakura_even_mid_move() -> None:
@@ -119,3 +120,46 @@ def test_a_tie_goes_to_the_tied_painter_nearest_the_emperor() -> None:
 def test_a_tie_between_painters_on_the_gate_is_shared() -> None:
     state = table(3, painters=[0, 0, 2], tokens=[9, 9, 5])
     assert state.result().places == (0, 0, 2)
+
+
+def test_the_halting_cards_owner_is_asked_its_direction_before_the_scoring() -> None:
+    # Card 8: Emperor forward 1 (onto sakura S1 on 12), then forward or back 1.
+    state = table(3, emperor=11, painters=[8, 10, 5], hands=[[8], [40], [50]])
+    play(state, {0: 8, 1: 40, 2: 50})
+    assert state.to_move() == (0,) and state.halt == 0
+    assert state.garden.scored == [False, False, False]
+    decide(state, ["back"])  # seat 0 drops to 7, so it ranks second
+    assert state.garden.tokens == [7, 8, 6]
+    assert state.garden.painters == [9, 10, 8]
+
+
+def test_the_halting_cards_painter_can_bump_before_the_scoring() -> None:
+    # Card 9: Emperor forward 2 halts on 12 after one step; seat 0 forward 2 walks into him.
+    state = table(3, emperor=11, painters=[10, 9, 5], hands=[[9], [40], [50]])
+    play(state, {0: 9, 1: 40, 2: 50})
+    # back from 12: 11, 10 (its own old space), 9 taken, 8; seat 1 is now first.
+    assert state.garden.tokens == [4 + 2, 5 + 3, 5 + 1]
+    assert state.garden.painters == [8, 9, 7]
+
+
+def test_with_five_players_the_line_regroups_onto_single_bridge_spaces() -> None:
+    # Long path: S1 is 16, bridge B2 is 11-13. Card 11: Emperor forward 1, then forward 1.
+    state = table(5, emperor=15, painters=[14, 10, 7, 0, 0],
+                  hands=[[11], [40], [50], [53], [56]])
+    play(state, {0: 11, 1: 40, 2: 50, 3: 53, 4: 56})
+    assert state.garden.painters == [15, 14, 13, 0, 0]
+    assert 13 in state.garden.board.bridges[1]
+    # The two painters sharing the gate are unranked, so nobody takes the 4th token.
+    assert state.garden.tokens == [8, 7, 6, 5, 5]
+
+
+def test_fifty_four_tokens_are_in_play_at_every_player_count() -> None:
+    for players in range(2, 7):
+        g = GAME.new_game(players).garden
+        assert sum(g.tokens) + g.supply == 54
+
+
+def test_tokens_lost_and_earned_move_between_painters_and_the_supply() -> None:
+    state = table(3, emperor=11, painters=[10, 9, 5], hands=[[9], [40], [50]])
+    play(state, {0: 9, 1: 40, 2: 50})  # a bump, then a scoring
+    assert sum(state.garden.tokens) + state.garden.supply == 54

@@ -111,3 +111,31 @@ def test_tricky_the_supplier_cannot_skip_the_court_card() -> None:
     state = table(2, emperor=8, painters=[3, 6, 0], hands=[[11, 26], [50]], options=TRICKY)
     with pytest.raises(IllegalAction, match="a card and a court_card"):
         state.apply({0: {"type": "play", "card": 11}, 1: {"type": "play", "card": 50}})
+
+
+def test_the_court_painter_can_be_the_closest_painter_sent_back() -> None:
+    # Seat 0's card 30: closest painter back 2 (the court painter on 10), then a question.
+    state = table(2, emperor=11, painters=[5, 3, 10], hands=[[30], [54]])
+    play(state, {0: 30, 1: 54})
+    reveal(state, 56)
+    assert state.to_move() == (0,)
+    assert state.garden.painters == [5, 3, 8]
+
+
+def test_the_court_painter_loses_a_token_when_it_bumps_the_emperor() -> None:
+    # Court card 20: furthest painter forward 2 (seat 0: 4, 6), then forward 3 into him.
+    state = table(2, emperor=11, painters=[3, 5, 9], hands=[[54], [59]])
+    play(state, {0: 54, 1: 59})
+    reveal(state, 20)
+    assert state.to_move() == (0,)  # card 54 waits for seat 0
+    assert state.garden.tokens == [5, 5, 4]
+    assert state.garden.painters == [6, 5, 8]  # back from 11: 10, 9 (its old space), 8
+
+
+def test_tricky_the_court_card_still_always_picks_forward() -> None:
+    # Court card 10: Emperor forward or back 1, then forward or back 3: no question asked.
+    state = table(2, emperor=8, painters=[3, 6, 0], hands=[[10, 26], [50]], options=TRICKY)
+    play(state, {0: (26, 10), 1: 50})
+    assert state.phase == "draw"
+    assert state.garden.emperor == 11  # 10 forward, then 26 and 50
+    assert state.garden.painters == [5, 7, 4]  # court 1, 2, (3 taken), 4
