@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.games.sakura import GAME
 from engine.games.sakura.garden import Garden
+from engine.games.sakura.state import SakuraState
 from tests.conformance.checks import playout
 from tests.games.sakura.table import play, table
 
@@ -215,6 +216,7 @@ def test_every_painter_stays_behind_the_emperor_in_whole_games() -> None:
     # sakura.md §6 #15: the gate, or a path space short of the Emperor; one painter a space.
     for players in range(2, 7):
         for state, _ in playout(GAME, players, seed=players):
+            assert isinstance(state, SakuraState)
             g = state.garden
             on_path = [q for q in g.painters if q != 0]
             assert all(q < g.emperor for q in on_path)
