@@ -108,10 +108,12 @@ def bwrap_args(bot_dir: Path | None, run_dir: Path, limits: Limits, as_root: boo
     for etc in _ETC_FILES:
         if Path("/etc", etc).exists():
             args += [*_parents(f"/etc/{etc}", made), "--ro-bind", f"/etc/{etc}", f"/etc/{etc}"]
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    # The private /tmp comes before the runtime binds: a venv that lives under /tmp
+    # (tox in a CI checkout there) must stay visible on top of it.
+    args += ["--size", str(limits.tmp_mib << 20), "--perms", "1777", "--tmpfs", "/tmp"]
     for path in runtime_paths():
         args += [*_parents(str(path), made), "--ro-bind", str(path), str(path)]
-    args += ["--dev", "/dev", "--proc", "/proc"]
-    args += ["--size", str(limits.tmp_mib << 20), "--perms", "1777", "--tmpfs", "/tmp"]
     args += [*_parents(RUN_DIR, made), "--bind", str(run_dir), RUN_DIR]
     if bot_dir is not None:
         args += ["--ro-bind", str(bot_dir), BOT_DIR, "--chdir", BOT_DIR]
