@@ -46,19 +46,21 @@ def store_archive(store: Store, data: bytes) -> tuple[str, Path]:
     return digest, folder
 
 
-def builtin_bot(store: Store, name: str, game: str, status: str = RESERVE) -> Bot:
-    """The ladder's row for ``builtin:NAME`` in ``game`` (created on first use)."""
+def builtin_bot(
+    store: Store, name: str, game: str, status: str = RESERVE, alias: str = ""
+) -> Bot:
+    """The ladder's row for ``builtin:NAME`` in ``game`` (created on first use), listed
+    under ``alias`` if given (the demo's numbered copies of one bot)."""
     manifest = BotSpec.parse(f"builtin:{name}").manifest()
-    found = store.find_bot(manifest.name, manifest.version, game)
+    label = alias or manifest.name.partition("?")[0]
+    found = store.find_bot(label, manifest.version, game)
     if found is not None:
         if status == ACTIVE and found.status != ACTIVE:
             store.set_bot_status(found.id, ACTIVE)
             return store.bot(found.id)
         return found
     owner = store.system_owner()
-    return store.add_bot(
-        manifest.name, manifest.version, game, owner.id, f"builtin:{name}", None, status
-    )
+    return store.add_bot(label, manifest.version, game, owner.id, f"builtin:{name}", None, status)
 
 
 def submit(store: Store, owner: Owner, data: bytes, rng: random.Random | None = None) -> list[Bot]:

@@ -1,0 +1,47 @@
+"""A running ladder: the API server and the runner in one process."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+
+import structlog
+
+from ladder import server
+from ladder.runner import Runner, Settings
+
+
+def serve(
+    settings: Settings,
+    listen: str,
+    tls_cert: Path | None = None,
+    tls_key: Path | None = None,
+    play: bool = True,
+) -> int:
+    """Serve the API and play matches until SIGINT/SIGTERM (or ``max_matches``, after
+    which the API stays up). Prints ``serving on HOST:PORT`` once listening."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    grpc_server, port = server.start(settings.db_url, settings.data_dir, listen, tls_cert, tls_key)
+    host = listen.rsplit(":", 1)[0]
+    print(f"serving on {host}:{port}", flush=True)
+    log = structlog.get_logger("niwa.ladder")
+    log.info("serving", address=f"{host}:{port}", tls=tls_cert is not None)
+    try:
+        if play:
+            finished = Runner(settings).run(stop)
+            log.info("runner_stopped", rated_matches=finished)
+        while not stop.wait(0.5):
+            pass
+    finally:
+        grpc_server.stop(grace=1.0).wait()
+    print("stopped", file=sys.stderr)
+    return 0

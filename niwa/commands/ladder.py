@@ -1,0 +1,306 @@
+"""``niwa ladder``: serve a ladder, submit bots, read leaderboards, matches and replays.
+
+Reading commands talk to a server (``--server``, default localhost:50051) or, given
+``--db``, read the store directly. ``user add`` works on the store (run it where the
+database is); ``demo`` runs a whole ladder of the built-in bots locally.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+
+from ladder import archive, client, demo, logs, report
+from ladder.db import DatabaseError
+from ladder.runner import Settings
+from ladder.service import Reads
+from ladder.store import PENDING, Store, StoreError
+from niwa.cli import UsageError
+from niwa.v1 import ladder_pb2 as pb
+
+DEFAULT_DB = "niwa-data/ladder.db"
+DEFAULT_SERVER = "localhost:50051"
+DEFAULT_LISTEN = "127.0.0.1:50051"
+
+T = TypeVar("T")
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "ladder",
+        help="run a ladder: rate bots by playing them against each other",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="ladder_command", metavar="ACTION", required=True)
+
+    p = commands.add_parser("serve", help="serve the API and keep matches running")
+    _store_args(p, default_db=DEFAULT_DB)
+    p.add_argument("--listen", default=DEFAULT_LISTEN, help="host:port (port 0: any free port)")
+    p.add_argument("--workers", type=int, default=0, help="worker processes (default: 1 per core)")
+    p.add_argument("--concurrency", type=int, default=0, help="matches at once (default: workers)")
+    p.add_argument("--matches", type=int, help="stop playing after this many rated matches")
+    p.add_argument("--duplicate", action="store_true", help="each seed under every seat rotation")
+    p.add_argument("--time", default="1s+30s", help="time control per decision + bank")
+    p.add_argument("--seed", type=int, help="seed for pairings and match seeds")
+    p.add_argument("--tls-cert", type=Path, help="PEM certificate chain (enables TLS)")
+    p.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.set_defaults(run=_serve)
+
+    p = commands.add_parser("submit", help="submit a bot folder or archive (owner token)")
+    p.add_argument("path", type=Path, help="a bot folder (with bot.toml) or a .tar/.tar.gz")
+    _server_args(p, token=True)
+    p.add_argument("--no-wait", action="store_true", help="do not wait for the validation match")
+    p.add_argument("--wait-timeout", type=float, default=300.0, help="seconds (default 300)")
+    p.set_defaults(run=_submit)
+
+    p = commands.add_parser("retire", help="take a bot off the ladder (its owner's token)")
+    p.add_argument("bot_id", type=int)
+    _server_args(p, token=True)
+    p.set_defaults(run=_retire)
+
+    p = commands.add_parser("leaderboard", help="Elo ± 95%% interval, games and wins per game")
+    p.add_argument("game", nargs="?", default="", help="one game (default: all)")
+    _read_args(p)
+    p.set_defaults(run=_leaderboard)
+
+    p = commands.add_parser("bots", help="list bots (--all: also pending, rejected, retired)")
+    p.add_argument("--game", default="")
+    p.add_argument("--all", action="store_true")
+    _read_args(p)
+    p.set_defaults(run=_bots)
+
+    p = commands.add_parser("matches", help="list matches, newest first")
+    p.add_argument("--game", default="")
+    p.add_argument("--bot", type=int, default=0, help="bot id")
+    p.add_argument("--state", default="", choices=["", "queued", "running", "done", "failed"])
+    p.add_argument("--limit", type=int, default=20)
+    _read_args(p)
+    p.set_defaults(run=_matches)
+
+    p = commands.add_parser("replay", help="fetch a match's replay (for niwa replay verify|show)")
+    p.add_argument("match_id", type=int)
+    p.add_argument("-o", "--output", type=Path, help="write to FILE (default: stdout)")
+    _read_args(p)
+    p.set_defaults(run=_replay)
+
+    p = commands.add_parser("user", help="manage owners")
+    users = p.add_subparsers(dest="user_command", metavar="ACTION", required=True)
+    p = users.add_parser("add", help="create an owner and print its API token (once)")
+    p.add_argument("name")
+    p.add_argument("--admin", action="store_true", help="may do administrative calls")
+    _store_args(p, default_db=DEFAULT_DB)
+    p.set_defaults(run=_user_add)
+
+    p = commands.add_parser("demo", help="a ladder of the built-in bots in every game")
+    p.add_argument("--data", type=Path, default=Path("niwa-data"), help="default ./niwa-data")
+    p.add_argument(
+        "--matches", type=int, default=demo.DEFAULT_MATCHES_PER_GAME, help="matches per game"
+    )
+    p.add_argument("--workers", type=int, default=0, help="worker processes (default: 1 per core)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--serve", action="store_true", help="keep the API up afterwards")
+    p.add_argument("--listen", default=DEFAULT_LISTEN)
+    p.set_defaults(run=_demo)
+
+
+def _store_args(p: argparse.ArgumentParser, default_db: str | None) -> None:
+    p.add_argument(
+        "--db",
+        default=default_db,
+        help=f"SQLite file or postgresql:// URL (default: {default_db})" if default_db
+        else "read this store (SQLite file or postgresql:// URL) instead of a server",
+    )
+    p.add_argument("--data", type=Path, help="folder for replays and bots (default: beside --db)")
+
+
+def _server_args(p: argparse.ArgumentParser, token: bool = False) -> None:
+    p.add_argument("--server", default=os.environ.get("NIWA_SERVER", DEFAULT_SERVER),
+                   help=f"host:port of the ladder (default $NIWA_SERVER or {DEFAULT_SERVER})")
+    p.add_argument("--tls-ca", type=Path, help="PEM root certificate: connect with TLS")
+    if token:
+        p.add_argument("--token", default=os.environ.get("NIWA_TOKEN"),
+                       help="your API token (default: $NIWA_TOKEN)")
+
+
+def _read_args(p: argparse.ArgumentParser) -> None:
+    _server_args(p)
+    _store_args(p, default_db=None)
+
+
+def _open_store(args: argparse.Namespace) -> Store:
+    try:
+        return Store.open(args.db, args.data)
+    except DatabaseError as e:
+        raise UsageError(str(e)) from None
+
+
+def _call(args: argparse.Namespace, method: str, request: Any, local: Callable[[Reads], T]) -> T:
+    """A read: from the store with --db, else from the server."""
+    if args.db:
+        store = _open_store(args)
+        try:
+            return local(Reads(store))
+        except StoreError as e:
+            raise UsageError(str(e)) from None
+        finally:
+            store.close()
+    answer: T = _remote(args, method, request)
+    return answer
+
+
+def _remote(args: argparse.Namespace, method: str, request: Any, token: str | None = None) -> Any:
+    channel, stub = client.connect(args.server, args.tls_ca)
+    try:
+        return getattr(stub, method)(request, metadata=client.auth(token), timeout=60)
+    except grpc.RpcError as e:
+        code = e.code()
+        if code == grpc.StatusCode.UNAVAILABLE:
+            raise UsageError(
+                f"no ladder answers at {args.server}: start one (niwa ladder serve) "
+                "or pass --server, or read a store with --db"
+            ) from None
+        raise UsageError(f"{e.details()} ({code.name.lower()})") from None
+    finally:
+        channel.close()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from ladder import app
+
+    logs.configure(args.log_level)
+    settings = Settings(
+        db_url=args.db,
+        data_dir=args.data,
+        workers=args.workers,
+        concurrency=args.concurrency,
+        max_matches=args.matches,
+        duplicate=args.duplicate,
+        time_control=args.time,
+        seed=args.seed,
+        log_level=args.log_level,
+    )
+    _open_store(args).close()  # create and migrate, or fail with one line
+    try:
+        return app.serve(settings, args.listen, args.tls_cert, args.tls_key)
+    except (OSError, ValueError) as e:
+        raise UsageError(str(e)) from None
+
+
+def _submit(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise UsageError("submitting needs your token: pass --token or set NIWA_TOKEN")
+    path: Path = args.path
+    try:
+        if path.is_dir():
+            data = archive.pack_directory(path)
+        elif path.is_file():
+            data = path.read_bytes()
+        else:
+            raise UsageError(f"{path} does not exist: give a bot folder or archive")
+    except archive.ArchiveError as e:
+        raise UsageError(str(e)) from None
+    reply = _remote(args, "SubmitBot", pb.SubmitBotRequest(archive=data), args.token)
+    for bot in reply.bots:
+        print(f"submitted {bot.name}@{bot.version} for {bot.game} as bot {bot.id}")
+    if args.no_wait:
+        return 0
+    return _await_validation(args, [b.id for b in reply.bots])
+
+
+def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
+    deadline = time.monotonic() + args.wait_timeout
+    waiting = set(ids)
+    print("waiting for the validation match against builtin:random ...", file=sys.stderr)
+    failed = False
+    while waiting:
+        listing = _remote(args, "ListBots", pb.ListBotsRequest(all=True))
+        for bot in listing.bots:
+            if bot.id in waiting and bot.status != PENDING:
+                waiting.discard(bot.id)
+                verdict = "accepted" if bot.status == "active" else f"{bot.status}: {bot.reason}"
+                print(f"bot {bot.id} ({bot.name}@{bot.version}, {bot.game}): {verdict}")
+                failed |= bot.status != "active"
+        if waiting and time.monotonic() > deadline:
+            raise UsageError(
+                f"no verdict yet for bot(s) {sorted(waiting)}: is the ladder playing? "
+                "check later with niwa ladder bots --all"
+            )
+        if waiting:
+            time.sleep(0.5)
+    return 1 if failed else 0
+
+
+def _retire(args: argparse.Namespace) -> int:
+    bot = _remote(args, "RetireBot", pb.RetireBotRequest(bot_id=args.bot_id), args.token)
+    print(f"bot {bot.id} ({bot.name}@{bot.version}) is {bot.status}")
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    request = pb.LeaderboardRequest(game=args.game)
+    reply = _call(args, "GetLeaderboard", request, lambda r: r.leaderboard(request))
+    if not reply.boards:
+        print("no games with bots yet")
+    print("\n\n".join(report.leaderboard(b) for b in reply.boards))
+    return 0
+
+
+def _bots(args: argparse.Namespace) -> int:
+    request = pb.ListBotsRequest(game=args.game, all=args.all)
+    print(report.bots(_call(args, "ListBots", request, lambda r: r.list_bots(request))))
+    return 0
+
+
+def _matches(args: argparse.Namespace) -> int:
+    request = pb.ListMatchesRequest(
+        game=args.game, bot_id=args.bot, state=args.state, limit=args.limit
+    )
+    print(report.matches(_call(args, "ListMatches", request, lambda r: r.list_matches(request))))
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    request = pb.GetReplayRequest(match_id=args.match_id)
+    reply = _call(args, "GetReplay", request, lambda r: r.replay(request))
+    if args.output:
+        args.output.write_bytes(reply.content)
+        print(f"wrote {args.output} (check it: niwa replay verify {args.output})", file=sys.stderr)
+    else:
+        sys.stdout.buffer.write(reply.content)
+    return 0
+
+
+def _user_add(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    try:
+        owner, token = store.add_owner(args.name, admin=args.admin)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    finally:
+        store.close()
+    role = "admin" if owner.is_admin else "owner"
+    print(f"created {role} {owner.name}; API token (shown only now, keep it safe):")
+    print(token)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    if args.matches < 1:
+        raise UsageError("--matches must be at least 1")
+    logs.configure("warning")
+    settings = demo.run(args.data, args.matches, args.workers, args.seed)
+    if args.serve:
+        from ladder import app
+
+        logs.configure("info")
+        return app.serve(settings, args.listen, play=False)
+    return 0
