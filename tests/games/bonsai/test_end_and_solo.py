@@ -136,3 +136,40 @@ def test_solo_narration_names_the_discarded_card() -> None:
     assert s.describe(0, meditate(3)).endswith(", discarding Growth (leaf)")
     assert s.describe(0, meditate(1)).endswith(", burning the top deck card")
     assert s.describe(0, CULTIVATE) == "seat 0 cultivates, discarding Helper (any + leaf)"
+
+
+def test_with_four_players_the_trigger_player_plays_the_last_turn() -> None:
+    s = table(players=4, board=BOARD)
+    s.pool = {"parchment:wood": 1}
+    play(s, CULTIVATE, END, CULTIVATE, END)  # seats 0 and 1
+    play(s, meditate(1))  # seat 2 takes the Tool; the last card is revealed
+    reveal(s, "parchment:wood")
+    order = []
+    while not s.is_over():
+        order.append(s.current)
+        play(s, CULTIVATE, END)
+    assert order == [3, 0, 1, 2]
+
+
+def test_the_final_round_still_offers_the_cards_left_on_the_board() -> None:
+    s = table(players=2, board=BOARD)
+    s.pool = {}
+    s.end_triggered, s.turns_left = True, 1
+    play(s, meditate(4))
+    play(s, END)  # the Helper's placements
+    assert s.board == [None, "tool", "growth:leaf", "master:any"]
+    assert [a["slot"] for a in s.legal_actions(1) if a["type"] == "meditate"] == [2, 2, 3, 4]
+
+
+def test_solo_meditate_on_slot_1_with_an_empty_deck_burns_nothing() -> None:
+    s = table(players=1, board=BOARD)
+    s.pool = {}
+    play(s, meditate(1))
+    assert s.discards == [] and s.board == [None, "growth:leaf", "master:any", "helper:leaf"]
+    assert s.phase == "choose"  # the Tool acted, nothing was met, the next turn began
+
+
+def test_solo_result_is_the_single_score_in_first_place() -> None:
+    s = won_state("gakusei", 21)
+    s.phase = "over"
+    assert s.result().scores == (81.0,) and s.result().places == (0,)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
+from engine import IllegalAction
 from engine.games.bonsai.rules import GOALS
 from engine.games.bonsai.scoring import goal_met
 from engine.games.bonsai.state import BonsaiState
+from engine.games.bonsai.tree import kengai_levels
 
 from .table import CULTIVATE, END, cells, meditate, place, play, reveal, supply, table, tree
 
@@ -239,3 +243,46 @@ def test_claimed_goals_are_kept_when_tiles_are_removed() -> None:
     play(s, {"type": "remove", "cell": [1, 1]})
     assert s.seats[0].claimed == ["blue-low"]
     assert s.scores()[0]["goals"] == 7
+
+
+def test_the_pot_lines_protrude_right_from_u_6_left_from_u_minus_4_below_from_v_minus_2() -> None:
+    def levels(*uvs: tuple[int, int]) -> dict[str, bool]:
+        return kengai_levels(cells(*[(u, v, "wood") for u, v in uvs]), False)
+
+    assert [levels((u, 2))["low"] for u in (4, 5, 6, 7)] == [False, False, True, True]
+    assert [levels((6, 2), (u, 2))["mid"] for u in (-2, -3, -4, -5)] == [False, False, True, True]
+    assert levels((6, 2), (-4, -2))["high"] and levels((6, 2), (-5, -3))["high"]
+    assert not levels((6, 2), (-5, -1))["high"]  # row -1 is not below the bottom line
+
+
+def test_kengai_low_counts_a_tile_below_the_pot_past_the_gold_crack_line() -> None:
+    assert met("blue-low", cells((6, -2, "wood")))
+
+
+def test_shakan_on_a_flipped_pot_counts_the_mirrored_side_lines() -> None:
+    flowers = cells((4, 2, "flower"), (5, 3, "flower"), (6, 2, "flower"))
+    assert met("pink-low", flowers, flipped=True)  # all past the mirrored right line u >= 4
+    assert not met("pink-low", flowers)  # only (6, 2) protrudes from the plain pot
+
+
+def test_a_goal_claimed_by_another_player_is_not_offered() -> None:
+    s = martha_turn()
+    play(s, claim("green-low"))  # seat 0 takes it
+    six_leaves = dict(s.seats[0].tree)
+    s.seats[2].tree = six_leaves  # seat 2 holds no green tile yet
+    play(s, CULTIVATE, END)  # seat 1
+    play(s, CULTIVATE, END)  # seat 2 meets green-low, which is gone
+    assert s.current == 0 and s.phase == "choose"
+    s.goals_open.append("green-low")  # were it still on the table, seat 2 would be asked
+    play(s, CULTIVATE, END, CULTIVATE, END, CULTIVATE, END)
+    assert s.phase == "claim" and s.pending_goals == ["green-low"]
+
+
+def test_a_goal_met_must_be_decided_before_anything_else() -> None:
+    s = martha_turn()
+    refused = [CULTIVATE, {"type": "discard", "tile": "leaf"}, claim("green-high")]
+    for action in refused:
+        assert action not in s.legal_actions(0)
+    with pytest.raises(IllegalAction) as e:
+        play(s, claim("green-high"))
+    assert e.value.rule == "bonsai.md §4.3"

@@ -158,3 +158,36 @@ def test_the_supply_may_exceed_capacity_within_the_turn() -> None:
     assert s.phase == "helper" and sum(s.seats[0].supply) == 7
     play(s, place("leaf", 1, 1), place("leaf", -1, 1), END)
     assert s.current == 1  # 5 left: no discard
+
+
+def test_a_tool_taken_this_turn_counts_at_the_end_of_this_turn() -> None:
+    s = table(board=("growth:wood", "growth:flower", "growth:fruit", "tool"))
+    supply(s, 0, wood=5)
+    play(s, meditate(4))  # + leaf + fruit: 7 tiles
+    reveal(s, "parchment:leaf")
+    assert s.seats[0].capacity() == 7 and s.current == 1  # no discard
+
+
+def test_growth_cards_of_one_type_stack() -> None:
+    s = table(board=BOARD)
+    s.seats[0].cards = ["growth:leaf", "growth:leaf", "growth:fruit"]
+    play(s, CULTIVATE)
+    assert s.allowance == [1, 3, 0, 1, 1]
+
+
+def test_a_helper_uses_neither_the_seishi_nor_the_growth_slots() -> None:
+    s = table(board=BOARD)
+    s.seats[0].cards = ["growth:wood", "growth:leaf"]
+    supply(s, 0, wood=3, leaf=3)
+    play(s, meditate(4))
+    reveal(s, "tool")
+    assert s.phase == "helper" and s.allowance == [0, 1, 0, 0, 1]
+
+
+def test_a_master_card_goes_to_the_pile_after_giving_its_tiles() -> None:
+    s = table(board=("growth:wood", "growth:flower", "master:leaf+leaf", "tool"))
+    supply(s, 0)
+    play(s, meditate(3))  # + wood + flower
+    reveal(s, "tool")
+    assert tiles(s) == {"wood": 1, "leaf": 2, "flower": 1}
+    assert s.seats[0].cards == ["master:leaf+leaf"] and s.current == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import IllegalAction
-from engine.games.bonsai.rules import FLOWER, FRUIT, LEAF, POT, WOOD, key
+from engine.games.bonsai.rules import FLOWER, FRUIT, LEAF, POT, POT_FLIPPED, WOOD, coords, key
 from engine.games.bonsai.tree import can_place, is_stuck, legal_cells, removable
 
 from .table import CULTIVATE, END, cells, place, play, supply, table, tree
@@ -13,6 +13,11 @@ from .table import CULTIVATE, END, cells, place, play, supply, table, tree
 
 def ok(t: dict[int, int], tile: int, u: int, v: int) -> bool:
     return can_place(t, POT, tile, key(u, v))
+
+
+def ok_on(pot: frozenset[int], t: dict[int, int], u: int, v: int) -> bool:
+    """Whether wood may go on (u, v) beside the pot ``pot``."""
+    return can_place(t, pot, WOOD, key(u, v))
 
 
 def test_wood_grows_next_to_wood() -> None:
@@ -164,3 +169,36 @@ def test_a_growing_tree_offers_no_removal() -> None:
     s = table()
     s.seats[0].tree = cells((1, 1, "leaf"))
     assert not any(a["type"] == "remove" for a in s.legal_actions(0))
+
+
+def test_the_pot_covers_exactly_the_cells_of_the_rules_data() -> None:
+    rows = {0: [-4, -2, 2, 4, 6], -1: [-3, -1, 1, 3, 5], -2: [-2, 0, 2, 4]}
+    assert {key(u, v) for v, us in rows.items() for u in us} == POT
+
+
+def test_a_flipped_pot_mirrors_every_pot_cell() -> None:
+    assert {key(-u, v) for u, v in map(coords, POT)} == POT_FLIPPED
+    assert ok_on(POT_FLIPPED, cells((1, 1, "wood"), (3, 1, "wood"), (5, 1, "wood")), 6, 0)
+    assert not ok_on(POT_FLIPPED, cells((-3, 1, "wood"), (-5, 1, "wood")), -6, 0)
+
+
+def test_a_stuck_tree_never_sheds_wood() -> None:
+    stuck = cells((1, 1, "wood"), (-1, 1, "leaf"), (3, 1, "leaf"), (0, 2, "leaf"), (2, 2, "leaf"))
+    assert is_stuck(stuck, POT)
+    assert removable(stuck) == sorted(key(u, v) for u, v in [(-1, 1), (3, 1), (0, 2), (2, 2)])
+
+
+def test_shedding_a_tile_is_optional() -> None:
+    s = table()
+    s.seats[0].tree = cells((1, 1, "leaf"), (-1, 1, "leaf"))
+    play(s, CULTIVATE, END)
+    assert s.seats[0].tree == cells((1, 1, "leaf"), (-1, 1, "leaf")) and s.current == 1
+
+
+def test_fruit_between_two_touching_leaves_on_any_two_consecutive_sides() -> None:
+    # Around (0, 2) in cyclic order: (2,2) (1,3) (-1,3) (-2,2) (-1,1) (1,1); each
+    # consecutive pair of leaves (wrapping from the last side to the first) holds a fruit.
+    ring = [(2, 2), (1, 3), (-1, 3), (-2, 2), (-1, 1), (1, 1)]
+    for i in range(6):
+        a, b = ring[i], ring[(i + 1) % 6]
+        assert ok(cells((*a, "leaf"), (*b, "leaf")), FRUIT, 0, 2), (a, b)

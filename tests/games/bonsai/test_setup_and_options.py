@@ -6,10 +6,12 @@ import pytest
 
 from engine import CHANCE, OptionError
 from engine.games.bonsai import GAME
-from engine.games.bonsai.rules import CARD_KINDS, key
+from engine.games.bonsai.rules import CARD_KINDS, deck_for, key
 from engine.games.bonsai.state import BonsaiState
 
 from .table import table
+
+PARCHMENTS = [k for k, card in CARD_KINDS.items() if card.type == "parchment"]
 
 
 def fresh(players: int, **options: object) -> BonsaiState:
@@ -103,3 +105,53 @@ def test_a_bare_pot_may_be_flipped_once_with_allow_pot_flip() -> None:
     s.apply({0: {"type": "flip_pot"}})
     assert s.seats[0].flipped and {"type": "flip_pot"} not in s.legal_actions(0)
     assert key(-6, 0) in s.seats[0].pot and key(6, 0) not in s.seats[0].pot
+
+
+def test_three_players_leave_out_the_four_four_player_cards() -> None:
+    missing = {k: n - deck_for(3).get(k, 0) for k, n in deck_for(4).items()}
+    assert {k: n for k, n in missing.items() if n} == {
+        "tool": 1,
+        "growth:wood": 1,
+        "growth:fruit": 1,
+        "master:leaf+flower+flower": 1,
+    }
+
+
+def test_two_players_also_leave_out_the_eleven_three_player_cards() -> None:
+    missing = {k: n - deck_for(2).get(k, 0) for k, n in deck_for(3).items()}
+    assert {k: n for k, n in missing.items() if n} == {
+        "tool": 2,
+        "growth:wood": 1,
+        "growth:leaf": 2,
+        "growth:flower": 1,
+        "master:any": 1,
+        "master:wood+leaf": 2,
+        "master:wood+leaf+flower": 1,
+        "master:wood+leaf+fruit": 1,
+    }
+    assert deck_for(1) == deck_for(2)
+
+
+def test_the_options_carry_the_rules_data_names_and_defaults() -> None:
+    schema = {o.name: o.default for o in GAME.info.options}
+    assert schema == {
+        "useGoals": True,
+        "tokonoma": False,
+        "allowPotFlip": False,
+        "soloScenario": "none",
+        "soloLevel": "gakusei",
+    }
+
+
+def test_solo_scenarios_whose_goal_tiles_are_unknown_are_refused() -> None:
+    with pytest.raises(OptionError, match="soloScenario"):
+        GAME.new_game(1, {"soloScenario": "flourishing-spring"})
+
+
+def test_tokonoma_set_up_reveals_come_from_the_top_pile() -> None:
+    s = fresh(2, tokonoma=True, useGoals=False)
+    for card in ("parchment:wood", "tool", "parchment:leaf", "growth:leaf"):
+        s.apply({CHANCE: {"type": "reveal", "card": card}})
+    drawn = ("parchment:wood", "parchment:leaf")
+    assert s.top_parchments == {k: 1 for k in PARCHMENTS if k not in drawn}
+    assert s.top_others == 12 - 2 and sum(s.pool.values()) == 25 - 2

@@ -117,3 +117,26 @@ def test_describe_tells_each_move_in_a_sentence() -> None:
     assert s.describe(CHANCE, {"type": "reveal", "card": "tool"}) == (
         "Tool (+2 capacity) is revealed on the board"
     )
+
+
+def test_a_card_in_the_face_down_pile_is_known_to_every_seat() -> None:
+    """Parchments go face down (RB, Meditate), but each was taken face up from the board
+    in everyone's sight, so the engine shows it to all (docs: "What is hidden")."""
+    s = table(players=2, board=("parchment:leaf", "growth:wood", "growth:flower", "tool"))
+    s.seats[1].tree = tree(MARTHA)
+    play(s, CULTIVATE)
+    play(s, {"type": "end_placing"})
+    play(s, meditate(1))  # seat 1 takes the Parchment
+    reveal_card = {"type": "reveal", "card": "tool"}
+    s.apply({CHANCE: reveal_card})
+    other = s.observe(0)
+    assert other["seats"][1]["cards"] == ["parchment:leaf"]
+    assert other["scores"][1]["parchments"] == 4
+
+
+def test_determinize_needs_no_randomness_as_nothing_is_hidden() -> None:
+    s = table(players=4, options={"tokonoma": True})
+    obs = s.observe(3)
+    rebuilt = [GAME.determinize(obs, 3, random.Random(seed)).to_json() for seed in range(3)]
+    assert rebuilt == [s.to_json()] * 3
+    assert GAME.info.hidden_information is False
