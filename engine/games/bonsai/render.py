@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 GLYPH = {0: "Wo", 1: "Le", 2: "Fl", 3: "Fr"}
 POT_GLYPH = "~~"
+FACE_UP = frozenset({"growth", "tool"})  # beside the Seishi; the rest go face down (RB)
 LEGEND = "Wo wood  Le leaf  Fl flower  Fr fruit  ~~ pot; cells (u, v): bud (0, 0), u+2 is right"
 
 
@@ -30,6 +31,14 @@ def card_name(kind: str | None) -> str:
     if card.type == "helper" and card.tile is not None:
         return f"Helper (any + {TILES[card.tile]})"
     return f"Parchment ({card.points} per {card.per})"
+
+
+def _card_list(kinds: list[str]) -> str:
+    """Card names with counts, in the order first taken: "Growth (leaf) x2; Tool (+2 ...)"."""
+    counts: dict[str, int] = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    return "; ".join(card_name(k) + (f" x{n}" if n > 1 else "") for k, n in counts.items())
 
 
 def tree_picture(tree: Tree, flipped: bool = False) -> list[str]:
@@ -64,7 +73,9 @@ def render(state: BonsaiState, seat: int | None = None) -> str:
     who = "spectator" if seat is None else f"seat {seat}"
     out.append(f"Bonsai, {state.players} player(s), seen by {who}; phase {state.phase}")
     deck = f"deck {state.deck_size()} card(s)"
-    if state.end_triggered:
+    if state.phase == "over":
+        deck += ", game over"
+    elif state.end_triggered:
         deck += f", last round ({state.turns_left} more turn(s) after this one)"
     out.append(deck)
     for i, kind in enumerate(state.board):
@@ -85,8 +96,12 @@ def render(state: BonsaiState, seat: int | None = None) -> str:
         out.append(f"seat {i}: {scores[i]['total']} points{mark}")
         supply = ", ".join(f"{me.supply[t]} {TILES[t]}" for t in range(4) if me.supply[t])
         out.append(f"  supply ({sum(me.supply)}/{me.capacity()}): {supply or 'empty'}")
-        if me.cards:
-            out.append("  cards: " + "; ".join(card_name(c) for c in me.cards))
+        face_up = [c for c in me.cards if CARD_KINDS[c].type in FACE_UP]
+        pile = [c for c in me.cards if CARD_KINDS[c].type not in FACE_UP]
+        if face_up:
+            out.append("  face up: " + _card_list(face_up))
+        if pile:
+            out.append("  face-down pile: " + _card_list(pile))
         if me.claimed or me.renounced:
             out.append(f"  goals claimed: {me.claimed}, renounced: {me.renounced}")
         for b, (tree, flipped) in enumerate(zip(me.trees, me.flips, strict=True)):
@@ -95,6 +110,10 @@ def render(state: BonsaiState, seat: int | None = None) -> str:
                 out.append(f"  bonsai {b + 1}{active}:")
             out += ["  " + line for line in tree_picture(tree, flipped)]
     out.append(LEGEND)
+    if state.phase == "over" and not state.solo:
+        places = state.result().places
+        ranking = sorted(range(state.players), key=lambda i: places[i])
+        out.append("final: " + ", ".join(f"{places[i] + 1}. seat {i}" for i in ranking))
     if state.solo:
         won = "won" if state.solo_won() else "not won (yet)"
         what = "Emperor challenge" if state.emperor else f"level {state.options['soloLevel']}"

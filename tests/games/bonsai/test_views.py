@@ -140,3 +140,20 @@ def test_determinize_needs_no_randomness_as_nothing_is_hidden() -> None:
     rebuilt = [GAME.determinize(obs, 3, random.Random(seed)).to_json() for seed in range(3)]
     assert rebuilt == [s.to_json()] * 3
     assert GAME.info.hidden_information is False
+
+
+def test_render_shows_the_face_up_cards_apart_from_the_face_down_pile() -> None:
+    s = table(players=2)
+    s.seats[0].cards = ["growth:leaf", "parchment:leaf", "tool", "growth:leaf", "master:any"]
+    text = s.render(None)
+    assert "  face up: Growth (leaf) x2; Tool (+2 capacity)" in text
+    assert "  face-down pile: Parchment (1 per leaf); Master (any)" in text
+
+
+def test_render_of_a_finished_game_gives_the_final_places() -> None:
+    s = table(players=3)
+    s.seats[0].tree = tree(MARTHA)
+    s.phase = "over"
+    text = s.render(None)
+    assert "deck 28 card(s), game over" in text
+    assert text.endswith("final: 1. seat 0, 2. seat 2, 3. seat 1")  # the tie goes to seat 2
