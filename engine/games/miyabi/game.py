@@ -7,11 +7,11 @@ from typing import Any
 
 from engine.api import JSON, Game, GameInfo, Rng
 from engine.games.miyabi.rules import OPTIONS, rules_for
-from engine.games.miyabi.state import MiyabiState
+from engine.games.miyabi.state import VERSION, MiyabiState
 
 INFO = GameInfo(
     name="miyabi",
-    version="miyabi@1",
+    version=VERSION,
     min_players=2,
     max_players=4,
     simultaneous=False,

@@ -92,7 +92,22 @@ class Garden:
                     yield Placement(col, orientation, cells, h + 1)
 
     def can_place(self, rules: Rules, kind: int) -> bool:
-        return next(self.placements(rules, kind), None) is not None
+        """Whether ``placements`` would yield anything; the same tests without building
+        a Placement, since the choose step asks this for every tile in the middle."""
+        heights, fits, max_layer = self.heights, rules.fits[kind], rules.max_layer
+        for col in range(SIZE):
+            if self.lanterns[col]:
+                continue
+            for _, cells in fits[col]:
+                h = heights[cells[0]]
+                if max_layer and h >= max_layer:
+                    continue
+                for c in cells:
+                    if heights[c] != h:
+                        break
+                else:
+                    return True
+        return False
 
     def place(self, kind: int, placement: Placement) -> None:
         """Lay the tile (P8: it may cover anything) and fill the column's lantern."""
@@ -141,7 +156,7 @@ class Garden:
             "passed": self.passed,
             "score": self.score,
             "bonuses": [TYPES[t] for t in self.bonuses],
-            "endScoring": dict(self.end),
+            "end_scoring": dict(self.end),
         }
 
     @classmethod
@@ -161,7 +176,7 @@ class Garden:
         g.passed = bool(d["passed"])
         g.score = int(d["score"])
         g.bonuses = [TYPES.index(t) for t in d["bonuses"]]
-        g.end = {str(k): int(v) for k, v in d["endScoring"].items()}
+        g.end = {str(k): int(v) for k, v in d["end_scoring"].items()}
         return g
 
 

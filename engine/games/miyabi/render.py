@@ -85,7 +85,7 @@ def table(state: MiyabiState, seat: int | None) -> str:
         lines.append("")
         lines.append(f"Seat {i}{you}: {g.score} points{flags}")
         if g.end:
-            parts = [f"{name} {pts}" for name, pts in g.end.items() if pts]
+            parts = [f"{name.replace('_', ' ')} {pts}" for name, pts in g.end.items() if pts]
             lines.append(f"  end scoring: {', '.join(parts) or 'nothing'}")
         lines.extend(garden_lines(g))
     return "\n".join(lines)

@@ -107,7 +107,7 @@ def end_scoring(rules: Rules, gardens: Sequence[Garden]) -> list[dict[str, int]]
             out[i][name] = pts
     for i, g in enumerate(gardens):
         if rules.colorful_garden:
-            out[i]["colorfulGarden"] = colorful_garden(g) * rules.colorful_garden
+            out[i]["colorful_garden"] = colorful_garden(g) * rules.colorful_garden
         if rules.big_meadow:
-            out[i]["bigMeadow"] = big_meadow(g) * rules.big_meadow
+            out[i]["big_meadow"] = big_meadow(g) * rules.big_meadow
     return out

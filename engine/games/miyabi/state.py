@@ -24,6 +24,7 @@ from engine.games.miyabi.rules import (
 )
 from engine.games.miyabi.scoring import earns_bonus, end_scoring, placement_points
 
+VERSION = "miyabi@1"
 DEAL, CHOOSE, PLACE, OVER = "deal", "choose", "place", "over"
 PHASES = (DEAL, CHOOSE, PLACE, OVER)
 
@@ -47,6 +48,10 @@ def counts_from_json(d: Mapping[str, Mapping[str, int]]) -> list[int]:
 
 class MiyabiState(State):
     __slots__ = (
+        "_index",
+        "_kinds",
+        "_legal",
+        "_spots",
         "bonus_left",
         "chosen",
         "current",
@@ -76,6 +81,46 @@ class MiyabiState(State):
         self.removed = [0] * NKINDS  # leftovers of past rounds, out of the game
         self.bonus_left = [True] * len(TYPES)  # layer-5 bonus tiles still beside the board
         self.gardens = [Garden() for _ in range(players)]
+        self._forget()
+
+    # the current decision's legal actions, built once and kept until the next apply
+    def _forget(self) -> None:
+        self._legal: list[Action] | None = None
+        self._index: dict[moves.ActionKey, int] = {}
+        self._kinds: list[int] = []  # choose: the kind each action takes, -1 for pass
+        self._spots: list[Placement] = []  # place: where each action puts the tile
+
+    def _decision(self) -> list[Action]:
+        if self._legal is None:
+            legal: list[Action] = []
+            index: dict[moves.ActionKey, int] = {}
+            kinds: list[int] = []
+            spots: list[Placement] = []
+            if self.phase == PLACE:
+                row = type_of(self.chosen) + 1
+                for p in self.gardens[self.current].placements(self.rules, self.chosen):
+                    col, rotation = p.col + 1, p.orientation.rotation
+                    index["place", row, col, rotation] = len(legal)
+                    legal.append({"type": "place", "row": row, "col": col, "rotation": rotation})
+                    spots.append(p)
+            else:
+                for k in self.takeable(self.current):
+                    shape, obj = SHAPES[shape_of(k)], TYPES[type_of(k)]
+                    index["take", shape, obj] = len(legal)
+                    legal.append({"type": "take", "shape": shape, "object": obj})
+                    kinds.append(k)
+                if not legal or self.rules.voluntary_pass:  # miyabi.md §5.2
+                    index["pass",] = len(legal)
+                    legal.append({"type": "pass"})
+                    kinds.append(-1)
+            self._legal, self._index, self._kinds, self._spots = legal, index, kinds, spots
+        return self._legal
+
+    def _lookup(self, action: Action) -> int:
+        """The index of ``action`` among the legal ones, or -1."""
+        self._decision()
+        key = moves.action_key(action)
+        return -1 if key is None else self._index.get(key, -1)
 
     # turn structure (miyabi.md §5.1)
     def start_round(self) -> None:
@@ -154,15 +199,7 @@ class MiyabiState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if self.phase not in (CHOOSE, PLACE) or seat != self.current:
             return []
-        if self.phase == PLACE:
-            return [
-                moves.place_action(self.chosen, p)
-                for p in self.gardens[seat].placements(self.rules, self.chosen)
-            ]
-        actions: list[Action] = [moves.take_action(k) for k in self.takeable(seat)]
-        if not actions or self.rules.voluntary_pass:  # miyabi.md §5.2
-            actions.append({"type": "pass"})
-        return actions
+        return list(self._decision())
 
     def apply(self, joint: Mapping[int, Action]) -> None:
         seats = self.to_move()
@@ -171,9 +208,18 @@ class MiyabiState(State):
             given = list(joint) if isinstance(joint, Mapping) else joint
             raise IllegalAction("miyabi.md §5.1", f"expected {wanted}, got moves for {given!r}")
         if self.phase == DEAL:
-            self._deal(moves.parse_deal(self, joint[CHANCE]))
-        elif self.phase == CHOOSE:
-            kind = moves.parse_choice(self, self.current, joint[self.current])
+            kind = moves.parse_deal(self, joint[CHANCE])
+            self._forget()
+            self._deal(kind)
+            return
+        action, found = joint[self.current], self._lookup(joint[self.current])
+        if self.phase == CHOOSE:
+            # a legal action is read from the table; anything else is parsed for the
+            # rule it breaks
+            kind = (
+                self._kinds[found] if found >= 0 else moves.parse_choice(self, self.current, action)
+            )
+            self._forget()
             if kind < 0:
                 self.gardens[self.current].passed = True
                 self._advance()
@@ -181,7 +227,13 @@ class MiyabiState(State):
                 self.display[kind] -= 1
                 self.chosen, self.phase = kind, PLACE
         else:
-            self._place(moves.parse_placement(self, self.current, joint[self.current]))
+            spot = (
+                self._spots[found]
+                if found >= 0
+                else moves.parse_placement(self, self.current, action)
+            )
+            self._forget()
+            self._place(spot)
 
     def _deal(self, kind: int) -> None:
         self.supply[kind] -= 1
@@ -216,6 +268,8 @@ class MiyabiState(State):
         c.removed = self.removed[:]
         c.bonus_left = self.bonus_left[:]
         c.gardens = [g.clone() for g in self.gardens]
+        # the cached decision is never changed in place, so the copy may share it
+        c._legal, c._index, c._kinds, c._spots = self._legal, self._index, self._kinds, self._spots
         return c
 
     def to_json(self) -> dict[str, JSON]:
@@ -224,15 +278,15 @@ class MiyabiState(State):
             "options": dict(self.rules.options),
             "round": self.round,
             "rounds": self.rules.rounds,
-            "startPlayer": self.start,
+            "start_player": self.start,
             "phase": self.phase,
             "current": self.current,
             "chosen": None if self.chosen < 0 else moves.kind_json(self.chosen),
-            "toDeal": {s: n for s, n in zip(SHAPES, self.to_deal, strict=True)},
+            "to_deal": {s: n for s, n in zip(SHAPES, self.to_deal, strict=True)},
             "supply": counts_json(self.supply),
             "display": counts_json(self.display),
             "removed": counts_json(self.removed),
-            "bonusTiles": {
+            "bonus_tiles": {
                 t: self.rules.bonus_points[i] for i, t in enumerate(TYPES) if self.bonus_left[i]
             },
             "gardens": [g.to_json(self.rules) for g in self.gardens],
@@ -243,25 +297,31 @@ class MiyabiState(State):
         players = int(d["players"])
         rules = rules_for(players, d["options"])
         s = cls(rules, players)
-        s.round, s.start = int(d["round"]), int(d["startPlayer"])
+        s.round, s.start = int(d["round"]), int(d["start_player"])
         s.phase, s.current = str(d["phase"]), int(d["current"])
         assert s.phase in PHASES, f"unknown phase {s.phase!r}"
         chosen = d["chosen"]
         s.chosen = -1 if chosen is None else moves.kind_from_json(chosen)
-        s.to_deal = [int(d["toDeal"][shape]) for shape in SHAPES]
+        s.to_deal = [int(d["to_deal"][shape]) for shape in SHAPES]
         s.supply = counts_from_json(d["supply"])
         s.display = counts_from_json(d["display"])
         s.removed = counts_from_json(d["removed"])
-        s.bonus_left = [t in d["bonusTiles"] for t in TYPES]
+        s.bonus_left = [t in d["bonus_tiles"] for t in TYPES]
         s.gardens = [Garden.from_json(rules, g) for g in d["gardens"]]
         return s
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         """Miyabi has no hidden information: every tile in the box is known and every
-        draw is face up, so each seat sees the full snapshot plus derived views."""
-        view = self.to_json()
-        view["seat"] = seat
-        view["toMove"] = list(self.to_move())
+        draw is face up, so each seat sees the full snapshot plus derived views. The
+        envelope every game shares comes first (docs/games/miyabi.md)."""
+        view: dict[str, JSON] = {
+            "game": VERSION,
+            "seat": seat,
+            "players": self.players,
+            "phase": self.phase,
+            "to_move": list(self.to_move()),
+        }
+        view.update(self.to_json())
         for g, gj in zip(self.gardens, view["gardens"], strict=True):
             objects = g.visible_object_cells()
             green = g.green_cells()
@@ -270,7 +330,7 @@ class MiyabiState(State):
                 [_top_cell(g, r * SIZE + c, objects, green) for c in range(SIZE)]
                 for r in range(SIZE)
             ]
-            gj["visibleObjects"] = dict(zip(TYPES, g.objects_by_type(), strict=True))
+            gj["visible_objects"] = dict(zip(TYPES, g.objects_by_type(), strict=True))
         return view
 
     def render(self, seat: int | None = None) -> str:

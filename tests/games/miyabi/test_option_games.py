@@ -52,6 +52,7 @@ def test_a_random_game_with_these_options_plays_to_a_consistent_end(
             state.apply({seat: rng.choice(state.legal_actions(seat))})
     result = state.result()
     assert list(result.scores) == [g.score for g in state.gardens]
-    headings = set(TYPES) | {v for v in ("colorfulGarden", "bigMeadow") if VARIANTS[name].get(v)}
+    variants = {"colorfulGarden": "colorful_garden", "bigMeadow": "big_meadow"}
+    headings = set(TYPES) | {h for v, h in variants.items() if VARIANTS[name].get(v)}
     assert all(set(g.end) == headings for g in state.gardens)
     assert min(result.places) == 0

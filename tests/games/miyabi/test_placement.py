@@ -192,3 +192,30 @@ def test_taking_a_tile_moves_it_from_the_middle_to_the_placing_step() -> None:
     assert state.phase == "place" and state.to_move() == (0,)
     assert state.observe(None)["display"]["single"] == {"fish": 1}
     assert state.observe(None)["chosen"] == {"shape": "single", "object": "fish"}
+
+
+def test_a_column_given_as_true_is_refused_rather_than_read_as_column_1() -> None:
+    state = scripted(taken=("single", "fish"))
+    assert {"type": "place", "row": 3, "col": 1, "rotation": 0} in state.legal_actions(0)
+    e = refusal(state, {"type": "place", "row": 3, "col": True, "rotation": 0})
+    assert e.rule == "miyabi.md §5.3 P4"
+
+
+def test_a_refused_move_leaves_the_legal_actions_as_they_were() -> None:
+    state = scripted(middle=[("single", "fish"), ("double", "stone")])
+    before = state.legal_actions(0)
+    refusal(state, {"type": "take", "shape": "corner", "object": "fish"})
+    assert state.legal_actions(0) == before
+
+
+def test_a_clone_offers_the_same_actions_and_moves_on_alone() -> None:
+    state = scripted(middle=[("single", "fish"), ("double", "stone")])
+    state.legal_actions(0)
+    copy = state.clone()
+    copy.apply({0: {"type": "take", "shape": "single", "object": "fish"}})
+    assert copy.phase == "place" and state.phase == "choose"
+    assert state.legal_actions(0) == [
+        {"type": "take", "shape": "single", "object": "fish"},
+        {"type": "take", "shape": "double", "object": "stone"},
+        {"type": "pass"},
+    ]

@@ -179,3 +179,15 @@ def test_a_move_for_a_seat_not_to_move_is_refused() -> None:
     assert refusal(state, {"type": "place", "row": 3, "col": 1, "rotation": 0}).rule == (
         "miyabi.md §5.2"
     )
+
+
+def test_the_new_start_player_takes_the_first_turn_of_the_next_round() -> None:
+    state = scripted(middle=[("single", "fish")], passed=[1])
+    state.apply({0: {"type": "pass"}})
+    deal_round(state, random.Random(1))
+    assert (state.round, state.start, state.to_move()) == (2, 1, (1,))
+
+
+def test_with_an_empty_middle_the_only_action_is_to_pass() -> None:
+    state = scripted(options={"voluntaryPass": False})
+    assert state.legal_actions(0) == [{"type": "pass"}]

@@ -8,7 +8,7 @@ from typing import Any
 from engine.games.miyabi import GAME
 from engine.games.miyabi.rules import TYPES, rules_for
 from engine.games.miyabi.scoring import big_meadow, colorful_garden, end_scoring, majority_points
-from tests.games.miyabi.scripted import place, scripted
+from tests.games.miyabi.scripted import kind, place, scripted
 
 
 def majority(counts: list[int], **options: Any) -> list[int]:
@@ -21,7 +21,7 @@ def test_the_first_tile_of_a_type_on_layer_5_earns_that_types_bonus_tile() -> No
     place(state, 1, 1)
     assert state.gardens[0].score == 1 * 5 + 10
     assert state.gardens[0].bonuses == [0]
-    assert "maple" not in state.observe(None)["bonusTiles"]
+    assert "maple" not in state.observe(None)["bonus_tiles"]
 
 
 def test_only_the_first_player_to_reach_layer_5_with_a_type_gets_its_bonus() -> None:
@@ -163,7 +163,7 @@ def test_the_big_meadow_counts_the_largest_connected_group_of_green_cells() -> N
 def test_the_variants_add_their_points_at_the_end_when_switched_on() -> None:
     state = scripted(options={"colorfulGarden": True, "bigMeadow": True}, gardens={0: GROUPS})
     end = end_scoring(state.rules, state.gardens)
-    assert end[0]["colorfulGarden"] == 4 and end[0]["bigMeadow"] == 2 * 2
+    assert end[0]["colorful_garden"] == 4 and end[0]["big_meadow"] == 2 * 2
 
 
 def test_the_variant_point_values_are_options() -> None:
@@ -175,9 +175,27 @@ def test_the_variant_point_values_are_options() -> None:
     }
     state = scripted(options=options, gardens={0: GROUPS})
     end = end_scoring(state.rules, state.gardens)
-    assert end[0]["colorfulGarden"] == 4 * 3 and end[0]["bigMeadow"] == 2 * 5
+    assert end[0]["colorful_garden"] == 4 * 3 and end[0]["big_meadow"] == 2 * 5
 
 
 def test_the_variants_are_off_by_default() -> None:
     state = scripted(gardens={0: GROUPS})
     assert set(end_scoring(state.rules, state.gardens)[0]) == set(TYPES)
+
+
+def test_a_tile_on_layer_5_earns_only_the_bonus_tile_of_its_own_type() -> None:
+    state = scripted(gardens={0: [("single", "pagoda", 1)] * 4}, taken=("single", "pagoda"))
+    place(state, 2, 1)
+    assert state.gardens[0].score == 5 + 9
+    assert state.bonus_left == [True, False, True, True, True, True]
+
+
+def test_a_seat_can_collect_the_bonus_tiles_of_several_types() -> None:
+    towers = [("single", "maple", 1)] * 4 + [("single", "stone", 2)] * 4
+    state = scripted(gardens={0: towers}, taken=("single", "maple"))
+    place(state, 1, 1)
+    state.apply({1: {"type": "pass"}})
+    state.display[kind("single", "stone")] += 1
+    state.apply({0: {"type": "take", "shape": "single", "object": "stone"}})
+    place(state, 6, 2)
+    assert state.gardens[0].bonuses == [0, 5] and state.gardens[0].score == 5 + 10 + 5 + 5

@@ -61,7 +61,7 @@ def test_the_observation_shows_heights_tops_and_visible_objects() -> None:
     garden = view["gardens"][0]
     assert garden["height"][0] == [2, 2, 0, 0, 0, 0]
     assert garden["top"][1] == [None, None, "pagoda", "green", None, None]
-    assert garden["visibleObjects"]["maple"] == 2
+    assert garden["visible_objects"]["maple"] == 2
     assert garden["tiles"][2] == {
         "shape": "double",
         "object": "maple",
@@ -78,7 +78,7 @@ def test_every_seat_sees_the_same_table_since_nothing_is_hidden() -> None:
     views = [state.observe(s) for s in (None, 0, 1, 2)]
     assert [v.pop("seat") for v in views] == [None, 0, 1, 2]
     assert all(v == views[0] for v in views)
-    assert views[0]["toMove"] == [0] and views[0]["phase"] == "choose"
+    assert views[0]["to_move"] == [0] and views[0]["phase"] == "choose"
 
 
 def test_determinize_rebuilds_the_one_consistent_state() -> None:
@@ -142,3 +142,33 @@ def test_an_out_of_range_option_is_refused() -> None:
 def test_miyabi_is_played_by_two_to_four() -> None:
     with pytest.raises(OptionError, match="2 to 4 players, not 5"):
         GAME.new_game(5)
+
+
+def test_every_observation_starts_with_the_shared_envelope() -> None:
+    state = scripted(players=3, middle=[("single", "fish")], current=1)
+    for seat in (None, 0, 1, 2):
+        view = state.observe(seat)
+        assert list(view)[:5] == ["game", "seat", "players", "phase", "to_move"]
+        assert (view["game"], view["seat"], view["players"]) == ("miyabi@1", seat, 3)
+        assert (view["phase"], view["to_move"]) == ("choose", [1])
+
+
+def keys(value: object) -> set[str]:
+    if isinstance(value, dict):
+        return {k for k in value if k != "options"} | {
+            k for name, sub in value.items() if name != "options" for k in keys(sub)
+        }
+    if isinstance(value, list):
+        return {k for sub in value for k in keys(sub)}
+    return set()
+
+
+def test_observation_keys_are_snake_case_even_for_the_variant_end_scoring() -> None:
+    state = scripted(
+        round_=6, options={"colorfulGarden": True, "bigMeadow": True}, gardens={0: GARDEN}
+    )
+    state.apply({0: {"type": "pass"}})
+    state.apply({1: {"type": "pass"}})
+    view = state.observe(None)
+    assert {"colorful_garden", "big_meadow", "end_scoring", "visible_objects"} <= keys(view)
+    assert all(k == k.lower() for k in keys(view))
