@@ -155,5 +155,5 @@ def test_render_of_a_finished_game_gives_the_final_places() -> None:
     s.seats[0].tree = tree(MARTHA)
     s.phase = "over"
     text = s.render(None)
-    assert "deck 28 card(s), game over" in text
+    assert "deck 39 card(s), game over" in text
     assert text.endswith("final: 1. seat 0, 2. seat 2, 3. seat 1")  # the tie goes to seat 2
