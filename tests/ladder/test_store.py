@@ -1,0 +1,196 @@
+"""The store: schema, owners, bots and the match life cycle (ladder/store.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ladder import schema
+from ladder.db import POSTGRES, SQLITE, Database
+from ladder.store import (
+    ACTIVE,
+    DONE,
+    FAILED,
+    PENDING,
+    QUEUED,
+    RUNNING,
+    SUPERSEDED,
+    VALIDATION,
+    Finished,
+    SeatResult,
+    Store,
+    StoreError,
+)
+
+
+def two_bots(store: Store) -> tuple[int, int]:
+    owner = store.system_owner()
+    a = store.add_bot("a", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
+    b = store.add_bot("b", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
+    return a.id, b.id
+
+
+def win_for_first(a: int, b: int) -> Finished:
+    return Finished(
+        (SeatResult(0, a, 0, 10.0, "ok"), SeatResult(1, b, 1, 4.0, "ok")), 12, 0.25, "f" * 64
+    )
+
+
+def test_sqlite_statements_pass_through_unchanged() -> None:
+    assert SQLITE.sql("SELECT * FROM t WHERE a = ? AND b LIKE 'x%'") == (
+        "SELECT * FROM t WHERE a = ? AND b LIKE 'x%'"
+    )
+
+
+def test_postgres_gets_percent_placeholders_and_escaped_percent_signs() -> None:
+    assert POSTGRES.sql("SELECT * FROM t WHERE a = ? AND b LIKE 'x%'") == (
+        "SELECT * FROM t WHERE a = %s AND b LIKE 'x%%'"
+    )
+
+
+def test_id_column_is_the_dialects_own() -> None:
+    assert POSTGRES.sql("CREATE TABLE t (id {id})") == "CREATE TABLE t (id BIGSERIAL PRIMARY KEY)"
+
+
+def test_a_new_store_is_at_the_latest_schema(store: Store) -> None:
+    assert schema.current_version(store.db) == schema.LATEST
+
+
+def test_migrating_twice_changes_nothing(tmp_path: Path) -> None:
+    Store.open(str(tmp_path / "l.db")).close()
+    db = Database.open(str(tmp_path / "l.db"))
+    assert schema.migrate(db) == schema.LATEST
+
+
+def test_sqlite_store_uses_write_ahead_logging(store: Store) -> None:
+    assert store.db.scalar("PRAGMA journal_mode") == "wal"
+
+
+def test_a_transaction_that_fails_leaves_nothing(store: Store) -> None:
+    with pytest.raises(RuntimeError), store.db.transaction():
+        store.add_owner("ghost")
+        raise RuntimeError("crash before commit")
+    assert store.db.one("SELECT id FROM owners WHERE name = ?", ("ghost",)) is None
+
+
+def test_only_a_hash_of_the_token_is_stored(store: Store) -> None:
+    owner, token = store.add_owner("alice")
+    stored = store.db.scalar("SELECT token_hash FROM owners WHERE id = ?", (owner.id,))
+    assert token not in stored
+    assert store.owner_for_token(token) == owner
+
+
+def test_a_wrong_token_finds_no_owner(store: Store) -> None:
+    store.add_owner("alice")
+    assert store.owner_for_token("niwa_not-a-token") is None
+
+
+def test_owner_names_are_unique(store: Store) -> None:
+    store.add_owner("alice")
+    with pytest.raises(StoreError, match="exists already"):
+        store.add_owner("alice")
+
+
+def test_a_bot_name_belongs_to_its_owner(store: Store) -> None:
+    alice, _ = store.add_owner("alice")
+    bob, _ = store.add_owner("bob")
+    store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
+    with pytest.raises(StoreError, match="belongs to alice"):
+        store.add_bot("zen", "2", "blossom", bob.id, "archive", "h2")
+
+
+def test_the_same_version_cannot_be_submitted_twice(store: Store) -> None:
+    alice, _ = store.add_owner("alice")
+    store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
+    with pytest.raises(StoreError, match="raise the version"):
+        store.add_bot("zen", "1", "blossom", alice.id, "archive", "h2")
+
+
+def test_a_new_version_supersedes_the_old_one_and_is_rated_on_its_own(store: Store) -> None:
+    alice, _ = store.add_owner("alice")
+    old = store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1", ACTIVE)
+    store.db.execute("UPDATE ratings SET elo = 1700 WHERE bot_id = ?", (old.id,))
+    new = store.add_bot("zen", "2", "blossom", alice.id, "archive", "h2", PENDING)
+    store.set_bot_status(new.id, ACTIVE)
+    assert store.bot(old.id).status == SUPERSEDED
+    assert store.bot(old.id).elo == 1700
+    assert store.bot(new.id).elo == 1500
+
+
+def test_claiming_moves_the_oldest_queued_match_to_running(store: Store) -> None:
+    a, b = two_bots(store)
+    first = store.queue_match("blossom", "blossom@1", [a, b], 1)
+    store.queue_match("blossom", "blossom@1", [b, a], 2)
+    claimed = store.claim_next()
+    assert claimed is not None
+    assert (claimed.id, claimed.state, claimed.attempts) == (first, RUNNING, 1)
+
+
+def test_validation_matches_are_claimed_before_rated_ones(store: Store) -> None:
+    a, b = two_bots(store)
+    store.queue_match("blossom", "blossom@1", [a, b], 1)
+    validation = store.queue_match("blossom", "blossom@1", [b, a], 2, kind=VALIDATION)
+    claimed = store.claim_next()
+    assert claimed is not None and claimed.id == validation
+
+
+def test_nothing_to_claim_gives_none(store: Store) -> None:
+    assert store.claim_next() is None
+
+
+def test_finishing_records_results_and_ratings_together(store: Store) -> None:
+    a, b = two_bots(store)
+    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
+    store.claim_next()
+    assert store.finish_match(match_id, win_for_first(a, b))
+    assert store.match(match_id).state == DONE
+    assert [r.place for r in store.results(match_id)] == [0, 1]
+    assert (store.bot(a).elo, store.bot(b).elo) == (1516.0, 1484.0)
+    assert (store.bot(a).games, store.bot(a).wins) == (1, 1)
+
+
+def test_a_result_delivered_twice_is_counted_once(store: Store) -> None:
+    a, b = two_bots(store)
+    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
+    store.claim_next()
+    assert store.finish_match(match_id, win_for_first(a, b))
+    assert not store.finish_match(match_id, win_for_first(a, b))
+    assert store.bot(a).games == 1
+    assert store.bot(a).elo == 1516.0
+
+
+def test_a_queued_match_cannot_be_finished(store: Store) -> None:
+    a, b = two_bots(store)
+    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
+    assert not store.finish_match(match_id, win_for_first(a, b))
+    assert store.results(match_id) == []
+
+
+def test_running_matches_are_requeued_after_a_crash(store: Store) -> None:
+    a, b = two_bots(store)
+    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
+    store.claim_next()
+    assert store.requeue_running() == [match_id]
+    assert store.match(match_id).state == QUEUED
+
+
+def test_finished_matches_get_increasing_sequence_numbers(store: Store) -> None:
+    a, b = two_bots(store)
+    ids = [store.queue_match("blossom", "blossom@1", [a, b], s) for s in range(2)]
+    for match_id in reversed(ids):
+        store.claim_next()
+    store.finish_match(ids[1], win_for_first(a, b))
+    store.finish_match(ids[0], win_for_first(a, b))
+    assert [m.id for m in store.matches(after_seq=0)] == [ids[1], ids[0]]
+
+
+def test_a_match_the_referee_cannot_run_is_retried_then_failed(store: Store) -> None:
+    a, b = two_bots(store)
+    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
+    states = []
+    for _ in range(3):
+        store.claim_next()
+        states.append(store.fail_match(match_id, "boom", retries=2))
+    assert states == [QUEUED, QUEUED, FAILED]
+    assert store.match(match_id).error == "boom"
