@@ -42,9 +42,9 @@ class Garden:
 
     def _taken(self, space: int, mover: int) -> bool:
         """Does another painter stand on ``space``? The gate is never taken (§4.1)."""
-        if space == GATE:
-            return False
-        return any(q == space for i, q in enumerate(self.painters) if i != mover)
+        # Only the gate holds two painters, so off the gate "another painter is there"
+        # is "a painter is there and it is not the mover".
+        return space != GATE and self.painters[mover] != space and space in self.painters
 
     def closest(self) -> int | None:
         """The painter furthest forward on the path; none if all are on the gate (§6 #8)."""

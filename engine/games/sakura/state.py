@@ -71,6 +71,10 @@ class SakuraState(State):
         self.draws: list[int] = []  # seats still to draw one card, in order
         self.supplier: int | None = None  # tricky variant: who plays the court card
         self.scorings: list[dict[str, Any]] = []
+        # Decisions and chance outcomes of the current position, built once: search
+        # bots ask for them repeatedly. apply() clears them; callers get copies.
+        self._legal: dict[int, list[Action]] = {}
+        self._outcomes: list[tuple[Action, float]] | None = None
 
     # -- who is who -------------------------------------------------------------------------
 
@@ -102,6 +106,12 @@ class SakuraState(State):
         return ()
 
     def legal_actions(self, seat: int) -> list[Action]:
+        cached = self._legal.get(seat)
+        if cached is None:
+            cached = self._legal[seat] = self._list_actions(seat)
+        return cached.copy()
+
+    def _list_actions(self, seat: int) -> list[Action]:
         if self.phase == CHOOSE and 0 <= seat < self.players:
             hand = self.hands[seat]
             if seat == self.supplier:
@@ -118,6 +128,11 @@ class SakuraState(State):
         return []
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self._outcomes is None:
+            self._outcomes = self._list_outcomes()
+        return self._outcomes.copy()
+
+    def _list_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase not in (DEAL, DRAW, COURT):
             return []
         kind = "reveal" if self.phase == COURT else "draw"
@@ -140,6 +155,8 @@ class SakuraState(State):
         else:
             self._chance(joint[CHANCE])
         self._advance()
+        self._legal = {}
+        self._outcomes = None
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         return observation(self, seat)
@@ -166,6 +183,8 @@ class SakuraState(State):
         other.draws = self.draws.copy()
         other.supplier = self.supplier
         other.scorings = self.scorings  # append-only records, replaced on change
+        other._legal = self._legal.copy()  # the cached lists are never handed out
+        other._outcomes = self._outcomes
         return other
 
     def to_json(self) -> dict[str, JSON]:
