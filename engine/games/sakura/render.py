@@ -46,6 +46,8 @@ def path_picture(state: SakuraState) -> list[str]:
             labels.append(f"{q}{mark}".rjust(CELL))
             pieces.append(at.get(q, ".").rjust(CELL))
         lines += ["".join(labels), "".join(pieces)]
+    court = ", C court painter" if state.court is not None else ""
+    lines.append(f"key: = bridge, T torii, * sakura, x scored sakura; E Emperor, 0-9 seats{court}")
     return lines
 
 
@@ -62,11 +64,11 @@ def table(state: SakuraState, seat: int | None) -> str:
     if state.supplier is not None:
         lines.append(f"seat {state.supplier} plays the court painter's card this round")
     if state.played:
-        shown = ", ".join(
-            f"{state.cards[c].text()} by {painter_name(state, p)} [{status}]"
-            for p, c, status in state.played
-        )
-        lines.append(f"played: {shown}")
+        lines.append("played this round, in order:")
+        for i, (p, c, status) in enumerate(state.played):
+            now = state.phase == "resolve" and i == state.cursor
+            mark = f" <- resolving, {state.step} step" if now else ""
+            lines.append(f"  {state.cards[c].text()} by {painter_name(state, p)} [{status}]{mark}")
     if seat is not None:
         hand = ", ".join(state.cards[c].text() for c in state.hands[seat])
         lines.append(f"your hand (seat {seat}): {hand or 'empty'}")

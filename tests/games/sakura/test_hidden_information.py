@@ -144,3 +144,13 @@ def test_observation_and_action_keys_are_snake_case() -> None:
     found = keys(state.observe(0)) | keys(state.legal_actions(0))
     assert "court_card" in found and "hand_sizes" in found and "deck_size" in found
     assert all(k == k.lower() for k in found)
+
+
+def test_the_text_picture_lists_the_rounds_cards_and_marks_the_one_resolving() -> None:
+    state = table(3, hands=[[11], [13], [50]])
+    play(state, {0: 11, 1: 13, 2: 50})
+    lines = state.render(1).splitlines()
+    start = lines.index("played this round, in order:")
+    assert lines[start + 1] == "  card 11 (Emperor forward 1; forward 1) by seat 0 [resolved]"
+    assert lines[start + 2].endswith("by seat 1 [pending] <- resolving, garden step")
+    assert lines[start + 3].endswith("by seat 2 [pending]")

@@ -127,3 +127,18 @@ def test_an_empty_deck_is_refilled_from_the_discard_pile_including_this_rounds_c
     play(state, {0: 50, 1: 11, 2: 26})
     assert state.discard == [] and len(state.deck) == discarded + 3
     assert {50, 11, 26} <= set(state.deck)
+
+
+def test_changing_a_list_of_legal_actions_does_not_change_the_game() -> None:
+    state = table(3, hands=[[3, 9, 12, 30, 41], [], []])
+    state.legal_actions(0).clear()
+    assert len(state.legal_actions(0)) == 5
+
+
+def test_a_clone_offers_the_decisions_of_its_own_position() -> None:
+    state = table(3, hands=[[11], [13], [50]])
+    before = state.legal_actions(1)
+    copy = state.clone()
+    play(copy, {0: 11, 1: 13, 2: 50})
+    assert copy.legal_actions(1)[0] == {"type": "emperor", "direction": "forward"}
+    assert state.legal_actions(1) == before
