@@ -48,7 +48,7 @@ from referee.failures import FATAL, BotFailure, Failure
 from referee.players import InProcessPlayer, Player, Question
 from referee.replay import Header, Move, ReplayWriter, ResultLine, SeatInfo, SeatOutcome, Step
 from referee.sandbox import Limits
-from referee.seeds import derive_seed, stream
+from referee.seeds import bot_seed, stream
 
 __all__ = [
     "BotSpec",
@@ -81,10 +81,10 @@ class BotSpec:
         """Raises ValueError (one line, naming the fix) for an unknown bot."""
         if text.startswith("builtin:"):
             name = text.removeprefix("builtin:")
-            if name not in builtin.BUILTIN:
-                raise ValueError(
-                    f"no built-in bot {name!r}; built-in bots: {', '.join(builtin.names())}"
-                )
+            try:
+                builtin.create(name)  # the name, and its options (``mcts?seconds=0.05``)
+            except (LookupError, ValueError) as e:
+                raise ValueError(str(e)) from None
             return cls("builtin", name)
         path = Path(text).expanduser().resolve()
         load_manifest(path)  # fail early with the manifest's own message
@@ -178,7 +178,7 @@ class _Seat:
         return self.outcome.status == "out"
 
 
-def _resolve(reply: Reply, legal: list[Action]) -> Action:
+def resolve_reply(reply: Reply, legal: list[Action]) -> Action:
     """The legal action a reply names; ILLEGAL if it names none."""
     if not reply.has_action:
         assert reply.index is not None
@@ -214,7 +214,7 @@ class _Match:
             options=self.options,
             per_decision_ms=tc.per_decision_ms,
             bank_ms=tc.bank_ms,
-            seed=derive_seed(self.spec.seed, "bot", seat),
+            seed=bot_seed(self.spec.seed, seat),
             match_id=self.match_id,
         )
 
@@ -272,7 +272,7 @@ class _Match:
                 raise BotFailure(
                     Failure.TIMEOUT, f"no answer within {time_left:.0f} ms"
                 )
-            action = _resolve(reply, legal)
+            action = resolve_reply(reply, legal)
         except BotFailure as f:
             wall_ms = (time.perf_counter() - t0) * 1000
             seat.failures += 1
@@ -403,7 +403,7 @@ def check_sandbox(bot_dirs: Sequence[BotSpec]) -> None:
             )
 
 
-def _make_player(
+def make_player(
     spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery
 ) -> Player:
     manifest = bot.manifest()
@@ -441,7 +441,7 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
     async with AsyncExitStack() as stack:
         nursery = await stack.enter_async_context(trio.open_nursery())
         for i, bot in enumerate(spec.bots):
-            player = _make_player(spec, bot, i, match.match_id, nursery)
+            player = make_player(spec, bot, i, match.match_id, nursery)
             stack.push_async_callback(player.close)
             match.seats.append(_Seat(i, bot, player, spec))
         writer = ReplayWriter(spec.replay_path) if spec.replay_path is not None else None

@@ -20,3 +20,8 @@ def derive_seed(seed: int, *purpose: object) -> int:
 def stream(seed: int, *purpose: object) -> random.Random:
     """A ``random.Random`` for ``purpose`` under the match seed."""
     return random.Random(derive_seed(seed, *purpose))
+
+
+def bot_seed(match_seed: int, seat: int) -> int:
+    """The seed a seat's bot receives in ``Start`` (``niwa replay ask`` sends it again)."""
+    return derive_seed(match_seed, "bot", seat)

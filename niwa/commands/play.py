@@ -14,6 +14,7 @@ from bots.manifest import ManifestError
 from engine import CHANCE, State
 from niwa.cli import UsageError
 from referee.clock import TimeControl
+from referee.logs import configure_cli_logging
 from referee.match import BotSpec, MatchOutcome, MatchSpec, load_game, play_match
 from referee.replay import Step
 from referee.sandbox import SandboxUnavailable
@@ -150,8 +151,6 @@ def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.logs import configure_cli_logging
-
     configure_cli_logging()
     out = sys.stdout
     names = list(args.bot)

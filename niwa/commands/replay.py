@@ -1,0 +1,164 @@
+"""``niwa replay verify|show|ask FILE``: check, read and debug a replay file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+import engine
+from engine import CHANCE, canonical_json
+from niwa.cli import UsageError
+from referee import replay as replays
+from referee.ask import ask_again_sync
+from referee.logs import configure_cli_logging
+from referee.match import BotSpec
+from referee.replay import Move, Replay, ReplayError, Step
+from referee.sandbox import SandboxUnavailable
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="verify, show or re-ask a replay file",
+        description="Works on the JSON Lines replays that niwa play --replay and the "
+        "ladder write (format: docs/protocol.md).",
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    v = actions.add_parser("verify", help="re-simulate and check every state hash")
+    v.add_argument("file")
+    v.set_defaults(run=run_verify)
+
+    s = actions.add_parser("show", help="step through the match as a seat (or spectator) saw it")
+    s.add_argument("file")
+    s.add_argument("--seat", type=int, help="see what this seat saw (default: spectator)")
+    s.add_argument("--at", type=int, metavar="N",
+                   help="show only step N: the view before it, the question and the answer")
+    s.set_defaults(run=run_show)
+
+    a = actions.add_parser(
+        "ask", help="re-ask a bot the question of step N; print its answer and the recorded one"
+    )
+    a.add_argument("file")
+    a.add_argument("--at", type=int, required=True, metavar="N", help="a decision step")
+    a.add_argument("--bot", required=True, metavar="DIR_OR_BUILTIN")
+    a.add_argument("--seat", type=int, help="which seat, when step N is simultaneous")
+    a.add_argument("--no-sandbox", action="store_true", help="run the bot unsandboxed")
+    a.set_defaults(run=run_ask)
+
+
+def _read(path: str) -> Replay:
+    configure_cli_logging()
+    try:
+        replay = replays.read(path)
+        replay.game()
+    except (ReplayError, engine.UnknownGame) as e:
+        raise UsageError(str(e).strip("\"'")) from None
+    return replay
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    replay = _read(args.file)
+    try:
+        steps = replays.verify(replay)
+    except ReplayError as e:
+        print(f"{args.file}: FAILED: {e}")
+        return 1
+    ending = "and the result match" if replay.result else "match (no result line: interrupted)"
+    print(f"{args.file}: ok: {steps} steps of {replay.header.version}, every hash {ending}")
+    return 0
+
+
+def _move_line(step: Step, move: Move, before: engine.State, names: list[str]) -> str:
+    if move.seat == CHANCE:
+        return f"{step.index:>4}  chance: {before.describe(CHANCE, move.action)}"
+    line = f"{step.index:>4}  seat {move.seat} ({names[move.seat]}): "
+    line += before.describe(move.seat, move.action)
+    if move.status != "OK":
+        line += f"  [{move.status}{': ' + move.detail if move.detail else ''}]"
+    if move.wall_ms is not None:
+        line += f"  {move.wall_ms:.0f} ms"
+    if move.note:
+        line += f"  # {move.note}"
+    return line
+
+
+def _check_seat(replay: Replay, seat: int | None) -> None:
+    if seat is not None and not 0 <= seat < replay.header.players:
+        raise UsageError(f"--seat must be 0 to {replay.header.players - 1}")
+
+
+def run_show(args: argparse.Namespace) -> int:
+    replay = _read(args.file)
+    _check_seat(replay, args.seat)
+    out = sys.stdout
+    h = replay.header
+    names = [s.bot for s in h.seats]
+    viewer = "the spectator" if args.seat is None else f"seat {args.seat}"
+    print(f"{h.version}, {h.players} players, seed {h.seed}, as seen by {viewer}", file=out)
+    try:
+        if args.at is not None:
+            return _show_step(replay, args.at, args.seat, names, out)
+        last_to_move: tuple[int, ...] = ()
+        for step, before, after in replays.states(replay):
+            if before.to_move() != last_to_move and before.to_move() != (CHANCE,):
+                print(f"\n{before.render(args.seat)}\n", file=out)
+                last_to_move = before.to_move()
+            for move in step.moves:
+                print(_move_line(step, move, before, names), file=out)
+            if after.is_over():
+                print(f"\n{after.render(args.seat)}\n", file=out)
+    except ReplayError as e:
+        print(f"{args.file}: FAILED: {e}", file=out)
+        return 1
+    if replay.result is not None:
+        r = replay.result
+        for seat in sorted(range(h.players), key=lambda s: (r.places[s], s)):
+            o = r.seats[seat]
+            out_note = f"  OUT ({o.reason} at step {o.at}: {o.detail})" if o.status == "out" else ""
+            print(f"  {r.places[seat] + 1}. seat {seat} {names[seat]:<24} "
+                  f"score {r.scores[seat]:g}{out_note}", file=out)
+    return 0
+
+
+def _show_step(replay: Replay, at: int, seat: int | None, names: list[str], out: TextIO) -> int:
+    if not 0 <= at < len(replay.steps):
+        raise UsageError(f"no step {at}: the replay has steps 0 to {len(replay.steps) - 1}")
+    step, before, _ = next(t for t in replays.states(replay) if t[0].index == at)
+    print(f"\n{before.render(seat)}\n", file=out)
+    print(f"observation: {canonical_json(before.observe(seat))}", file=out)
+    for move in step.moves:
+        if move.seat != CHANCE and (seat is None or seat == move.seat):
+            legal = before.legal_actions(move.seat)
+            print(f"seat {move.seat} chose among {len(legal)}:", file=out)
+            for i, action in enumerate(legal):
+                mark = "->" if action == move.action else "  "
+                print(f"  {mark} {i:>3}  {canonical_json(action)}", file=out)
+        print(_move_line(step, move, before, names), file=out)
+    return 0
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    replay = _read(args.file)
+    _check_seat(replay, args.seat)
+    try:
+        bot = BotSpec.parse(args.bot)
+        result = ask_again_sync(replay, args.at, bot, seat=args.seat, sandbox=not args.no_sandbox)
+    except (ValueError, SandboxUnavailable) as e:  # ReplayError is a ValueError
+        raise UsageError(str(e)) from None
+    q, rec = result.question, result.recorded
+    print(f"step {q.decision}, seat {q.seat}, {len(q.legal_actions)} legal actions, "
+          f"{q.time_left_ms} ms on the clock")
+    recorded = canonical_json(rec.action)
+    print(f"recorded: {recorded}  [{rec.status}]{'  # ' + rec.note if rec.note else ''}")
+    if result.failure is not None:
+        print(f"now:      {result.failure.kind}: {result.failure.detail}")
+    else:
+        assert result.reply is not None
+        note = f"  # {result.reply.note}" if result.reply.note else ""
+        print(f"now:      {json.dumps(result.action, sort_keys=True, separators=(',', ':'))}"
+              f"{note}")
+    print("same answer" if result.same else "different answer")
+    return 0

@@ -1,0 +1,112 @@
+"""The bot SDK: replies, manifests, reproducible randomness, and serving over gRPC."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from bots.builtin import UnknownBuiltin, create
+from bots.manifest import ManifestError, load
+from bots.sdk import GameStart, Reply, Turn, as_reply
+from referee.players import Question
+from referee.transport import BotClient
+
+
+def turn(decision: int, seed: int = 1) -> Turn:
+    return Turn(decision, 0, {}, list(range(50)), 1000, seed)
+
+
+def test_a_bare_int_answer_is_an_index() -> None:
+    assert as_reply(3) == Reply(index=3)
+
+
+def test_a_reply_carries_an_index_or_an_action_not_both() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        Reply(index=1, action="x")
+    with pytest.raises(ValueError, match="exactly one"):
+        Reply()
+
+
+def test_an_answer_of_another_type_is_refused() -> None:
+    with pytest.raises(TypeError, match="index or a Reply"):
+        as_reply("first")  # type: ignore[arg-type]
+
+
+def test_turn_randomness_repeats_for_the_same_question() -> None:
+    assert turn(7).rng().random() == turn(7).rng().random()
+
+
+def test_turn_randomness_differs_between_decisions_and_seeds() -> None:
+    assert turn(7).rng().random() != turn(8).rng().random()
+    assert turn(7, seed=1).rng().random() != turn(7, seed=2).rng().random()
+
+
+def test_the_random_builtin_answers_a_legal_index() -> None:
+    assert 0 <= create("random").act(turn(3)) < 50
+
+
+def test_an_unknown_builtin_lists_the_known_ones() -> None:
+    with pytest.raises(UnknownBuiltin, match=r"built-in bots: .*random"):
+        create("nobody")
+
+
+def test_a_manifest_names_its_command(tmp_path: Path) -> None:
+    (tmp_path / "bot.toml").write_text(
+        'name = "b"\nversion = "1"\ngames = ["blossom"]\ncommand = ["python3", "bot.py"]\n'
+    )
+    m = load(tmp_path)
+    assert m.command == ("python3", "bot.py") and m.plays("blossom") and not m.plays("bonsai")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "bot.toml is missing"),
+        ("name = ", "not valid TOML"),
+        ('name = "a b"\nversion="1"\ngames=["*"]\ncommand=["x"]', "'name' must be"),
+        ('name = "a"\nversion="1"\ngames=[]\ncommand=["x"]', "'games' must list"),
+        ('name = "a"\nversion="1"\ngames=["*"]\ncommand="x"', "'command' must be the argv"),
+    ],
+)
+def test_a_bad_manifest_says_what_to_fix(tmp_path: Path, text: str | None, message: str) -> None:
+    if text is not None:
+        (tmp_path / "bot.toml").write_text(text)
+    with pytest.raises(ManifestError, match=message):
+        load(tmp_path)
+
+
+def test_serving_without_the_socket_variable_explains_who_starts_bots() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NIWA_SOCKET"}
+    done = subprocess.run([sys.executable, "-m", "bots.builtin", "random"], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "NIWA_SOCKET is not set" in done.stderr
+
+
+def test_a_served_bot_prints_ready_and_answers_act_over_its_socket(tmp_path: Path) -> None:
+    socket = str(tmp_path / "bot.sock")
+    bot = subprocess.Popen([sys.executable, "-m", "bots.builtin", "random"],
+                           env={**os.environ, "NIWA_SOCKET": socket},
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None and bot.stdout.readline().strip() == "READY"
+
+        async def talk() -> tuple[tuple[str, str], Reply]:
+            client = BotClient(socket, 1 << 20)
+            start = GameStart("toy", "toy@1", 0, 2, {}, 1000, 0, 5)
+            identity = await client.start(start, 5)
+            reply = await client.act(Question(3, 0, {"x": 1}, ["a", "b", "c"], 1000), 5)
+            client.close()
+            return identity, reply
+
+        identity, reply = trio.run(talk)
+        assert identity == ("random", "1")
+        assert reply.index == create("random").act(Turn(3, 0, {}, ["a", "b", "c"], 1000, 5))
+    finally:
+        bot.terminate()
+        bot.wait()

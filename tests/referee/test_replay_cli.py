@@ -1,0 +1,101 @@
+"""``niwa replay verify|show|ask`` on a blossom match of built-in bots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from niwa.cli import main
+from referee import replay
+
+
+@pytest.fixture(scope="module")
+def blossom_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("replay") / "m.jsonl"
+    argv = ["play", "blossom", *["--bot", "builtin:random"] * 3, "--seed", "9",
+            "--in-process", "--quiet", "--replay", str(path)]
+    assert main(argv) == 0
+    return path
+
+
+def tampered(src: Path, dst: Path, index: int) -> Path:
+    lines = src.read_text().splitlines()
+    d = json.loads(lines[index + 1])
+    d["hash"] = "f" * 16
+    lines[index + 1] = json.dumps(d)
+    dst.write_text("\n".join(lines) + "\n")
+    return dst
+
+
+def test_verify_accepts_an_untouched_replay(
+    blossom_replay: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", "verify", str(blossom_replay)]) == 0
+    assert ": ok: " in capsys.readouterr().out
+
+
+def test_verify_names_the_first_step_whose_hash_differs(
+    blossom_replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tampered(blossom_replay, tmp_path / "bad.jsonl", 30)
+    assert main(["replay", "verify", str(bad)]) == 1
+    assert "FAILED: step 30: state hash" in capsys.readouterr().out
+
+
+def test_verify_of_a_missing_file_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", "verify", str(tmp_path / "none.jsonl")]) == 2
+    assert "cannot read replay" in capsys.readouterr().err
+
+
+def test_show_narrates_every_step_and_the_result(
+    blossom_replay: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", "show", str(blossom_replay)]) == 0
+    out = capsys.readouterr().out
+    steps = len(replay.read(blossom_replay).steps)
+    assert f"\n{steps - 1:>4}  " in out
+    assert "as seen by the spectator" in out and "  1. seat " in out
+
+
+def test_show_as_a_seat_shows_that_seats_hand(
+    blossom_replay: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["replay", "show", str(blossom_replay), "--seat", "1"])
+    seat_view = capsys.readouterr().out
+    main(["replay", "show", str(blossom_replay)])
+    public_view = capsys.readouterr().out
+    assert "as seen by seat 1" in seat_view
+    assert "(you)" in seat_view and "(you)" not in public_view
+
+
+def test_show_at_a_step_lists_the_legal_actions_and_marks_the_choice(
+    blossom_replay: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    r = replay.read(blossom_replay)
+    step = next(s for s in r.steps if s.kind == "decision")
+    seat = step.moves[0].seat
+    assert main(["replay", "show", str(blossom_replay), "--at", str(step.index),
+                 "--seat", str(seat)]) == 0
+    out = capsys.readouterr().out
+    assert f"seat {seat} chose among " in out
+    assert sum(1 for ln in out.splitlines() if ln.startswith("  -> ")) == 1
+
+
+def test_ask_at_a_chance_step_is_refused(
+    blossom_replay: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["replay", "ask", str(blossom_replay), "--at", "0", "--bot", "builtin:random"]
+    assert main(argv) == 2
+    assert "is a chance outcome, not a decision" in capsys.readouterr().err
+
+
+def test_ask_past_the_end_is_refused(
+    blossom_replay: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["replay", "ask", str(blossom_replay), "--at", "100000", "--bot", "builtin:random"]
+    assert main(argv) == 2
+    assert "no step 100000" in capsys.readouterr().err
