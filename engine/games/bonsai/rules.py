@@ -128,6 +128,10 @@ _SPAN: Final = 1024  # keys stay distinct for |u|, |v| < 512: far beyond any rea
 _OFF: Final = 512
 
 
+SPAN: Final = _SPAN  # key = (v + OFFSET) * SPAN + (u + OFFSET)
+OFFSET: Final = _OFF
+
+
 def key(u: int, v: int) -> int:
     return (v + _OFF) * _SPAN + (u + _OFF)
 

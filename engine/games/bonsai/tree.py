@@ -15,9 +15,10 @@ from .rules import (
     LEAF,
     LEFT_FROM,
     NEIGHBOURS,
+    OFFSET,
     RIGHT_FROM,
+    SPAN,
     WOOD,
-    coords,
 )
 
 Tree = dict[int, int]
@@ -89,11 +90,9 @@ def removable(tree: Tree) -> list[int]:
 # --- goal predicates (bonsai.md §6.4, §6.5) -------------------------------------------
 def _uv(tree: Tree, flipped: bool) -> list[tuple[int, int, int]]:
     """(u, v, tile) seen in the unflipped frame: a flipped pot mirrors u (§6.7)."""
-    out = []
-    for cell, t in tree.items():
-        u, v = coords(cell)
-        out.append((-u if flipped else u, v, t))
-    return out
+    sign = -1 if flipped else 1
+    # coords() inlined: this runs on every goal check
+    return [(sign * (k % SPAN - OFFSET), k // SPAN - OFFSET, t) for k, t in tree.items()]
 
 
 def count(tree: Tree, tile: int) -> int:
