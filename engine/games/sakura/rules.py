@@ -134,12 +134,20 @@ def decks() -> dict[str, dict[int, Card]]:
     """Every card list by ``deckMix`` name, each keyed by order number."""
     out: dict[str, dict[int, Card]] = {}
     for mix, deck in _load("cards.json")["decks"].items():
-        cards = {n: Card(n, g, p) for n, g, p in deck["cards"]}
-        if any(c.garden not in GARDEN_ACTIONS or c.painter not in PAINTER_ACTIONS
-               for c in cards.values()):
-            raise ValueError(f"cards.json deck {mix!r} names an unknown action")
-        out[mix] = cards
+        out[mix] = card_list(mix, deck["cards"])
     return out
+
+
+def card_list(mix: str, rows: list[list[Any]]) -> dict[int, Card]:
+    """Cards from ``[number, garden, painter]`` rows, checked: order numbers are unique
+    so cards never tie (sakura.md §3.1), and every action is one of §2."""
+    cards = {n: Card(n, g, p) for n, g, p in rows}
+    if len(cards) != len(rows):
+        raise ValueError(f"cards.json deck {mix!r} repeats an order number; each must be unique")
+    for c in cards.values():
+        if c.garden not in GARDEN_ACTIONS or c.painter not in PAINTER_ACTIONS:
+            raise ValueError(f"cards.json deck {mix!r}: card {c.number} names an unknown action")
+    return cards
 
 
 @cache
@@ -147,13 +155,30 @@ def board_for(players: int) -> Board:
     """The path used with ``players`` players (bridges are 1 or 3 spaces, §4.1)."""
     for layout in _load("board.json")["layouts"]:
         if players in layout["players"]:
-            return Board(
-                length=layout["length"],
-                torii=layout["torii"],
-                sakura=tuple(layout["sakura"]),
-                bridges=tuple(tuple(b) for b in layout["bridges"]),
-            )
+            return board_from(layout)
     raise ValueError(f"board.json has no layout for {players} players")
+
+
+def board_from(layout: dict[str, Any]) -> Board:
+    """A board from one board.json layout, checked against the index model of §4.2: the
+    torii lies before the first sakura and the last sakura is the last space."""
+    board = Board(
+        length=layout["length"],
+        torii=layout["torii"],
+        sakura=tuple(layout["sakura"]),
+        bridges=tuple(tuple(b) for b in layout["bridges"]),
+    )
+    spaces = [board.torii, *board.sakura, *(q for b in board.bridges for q in b)]
+    if not all(1 <= q <= board.length for q in spaces):
+        raise ValueError(f"board.json layout {layout['players']}: a landmark lies off the "
+                         f"path 1..{board.length}")
+    if list(board.sakura) != sorted(set(board.sakura)) or board.sakura[-1] != board.length:
+        raise ValueError(f"board.json layout {layout['players']}: sakura spaces must rise "
+                         "and the last one must be the last space (length)")
+    if board.torii >= board.sakura[0]:
+        raise ValueError(f"board.json layout {layout['players']}: the torii must come "
+                         "before the first sakura")
+    return board
 
 
 @cache

@@ -8,7 +8,15 @@ import pytest
 
 from engine import OptionError
 from engine.games.sakura import GAME
-from engine.games.sakura.rules import EMP_FWD_1, EMP_FWD_2, EMP_FWD_OR_BACK_1, board_for, decks
+from engine.games.sakura.rules import (
+    EMP_FWD_1,
+    EMP_FWD_2,
+    EMP_FWD_OR_BACK_1,
+    board_for,
+    board_from,
+    card_list,
+    decks,
+)
 
 
 def test_the_default_deck_has_sixty_cards_numbered_one_to_sixty() -> None:
@@ -86,3 +94,27 @@ def test_sakura_is_for_two_to_six_players(players: int) -> None:
 def test_a_snapshot_round_trips() -> None:
     state = GAME.new_game(2, {"trickyVariant": True})
     assert GAME.from_json(state.to_json()).to_json() == state.to_json()
+
+
+def test_a_card_list_that_repeats_an_order_number_is_refused() -> None:
+    with pytest.raises(ValueError, match="repeats an order number"):
+        card_list("test", [[1, "EMP_FWD_1", "FWD_1"], [1, "EMP_FWD_2", "FWD_2"]])
+
+
+def test_a_card_list_with_an_unknown_action_is_refused() -> None:
+    with pytest.raises(ValueError, match="card 1 names an unknown action"):
+        card_list("test", [[1, "EMP_FWD_3", "FWD_1"]])
+
+
+def test_a_board_whose_last_sakura_is_not_the_last_space_is_refused() -> None:
+    layout = {"players": [3], "length": 31, "torii": 4, "sakura": [12, 21, 30],
+              "bridges": [[3], [9], [16], [25]]}
+    with pytest.raises(ValueError, match="last one must be the last space"):
+        board_from(layout)
+
+
+def test_a_board_with_the_torii_past_the_first_sakura_is_refused() -> None:
+    layout = {"players": [3], "length": 30, "torii": 14, "sakura": [12, 21, 30],
+              "bridges": [[3], [9], [16], [25]]}
+    with pytest.raises(ValueError, match="torii must come before"):
+        board_from(layout)
