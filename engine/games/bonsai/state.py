@@ -295,7 +295,12 @@ class BonsaiState(State):
         if self._legal is None:
             self._legal = self._list_actions(me)
         if action not in self._legal:
-            raise IllegalAction(_phase_rule(self.phase), f"{action!r} is not legal now")
+            types = sorted({a["type"] for a in self._legal})
+            raise IllegalAction(
+                _phase_rule(self.phase),
+                f"{action!r} is not legal in phase {self.phase!r}; pick one of the legal"
+                f" actions (types now: {', '.join(types)})",
+            )
         if kind == "remove":
             u, v = action["cell"]
             del me.tree[key(u, v)]
