@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.api import (
+    CHANCE,
+    JSON,
+    Action,
+    IllegalAction,
+    Result,
+    State,
+    canonical_json,
+    places_from_keys,
+)
 from engine.games.blossom import rules
 from engine.games.blossom.rules import (
     ACTIONS_PER_TURN,
@@ -40,6 +49,18 @@ def _kind(name: Any, rule: str) -> int:
     if not isinstance(name, str) or name not in KIND_INDEX:
         raise IllegalAction(rule, f"{name!r} is not a flower kind ({', '.join(KINDS)})")
     return KIND_INDEX[name]
+
+
+def _listed(action: Action, actions: list[Action]) -> bool:
+    """Whether ``action`` is one of ``actions`` compared as canonical JSON, as the docs
+    promise: Python's ``==`` alone would let ``true`` or ``1.0`` stand for ``1``."""
+    if action not in actions:
+        return False
+    match = actions[actions.index(action)]
+    try:
+        return canonical_json(action) == canonical_json(match)
+    except (TypeError, ValueError):
+        return False
 
 
 def _cards(names: Any, rule: str) -> list[int]:
@@ -187,7 +208,7 @@ class BlossomState(State):
                 self._legal = self._cherry_actions()
             else:
                 self._legal = self._action_choices()
-        return self._legal
+        return list(self._legal)  # a copy: a caller sorting it must not change the game
 
     def apply(self, joint: Mapping[int, Action]) -> None:
         seats = self.to_move()
@@ -195,7 +216,7 @@ class BlossomState(State):
             raise IllegalAction("blossom.md §9", "the game is over")
         if set(joint) != set(seats):
             raise IllegalAction(
-                "engine contract", f"the move must be for seat {seats[0]}, not {sorted(joint)}"
+                "blossom.md §5", f"the move must be for seat {seats[0]}, not {sorted(joint)}"
             )
         seat = seats[0]
         action = joint[seat]
@@ -203,7 +224,7 @@ class BlossomState(State):
             self._apply_chance(action)
             self._legal = None
             return
-        if action not in self.legal_actions(seat):
+        if not _listed(action, self.legal_actions(seat)):
             raise IllegalAction(*self._why_illegal(seat, action))
         self._legal = None
         kind = action["type"]
@@ -245,8 +266,8 @@ class BlossomState(State):
     def observe(self, seat: int | None) -> dict[str, JSON]:
         obs: dict[str, JSON] = {
             "game": VERSION,
-            "players": self.n,
             "seat": seat,
+            "players": self.n,
             "phase": self.phase,
             "to_move": list(self.to_move()),
             "dealer": self.dealer,
@@ -391,7 +412,7 @@ class BlossomState(State):
 
     def _apply_chance(self, action: Action) -> None:
         legal = [a for a, _ in self.chance_outcomes()]
-        if action not in legal:
+        if not _listed(action, legal):
             raise IllegalAction("blossom.md §4, §7", f"{action!r} is not a possible chance outcome")
         target = self.queue.pop(0)
         if target == DEALER:

@@ -190,3 +190,37 @@ def test_only_the_seat_to_move_may_act() -> None:
         state.apply({1: {"type": "feed_up", "card": "lily"}})
     assert state.legal_actions(1) == []
     assert CHANCE not in state.to_move()
+
+
+def test_an_action_must_match_a_legal_one_as_json_so_true_is_not_a_count_of_one() -> None:
+    state = table(yards_up=["rose", "", ""])
+    assert {"type": "arrange", "kind": "rose", "count": 1} in state.legal_actions(0)
+    before = state.to_json()
+    for spelled in (True, 1.0):
+        with pytest.raises(IllegalAction):
+            act(state, {"type": "arrange", "kind": "rose", "count": spelled})
+    assert state.to_json() == before
+
+
+def test_a_chance_outcome_must_match_a_listed_one_as_json() -> None:
+    state = table(garden="rose")
+    act(state, {"type": "draw", "from": "deck"})
+    with pytest.raises(IllegalAction) as err:
+        state.apply({CHANCE: {"card": "rose", "extra": True}})
+    assert err.value.rule == "blossom.md §4, §7"
+
+
+def test_changing_the_returned_legal_actions_does_not_change_the_game() -> None:
+    state = table(hands=["rose lily", "", ""])
+    actions = state.legal_actions(0)
+    first = actions[0]
+    actions.clear()
+    assert state.legal_actions(0)[0] == first
+    act(state, first)
+
+
+def test_a_move_for_a_seat_not_to_move_names_the_turn_order_rule() -> None:
+    state = table(hands=["rose", "lily", ""])
+    with pytest.raises(IllegalAction) as err:
+        state.apply({1: {"type": "feed_up", "card": "lily"}})
+    assert err.value.rule == "blossom.md §5"

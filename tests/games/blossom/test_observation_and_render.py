@@ -33,3 +33,17 @@ def test_describe_does_not_reveal_face_down_cards() -> None:
     state = table(hands=["rose lily", "", ""])
     line = state.describe(0, {"type": "feed_down", "cards": ["rose", "lily"]})
     assert line == "seat 0 feeds 2 card(s) face down into the yard"
+
+
+def test_every_observation_starts_with_the_shared_envelope() -> None:
+    state = table(hands=["rose", "", ""])
+    for seat in (None, 0, 1, 2):
+        view = state.observe(seat)
+        assert list(view)[:5] == ["game", "seat", "players", "phase", "to_move"]
+        assert [view[k] for k in ("game", "seat", "players", "phase", "to_move")] == [
+            "blossom@1",
+            seat,
+            3,
+            "play",
+            [0],
+        ]
