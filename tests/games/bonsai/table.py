@@ -67,6 +67,7 @@ def _colour_rank(colour: str) -> int:
 def supply(state: BonsaiState, seat: int, **tiles: int) -> None:
     """Set a seat's personal supply, e.g. ``supply(s, 0, wood=2, leaf=1)``."""
     state.seats[seat].supply = [tiles.get(t, 0) for t in ("wood", "leaf", "flower", "fruit")]
+    state._legal = None  # a scripted edit: the cached legal actions no longer hold
 
 
 def play(state: BonsaiState, *actions: dict[str, Any]) -> None:
