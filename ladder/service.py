@@ -26,8 +26,8 @@ TOKEN_HEADER = "authorization"
 WATCH_POLL_S = 0.3
 
 
-def bot_message(bot: Bot) -> pb.Bot:
-    return pb.Bot(
+def bot_message(bot: Bot) -> pb.LadderBot:
+    return pb.LadderBot(
         id=bot.id,
         name=bot.name,
         version=bot.version,
@@ -188,7 +188,7 @@ class LadderService(pb_grpc.LadderServicer):
 
     def RetireBot(
         self, request: pb.RetireBotRequest, context: grpc.ServicerContext
-    ) -> pb.Bot:
+    ) -> pb.LadderBot:
         owner = self._caller(context)
         store = self._store()
         bot = self._guard(context, lambda: store.bot(request.bot_id))

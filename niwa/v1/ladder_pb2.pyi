@@ -6,7 +6,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
-class Bot(_message.Message):
+class LadderBot(_message.Message):
     __slots__ = ("id", "name", "version", "game", "owner", "source", "archive_hash", "status", "reason", "elo", "games", "wins")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -43,8 +43,8 @@ class SubmitBotRequest(_message.Message):
 class SubmitBotResponse(_message.Message):
     __slots__ = ("bots",)
     BOTS_FIELD_NUMBER: _ClassVar[int]
-    bots: _containers.RepeatedCompositeFieldContainer[Bot]
-    def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ...) -> None: ...
+    bots: _containers.RepeatedCompositeFieldContainer[LadderBot]
+    def __init__(self, bots: _Optional[_Iterable[_Union[LadderBot, _Mapping]]] = ...) -> None: ...
 
 class RetireBotRequest(_message.Message):
     __slots__ = ("bot_id",)
@@ -79,8 +79,8 @@ class ListBotsRequest(_message.Message):
 class ListBotsResponse(_message.Message):
     __slots__ = ("bots",)
     BOTS_FIELD_NUMBER: _ClassVar[int]
-    bots: _containers.RepeatedCompositeFieldContainer[Bot]
-    def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ...) -> None: ...
+    bots: _containers.RepeatedCompositeFieldContainer[LadderBot]
+    def __init__(self, bots: _Optional[_Iterable[_Union[LadderBot, _Mapping]]] = ...) -> None: ...
 
 class LeaderboardRequest(_message.Message):
     __slots__ = ("game",)
@@ -95,10 +95,10 @@ class LeaderboardRow(_message.Message):
     ELO_FIELD_NUMBER: _ClassVar[int]
     CI95_FIELD_NUMBER: _ClassVar[int]
     rank: int
-    bot: Bot
+    bot: LadderBot
     elo: float
     ci95: float
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[Bot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ...) -> None: ...
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ...) -> None: ...
 
 class Leaderboard(_message.Message):
     __slots__ = ("game", "matches", "rows")

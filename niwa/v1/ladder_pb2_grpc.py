@@ -42,7 +42,7 @@ class LadderStub:
         self.RetireBot = channel.unary_unary(
                 '/niwa.v1.Ladder/RetireBot',
                 request_serializer=niwa_dot_v1_dot_ladder__pb2.RetireBotRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.Bot.FromString,
+                response_deserializer=niwa_dot_v1_dot_ladder__pb2.LadderBot.FromString,
                 _registered_method=True)
         self.AddOwner = channel.unary_unary(
                 '/niwa.v1.Ladder/AddOwner',
@@ -143,7 +143,7 @@ def add_LadderServicer_to_server(servicer, server):
             'RetireBot': grpc.unary_unary_rpc_method_handler(
                     servicer.RetireBot,
                     request_deserializer=niwa_dot_v1_dot_ladder__pb2.RetireBotRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.Bot.SerializeToString,
+                    response_serializer=niwa_dot_v1_dot_ladder__pb2.LadderBot.SerializeToString,
             ),
             'AddOwner': grpc.unary_unary_rpc_method_handler(
                     servicer.AddOwner,
@@ -229,7 +229,7 @@ class Ladder:
             target,
             '/niwa.v1.Ladder/RetireBot',
             niwa_dot_v1_dot_ladder__pb2.RetireBotRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.Bot.FromString,
+            niwa_dot_v1_dot_ladder__pb2.LadderBot.FromString,
             options,
             channel_credentials,
             insecure,
