@@ -224,3 +224,22 @@ def test_a_move_for_a_seat_not_to_move_names_the_turn_order_rule() -> None:
     with pytest.raises(IllegalAction) as err:
         state.apply({1: {"type": "feed_up", "card": "lily"}})
     assert err.value.rule == "blossom.md §5"
+
+
+def test_two_arranges_of_the_same_kind_in_one_turn_are_allowed() -> None:
+    state = table(yards_up=["rose rose", "", ""], garden="lily")
+    act(state, {"type": "arrange", "kind": "rose", "count": 1})  # 2 + 1 kind = 3
+    act(state, {"type": "arrange", "kind": "rose", "count": 1})  # 2 + 2 kinds = 4 -> 6
+    assert state.scores[0] == 3 + 6 and state.to_move() == (1,)
+
+
+def test_every_action_involves_at_least_one_card() -> None:
+    state = table(hands=["rose", "", ""], yards_up=["lily", "", ""], yards_down=["rose", "", ""])
+    for empty in (
+        {"type": "feed_down", "cards": []},
+        {"type": "flip", "cards": []},
+        {"type": "arrange", "kind": "lily", "count": 0},
+    ):
+        assert empty not in state.legal_actions(0)
+        with pytest.raises(IllegalAction):
+            act(state, empty)

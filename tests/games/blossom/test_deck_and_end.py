@@ -8,7 +8,8 @@ import pytest
 
 import engine
 from engine import CHANCE, OptionError
-from tests.games.blossom.table import act, deal, table
+from engine.games.blossom.rules import FULL_DECK, KINDS
+from tests.games.blossom.table import act, cards, deal, table
 
 
 def _set_up(players: int, **options: object) -> engine.State:
@@ -127,3 +128,60 @@ def test_mulligan_returns_cards_and_deals_as_many_back() -> None:
     obs = state.observe(None)
     assert [s["hand"] for s in obs["seats"]] == [3, 3]
     assert sum(obs["garden"].values()) == 5 and obs["phase"] == "play"
+
+
+def test_the_box_holds_3_cherries_and_6_of_each_other_kind() -> None:
+    assert dict(zip(KINDS, FULL_DECK, strict=True)) == {
+        "cherry": 3,
+        "chrysanth": 6,
+        "camellia": 6,
+        "rose": 6,
+        "lily": 6,
+        "anemone": 6,
+    }
+
+
+def test_a_random_dealer_is_drawn_evenly_among_the_seats() -> None:
+    state = engine.load("blossom").new_game(4)
+    assert state.chance_outcomes() == [({"dealer": s}, 1 / 4) for s in range(4)]
+
+
+def test_cards_removed_at_set_up_never_return_with_a_refill() -> None:
+    state = table(2, garden="rose lily", deck="anemone")
+    removed = state.observe(None)["removed"]
+    act(state, {"type": "draw", "from": "deck"})
+    deal(state, "anemone")
+    assert state.deck == [cards("rose lily")[k] for k in KINDS]
+    assert state.observe(None)["removed"] == removed
+
+
+def test_the_score_is_not_capped() -> None:
+    """blossom.md §2: five camellias with 14 face-down yard cards score 5 x 28 = 140 -> 141."""
+    state = table(
+        4,
+        yards_up=["camellia camellia camellia camellia camellia", "", "", ""],
+        yards_down=[
+            "",
+            "rose rose rose lily lily",
+            "lily lily anemone anemone anemone",
+            "rose chrysanth chrysanth chrysanth",
+        ],
+        scores=[60, 0, 0, 0],
+    )
+    act(state, {"type": "arrange", "kind": "camellia", "count": 5})
+    assert state.scores[0] == 60 + 141
+
+
+def test_a_seat_with_no_legal_action_forfeits_its_turn() -> None:
+    """blossom.md §5 PROPOSED: seat 1 holds nothing and there is nothing to draw."""
+    state = table(4, hands=["rose lily", "", "anemone", "anemone"], garden="", deck="")
+    act(state, {"type": "feed_up", "card": "rose"})
+    act(state, {"type": "feed_up", "card": "lily"})
+    assert state.to_move() == (2,)
+
+
+def test_with_deck_and_garden_empty_the_cherry_draws_nothing() -> None:
+    state = table(4, yards_up=["cherry", "", "", ""], garden="", deck="")
+    act(state, {"type": "arrange", "kind": "cherry", "mode": "draw"})
+    assert state.cherry is None and sum(state.hands[0]) == 0
+    assert state.observe(None)["garden"]["cherry"] == 1 and state.scores[0] == 0

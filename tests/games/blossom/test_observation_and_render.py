@@ -47,3 +47,9 @@ def test_every_observation_starts_with_the_shared_envelope() -> None:
             "play",
             [0],
         ]
+
+
+def test_describe_does_not_reveal_a_card_dealt_into_a_hand() -> None:
+    state = table(hands=["rose", "", ""])
+    state.apply({0: {"type": "draw", "from": "deck"}})
+    assert state.describe(-1, {"card": "cherry"}) == "seat 0 receives a card from the deck"
