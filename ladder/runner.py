@@ -80,7 +80,7 @@ class Runner:
             max_workers=self.settings.worker_count,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=init_worker,
-            initargs=(self.settings.log_level,),
+            initargs=(os.getpid(), self.settings.log_level),
         )
 
     def _run_pool(self, store: Store, stop: threading.Event) -> None:

@@ -39,13 +39,15 @@ class Job:
     time_control: str
 
 
-def init_worker(log_level: str) -> None:
+def init_worker(ladder_pid: int, log_level: str) -> None:
     """Runs once in each worker: die with the ladder, log like it."""
     try:  # Linux: a kill -9 of the ladder takes its workers (and their bots) with it
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         pass
+    if os.getppid() != ladder_pid:  # the ladder died before prctl took effect
+        os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the ladder's to handle
     logs.configure(log_level)
 

@@ -1,0 +1,78 @@
+"""Running ``niwa ladder serve`` as a real process for the end-to-end and crash tests."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: How long a test waits for the ladder to reach a state before giving up (a guard
+#: against hanging, not a speed requirement).
+PATIENCE_S = 120.0
+
+
+def start_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """Start a ladder serving on a free port; return the process and its address."""
+    command = [
+        sys.executable, "-m", "niwa", "ladder", "serve", "--db", str(db),
+        "--listen", "127.0.0.1:0", "--workers", "2", "--log-level", "info", *extra,
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=log.open("a"),
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    found = re.search(r"serving on (\S+)", line)
+    if found is None:
+        proc.kill()
+        raise AssertionError(f"the ladder did not start: {line!r}; log:\n{log.read_text()}")
+    return proc, found.group(1)
+
+
+def wait_for(what: str, probe: Callable[[], T | None]) -> T:
+    """Poll ``probe`` until it returns something other than None (or False)."""
+    deadline = time.monotonic() + PATIENCE_S
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.2)
+
+
+def children(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

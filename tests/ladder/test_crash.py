@@ -1,0 +1,95 @@
+"""``kill -9`` of a running ladder, then a restart: no finished match is lost, none is
+counted twice, and the matches that were running are played again."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+from pathlib import Path
+
+from ladder import elo, submission
+from ladder.store import ACTIVE, DONE, RATED, RUNNING, Store
+from tests.ladder.serving import alive, children, start_ladder, wait_for
+
+KILLS = 3
+
+
+def snapshot(store: Store) -> dict[int, list[tuple[int, int, int]]]:
+    """Every finished match: (seat, bot, place) per seat."""
+    rows = store.db.execute(
+        "SELECT r.match_id, r.seat, r.bot_id, r.place FROM results r "
+        "JOIN matches m ON m.id = r.match_id WHERE m.state = ? ORDER BY r.match_id, r.seat",
+        (DONE,),
+    )
+    done: dict[int, list[tuple[int, int, int]]] = {}
+    for r in rows:
+        done.setdefault(r["match_id"], []).append((r["seat"], r["bot_id"], r["place"]))
+    return done
+
+
+def running(store: Store) -> list[int]:
+    return [m.id for m in store.matches(state=RUNNING, limit=100)]
+
+
+def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    log = tmp_path / "ladder.log"
+    store = Store.open(str(db))
+    for k in range(3):
+        submission.builtin_bot(store, "random", "blossom", ACTIVE, alias=f"random-{k}")
+    before: dict[int, list[tuple[int, int, int]]] = {}
+    interrupted: set[int] = set()
+    for _ in range(KILLS):
+        proc, _address = start_ladder(db, log)
+        target = len(before) + 3
+        # Kill while it is busy: a few more matches done and at least one running.
+        wait_for(
+            "more finished matches and one running",
+            lambda: len(snapshot(store)) >= target and running(store),  # noqa: B023
+        )
+        workers = children(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        interrupted |= set(running(store))
+        after = snapshot(store)
+        assert {m: after[m] for m in before} == before  # nothing finished was lost
+        before = after
+        # The workers (and any bot they ran) die with the ladder.
+        wait_for("the workers to die", lambda: not any(alive(p) for p in workers))  # noqa: B023
+    assert interrupted, "no match was running at any kill"
+
+    proc, _address = start_ladder(db, log)
+    try:
+        wait_for(
+            "the interrupted matches to be played again",
+            lambda: all(store.match(m).state == DONE for m in interrupted),
+        )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+    final = snapshot(store)
+    assert {m: final[m] for m in before} == before
+    assert all(store.match(m).attempts >= 2 for m in interrupted)
+
+    # Counted once: the stored ratings are exactly the Elo updates of the finished
+    # matches, each applied once, in the order they finished.
+    ratings = {b.id: elo.BASE for b in store.bots()}
+    games = dict.fromkeys(ratings, 0)
+    for match in sorted(store.matches(state=DONE, limit=10_000), key=lambda m: m.seq or 0):
+        assert match.kind == RATED
+        seats = final[match.id]
+        bots = [bot for _, bot, _ in seats]
+        updated = elo.update([ratings[b] for b in bots], [place for _, _, place in seats])
+        ratings.update(zip(bots, updated, strict=True))
+        for b in bots:
+            games[b] += 1
+        # ... and each has its complete replay.
+        data = store.replay_path(match.id).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == match.replay_sha256
+    history = store.db.scalar("SELECT COUNT(*) FROM rating_history")
+    assert history == sum(len(s) for s in final.values())
+    for bot in store.bots():
+        assert bot.games == games[bot.id]
+        assert abs(bot.elo - ratings[bot.id]) < 1e-9
+    store.close()
