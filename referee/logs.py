@@ -6,8 +6,23 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import Any
 
 import structlog
+
+
+class _Stderr:
+    """Writes each rendered event to whatever ``sys.stderr`` is *now* (it may be
+    swapped after configuration, e.g. by a test's capture)."""
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    debug = info = warning = warn = error = critical = exception = fatal = log = msg
+
+
+def _stderr_logger(*_: Any) -> _Stderr:
+    return _Stderr()
 
 
 def configure_cli_logging() -> None:
@@ -19,6 +34,6 @@ def configure_cli_logging() -> None:
             structlog.dev.ConsoleRenderer(colors=False),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
