@@ -13,10 +13,16 @@ random rollout is played and the position is valued by the game's heuristic
 * Simultaneous decisions are decoupled: every pending seat picks its own action by its
   own statistics at that node; the joint move is the edge.
 * Rewards are per seat, in [0, 1]; each seat maximises its own (paranoia-free "max^n").
-* With a heuristic, the searching seat's root actions start with ``prior_visits``
-  virtual visits at the heuristic's value of the position right after them (progressive
-  bias): a short search then plays at least like the one-step greedy bot, and a longer
-  one corrects it.
+* Exploration is small (0.2): the evaluations' values of sibling moves differ by a few
+  hundredths, and with 0.7 the visits spread almost evenly, so the most visited move
+  was close to a random one (Miyabi, mcts 0.05 s vs greedy over 20-30 games: 0.33 at
+  0.7, 0.80 at 0.25, 0.78 at 0.1).
+* With a heuristic, the first time the search decides at a node, each action there
+  starts with ``prior_visits`` virtual visits at the heuristic's value of the position
+  right after it (progressive bias): a short search then plays at least like the
+  one-step greedy bot, and a longer one corrects it. Seeding every node, not only the
+  root, keeps a move's value from being the average of random replies below it.
+* A game without hidden information is determinized once and copied per iteration.
 """
 
 from __future__ import annotations
@@ -90,7 +96,7 @@ class ISMCTS:
         game: Game,
         evaluate: Evaluation | None,
         *,
-        exploration: float = 0.7,
+        exploration: float = 0.2,
         rollout_depth: int = 0,
         prior_visits: int = 4,
         seed_everywhere: bool = True,

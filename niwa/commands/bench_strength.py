@@ -8,8 +8,10 @@ bots, so neither bot profits from the turn order or from a lucky deal.
 
 A match scores, for A, the share of (A seat, B seat) pairs where A placed better, ties
 counting half. The table gives A's mean score with a 95 % interval (Student t on the
-per-deal means, the deals being independent and the seatings of one deal not), and the
-Elo difference the score implies, its interval mapped through the same formula. It also
+per-deal means, the deals being independent and the seatings of one deal not, widened to
+at least the Wilson interval of the match count so a clean sweep still gets an honest
+interval), and the Elo difference the score implies, its interval mapped through the same
+formula. It also
 counts, from the replays, every decision of a bot that timed out or was illegal.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import statistics
 import sys
 import tempfile
@@ -127,14 +130,25 @@ def t_quantile_975(df: int) -> float:
     )
 
 
-def interval(block_means: Sequence[float]) -> tuple[float, float, float]:
-    """Mean score and its 95 % interval from independent per-deal means."""
+def wilson(score: float, n: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a rate ``score`` over ``n`` independent games."""
+    z = 1.959964
+    centre = (score + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def interval(block_means: Sequence[float], matches: int) -> tuple[float, float, float]:
+    """Mean score and its 95 % interval: Student t on the independent per-deal means,
+    widened to at least the Wilson interval of ``matches`` games, which stays honest
+    when every game went the same way (the t interval then shrinks to a point)."""
     mean = statistics.fmean(block_means)
     n = len(block_means)
-    if n < 2:
-        return mean, 0.0, 1.0
-    half = t_quantile_975(n - 1) * statistics.stdev(block_means) / math.sqrt(n)
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
+    low, high = wilson(mean, matches)
+    if n >= 2:
+        half = t_quantile_975(n - 1) * statistics.stdev(block_means) / math.sqrt(n)
+        low, high = min(low, max(0.0, mean - half)), max(high, min(1.0, mean + half))
+    return mean, low, high
 
 
 def elo(score: float) -> float:
@@ -248,7 +262,9 @@ def _cores() -> int:
 def _run_pairing(jobs: list[Job], workers: int, label: str) -> dict[str, Any]:
     started = time.perf_counter()
     results: list[Played] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # Fresh interpreters: a worker needs the referee only, not whatever the CLI imported.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures: list[Future[Played]] = [pool.submit(play, j) for j in jobs]
         for done, future in enumerate(as_completed(futures), 1):
             results.append(future.result())
@@ -264,7 +280,7 @@ def _run_pairing(jobs: list[Job], workers: int, label: str) -> dict[str, Any]:
             for status, n in per.items():
                 per_bot = failures.setdefault(bot, {})
                 per_bot[status] = per_bot.get(status, 0) + n
-    mean, low, high = interval([statistics.fmean(v) for v in by_deal.values()])
+    mean, low, high = interval([statistics.fmean(v) for v in by_deal.values()], len(results))
     first = jobs[0]
     return {
         "players": first.players,
