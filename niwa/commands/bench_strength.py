@@ -168,7 +168,8 @@ def play(job: Job) -> Played:
 
     configure_cli_logging()  # warnings only, on stderr: the progress line stays readable
 
-    bots = [BotSpec.parse(f"builtin:{job.a if who == 'a' else job.b}") for who in job.seating]
+    # The names were checked by _split_pair (bots.builtin.create, options included).
+    bots = [BotSpec("builtin", job.a if who == "a" else job.b) for who in job.seating]
     spec = MatchSpec(
         game=job.game,
         bots=bots,
@@ -296,7 +297,7 @@ def _run_pairing(jobs: list[Job], workers: int, label: str) -> dict[str, Any]:
 
 
 def _fmt_elo(x: float) -> str:
-    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
+    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x + 0.0:+.0f}"
 
 
 def _print_table(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
