@@ -13,7 +13,6 @@ from typing import Any
 import grpc
 
 from bots.sdk import READY_LINE, SOCKET_ENV, Bot, Finish, GameStart, Turn, as_reply
-from engine import canonical_json
 from niwa.v1 import bot_pb2, bot_pb2_grpc
 
 
@@ -57,7 +56,8 @@ class _Servicer(bot_pb2_grpc.BotServicer):
             traceback.print_exc(file=sys.stderr)
             context.abort(grpc.StatusCode.INTERNAL, f"act() raised {type(e).__name__}: {e}")
         if reply.has_action:
-            return bot_pb2.ActReply(action_json=canonical_json(reply.action), note=reply.note)
+            text = json.dumps(reply.action, sort_keys=True, separators=(",", ":"))
+            return bot_pb2.ActReply(action_json=text, note=reply.note)
         return bot_pb2.ActReply(index=reply.index, note=reply.note)
 
     def Finish(self, request: Any, context: grpc.ServicerContext) -> Any:

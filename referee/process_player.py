@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections import deque
 from pathlib import Path
 
@@ -106,13 +107,17 @@ class ProcessPlayer:
         self._exited = trio.Event()
         self._streams_done = trio.Event()
         self._closed = False
+        self.ready_after_s: float | None = None  # spawn to READY, for benchmarks
 
     # -- the Player protocol ------------------------------------------------------
 
     async def start(self, game: GameStart, timeout_s: float) -> None:
+        spawned = time.perf_counter()
         with trio.move_on_after(self.startup_timeout_s):
             await self._spawn()
             await self._first_of(self._ready, self._exited)
+        if self._ready.is_set():
+            self.ready_after_s = time.perf_counter() - spawned
         if not self._ready.is_set():
             if self._exited.is_set():
                 raise BotFailure(Failure.CRASHED, f"{self._exit_text()} before {READY_LINE}")

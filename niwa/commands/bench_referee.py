@@ -1,0 +1,147 @@
+"""``niwa bench referee``: what the referee costs per decision, and how fast bots start.
+
+* Per decision: matches of built-in random bots, once in process (no gRPC) and once as
+  sandboxed processes over gRPC. The recorded ``wall_ms`` of a decision is the time
+  from asking to having the answer (building the request included); the random bot
+  itself needs microseconds, so the sandboxed figure is the protocol's overhead
+  (serialisation, the Unix socket, the bot's gRPC server, trio wake-ups).
+* Start-up: spawn to ``READY`` for each bot, sandboxed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import trio
+
+import engine
+from bots.sdk import GameStart
+from niwa.cli import UsageError
+from referee import replay
+from referee.clock import TimeControl
+from referee.logs import configure_cli_logging
+from referee.match import BotSpec, Limits, MatchSpec, play_match
+from referee.process_player import ProcessPlayer
+from referee.sandbox import SandboxUnavailable, bwrap
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "referee",
+        help="per-decision overhead (sandboxed gRPC vs in process) and bot start-up time",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--game", default="blossom", help="game to play (default blossom)")
+    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--matches", type=int, default=5, help="matches per mode (default 5)")
+    p.add_argument("--startups", type=int, default=10, help="start-ups per bot (default 10)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bot", action="append", default=[], metavar="DIR_OR_BUILTIN",
+                   help="bots to time start-up for (default: builtin:random and the examples)")
+    p.set_defaults(run=run)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def decision_times(
+    game: str, players: int, matches: int, seed: int, in_process: bool
+) -> list[float]:
+    """The wall_ms of every bot decision of ``matches`` matches."""
+    walls: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for m in range(matches):
+            path = Path(tmp) / f"{m}.jsonl"
+            spec = MatchSpec(
+                game=game,
+                bots=[BotSpec.parse("builtin:random")] * players,
+                seed=seed + m,
+                time_control=TimeControl.parse("5s+60s"),
+                in_process=in_process,
+                replay_path=path,
+            )
+            play_match(spec)
+            walls += [
+                mv.wall_ms
+                for step in replay.read(path).steps
+                for mv in step.moves
+                if step.kind == "decision" and mv.wall_ms is not None
+            ]
+    return walls
+
+
+async def startup_times(bot: BotSpec, runs: int, game: str, players: int) -> list[float]:
+    times: list[float] = []
+    info = engine.load(game).info
+    for i in range(runs):
+        async with trio.open_nursery() as nursery:
+            player = ProcessPlayer(
+                manifest=bot.manifest(),
+                bot_dir=None if bot.is_builtin else Path(bot.target),
+                seat=0,
+                match_id=f"bench{i}",
+                sandbox=True,
+                limits=Limits(),
+                startup_timeout_s=10.0,
+                log_dir=None,
+                nursery=nursery,
+            )
+            start = GameStart(info.name, info.version, 0, players, {}, 1000, 0, i)
+            try:
+                await player.start(start, 10.0)
+            finally:
+                await player.close()
+            assert player.ready_after_s is not None
+            times.append(player.ready_after_s * 1000)
+    return times
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_cli_logging()
+    if args.matches < 1 or args.startups < 1:
+        raise UsageError("--matches and --startups must be at least 1")
+    if args.game not in engine.games():
+        known = ", ".join(engine.games())
+        raise UsageError(f"unknown game {args.game!r}; registered games: {known}")
+    try:
+        bwrap()
+    except SandboxUnavailable as e:
+        raise UsageError(str(e)) from None
+    out = sys.stdout
+    print(f"{args.game}, {args.players} builtin:random bots, {args.matches} matches per mode",
+          file=out)
+    print(f"{'mode':<22} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8}", file=out)
+    p50s = {}
+    for label, in_process in (("in process", True), ("sandboxed gRPC", False)):
+        walls = decision_times(args.game, args.players, args.matches, args.seed, in_process)
+        p50s[label] = statistics.median(walls)
+        p99 = percentile(walls, 0.99)
+        print(f"{label:<22} {len(walls):>9} {p50s[label]:>8.3f} {p99:>8.3f}", file=out)
+        out.flush()
+    overhead = p50s["sandboxed gRPC"] - p50s["in process"]
+    print(f"gRPC + sandbox overhead per decision (p50 difference): {overhead:.3f} ms", file=out)
+    print(file=out)
+    bots = args.bot or ["builtin:random", str(ROOT / "examples/python-bot"),
+                        str(ROOT / "examples/js-bot")]
+    print(f"{'bot (sandboxed)':<40} {'start-ups':>9} {'p50 ms':>8} {'max ms':>8}", file=out)
+    for text in bots:
+        try:
+            bot = BotSpec.parse(text)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        times = trio.run(startup_times, bot, args.startups, args.game, args.players)
+        name = text if len(text) <= 40 else "..." + text[-37:]
+        print(f"{name:<40} {len(times):>9} {statistics.median(times):>8.1f} {max(times):>8.1f}",
+              file=out)
+        out.flush()
+    return 0
