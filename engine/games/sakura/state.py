@@ -36,6 +36,13 @@ FORWARD: Final = "forward"
 BACK: Final = "back"
 DIRECTIONS: Final = (FORWARD, BACK)
 
+#: Chance outcomes, one per card, built once and shared by every state: a chance node
+#: lists the whole deck, so building these dicts anew was most of its cost. Like every
+#: action handed out, they must not be mutated.
+_CARD_NUMBERS: Final = sorted({n for deck in rules.decks().values() for n in deck})
+_DRAW_OUTCOMES: Final = {n: {"type": "draw", "card": n} for n in _CARD_NUMBERS}
+_REVEAL_OUTCOMES: Final = {n: {"type": "reveal", "card": n} for n in _CARD_NUMBERS}
+
 RULE_ROUND: Final = "sakura.md §6"
 RULE_ACTIONS: Final = "sakura.md §2"
 RULE_END: Final = "sakura.md §8"
@@ -135,9 +142,9 @@ class SakuraState(State):
     def _list_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase not in (DEAL, DRAW, COURT):
             return []
-        kind = "reveal" if self.phase == COURT else "draw"
+        outcomes = _REVEAL_OUTCOMES if self.phase == COURT else _DRAW_OUTCOMES
         p = 1.0 / len(self.deck)
-        return [({"type": kind, "card": c}, p) for c in self.deck]
+        return [(outcomes[c], p) for c in self.deck]
 
     def apply(self, joint: Mapping[int, Action]) -> None:
         seats = self.to_move()
