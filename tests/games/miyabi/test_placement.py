@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+from engine import CHANCE, IllegalAction, sample_chance
+from engine.games.miyabi import GAME
+from engine.games.miyabi.moves import parse_placement
 from engine.games.miyabi.state import MiyabiState
 from tests.games.miyabi.scripted import place, refusal, scripted
 
@@ -219,3 +223,37 @@ def test_a_clone_offers_the_same_actions_and_moves_on_alone() -> None:
         {"type": "take", "shape": "double", "object": "stone"},
         {"type": "pass"},
     ]
+
+
+def spot(action: dict[str, Any]) -> tuple[int, int, int]:
+    return action["row"], action["col"], action["rotation"]
+
+
+def test_the_offered_placements_are_exactly_those_the_rule_checks_accept() -> None:
+    """On gardens grown by random play, every (row, col, rotation) is either offered and
+    accepted by the §5.3 checks, or refused by them and not offered."""
+    rng = random.Random(12)
+    state = GAME.new_game(3)
+    checked = 0
+    while checked < 60:
+        if state.is_over():
+            state = GAME.new_game(3)
+        seat = state.to_move()[0]
+        if seat == CHANCE:
+            state.apply({CHANCE: sample_chance(state, rng)})
+            continue
+        if state.phase == "place":
+            offered = state.legal_actions(seat)
+            accepted = []
+            for row in range(1, 7):
+                for col in range(1, 7):
+                    for rotation in range(4):
+                        action = {"type": "place", "row": row, "col": col, "rotation": rotation}
+                        try:
+                            parse_placement(state, seat, action)
+                        except IllegalAction:
+                            continue
+                        accepted.append(action)
+            assert sorted(offered, key=spot) == sorted(accepted, key=spot)
+            checked += 1
+        state.apply({seat: rng.choice(state.legal_actions(seat))})
