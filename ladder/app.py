@@ -30,7 +30,10 @@ def serve(
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    grpc_server, port = server.start(settings.db_url, settings.data_dir, listen, tls_cert, tls_key)
+    grpc_server, port = server.start(
+        settings.db_url, settings.data_dir, listen, tls_cert, tls_key,
+        games=settings.game_names(),
+    )
     host = listen.rsplit(":", 1)[0]
     print(f"serving on {host}:{port}", flush=True)
     log = structlog.get_logger("niwa.ladder")

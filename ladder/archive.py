@@ -136,6 +136,18 @@ def _check_link(name: str, member: tarfile.TarInfo) -> None:
         raise ArchiveError(f"link {name!r} points outside the bot's folder ({target})")
 
 
+def _open_to_sandbox(root: Path) -> None:
+    """Readable by all, writable by none but us: sandboxed bots run as an unprivileged
+    uid and must read (never write) their own folder."""
+    for path in [root, *root.rglob("*")]:
+        if path.is_symlink():
+            continue
+        if path.is_dir():
+            path.chmod(0o755)
+        else:
+            path.chmod(0o755 if path.stat().st_mode & 0o111 else 0o644)
+
+
 def unpack(data: bytes, destination: Path, limits: Limits = DEFAULT_LIMITS) -> Path:
     """Check, then unpack into ``destination`` (created; must not exist); return the
     bot folder inside it."""
@@ -147,6 +159,7 @@ def unpack(data: bytes, destination: Path, limits: Limits = DEFAULT_LIMITS) -> P
             # The "data" filter re-checks what check() did and drops owners and
             # set-uid bits: a second line of defence, not the first.
             tar.extractall(staging, filter="data")
+        _open_to_sandbox(staging)
         staging.rename(destination)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

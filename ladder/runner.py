@@ -37,6 +37,10 @@ class Settings:
     time_control: str = "1s+30s"
     seed: int | None = None  # scheduler's choices (pairings, seeds); None: fresh
     log_level: str = "info"
+    games: tuple[str, ...] = ()  # the games this ladder plays; empty: every registered game
+
+    def game_names(self) -> list[str]:
+        return list(self.games) or engine.games()
 
     @property
     def worker_count(self) -> int:
@@ -129,7 +133,7 @@ class Runner:
     def _schedule_one(self, store: Store) -> int:
         """Queue one pairing (a whole duplicate round if enabled) in the next game whose
         turn it is, so every registered game is played side by side."""
-        names = engine.games()
+        names = self.settings.game_names()
         for turn in range(len(names)):
             game = names[(self._games_turn + turn) % len(names)]
             made = self._schedule_game(store, game)

@@ -9,6 +9,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+import engine
 from ladder.service import LadderService
 from niwa.v1 import ladder_pb2 as pb
 from niwa.v1 import ladder_pb2_grpc as pb_grpc
@@ -23,12 +24,13 @@ def start(
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
     threads: int = 16,
+    games: list[str] | None = None,
 ) -> tuple[grpc.Server, int]:
     """Start serving on ``listen`` (``host:port``, port 0 picks one); return the server
     and the port it got."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads))
     pb_grpc.add_LadderServicer_to_server(  # type: ignore[no-untyped-call]
-        LadderService(db_url, data_dir), server
+        LadderService(db_url, data_dir, games or engine.games()), server
     )
     health_servicer = health.HealthServicer()
     for name in ("", SERVICE):

@@ -135,9 +135,10 @@ class Reads:
 class LadderService(pb_grpc.LadderServicer):
     """The gRPC servicer: one store connection per server thread."""
 
-    def __init__(self, db_url: str, data_dir: Path | None) -> None:
+    def __init__(self, db_url: str, data_dir: Path | None, games: list[str]) -> None:
         self.db_url = db_url
         self.data_dir = data_dir
+        self.games = games
         self._local = threading.local()
 
     def _store(self) -> Store:
@@ -182,7 +183,7 @@ class LadderService(pb_grpc.LadderServicer):
     ) -> pb.SubmitBotResponse:
         owner = self._caller(context)
         bots = self._guard(
-            context, lambda: submission.submit(self._store(), owner, request.archive)
+            context, lambda: submission.submit(self._store(), owner, request.archive, self.games)
         )
         return pb.SubmitBotResponse(bots=[bot_message(b) for b in bots])
 

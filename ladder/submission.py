@@ -63,15 +63,22 @@ def builtin_bot(
     return store.add_bot(label, manifest.version, game, owner.id, f"builtin:{name}", None, status)
 
 
-def submit(store: Store, owner: Owner, data: bytes, rng: random.Random | None = None) -> list[Bot]:
-    """Store the archive and queue one validation match per game its manifest lists."""
+def submit(
+    store: Store,
+    owner: Owner,
+    data: bytes,
+    games_played: list[str] | None = None,
+    rng: random.Random | None = None,
+) -> list[Bot]:
+    """Store the archive and queue one validation match per game its manifest lists
+    (of ``games_played``, the ladder's games: by default every registered game)."""
     rng = rng or random.Random()
     digest, folder = store_archive(store, data)
     try:
         manifest = load_manifest(folder)
     except ManifestError as e:
         raise SubmissionError(str(e).replace(str(folder), "the archive")) from None
-    registered = engine.games()
+    registered = games_played or engine.games()
     games = registered if "*" in manifest.games else list(manifest.games)
     unknown = [g for g in games if g not in registered]
     if unknown:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import grpc
 
+import engine
 from ladder import archive, client, demo, logs, report
 from ladder.db import DatabaseError
 from ladder.runner import Settings
@@ -50,6 +51,7 @@ def register(sub: Any) -> None:
     p.add_argument("--duplicate", action="store_true", help="each seed under every seat rotation")
     p.add_argument("--time", default="1s+30s", help="time control per decision + bank")
     p.add_argument("--seed", type=int, help="seed for pairings and match seeds")
+    p.add_argument("--game", action="append", help="play only this game (repeatable)")
     p.add_argument("--tls-cert", type=Path, help="PEM certificate chain (enables TLS)")
     p.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
@@ -187,7 +189,11 @@ def _serve(args: argparse.Namespace) -> int:
         time_control=args.time,
         seed=args.seed,
         log_level=args.log_level,
+        games=tuple(args.game or ()),
     )
+    unknown = sorted(set(settings.games) - set(engine.games()))
+    if unknown:
+        raise UsageError(f"no game {unknown[0]!r}; registered games: {', '.join(engine.games())}")
     _open_store(args).close()  # create and migrate, or fail with one line
     try:
         return app.serve(settings, args.listen, args.tls_cert, args.tls_key)

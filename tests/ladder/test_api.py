@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
@@ -41,10 +41,11 @@ def owned_bot(store: Store, owner_name: str) -> tuple[int, str]:
     return bot.id, token
 
 
-def code_of(call: object) -> grpc.StatusCode:
+def code_of(call: Callable[[], object]) -> grpc.StatusCode:
     with pytest.raises(grpc.RpcError) as caught:
-        call()  # type: ignore[operator]
-    return caught.value.code()  # type: ignore[no-any-return, attr-defined]
+        call()
+    code: grpc.StatusCode = caught.value.code()
+    return code
 
 
 def test_submitting_without_a_token_is_refused(ladder: Ladder) -> None:
@@ -65,7 +66,8 @@ def test_an_owner_cannot_retire_another_owners_bot(ladder: Ladder) -> None:
     alice_bot, _ = owned_bot(ladder.store, "alice")
     _, bob_token = owned_bot(ladder.store, "bob")
     with pytest.raises(grpc.RpcError) as caught:
-        ladder.stub.RetireBot(pb.RetireBotRequest(bot_id=alice_bot), metadata=client.auth(bob_token))
+        request = pb.RetireBotRequest(bot_id=alice_bot)
+        ladder.stub.RetireBot(request, metadata=client.auth(bob_token))
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert "belongs to alice" in (caught.value.details() or "")
     assert ladder.store.bot(alice_bot).status == ACTIVE
@@ -93,7 +95,8 @@ def test_adding_an_owner_needs_an_admin_token(ladder: Ladder) -> None:
 
 def test_an_admin_adds_an_owner_whose_token_works(ladder: Ladder) -> None:
     _, admin_token = ladder.store.add_owner("root", admin=True)
-    reply = ladder.stub.AddOwner(pb.AddOwnerRequest(name="carol"), metadata=client.auth(admin_token))
+    request = pb.AddOwnerRequest(name="carol")
+    reply = ladder.stub.AddOwner(request, metadata=client.auth(admin_token))
     owner = ladder.store.owner_for_token(reply.token)
     assert owner is not None and owner.name == "carol"
 

@@ -139,3 +139,17 @@ def test_packing_is_reproducible(tmp_path: Path) -> None:
 def test_packing_a_folder_without_manifest_names_the_fix(tmp_path: Path) -> None:
     with pytest.raises(ArchiveError, match=r"has no bot\.toml"):
         archive.pack_directory(tmp_path)
+
+
+def test_unpacked_files_are_readable_by_the_sandbox_user_and_writable_by_none(
+    tmp_path: Path,
+) -> None:
+    secret = tarfile.TarInfo("bot.toml")
+    secret.size = len(MANIFEST)
+    secret.mode = 0o4777  # set-uid and world-writable in the archive
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        tar.addfile(secret, io.BytesIO(MANIFEST))
+    folder = archive.unpack(buffer.getvalue(), tmp_path / "out")
+    assert folder.stat().st_mode & 0o777 == 0o755
+    assert (folder / "bot.toml").stat().st_mode & 0o7777 == 0o755

@@ -178,7 +178,7 @@ def test_running_matches_are_requeued_after_a_crash(store: Store) -> None:
 def test_finished_matches_get_increasing_sequence_numbers(store: Store) -> None:
     a, b = two_bots(store)
     ids = [store.queue_match("blossom", "blossom@1", [a, b], s) for s in range(2)]
-    for match_id in reversed(ids):
+    for _ in ids:
         store.claim_next()
     store.finish_match(ids[1], win_for_first(a, b))
     store.finish_match(ids[0], win_for_first(a, b))

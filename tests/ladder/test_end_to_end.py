@@ -1,0 +1,61 @@
+"""End to end: serve a ladder, submit the two example bots over the API, let them play,
+read the leaderboard and fetch a replay that ``niwa replay verify`` accepts."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from ladder import client
+from niwa.cli import main
+from niwa.v1 import ladder_pb2 as pb
+from tests.ladder.serving import start_ladder, wait_for
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+BOTS = {"python-bot": "python-example", "js-bot": "js-example"}
+
+
+def test_two_submitted_bots_are_ranked_and_their_replays_verify(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "ladder.db"
+    assert main(["ladder", "user", "add", "alice", "--db", str(db)]) == 0
+    token = capsys.readouterr().out.split()[-1]
+    # One game keeps the test short; the scheduler treats every game alike.
+    proc, address = start_ladder(db, tmp_path / "ladder.log", "--game", "blossom")
+    channel, stub = client.connect(address)
+    try:
+        for folder in BOTS:
+            submit = ["ladder", "submit", str(EXAMPLES / folder), "--server", address]
+            assert main([*submit, "--token", token]) == 0
+        out = capsys.readouterr().out
+        for name in BOTS.values():
+            assert f"({name}@1.0.0, blossom): accepted" in out
+
+        def rated_matches() -> list[pb.Match]:
+            listing = stub.ListMatches(pb.ListMatchesRequest(state="done", limit=100))
+            rated = [m for m in listing.matches if m.kind == "rated"]
+            return rated if len(rated) >= 4 else []
+
+        rated = wait_for("four rated matches", rated_matches)
+        played = {r.bot.split("@")[0] for m in rated for r in m.results}
+        assert played == set(BOTS.values())
+
+        boards = stub.GetLeaderboard(pb.LeaderboardRequest()).boards
+        ranked = {b.game: {row.bot.name for row in b.rows} for b in boards if b.matches}
+        assert ranked and all(names == set(BOTS.values()) for names in ranked.values())
+
+        first_seq = min(m.seq for m in rated)
+        watched = next(iter(stub.WatchMatches(pb.WatchMatchesRequest(after_seq=first_seq))))
+        assert watched.seq > first_seq and watched.state == "done"
+
+        replay = tmp_path / "match.jsonl"
+        fetch = ["ladder", "replay", str(rated[0].id), "--server", address, "-o", str(replay)]
+        assert main(fetch) == 0
+        assert main(["replay", "verify", str(replay)]) == 0
+    finally:
+        channel.close()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
