@@ -4,14 +4,17 @@ into points.
 What it values and why:
 * **The score if the game ended now** (the engine's own bonsai.md §5 breakdown: leaves,
   flowers by free sides, fruit, Parchments, goals claimed), which is what wins.
-* **Tiles in the personal supply**, at a share of what they score once placed (a leaf
-  is worth 3 on the tree; in the supply it still needs a Cultivate and a free cell).
-  Wood scores nothing but carries every leaf, so it is worth a little in the supply and
-  on the tree (and counts toward the brown goal).
+* **Tiles in the personal supply**, at a third or so of what they score once placed (a
+  leaf is worth 3 on the tree; in the supply it still needs a whole Cultivate turn and
+  a free cell), and only as many as the seat may keep (bonsai.md §2.3: the rest will be
+  discarded). Valuing them higher made greedy meditate every turn and discard. Wood
+  scores nothing but carries every leaf, so it is worth a little in the supply and on
+  the tree (and counts toward the brown goal).
 * **Growth cards and Tools** are worth more the more turns are left (bonsai.md §2.3,
   §2.4): a Growth card is one more placement on every later Cultivate.
-* **The placements left this turn** (Cultivate or Helper allowance) for the seat placing:
-  without this, choosing Cultivate would look like doing nothing.
+* **The placements left this turn** (Cultivate or Helper allowance, for tiles the seat
+  holds and that have a legal cell) for the seat placing, each worth what placing adds
+  over keeping the tile: without this, choosing Cultivate would look like doing nothing.
 * **Open goals**: for each goal colour the seat may still claim, the best open tile's
   points times the square of how far the bonsai has got toward it (bonsai.md §4,
   §6.5); goals are large (5-16 points) and a half-grown one is worth far less than half.
@@ -28,12 +31,12 @@ from engine import State
 from engine.games.bonsai.rules import ANY, CARD_KINDS, FLOWER, FRUIT, GOALS, LEAF, WOOD, deck_for
 from engine.games.bonsai.seat import Seat
 from engine.games.bonsai.state import PLACING_PHASES, BonsaiState
-from engine.games.bonsai.tree import count, flowers_one_side, largest_leaf_group
+from engine.games.bonsai.tree import count, flowers_one_side, largest_leaf_group, legal_cells
 
 #: What a tile in the supply is worth, per tile code (wood, leaf, flower, fruit).
-SUPPLY_VALUE = (1.0, 1.8, 1.5, 3.0)
+SUPPLY_VALUE = (0.5, 1.0, 0.8, 2.0)
 #: What placing one more tile of each type still adds over keeping it.
-PLACING_GAIN = (0.5, 1.2, 1.0, 4.0)
+PLACING_GAIN = (1.0, 2.0, 1.5, 5.0)
 WOOD_ON_TREE = 0.6
 GROWTH_VALUE = 4.0  # at the start of the game; shrinks as the deck runs out
 TOOL_VALUE = 1.5
@@ -50,7 +53,7 @@ def evaluate(state: State) -> list[float]:
     strength = []
     for i, seat in enumerate(state.seats):
         value = totals[i] + WOOD_ON_TREE * count(seat.tree, WOOD)
-        value += sum(n * v for n, v in zip(seat.supply, SUPPLY_VALUE, strict=False))
+        value += _supply_value(seat)
         for card in seat.cards:
             kind = CARD_KINDS[card].type
             if kind == "growth":
@@ -64,6 +67,17 @@ def evaluate(state: State) -> list[float]:
     return relative_values(strength, SCALE)
 
 
+def _supply_value(seat: Seat) -> float:
+    """The supply's tiles, the most valuable first, up to the seat's capacity."""
+    room = seat.capacity()
+    value = 0.0
+    for t in sorted(range(len(SUPPLY_VALUE)), key=lambda t: -SUPPLY_VALUE[t]):
+        kept = min(seat.supply[t], room)
+        value += kept * SUPPLY_VALUE[t]
+        room -= kept
+    return value
+
+
 def _turn_potential(state: BonsaiState, seat: Seat) -> float:
     """Placements still allowed this turn, each worth what placing adds over keeping."""
     value = SUPPLY_VALUE[WOOD] * state.wild_tiles if state.phase == "master" else 0.0
@@ -71,6 +85,8 @@ def _turn_potential(state: BonsaiState, seat: Seat) -> float:
         return value
     wild = state.allowance[ANY]
     for t in (FRUIT, LEAF, FLOWER, WOOD):  # the wild slot goes to the best tile first
+        if not seat.supply[t] or not legal_cells(seat.tree, seat.pot, t):
+            continue
         typed = min(seat.supply[t], state.allowance[t])
         extra = min(seat.supply[t] - typed, wild)
         wild -= extra
