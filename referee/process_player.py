@@ -18,7 +18,6 @@ import contextlib
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +31,7 @@ import trio
 from bots.manifest import Manifest
 from bots.sdk import READY_LINE, SOCKET_ENV, Finish, GameStart, Reply
 from referee.cgroups import Cgroup, CgroupUnavailable
+from referee.child import Child
 from referee.failures import BotFailure, Failure
 from referee.players import Question
 from referee.sandbox import RUN_DIR, SANDBOX_UID, SOCKET_NAME, Limits, launcher
@@ -97,7 +97,7 @@ class ProcessPlayer:
         self.log_dir = log_dir
         self.nursery = nursery
         self.log = _log.bind(match=match_id, seat=seat, bot=manifest.name)
-        self._process: trio.Process | None = None
+        self._process: Child | None = None
         self._client: BotClient | None = None
         self._cgroup: Cgroup | None = None
         self._run_dir: Path | None = None
@@ -207,15 +207,7 @@ class ProcessPlayer:
             self.bot_dir,
             self._run_dir,
         )
-        self._process = await trio.lowlevel.open_process(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            cwd=str(self.bot_dir or self._run_dir),
-            start_new_session=True,
-        )
+        self._process = Child(argv, env, str(self.bot_dir or self._run_dir))
         self.log.info("bot_started", pid=self._process.pid, sandbox=self.sandbox)
         self.nursery.start_soon(self._watch)
 
@@ -227,7 +219,7 @@ class ProcessPlayer:
     async def _watch(self) -> None:
         """Drain both pipes and reap the process; runs until both pipes close."""
         process = self._process
-        assert process is not None and process.stdout and process.stderr
+        assert process is not None
         log_file = None
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -235,14 +227,14 @@ class ProcessPlayer:
             log_file = path.open("wb")
 
         async def stdout() -> None:
-            async for chunk in process.stdout:  # type: ignore[union-attr]
+            async for chunk in process.stdout:
                 lines = self._stdout.feed(chunk)
                 if not self._ready.is_set() and READY_LINE in (ln.strip() for ln in lines):
                     self._ready.set()
 
         async def stderr() -> None:
             written = 0
-            async for chunk in process.stderr:  # type: ignore[union-attr]
+            async for chunk in process.stderr:
                 self._stderr.feed(chunk)
                 if log_file is not None and written < LOG_LIMIT:
                     log_file.write(chunk[: LOG_LIMIT - written])
@@ -259,6 +251,8 @@ class ProcessPlayer:
                 nursery.start_soon(_ignore_closed, stderr)
         finally:
             self._stderr.close()
+            await process.stdout.aclose()
+            await process.stderr.aclose()
             if log_file is not None:
                 log_file.close()
             self._streams_done.set()
