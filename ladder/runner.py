@@ -38,6 +38,7 @@ class Settings:
     seed: int | None = None  # scheduler's choices (pairings, seeds); None: fresh
     log_level: str = "info"
     games: tuple[str, ...] = ()  # the games this ladder plays; empty: every registered game
+    builtins_in_process: bool = True  # False: built-in bots run sandboxed, like submissions
 
     def game_names(self) -> list[str]:
         return list(self.games) or engine.games()
@@ -90,21 +91,22 @@ class Runner:
     def _run_pool(self, store: Store, stop: threading.Event) -> None:
         capacity = self.settings.concurrency or self.settings.worker_count
         in_flight: dict[Future[Finished], Match] = {}
-        scheduled = 0  # rated matches this run created (bounded by max_matches)
         pool = self._pool()
         try:
             while not stop.is_set():
                 limit = self.settings.max_matches
-                room = None if limit is None else limit - self.rated_finished - scheduled
+                room = None
+                if limit is not None:  # finished + waiting must not pass the limit
+                    room = limit - self.rated_finished - store.pending_rated()
                 if room is None or room > 0:
-                    scheduled += self._top_up(store, capacity, room)
+                    self._top_up(store, capacity, room)
                 while len(in_flight) < capacity:
                     match = store.claim_next()
                     if match is None:
                         break
                     in_flight[pool.submit(run_job, self._job(store, match))] = match
                 if not in_flight:
-                    if self._enough() or (room is not None and room <= 0):
+                    if self._enough():
                         return
                     stop.wait(0.5)  # nothing to play: wait for bots to arrive
                     continue
@@ -185,6 +187,7 @@ class Runner:
             replay_path=str(store.replay_path(match.id)),
             log_dir=str(store.log_dir(match.id)),
             time_control=self.settings.time_control,
+            builtins_in_process=self.settings.builtins_in_process,
         )
 
     def _record(self, store: Store, match: Match, future: Future[Finished]) -> None:

@@ -354,6 +354,15 @@ class Store:
             )
         return [int(r["id"]) for r in rows]
 
+    def pending_rated(self) -> int:
+        """Rated matches queued or running."""
+        return int(
+            self.db.scalar(
+                "SELECT COUNT(*) FROM matches WHERE kind = ? AND state IN (?, ?)",
+                (RATED, QUEUED, RUNNING),
+            )
+        )
+
     def queued_count(self) -> int:
         return int(self.db.scalar("SELECT COUNT(*) FROM matches WHERE state = ?", (QUEUED,)))
 

@@ -37,6 +37,7 @@ class Job:
     replay_path: str
     log_dir: str
     time_control: str
+    builtins_in_process: bool = True
 
 
 def init_worker(ladder_pid: int, log_level: str) -> None:
@@ -66,7 +67,7 @@ def run_job(job: Job) -> Finished:
         seed=job.seed,
         time_control=TimeControl.parse(job.time_control),
         sandbox=True,  # the ladder never runs a submitted bot outside the sandbox
-        in_process=True,  # built-in bots are our own code: no process needed
+        in_process=job.builtins_in_process,  # built-in bots are our code: no process needed
         replay_path=partial,
         log_dir=Path(job.log_dir),
         match_id=str(job.match_id),
