@@ -80,11 +80,11 @@ class BotSpec:
     def parse(cls, text: str) -> BotSpec:
         """Raises ValueError (one line, naming the fix) for an unknown bot."""
         if text.startswith("builtin:"):
-            name = text.removeprefix("builtin:")
+            name = text.removeprefix("builtin:")  # may carry options: mcts?seconds=0.1
             try:
-                builtin.create(name)  # the name, and its options (``mcts?seconds=0.05``)
-            except (LookupError, ValueError) as e:
-                raise ValueError(str(e)) from None
+                builtin.create(name)
+            except (builtin.UnknownBuiltin, ValueError) as e:
+                raise ValueError(str(e).strip("\"'")) from None
             return cls("builtin", name)
         path = Path(text).expanduser().resolve()
         load_manifest(path)  # fail early with the manifest's own message
