@@ -17,7 +17,6 @@ from engine.api import (
     IllegalAction,
     Result,
     State,
-    canonical_json,
     places_from_keys,
 )
 from engine.games.blossom import rules
@@ -54,13 +53,30 @@ def _kind(name: Any, rule: str) -> int:
 def _listed(action: Action, actions: list[Action]) -> bool:
     """Whether ``action`` is one of ``actions`` compared as canonical JSON, as the docs
     promise: Python's ``==`` alone would let ``true`` or ``1.0`` stand for ``1``."""
-    if action not in actions:
-        return False
-    match = actions[actions.index(action)]
     try:
-        return canonical_json(action) == canonical_json(match)
-    except (TypeError, ValueError):
+        match = actions[actions.index(action)]
+    except ValueError:
         return False
+    return match is action or _same_types(action, match)
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    """For two values already ``==``: whether they are also the same JSON (walked by hand,
+    since apply runs this on every move)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        pairs: Any = ((v, b[k]) for k, v in a.items())
+    elif type(a) is list:
+        pairs = zip(a, b, strict=True)
+    else:
+        return True
+    for x, y in pairs:
+        if type(x) is not type(y):
+            return False
+        if (type(x) is dict or type(x) is list) and not _same_types(x, y):
+            return False
+    return True
 
 
 def _cards(names: Any, rule: str) -> list[int]:
@@ -198,6 +214,9 @@ class BlossomState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.to_move() or seat == CHANCE:
             return []
+        return list(self._choices(seat))  # a copy: a caller sorting it must not change the game
+
+    def _choices(self, seat: int) -> list[Action]:
         if self._legal is None:  # cached until the next apply: apply checks against it
             if self.phase == "mulligan":
                 self._legal = [
@@ -208,7 +227,7 @@ class BlossomState(State):
                 self._legal = self._cherry_actions()
             else:
                 self._legal = self._action_choices()
-        return list(self._legal)  # a copy: a caller sorting it must not change the game
+        return self._legal
 
     def apply(self, joint: Mapping[int, Action]) -> None:
         seats = self.to_move()
@@ -224,7 +243,7 @@ class BlossomState(State):
             self._apply_chance(action)
             self._legal = None
             return
-        if not _listed(action, self.legal_actions(seat)):
+        if not _listed(action, self._choices(seat)):
             raise IllegalAction(*self._why_illegal(seat, action))
         self._legal = None
         kind = action["type"]
