@@ -47,13 +47,13 @@ def register_builtins(store: Store) -> list[Bot]:
 class Progress:
     """A one-line progress bar on a terminal; a line per tenth of the way otherwise."""
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr, width: int = 30) -> None:
+    def __init__(self, total: int, stream: TextIO | None = None, width: int = 30) -> None:
         self.total = max(total, 1)
-        self.stream = stream
+        self.stream = stream or sys.stderr
         self.width = width
         self.done = 0
         self.started = time.monotonic()
-        self.tty = stream.isatty()
+        self.tty = self.stream.isatty()
         self._last_tenth = -1
 
     def update(self, match: Match) -> None:
@@ -85,10 +85,11 @@ def run(
     matches_per_game: int = DEFAULT_MATCHES_PER_GAME,
     workers: int = 0,
     seed: int | None = None,
-    out: TextIO = sys.stdout,
+    out: TextIO | None = None,
 ) -> Settings:
     """Register the built-ins, play a bounded ladder, print the leaderboards; return
     the settings (for ``--serve``)."""
+    out = out or sys.stdout
     data_dir.mkdir(parents=True, exist_ok=True)
     db_url = str(data_dir / "ladder.db")
     store = Store.open(db_url, data_dir)

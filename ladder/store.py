@@ -135,8 +135,13 @@ class Store:
         self.data_dir = data_dir
 
     @classmethod
-    def open(cls, url: str, data_dir: Path | None = None) -> Store:
-        """Open (creating and migrating as needed) the store at ``url``."""
+    def open(cls, url: str, data_dir: Path | None = None, create: bool = True) -> Store:
+        """Open (creating, unless ``create`` is false, and migrating) the store at ``url``."""
+        if not create and not is_postgres_url(url) and not sqlite_path(url).is_file():
+            raise DatabaseError(
+                f"no ladder store at {sqlite_path(url)}: give the right --db, or make one "
+                "with niwa ladder serve or niwa ladder demo"
+            )
         if data_dir is None:
             if is_postgres_url(url):
                 raise DatabaseError("a PostgreSQL store needs --data DIR for replays and bots")

@@ -138,9 +138,9 @@ def _read_args(p: argparse.ArgumentParser) -> None:
     _store_args(p, default_db=None)
 
 
-def _open_store(args: argparse.Namespace) -> Store:
+def _open_store(args: argparse.Namespace, create: bool = True) -> Store:
     try:
-        return Store.open(args.db, args.data)
+        return Store.open(args.db, args.data, create=create)
     except DatabaseError as e:
         raise UsageError(str(e)) from None
 
@@ -148,7 +148,7 @@ def _open_store(args: argparse.Namespace) -> Store:
 def _call(args: argparse.Namespace, method: str, request: Any, local: Callable[[Reads], T]) -> T:
     """A read: from the store with --db, else from the server."""
     if args.db:
-        store = _open_store(args)
+        store = _open_store(args, create=False)
         try:
             return local(Reads(store))
         except StoreError as e:
@@ -256,7 +256,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
     reply = _call(args, "GetLeaderboard", request, lambda r: r.leaderboard(request))
     if not reply.boards:
         print("no games with bots yet")
-    print("\n\n".join(report.leaderboard(b) for b in reply.boards))
+    else:
+        print("\n\n".join(report.leaderboard(b) for b in reply.boards))
     return 0
 
 
