@@ -60,3 +60,16 @@ def test_the_option_defaults_are_the_rules_datas_section_0_table() -> None:
     assert not defaults["coveredObjectsCount"]
     assert not defaults["colorfulGarden"] and not defaults["bigMeadow"]
     assert (defaults["objectCell.straight"], defaults["objectCell.corner"]) == ("end", "corner")
+
+
+def test_the_default_tile_set_is_the_rules_datas_section_3_3_table() -> None:
+    table = {  # single, double, straight, corner per type (miyabi.md §3.3, PROPOSED)
+        "maple": [5, 5, 3, 3],
+        "pagoda": [5, 5, 3, 3],
+        "fish": [6, 5, 3, 2],
+        "azalea": [6, 5, 2, 3],
+        "boxwood": [5, 6, 3, 2],
+        "stone": [5, 6, 2, 3],
+    }
+    for t, name in enumerate(TYPES):
+        assert [TILE_SET[kind_of(s, t)] for s in range(len(SHAPES))] == table[name], name
