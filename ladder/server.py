@@ -10,11 +10,13 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 import engine
+from ladder import archive
 from ladder.service import LadderService
 from niwa.v1 import ladder_pb2 as pb
 from niwa.v1 import ladder_pb2_grpc as pb_grpc
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Ladder"].full_name
+MAX_MESSAGE = archive.DEFAULT_LIMITS.archive_bytes + (1 << 20)
 
 
 def start(
@@ -28,7 +30,11 @@ def start(
 ) -> tuple[grpc.Server, int]:
     """Start serving on ``listen`` (``host:port``, port 0 picks one); return the server
     and the port it got."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads))
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=threads),
+        # An archive may be up to the archive limit: gRPC's default 4 MiB is too small.
+        options=[("grpc.max_receive_message_length", MAX_MESSAGE)],
+    )
     pb_grpc.add_LadderServicer_to_server(  # type: ignore[no-untyped-call]
         LadderService(db_url, data_dir, games or engine.games()), server
     )

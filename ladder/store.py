@@ -343,12 +343,14 @@ class Store:
             )
             if row is None:
                 return None
-            db.execute(
+            claimed = db.one(
                 "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
-                "WHERE id = ? AND state = ?",
+                "WHERE id = ? AND state = ? RETURNING id",
                 (RUNNING, time.time(), row["id"], QUEUED),
             )
-        return self.match(int(row["id"]))
+        if claimed is None:  # another runner took it between our read and our write
+            return self.claim_next()
+        return self.match(int(claimed["id"]))
 
     def requeue_running(self) -> list[int]:
         """After a crash: the matches that were running go back to the queue."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -159,3 +160,16 @@ def test_the_server_speaks_tls_with_a_given_certificate(store: Store, tmp_path: 
             assert stub.GetLeaderboard(pb.LeaderboardRequest()).boards == []
     finally:
         grpc_server.stop(None)
+
+
+def test_an_archive_over_grpcs_default_4_mib_gets_through(ladder: Ladder, tmp_path: Path) -> None:
+    bot = tmp_path / "big-bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(
+        'name = "big"\nversion = "1"\ngames = ["blossom"]\ncommand = ["python3", "bot.py"]\n'
+    )
+    (bot / "weights.bin").write_bytes(os.urandom(6 << 20))  # incompressible
+    _, token = ladder.store.add_owner("alice")
+    request = pb.SubmitBotRequest(archive=archive.pack_directory(bot))
+    reply = ladder.stub.SubmitBot(request, metadata=client.auth(token))
+    assert [b.name for b in reply.bots] == ["big"]
