@@ -199,3 +199,13 @@ def test_a_seat_can_collect_the_bonus_tiles_of_several_types() -> None:
     state.apply({0: {"type": "take", "shape": "single", "object": "stone"}})
     place(state, 6, 2)
     assert state.gardens[0].bonuses == [0, 5] and state.gardens[0].score == 5 + 10 + 5 + 5
+
+
+def test_a_bare_board_cell_breaks_a_group_of_objects() -> None:
+    state = scripted(gardens={0: [("single", "maple", 1), ("single", "maple", 3)]})
+    assert colorful_garden(state.gardens[0]) == 1  # (1,2) is bare board
+
+
+def test_a_bare_board_cell_breaks_a_meadow() -> None:
+    state = scripted(gardens={0: [("double", "maple", 1, 0), ("double", "maple", 5, 2)]})
+    assert big_meadow(state.gardens[0]) == 1  # green (1,2) and (1,4); (1,3) is bare board
