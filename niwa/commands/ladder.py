@@ -88,6 +88,12 @@ def register(sub: Any) -> None:
     _read_args(p)
     p.set_defaults(run=_matches)
 
+    p = commands.add_parser("watch", help="print matches as they finish (Ctrl-C to stop)")
+    p.add_argument("--game", default="")
+    p.add_argument("--after", type=int, default=0, help="resume after this finish number")
+    _server_args(p)
+    p.set_defaults(run=_watch)
+
     p = commands.add_parser("replay", help="fetch a match's replay (for niwa replay verify|show)")
     p.add_argument("match_id", type=int)
     p.add_argument("-o", "--output", type=Path, help="write to FILE (default: stdout)")
@@ -272,6 +278,22 @@ def _matches(args: argparse.Namespace) -> int:
         game=args.game, bot_id=args.bot, state=args.state, limit=args.limit
     )
     print(report.matches(_call(args, "ListMatches", request, lambda r: r.list_matches(request))))
+    return 0
+
+
+def _watch(args: argparse.Namespace) -> int:
+    channel, stub = client.connect(args.server, args.tls_ca)
+    request = pb.WatchMatchesRequest(game=args.game, after_seq=args.after)
+    try:
+        for match in stub.WatchMatches(request):
+            print(report.matches(pb.ListMatchesResponse(matches=[match])).splitlines()[1])
+            sys.stdout.flush()
+    except grpc.RpcError as e:
+        if e.code() == grpc.StatusCode.UNAVAILABLE:
+            raise UsageError(f"no ladder answers at {args.server}: pass --server") from None
+        raise UsageError(f"{e.details()} ({e.code().name.lower()})") from None
+    finally:
+        channel.close()
     return 0
 
 
