@@ -163,7 +163,9 @@ def final_places(game_places: Sequence[int], seats: Sequence[SeatOutcome]) -> li
 class _Seat:
     """The referee's book-keeping for one seat."""
 
-    def __init__(self, index: int, spec: BotSpec, player: Player, match: MatchSpec) -> None:
+    def __init__(
+        self, index: int, spec: BotSpec, player: Player, match: MatchSpec, match_id: str
+    ) -> None:
         self.index = index
         self.spec = spec
         self.player = player
@@ -171,7 +173,9 @@ class _Seat:
         self.defaults = stream(match.seed, "default", index)
         self.failures = 0
         self.outcome = SeatOutcome(index)
-        self.log = structlog.get_logger("niwa.referee").bind(seat=index, bot=str(spec))
+        self.log = structlog.get_logger("niwa.referee").bind(
+            match=match_id, seat=index, bot=str(spec)
+        )
 
     @property
     def out(self) -> bool:
@@ -304,6 +308,14 @@ class _Match:
         spec = self.spec
         started = time.perf_counter()
         state = self.game.new_game(spec.players, self.options)
+        self.log.info(
+            "match_started",
+            game=self.game.info.version,
+            seed=spec.seed,
+            bots=[str(s.spec) for s in self.seats],
+            time_control=str(spec.time_control),
+            sandbox=spec.sandbox,
+        )
         async with trio.open_nursery() as nursery:
             for s in self.seats:
                 nursery.start_soon(self.start_seat, s)
@@ -443,7 +455,7 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
         for i, bot in enumerate(spec.bots):
             player = make_player(spec, bot, i, match.match_id, nursery)
             stack.push_async_callback(player.close)
-            match.seats.append(_Seat(i, bot, player, spec))
+            match.seats.append(_Seat(i, bot, player, spec, match.match_id))
         writer = ReplayWriter(spec.replay_path) if spec.replay_path is not None else None
         try:
             return await match.play(writer)
