@@ -75,8 +75,9 @@ def batch_elo(
     """Maximum-likelihood Elo of every bot in ``matches`` (each a list of (bot, place)).
 
     ``prior_games`` virtual draws against a bot rated ``base`` keep the estimate finite
-    for a bot that has won (or lost) everything and anchor the scale. With
-    ``prior_games=0`` the ratings are anchored by their mean instead (= ``base``).
+    for a bot that has won (or lost) everything. Ratings are relative: they are shifted
+    so that their mean is ``base``, and the intervals are those of each bot's rating
+    against that mean.
     """
     wins: dict[tuple[BotId, BotId], float] = defaultdict(float)  # weighted score of a vs b
     games: dict[tuple[BotId, BotId], float] = defaultdict(float)
@@ -111,15 +112,22 @@ def batch_elo(
         if biggest < 1e-9:
             break
     _, info = _gradient_and_information(r, pairs, prior_games)
-    covariance = invert(_gauged(info, prior_games))
-    correction = 1.0 / n if prior_games == 0 else 0.0
+    variances = _centred_variances(invert(_gauged(info, prior_games)))
+    mean = sum(r) / n
     return {
-        bot: Estimate(
-            elo=base + r[i],
-            ci95=Z95 * math.sqrt(max(covariance[i][i] - correction, 0.0)),
-        )
+        bot: Estimate(elo=base + r[i] - mean, ci95=Z95 * math.sqrt(max(variances[i], 0.0)))
         for bot, i in bots.items()
     }
+
+
+def _centred_variances(covariance: list[list[float]]) -> list[float]:
+    """Variances of r_i - mean(r): ratings only say how bots compare, so a shift of
+    everyone together is not uncertainty about any one bot (the leaderboard's mean is
+    ``base`` by definition). Diagonal of P·C·P with P = I - 11ᵀ/n."""
+    n = len(covariance)
+    row_means = [sum(row) / n for row in covariance]
+    grand = sum(row_means) / n
+    return [covariance[i][i] - 2 * row_means[i] + grand for i in range(n)]
 
 
 def _gradient_and_information(
@@ -148,7 +156,8 @@ def _gauged(info: list[list[float]], prior_games: float) -> list[list[float]]:
     """Without a prior the information is singular along 'everyone +x': pin the mean.
 
     Adding 1/n to every entry makes it invertible without changing steps that keep
-    the mean, and the inverse minus 1/n is the covariance under a fixed mean."""
+    the mean; what it adds to the inverse is a shift of everyone, which the centred
+    variances drop."""
     if prior_games:
         return info
     n = len(info)

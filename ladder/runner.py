@@ -112,7 +112,12 @@ class Runner:
                     continue
                 done, _ = wait(in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
                 for future in done:
-                    self._record(store, in_flight.pop(future), future)
+                    match = in_flight.pop(future)
+                    try:
+                        self._record(store, match, future)
+                    except BrokenProcessPool:
+                        in_flight[future] = match  # failed with the others below
+                        raise
                 if self._enough() and not in_flight:
                     return
         except BrokenProcessPool:
@@ -120,6 +125,9 @@ class Runner:
             for match in in_flight.values():
                 store.fail_match(match.id, "a worker process died")
         finally:
+            if stop.is_set() and in_flight:  # asked to stop: hand the matches back now
+                requeued = store.requeue_running()
+                self.log.info("matches_requeued", matches=requeued, reason="stopping")
             pool.shutdown(wait=not stop.is_set(), cancel_futures=True)
 
     def _top_up(self, store: Store, capacity: int, room: int | None) -> int:

@@ -100,3 +100,32 @@ def test_batch_elo_multiplayer_match_weighs_each_pair_one_over_n_minus_one() -> 
 
 def test_solve_finds_the_exact_solution() -> None:
     assert elo.solve([[2.0, 1.0], [1.0, 3.0]], [3.0, 5.0]) == pytest.approx([0.8, 1.4])
+
+
+def test_batch_elo_ratings_average_to_the_base() -> None:
+    matches = [[("A", 0), ("B", 1), ("C", 2)]] * 5 + [[("B", 0), ("A", 1)]] * 2
+    ratings = elo.batch_elo(matches)
+    assert sum(e.elo for e in ratings.values()) / 3 == pytest.approx(1500.0)
+
+
+def test_batch_elo_interval_is_each_bot_against_the_mean() -> None:
+    # Three bots, every pair 20 games split 10-10. Information per pair: 20 * c^2 / 4
+    # = 5 c^2, so the information matrix is 5 c^2 (3I - J); on ratings with a fixed mean
+    # its inverse is P / (15 c^2), P = I - J/3, whose diagonal is 2/3:
+    # var = 2 / (45 c^2) = 2 / (45 * 3.31369e-5) = 1341.2 -> sd 36.62 -> 95 %: ±71.78.
+    won = [[("A", 0), ("B", 1)], [("B", 0), ("C", 1)], [("C", 0), ("A", 1)]]
+    lost = [[("B", 0), ("A", 1)], [("C", 0), ("B", 1)], [("A", 0), ("C", 1)]]
+    ratings = elo.batch_elo((won + lost) * 10, prior_games=0)
+    for estimate in ratings.values():
+        assert estimate.elo == pytest.approx(1500.0)
+        assert estimate.ci95 == pytest.approx(71.78, abs=0.01)
+
+
+def test_batch_elo_anchor_draws_do_not_widen_the_interval() -> None:
+    # The anchor leaves the common level of all ratings loosely known; a shift of
+    # everyone is not uncertainty about one bot, so the interval stays near ±71.78.
+    won = [[("A", 0), ("B", 1)], [("B", 0), ("C", 1)], [("C", 0), ("A", 1)]]
+    lost = [[("B", 0), ("A", 1)], [("C", 0), ("B", 1)], [("A", 0), ("C", 1)]]
+    ratings = elo.batch_elo((won + lost) * 10, prior_games=1)
+    for estimate in ratings.values():
+        assert estimate.ci95 == pytest.approx(71.78, abs=1.0)
