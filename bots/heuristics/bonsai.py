@@ -26,6 +26,8 @@ difference between seats is turned into [0, 1] values with a logistic of scale 1
 
 from __future__ import annotations
 
+from functools import cache
+
 from bots.heuristics import relative_values
 from engine import State
 from engine.games.bonsai.rules import ANY, CARD_KINDS, FLOWER, FRUIT, GOALS, LEAF, WOOD, deck_for
@@ -49,7 +51,7 @@ def evaluate(state: State) -> list[float]:
     totals = [s["total"] for s in state.scores()]
     if state.phase == "over":
         return relative_values([float(t) for t in totals], SCALE)
-    left = state.deck_size() / max(sum(deck_for(state.players).values()), 1)
+    left = state.deck_size() / _deck_total(state.players)
     strength = []
     for i, seat in enumerate(state.seats):
         value = totals[i] + WOOD_ON_TREE * count(seat.tree, WOOD)
@@ -65,6 +67,11 @@ def evaluate(state: State) -> list[float]:
             value += _turn_potential(state, seat)
         strength.append(value)
     return relative_values(strength, SCALE)
+
+
+@cache
+def _deck_total(players: int) -> int:
+    return max(sum(deck_for(players).values()), 1)
 
 
 def _supply_value(seat: Seat) -> float:
