@@ -1,16 +1,18 @@
 """``niwa bench referee``: what the referee costs per decision, and how fast bots start.
 
-* Per decision: matches of built-in random bots, once in process (no gRPC) and once as
-  sandboxed processes over gRPC. The recorded ``wall_ms`` of a decision is the time
-  from asking to having the answer (building the request included); the random bot
-  itself needs microseconds, so the sandboxed figure is the protocol's overhead
-  (serialisation, the Unix socket, the bot's gRPC server, trio wake-ups).
+* Per decision: matches of built-in random bots in process (no gRPC), as plain
+  processes over gRPC, and as sandboxed processes over gRPC. The recorded ``wall_ms``
+  of a decision is the time from asking to having the answer (building the request
+  included); the random bot itself needs microseconds, so the process figures are the
+  protocol's overhead (serialisation, the Unix socket, the bot's gRPC server, trio
+  wake-ups) and the sandbox's.
 * Start-up: spawn to ``READY`` for each bot, sandboxed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -55,7 +57,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def decision_times(
-    game: str, players: int, matches: int, seed: int, in_process: bool
+    game: str, players: int, matches: int, seed: int, in_process: bool, sandbox: bool
 ) -> list[float]:
     """The wall_ms of every bot decision of ``matches`` matches."""
     walls: list[float] = []
@@ -68,6 +70,7 @@ def decision_times(
                 seed=seed + m,
                 time_control=TimeControl.parse("5s+60s"),
                 in_process=in_process,
+                sandbox=sandbox,
                 replay_path=path,
             )
             play_match(spec)
@@ -118,12 +121,16 @@ def run(args: argparse.Namespace) -> int:
     except SandboxUnavailable as e:
         raise UsageError(str(e)) from None
     out = sys.stdout
-    print(f"{args.game}, {args.players} builtin:random bots, {args.matches} matches per mode",
-          file=out)
+    print(f"{args.game}, {args.players} builtin:random bots, {args.matches} matches per mode; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", file=out)
     print(f"{'mode':<22} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8}", file=out)
     p50s = {}
-    for label, in_process in (("in process", True), ("sandboxed gRPC", False)):
-        walls = decision_times(args.game, args.players, args.matches, args.seed, in_process)
+    modes = (("in process", True, False), ("gRPC, no sandbox", False, False),
+             ("sandboxed gRPC", False, True))
+    for label, in_process, sandbox in modes:
+        walls = decision_times(
+            args.game, args.players, args.matches, args.seed, in_process, sandbox
+        )
         p50s[label] = statistics.median(walls)
         p99 = percentile(walls, 0.99)
         print(f"{label:<22} {len(walls):>9} {p50s[label]:>8.3f} {p99:>8.3f}", file=out)
@@ -144,4 +151,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name:<40} {len(times):>9} {statistics.median(times):>8.1f} {max(times):>8.1f}",
               file=out)
         out.flush()
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}", file=out)
     return 0
