@@ -226,6 +226,21 @@ class Game(ABC):
         hidden parts are sampled with ``rng``."""
 
 
+def envelope(
+    version: str, seat: int | None, players: int, phase: str, to_move: tuple[int, ...]
+) -> dict[str, JSON]:
+    """The fields every game's observation starts with, spelled the same in every game:
+    ``game`` (name@version), ``seat`` (the viewer, None for the spectator), ``players``,
+    ``phase`` and ``to_move`` (-1 is chance)."""
+    return {
+        "game": version,
+        "seat": seat,
+        "players": players,
+        "phase": phase,
+        "to_move": list(to_move),
+    }
+
+
 def canonical_json(value: JSON) -> str:
     """The one JSON spelling used on the wire, in replays and for hashes."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

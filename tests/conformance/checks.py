@@ -223,6 +223,45 @@ def check_no_leak(
                 assert steps < 20_000, f"step {step}: a determinized state never ends"
 
 
+def check_observation_envelope(game: Game, players: int, seed: int) -> None:
+    """Every game's observations start with the same fields (docs/protocol.md), and every
+    key of an observation or an action is snake_case."""
+    for step, (state, _) in enumerate(playout(game, players, seed)):
+        for seat in [None, *range(players)]:
+            obs = state.observe(seat)
+            head = {k: obs.get(k) for k in ("game", "seat", "players", "to_move")}
+            want = {
+                "game": game.info.version,
+                "seat": seat,
+                "players": players,
+                "to_move": list(state.to_move()),
+            }
+            assert head == want, f"step {step}: envelope {head} != {want}"
+            assert isinstance(obs.get("phase"), str), f"step {step}: no phase"
+            bad = _camel_keys(obs)
+            assert not bad, f"step {step}: observation keys not snake_case: {sorted(bad)[:5]}"
+        for seat in state.to_move():
+            if seat != CHANCE:
+                bad = _camel_keys(state.legal_actions(seat))
+                assert not bad, f"step {step}: action keys not snake_case: {sorted(bad)[:5]}"
+        if step > 60:
+            return
+
+
+def _camel_keys(value: object, under_options: bool = False) -> set[str]:
+    """Keys with capitals, outside an "options" object (option names follow the rules data)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if not under_options and isinstance(key, str) and key != key.lower():
+                found.add(key)
+            found |= _camel_keys(sub, under_options or key == "options")
+    elif isinstance(value, list):
+        for sub in value:
+            found |= _camel_keys(sub, under_options)
+    return found
+
+
 ALL_CHECKS: dict[str, Callable[[Game, int, int], None]] = {
     "terminates_with_consistent_result": check_terminates_with_consistent_result,
     "deterministic": check_deterministic,
@@ -232,4 +271,5 @@ ALL_CHECKS: dict[str, Callable[[Game, int, int], None]] = {
     "clone_independent": check_clone_independent,
     "observations_are_json": check_observations_are_json,
     "no_leak": check_no_leak,
+    "observation_envelope": check_observation_envelope,
 }

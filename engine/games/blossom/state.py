@@ -17,6 +17,7 @@ from engine.api import (
     IllegalAction,
     Result,
     State,
+    envelope,
     places_from_keys,
 )
 from engine.games.blossom import rules
@@ -283,12 +284,8 @@ class BlossomState(State):
             self._end_cherry()
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
-        obs: dict[str, JSON] = {
-            "game": VERSION,
-            "seat": seat,
-            "players": self.n,
-            "phase": self.phase,
-            "to_move": list(self.to_move()),
+        obs: dict[str, JSON] = envelope(VERSION, seat, self.n, self.phase, self.to_move())
+        obs |= {
             "dealer": self.dealer,
             "current": self.current if self.phase == "play" else None,
             "turn": self.turns,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from engine import JSON
+from engine import JSON, envelope
 
 from .rules import ANY, EMPEROR_TARGET, KIND_ORDER, SOLO_LEVELS, TILE_CODE, TILES, coords, key
 
@@ -125,13 +125,7 @@ def observe(s: BonsaiState, seat: int | None) -> dict[str, JSON]:
     then the snapshot (all public, see the module docstring) and derived fields."""
     snapshot = state_to_json(s)
     del snapshot["version"]
-    view: dict[str, JSON] = {
-        "game": VERSION,
-        "seat": seat,
-        "players": s.players,
-        "phase": s.phase,
-        "to_move": list(s.to_move()),
-    }
+    view = envelope(VERSION, seat, s.players, s.phase, s.to_move())
     view.update(snapshot)
     view["scores"] = s.scores()
     view["capacity"] = [me.capacity() for me in s.seats]

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.api import (
+    CHANCE,
+    JSON,
+    Action,
+    IllegalAction,
+    Result,
+    State,
+    envelope,
+    places_from_keys,
+)
 from engine.games.miyabi import moves, render
 from engine.games.miyabi.garden import Garden, Placement
 from engine.games.miyabi.rules import (
@@ -314,13 +323,7 @@ class MiyabiState(State):
         """Miyabi has no hidden information: every tile in the box is known and every
         draw is face up, so each seat sees the full snapshot plus derived views. The
         envelope every game shares comes first (docs/games/miyabi.md)."""
-        view: dict[str, JSON] = {
-            "game": VERSION,
-            "seat": seat,
-            "players": self.players,
-            "phase": self.phase,
-            "to_move": list(self.to_move()),
-        }
+        view = envelope(VERSION, seat, self.players, self.phase, self.to_move())
         view.update(self.to_json())
         for g, gj in zip(self.gardens, view["gardens"], strict=True):
             objects = g.visible_object_cells()

@@ -45,8 +45,9 @@ class SakuraGame(Game):
     def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> SakuraState:
         chosen = self.info.validate(players, options)
         deck = sorted(rules.decks()[chosen["deckMix"]])
-        state = SakuraState(players, chosen, _garden(players), [[] for _ in range(players)],
-                            deck, [])
+        state = SakuraState(
+            players, chosen, _garden(players), [[] for _ in range(players)], deck, []
+        )
         # The deal is chance: one card at a time, round the table (§6 #1).
         state.draws = [s for _ in range(rules.config().hand_size) for s in range(players)]
         state.phase = DEAL
@@ -77,9 +78,7 @@ class SakuraGame(Game):
         state.halt = data["halt"]
         state.draws = list(data["draws"])
         state.supplier = data["supplier"]
-        state.scorings = [
-            dict(s, awards=[list(a) for a in s["awards"]]) for s in data["scorings"]
-        ]
+        state.scorings = [dict(s, awards=[list(a) for a in s["awards"]]) for s in data["scorings"]]
         return state
 
     def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> SakuraState:

@@ -25,7 +25,12 @@ EMP_FWD_OR_BACK_1: Final = "EMP_FWD_OR_BACK_1"
 CLOSEST_BACK_2: Final = "CLOSEST_BACK_2"
 FURTHEST_FWD_2: Final = "FURTHEST_FWD_2"
 GARDEN_ACTIONS: Final = (
-    EMP_FWD_1, EMP_FWD_2, EMP_BACK_1, EMP_FWD_OR_BACK_1, CLOSEST_BACK_2, FURTHEST_FWD_2
+    EMP_FWD_1,
+    EMP_FWD_2,
+    EMP_BACK_1,
+    EMP_FWD_OR_BACK_1,
+    CLOSEST_BACK_2,
+    FURTHEST_FWD_2,
 )
 
 # sakura.md §2.2: painter actions.
@@ -170,14 +175,18 @@ def board_from(layout: dict[str, Any]) -> Board:
     )
     spaces = [board.torii, *board.sakura, *(q for b in board.bridges for q in b)]
     if not all(1 <= q <= board.length for q in spaces):
-        raise ValueError(f"board.json layout {layout['players']}: a landmark lies off the "
-                         f"path 1..{board.length}")
+        raise ValueError(
+            f"board.json layout {layout['players']}: a landmark lies off the path 1..{board.length}"
+        )
     if list(board.sakura) != sorted(set(board.sakura)) or board.sakura[-1] != board.length:
-        raise ValueError(f"board.json layout {layout['players']}: sakura spaces must rise "
-                         "and the last one must be the last space (length)")
+        raise ValueError(
+            f"board.json layout {layout['players']}: sakura spaces must rise "
+            "and the last one must be the last space (length)"
+        )
     if board.torii >= board.sakura[0]:
-        raise ValueError(f"board.json layout {layout['players']}: the torii must come "
-                         "before the first sakura")
+        raise ValueError(
+            f"board.json layout {layout['players']}: the torii must come before the first sakura"
+        )
     return board
 
 

@@ -229,14 +229,19 @@ class SakuraState(State):
     def _check_play(self, seat: int, action: Action) -> None:
         hand = self.hands[seat]
         if not isinstance(action, dict) or action.get("type") != "play":
-            raise IllegalAction(RULE_ROUND, f"seat {seat} must play a card from hand: "
-                                f'{{"type": "play", "card": N}}, not {action!r}')
+            raise IllegalAction(
+                RULE_ROUND,
+                f"seat {seat} must play a card from hand: "
+                f'{{"type": "play", "card": N}}, not {action!r}',
+            )
         wants_court = seat == self.supplier
         keys = {"type", "card", "court_card"} if wants_court else {"type", "card"}
         if set(action) != keys:
             what = "a card and a court_card" if wants_court else "one card"
-            raise IllegalAction(RULE_TWO if wants_court else RULE_ROUND,
-                                f"seat {seat} must play {what}, not {action!r}")
+            raise IllegalAction(
+                RULE_TWO if wants_court else RULE_ROUND,
+                f"seat {seat} must play {what}, not {action!r}",
+            )
         cards = [action[k] for k in sorted(keys - {"type"})]
         for c in cards:
             if isinstance(c, bool) or not isinstance(c, int) or c not in hand:
@@ -266,8 +271,9 @@ class SakuraState(State):
             or outcome["card"] not in self.deck
             or isinstance(outcome["card"], bool)
         ):
-            raise IllegalAction(RULE_ROUND, f"chance must {kind} a card of the deck, "
-                                f"not {outcome!r}")
+            raise IllegalAction(
+                RULE_ROUND, f"chance must {kind} a card of the deck, not {outcome!r}"
+            )
         card: int = outcome["card"]
         self.deck.remove(card)
         if self.phase == COURT:
@@ -396,7 +402,7 @@ class SakuraState(State):
         self.step = GARDEN_STEP
         if self.halt is None:
             return
-        for rest in self.played[self.cursor:]:
+        for rest in self.played[self.cursor :]:
             rest[2] = DISCARDED
             self.discard.append(rest[1])
         self.cursor = len(self.played)

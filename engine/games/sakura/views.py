@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from engine.api import JSON, Rng
+from engine.api import JSON, Rng, envelope
 from engine.games.sakura.rules import VERSION, decks
 
 if TYPE_CHECKING:
@@ -23,12 +23,7 @@ def observation(state: SakuraState, seat: int | None) -> dict[str, JSON]:
     cards = state.cards
     # The envelope every game's observation starts with: game, seat, players, phase,
     # to_move (docs/games/sakura.md); every key is snake_case.
-    return {
-        "game": VERSION,
-        "seat": seat,
-        "players": state.players,
-        "phase": state.phase,
-        "to_move": list(state.to_move()),
+    return envelope(VERSION, seat, state.players, state.phase, state.to_move()) | {
         "options": dict(state.options),
         "round": state.round,
         "board": g.board.to_json(),
