@@ -6,7 +6,9 @@
   included); the random bot itself needs microseconds, so the process figures are the
   protocol's overhead (serialisation, the Unix socket, the bot's gRPC server, trio
   wake-ups) and the sandbox's.
-* Start-up: spawn to ``READY`` for each bot, sandboxed.
+* Start-up: spawn to ``READY`` for each bot, sandboxed, and the CPU time the bot's
+  cgroup used until it answered ``Start`` (sandbox set-up and interpreter start-up;
+  unlike the wall time, it hardly depends on what else the machine is doing).
 """
 
 from __future__ import annotations
@@ -83,8 +85,12 @@ def decision_times(
     return walls
 
 
-async def startup_times(bot: BotSpec, runs: int, game: str, players: int) -> list[float]:
+async def startup_times(
+    bot: BotSpec, runs: int, game: str, players: int
+) -> tuple[list[float], list[float]]:
+    """Per start-up: (wall ms from spawn to READY, CPU ms the bot used until Start)."""
     times: list[float] = []
+    cpu: list[float] = []
     info = engine.load(game).info
     for i in range(runs):
         async with trio.open_nursery() as nursery:
@@ -102,11 +108,13 @@ async def startup_times(bot: BotSpec, runs: int, game: str, players: int) -> lis
             start = GameStart(info.name, info.version, 0, players, {}, 1000, 0, i)
             try:
                 await player.start(start, 10.0)
+                used = player.cpu_seconds()
             finally:
                 await player.close()
             assert player.ready_after_s is not None
             times.append(player.ready_after_s * 1000)
-    return times
+            cpu.append((used or 0.0) * 1000)
+    return times, cpu
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,16 +148,17 @@ def run(args: argparse.Namespace) -> int:
     print(file=out)
     bots = args.bot or ["builtin:random", str(ROOT / "examples/python-bot"),
                         str(ROOT / "examples/js-bot")]
-    print(f"{'bot (sandboxed)':<40} {'start-ups':>9} {'p50 ms':>8} {'max ms':>8}", file=out)
+    print(f"{'bot (sandboxed)':<40} {'start-ups':>9} {'p50 ms':>8} {'max ms':>8} "
+          f"{'CPU p50 ms':>10}", file=out)
     for text in bots:
         try:
             bot = BotSpec.parse(text)
         except ValueError as e:
             raise UsageError(str(e)) from None
-        times = trio.run(startup_times, bot, args.startups, args.game, args.players)
+        times, cpu = trio.run(startup_times, bot, args.startups, args.game, args.players)
         name = text if len(text) <= 40 else "..." + text[-37:]
-        print(f"{name:<40} {len(times):>9} {statistics.median(times):>8.1f} {max(times):>8.1f}",
-              file=out)
+        print(f"{name:<40} {len(times):>9} {statistics.median(times):>8.1f} {max(times):>8.1f} "
+              f"{statistics.median(cpu):>10.1f}", file=out)
         out.flush()
     print(f"load average at the end: {os.getloadavg()[0]:.1f}", file=out)
     return 0
