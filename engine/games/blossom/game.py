@@ -60,27 +60,30 @@ class BlossomGame(Game):
 
     def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> BlossomState:
         """Deal the cards ``seat`` cannot see (other hands, face-down yards and mulligan
-        returns, the removed cards and the deck) at random from the unseen ones."""
+        returns, the removed cards and the deck) at random from the unseen ones, keeping
+        the cards everyone knows another seat took from the garden among its hidden ones
+        (``known``; which of them sit in the hand and which face down is sampled too)."""
         obs = observation
         n = int(obs["players"])
         seats = obs["seats"]
-        ups = [counts_from_json(s["yard_up"]) for s in seats]
-        garden = counts_from_json(obs["garden"])
-        own_hand = counts_from_json(obs["hand"])
-        own_down = counts_from_json(obs["yard_down"])
-        own_returned = counts_from_json(obs["returned"])
+        known = [[0] * 6 if s == seat else counts_from_json(seats[s]["known"]) for s in range(n)]
         unseen = list(rules.FULL_DECK)
-        for part in (garden, own_hand, own_down, own_returned, *ups):
+        seen = [obs["garden"], obs["hand"], obs["yard_down"], obs["returned"]]
+        seen += [s["yard_up"] for s in seats]
+        for part in [*(counts_from_json(p) for p in seen), *known]:
             for k in range(6):
                 unseen[k] -= part[k]
         pool = [k for k in range(6) for _ in range(unseen[k])]
         rng.shuffle(pool)
 
-        def take(count: int) -> dict[str, int]:
+        def counts(cards: list[int]) -> dict[str, int]:
             out = [0] * 6
-            for _ in range(count):
-                out[pool.pop()] += 1
+            for k in cards:
+                out[k] += 1
             return dict(zip(KINDS, out, strict=True))
+
+        def take(count: int) -> list[int]:
+            return [pool.pop() for _ in range(count)]
 
         hands, downs, returned = [], [], []
         for s in range(n):
@@ -88,12 +91,16 @@ class BlossomGame(Game):
                 hands.append(obs["hand"])
                 downs.append(obs["yard_down"])
                 returned.append(obs["returned"])
-            else:
-                hands.append(take(seats[s]["hand"]))
-                downs.append(take(seats[s]["yard_down"]))
-                returned.append(take(seats[s]["returned"]))
-        removed = take(int(obs["removed"]))
-        deck = take(int(obs["deck"]))
+                continue
+            in_hand, face_down = int(seats[s]["hand"]), int(seats[s]["yard_down"])
+            hidden = [k for k in range(6) for _ in range(known[s][k])]
+            hidden += take(in_hand + face_down - len(hidden))
+            rng.shuffle(hidden)
+            hands.append(counts(hidden[:in_hand]))
+            downs.append(counts(hidden[in_hand:]))
+            returned.append(counts(take(int(seats[s]["returned"]))))
+        removed = counts(take(int(obs["removed"])))
+        deck = counts(take(int(obs["deck"])))
         if pool:
             raise ValueError("observation is inconsistent: cards left over after dealing")
         snapshot: dict[str, JSON] = {
@@ -111,6 +118,7 @@ class BlossomGame(Game):
             "yards_up": [s["yard_up"] for s in seats],
             "yards_down": downs,
             "returned": returned,
+            "known": [s["known"] for s in seats],
             "scores": list(obs["scores"]),
             "mulligan_next": obs["mulligan_next"],
             "current": obs["current"] if obs["current"] is not None else _current_for(obs),

@@ -105,6 +105,7 @@ class BlossomState(State):
         "garden",
         "garden_drawn",
         "hands",
+        "known",
         "mulligan",
         "mulligan_next",
         "n",
@@ -135,6 +136,10 @@ class BlossomState(State):
         self.ups = [[0] * 6 for _ in range(n)]
         self.downs = [[0] * 6 for _ in range(n)]
         self.returned = [[0] * 6 for _ in range(n)]
+        # Public memory: cards every player knows to be among seat s's hidden cards (hand
+        # and face-down yard together), because s took them from the garden. A lower
+        # bound: playing or turning up a card of a kind lowers it by one.
+        self.known = [[0] * 6 for _ in range(n)]
         self.scores = [0] * n
         self.mulligan_next: int | None = None
         self.current = 0
@@ -260,12 +265,14 @@ class BlossomState(State):
             k = KIND_INDEX[action["card"]]
             self.hands[seat][k] -= 1
             self.ups[seat][k] += 1
+            self._forget(seat, [int(i == k) for i in range(6)])
             self._finish_action()
         elif kind == "flip":  # §5 Feed C
             moved = _cards(action["cards"], "blossom.md §5")
             for k in range(6):
                 self.downs[seat][k] -= moved[k]
                 self.ups[seat][k] += moved[k]
+            self._forget(seat, moved)
             self._finish_action()
         elif kind == "arrange":
             self._arrange(seat, action)
@@ -277,6 +284,7 @@ class BlossomState(State):
             k = KIND_INDEX[action["kind"]]
             self.garden[k] -= 1
             self.hands[seat][k] += 1
+            self.known[seat][k] += 1
             assert self.cherry is not None
             self.cherry["drawn"] += 1
             self._continue_cherry()
@@ -310,6 +318,7 @@ class BlossomState(State):
                     "yard_up": counts_to_json(self.ups[s]),
                     "yard_down": sum(self.downs[s]),
                     "returned": sum(self.returned[s]),
+                    "known": counts_to_json(self.known[s]),
                 }
                 for s in range(self.n)
             ],
@@ -342,6 +351,7 @@ class BlossomState(State):
         c.ups = [list(y) for y in self.ups]
         c.downs = [list(y) for y in self.downs]
         c.returned = [list(r) for r in self.returned]
+        c.known = [list(k) for k in self.known]
         c.scores = list(self.scores)
         c.mulligan_next = self.mulligan_next
         c.current = self.current
@@ -373,6 +383,7 @@ class BlossomState(State):
             "yards_up": [counts_to_json(y) for y in self.ups],
             "yards_down": [counts_to_json(y) for y in self.downs],
             "returned": [counts_to_json(r) for r in self.returned],
+            "known": [counts_to_json(k) for k in self.known],
             "scores": list(self.scores),
             "mulligan_next": self.mulligan_next,
             "current": self.current,
@@ -401,6 +412,7 @@ class BlossomState(State):
         s.ups = [counts_from_json(y) for y in d["yards_up"]]
         s.downs = [counts_from_json(y) for y in d["yards_down"]]
         s.returned = [counts_from_json(r) for r in d["returned"]]
+        s.known = [counts_from_json(k) for k in d["known"]]
         s.scores = [int(x) for x in d["scores"]]
         s.mulligan_next = d["mulligan_next"]
         s.current = int(d["current"])
@@ -610,6 +622,11 @@ class BlossomState(State):
         self.garden[CHERRY] += 1
         self._finish_action()
 
+    def _forget(self, seat: int, revealed: list[int]) -> None:
+        """Cards of ``seat``'s hidden ones went face up: the known ones may be among them."""
+        for k in range(6):
+            self.known[seat][k] = max(0, self.known[seat][k] - revealed[k])
+
     def _draw(self, seat: int, action: Mapping[str, Any]) -> None:
         if action["from"] == "deck":
             self._queue_deck_draw(seat, "draw")
@@ -617,6 +634,7 @@ class BlossomState(State):
         k = KIND_INDEX[action["kind"]]
         self.garden[k] -= 1
         self.hands[seat][k] += 1
+        self.known[seat][k] += 1  # everyone saw which card it was
         self.garden_drawn = True
         self._finish_action()
 

@@ -41,7 +41,7 @@ def table(
     placed = [cards(t) for t in [*hands, *ups, *downs, garden]]
     rest = {k: FULL_DECK[i] - sum(p[k] for p in placed) for i, k in enumerate(KINDS)}
     deck_counts = rest if deck is None else cards(deck)
-    removed = {k: rest[k] - (0 if deck is None else deck_counts[k]) for k in KINDS}
+    removed = {k: rest[k] - deck_counts[k] for k in KINDS}
     assert all(v >= 0 for v in removed.values()), f"more cards than the game has: {removed}"
     return BlossomState.from_json(
         {
@@ -59,6 +59,7 @@ def table(
             "yards_up": [cards(y) for y in ups],
             "yards_down": [cards(y) for y in downs],
             "returned": [cards("") for _ in range(players)],
+            "known": [cards("") for _ in range(players)],
             "scores": scores or [0] * players,
             "mulligan_next": None,
             "current": current,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tests.games.blossom.table import table
+import random
+
+from engine.games.blossom import GAME
+from tests.games.blossom.table import act, table
 
 
 def test_hands_and_face_down_cards_are_seen_only_by_their_owner() -> None:
@@ -53,3 +56,31 @@ def test_describe_does_not_reveal_a_card_dealt_into_a_hand() -> None:
     state = table(hands=["rose", "", ""])
     state.apply({0: {"type": "draw", "from": "deck"}})
     assert state.describe(-1, {"card": "cherry"}) == "seat 0 receives a card from the deck"
+
+
+def test_a_card_taken_from_the_garden_stays_known_to_everyone() -> None:
+    state = table(garden="rose lily")
+    act(state, {"type": "draw", "from": "garden", "kind": "rose"})
+    assert state.observe(2)["seats"][0]["known"]["rose"] == 1
+
+
+def test_a_known_card_played_face_up_is_no_longer_known() -> None:
+    state = table(garden="rose lily")
+    act(state, {"type": "draw", "from": "garden", "kind": "rose"})
+    act(state, {"type": "feed_up", "card": "rose"})
+    assert state.observe(2)["seats"][0]["known"]["rose"] == 0
+
+
+def test_a_known_card_fed_face_down_stays_known() -> None:
+    state = table(garden="rose lily")
+    act(state, {"type": "draw", "from": "garden", "kind": "rose"})
+    act(state, {"type": "feed_down", "cards": ["rose"]})
+    assert state.observe(1)["seats"][0]["known"]["rose"] == 1
+
+
+def test_determinize_keeps_known_cards_among_the_seats_hidden_ones() -> None:
+    state = table(hands=["", "anemone", ""], garden="rose lily", current=1)
+    act(state, {"type": "draw", "from": "garden", "kind": "rose"})
+    for seed in range(20):
+        alt = GAME.determinize(state.observe(0), 0, random.Random(seed))
+        assert alt.hands[1][3] + alt.downs[1][3] >= 1  # kind index 3 is rose
