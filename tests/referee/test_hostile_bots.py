@@ -146,6 +146,15 @@ def test_a_bot_that_crashes_mid_match_is_out_with_its_stderr(tmp_path: Path) -> 
     assert_contained(outcome, replay)
 
 
+def test_a_bot_that_stops_serving_but_lives_on_is_disconnected(tmp_path: Path) -> None:
+    outcome, replay = run_against_randoms(hostile_bot(tmp_path, "hang-up"), tmp_path)
+    statuses = [s for s, _, _ in moves_of(replay, 0)]
+    cut = statuses.index("DISCONNECTED")  # once its server is gone
+    assert set(statuses[:cut]) == {"OK"} and set(statuses[cut + 1 :]) == {"OUT"}
+    assert (outcome.seats[0].status, outcome.seats[0].reason) == ("out", "DISCONNECTED")
+    assert_contained(outcome, replay)
+
+
 def test_a_bot_that_answers_an_illegal_action_is_illegal(tmp_path: Path) -> None:
     outcome, replay = run_against_randoms(hostile_bot(tmp_path, "illegal"), tmp_path)
     status, _, detail = moves_of(replay, 0)[0]

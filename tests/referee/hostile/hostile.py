@@ -75,6 +75,13 @@ def fork_bomb() -> str:
     return "fork still allowed"
 
 
+def hang_up() -> None:
+    """Stop the gRPC server a moment after answering (through the SDK's SIGTERM
+    handler); the process lives on below without serving."""
+    time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
 def flood(stream: object) -> None:
     line = ("flood " * 200 + "\n").encode()
     fd = stream.fileno()  # type: ignore[attr-defined]
@@ -105,6 +112,8 @@ class Hostile:
             return len(turn.legal_actions)
         if BEHAVIOUR == "huge":
             return Reply(index=0, note="x" * (16 << 20))
+        if BEHAVIOUR == "hang-up" and self.calls == 1:
+            threading.Thread(target=hang_up).start()
         if BEHAVIOUR == "fork-bomb" and self.calls == 1:
             return Reply(index=0, note=fork_bomb())
         if self.calls == 1:
@@ -123,3 +132,5 @@ if BEHAVIOUR == "flood":
     for stream in (sys.stdout, sys.stderr):
         threading.Thread(target=flood, args=(stream,), daemon=True).start()
 serve(Hostile())
+if BEHAVIOUR == "hang-up":
+    time.sleep(3600)
