@@ -150,7 +150,7 @@ def test_a_bot_that_stops_serving_but_lives_on_is_disconnected(tmp_path: Path) -
     outcome, replay = run_against_randoms(hostile_bot(tmp_path, "hang-up"), tmp_path)
     statuses = [s for s, _, _ in moves_of(replay, 0)]
     cut = statuses.index("DISCONNECTED")  # once its server is gone
-    assert set(statuses[:cut]) == {"OK"} and set(statuses[cut + 1 :]) == {"OUT"}
+    assert set(statuses[:cut]) == {"OK"} and set(statuses[cut + 1 :]) <= {"OUT"}
     assert (outcome.seats[0].status, outcome.seats[0].reason) == ("out", "DISCONNECTED")
     assert_contained(outcome, replay)
 
