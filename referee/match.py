@@ -154,7 +154,7 @@ def final_places(game_places: Sequence[int], seats: Sequence[SeatOutcome]) -> li
     """Seats still in keep the game's order; seats that went out place below them,
     a seat that went out later above one that went out earlier."""
     keys = [
-        (1, -place, 0) if s.status == "ok" else (0, 0, s.at or 0)
+        (1, -place, 0) if s.status == "ok" else (0, 0, -1 if s.at is None else s.at)
         for place, s in zip(game_places, seats, strict=True)
     ]
     return list(engine.places_from_keys(keys))
@@ -222,7 +222,8 @@ class _Match:
             match_id=self.match_id,
         )
 
-    async def put_out(self, seat: _Seat, kind: Failure, at: int, detail: str) -> None:
+    async def put_out(self, seat: _Seat, kind: Failure, at: int | None, detail: str) -> None:
+        """Stop the seat's bot and record why; ``at`` is the step, None at start-up."""
         await seat.player.close()  # reap first, so the stderr tail is complete
         seat.outcome = SeatOutcome(
             seat.index,
@@ -243,10 +244,10 @@ class _Match:
                 await seat.player.start(self.game_start(seat.index), limit)
         except trio.TooSlowError:
             seat.failures += 1
-            await self.put_out(seat, Failure.TIMEOUT, 0, "start-up took too long")
+            await self.put_out(seat, Failure.TIMEOUT, None, "start-up took too long")
         except BotFailure as f:
             seat.failures += 1
-            await self.put_out(seat, f.kind, 0, f.detail)
+            await self.put_out(seat, f.kind, None, f.detail)
         else:
             seat.log.info("seat_started", name=seat.player.name, version=seat.player.version)
 

@@ -140,7 +140,8 @@ def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
         line = f"  {place}. seat {seat} {names[seat]:<24} score {score:g}"
         info = outcome.seats[seat]
         if info.status == "out":
-            line += f"  OUT ({info.reason} at step {info.at}: {info.detail})"
+            when = "start-up" if info.at is None else f"step {info.at}"
+            line += f"  OUT ({info.reason} at {when}: {info.detail})"
         print(line, file=out)
     print(
         f"{outcome.decisions} decisions in {outcome.wall_s:.2f} s, match {outcome.match_id}",

@@ -117,7 +117,8 @@ def run_show(args: argparse.Namespace) -> int:
         r = replay.result
         for seat in sorted(range(h.players), key=lambda s: (r.places[s], s)):
             o = r.seats[seat]
-            out_note = f"  OUT ({o.reason} at step {o.at}: {o.detail})" if o.status == "out" else ""
+            when = "start-up" if o.at is None else f"step {o.at}"
+            out_note = f"  OUT ({o.reason} at {when}: {o.detail})" if o.status == "out" else ""
             print(f"  {r.places[seat] + 1}. seat {seat} {names[seat]:<24} "
                   f"score {r.scores[seat]:g}{out_note}", file=out)
     return 0

@@ -127,7 +127,7 @@ def test_writing_into_its_own_directory_fails(tmp_path: Path) -> None:
 def test_a_bot_that_exits_before_ready_is_crashed_from_the_start(tmp_path: Path) -> None:
     outcome, replay = run_against_randoms(hostile_bot(tmp_path, "exit-early"), tmp_path)
     seat = outcome.seats[0]
-    assert (seat.status, seat.reason, seat.at) == ("out", "CRASHED", 0)
+    assert (seat.status, seat.reason, seat.at) == ("out", "CRASHED", None)
     assert "before READY" in seat.detail
     assert "giving up before READY" in seat.stderr_tail
     assert {s for s, _, _ in moves_of(replay, 0)} == {"OUT"}
