@@ -135,6 +135,16 @@ def _parents(path: str, made: set[str]) -> list[str]:
     return args
 
 
+def address_space_mib(limits: Limits, has_cgroup: bool) -> int:
+    """RLIMIT_AS for a bot. With a memory cgroup it is only a generous backstop (it
+    counts reserved address space: Node reserves about 1 GiB, each Python thread
+    64 MiB of malloc arena); without one it is the only memory limit there is, so it
+    comes down to four times the memory limit, at least 4 GiB."""
+    if has_cgroup:
+        return limits.address_space_mib
+    return min(limits.address_space_mib, max(4 * limits.memory_mib, 4096))
+
+
 def launcher(
     command: Sequence[str],
     env: Mapping[str, str],
@@ -165,7 +175,7 @@ def launcher(
                  *drop, *command]  # fmt: skip
     script = [f"echo $$ > {shlex.quote(str(f))}" for f in cgroup_procs]
     script += [
-        f"ulimit -v {limits.address_space_mib << 10}",
+        f"ulimit -v {address_space_mib(limits, has_cgroup=bool(cgroup_procs)) << 10}",
         f"ulimit -n {limits.open_files}",
         f"ulimit -f {limits.file_size_mib << 10}",
         "ulimit -c 0",

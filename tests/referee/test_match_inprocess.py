@@ -116,3 +116,9 @@ def test_a_seat_out_later_places_above_one_out_earlier() -> None:
     seats = [SeatOutcome(0, "out", "CRASHED", at=9), SeatOutcome(1, "out", "TIMEOUT", at=3),
              SeatOutcome(2)]
     assert final_places([1, 2, 0], seats) == [1, 2, 0]
+
+
+def test_a_seat_that_never_started_places_below_one_out_during_play() -> None:
+    seats = [SeatOutcome(0, "out", "CRASHED", at=None), SeatOutcome(1, "out", "TIMEOUT", at=0),
+             SeatOutcome(2)]
+    assert final_places([0, 1, 2], seats) == [2, 1, 0]
