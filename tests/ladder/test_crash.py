@@ -93,3 +93,35 @@ def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(tmp_path: Pa
         assert bot.games == games[bot.id]
         assert abs(bot.elo - ratings[bot.id]) < 1e-9
     store.close()
+
+
+def test_a_worker_killed_mid_match_costs_only_a_replay_of_that_match(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    store = Store.open(str(db))
+    for k in range(3):
+        submission.builtin_bot(store, "random", "blossom", ACTIVE, alias=f"random-{k}")
+    proc, _address = start_ladder(db, tmp_path / "ladder.log")
+    try:
+        wait_for("a finished match and one running", lambda: snapshot(store) and running(store))
+        workers = [p for p in children(proc.pid) if b"spawn_main" in _cmdline(p)]
+        assert workers
+        os.kill(workers[0], signal.SIGKILL)
+        done_before = len(snapshot(store))
+        # The ladder carries on with a fresh pool, and nothing stays "running" for ever.
+        wait_for("more finished matches", lambda: len(snapshot(store)) >= done_before + 5)
+        assert proc.poll() is None
+        stuck = set(running(store))
+        wait_for("the matches running then to finish", lambda: not stuck & set(running(store)))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+    assert {m.state for m in store.matches(limit=10_000)} <= {DONE, "queued"}
+    assert '"event": "worker_pool_broken"' in (tmp_path / "ladder.log").read_text()
+    store.close()
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
