@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,7 +177,7 @@ class Cgroup:
                     os.kill(pid, signal.SIGKILL)
             await trio.sleep(0.005)
 
-    def remove(self) -> None:
+    async def remove(self) -> None:
         """Remove the (empty) groups; retried briefly while the kernel lets go."""
         for d in self.dirs.values():
             for _ in range(100):
@@ -188,7 +187,7 @@ class Cgroup:
                 except FileNotFoundError:
                     break
                 except OSError:  # busy for a moment after its last process exits
-                    time.sleep(0.002)
+                    await trio.sleep(0.002)
 
 
 def _write(path: Path, value: object, optional: bool = False) -> None:

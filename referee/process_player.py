@@ -168,7 +168,8 @@ class ProcessPlayer:
             with trio.CancelScope(shield=True):
                 await self._stop()
         if self._cgroup is not None:
-            self._cgroup.remove()
+            with trio.CancelScope(shield=True):
+                await self._cgroup.remove()
         if self._run_dir is not None:
             shutil.rmtree(self._run_dir, ignore_errors=True)
         self.log.info("bot_stopped", exit=self._exit_text())
