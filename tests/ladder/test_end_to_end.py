@@ -27,12 +27,11 @@ def test_two_submitted_bots_are_ranked_and_their_replays_verify(
     proc, address = start_ladder(db, tmp_path / "ladder.log", "--game", "blossom")
     channel, stub = client.connect(address)
     try:
-        for folder in BOTS:
+        for folder, name in BOTS.items():
             submit = ["ladder", "submit", str(EXAMPLES / folder), "--server", address]
-            assert main([*submit, "--token", token]) == 0
-        out = capsys.readouterr().out
-        for name in BOTS.values():
-            assert f"({name}@1.0.0, blossom): accepted" in out
+            code = main([*submit, "--token", token])
+            out = capsys.readouterr().out
+            assert code == 0 and f"({name}@1.0.0, blossom): accepted" in out, out
 
         def rated_matches() -> list[pb.Match]:
             listing = stub.ListMatches(pb.ListMatchesRequest(state="done", limit=100))
