@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 import grpc
 
 import engine
+from bots.manifest import ManifestError
+from bots.manifest import load as load_manifest
 from ladder import archive, client, demo, logs, report
 from ladder.db import DatabaseError
 from ladder.runner import Settings
@@ -213,12 +215,13 @@ def _submit(args: argparse.Namespace) -> int:
     path: Path = args.path
     try:
         if path.is_dir():
+            load_manifest(path)  # the same check the server makes, before any upload
             data = archive.pack_directory(path)
         elif path.is_file():
             data = path.read_bytes()
         else:
             raise UsageError(f"{path} does not exist: give a bot folder or archive")
-    except archive.ArchiveError as e:
+    except (archive.ArchiveError, ManifestError) as e:
         raise UsageError(str(e)) from None
     reply = _remote(args, "SubmitBot", pb.SubmitBotRequest(archive=data), args.token)
     for bot in reply.bots:

@@ -82,3 +82,12 @@ def test_logs_are_json_lines_with_the_bound_match_when_not_on_a_terminal() -> No
     structlog.get_logger("niwa.ladder").bind(match=7, bot="random-1").info("match_recorded")
     entry = json.loads(out.getvalue())
     assert (entry["event"], entry["match"], entry["bot"]) == ("match_recorded", 7, "random-1")
+
+
+def test_a_bad_manifest_is_refused_before_uploading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bot.toml").write_text('name = "x"\nversion = "1"\n')
+    submit = ["ladder", "submit", str(tmp_path), "--server", "127.0.0.1:1", "--token", "t"]
+    assert main(submit) == 2
+    assert "'games' must list the games it plays" in capsys.readouterr().err
