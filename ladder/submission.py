@@ -7,8 +7,10 @@ A submitted bot is not ranked until it has played one validation match against
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
+import tempfile
 from pathlib import Path
 
 import engine
@@ -32,17 +34,27 @@ def store_archive(store: Store, data: bytes) -> tuple[str, Path]:
     if folder.is_dir():
         return digest, folder
     try:
-        staging = archive.unpack(data, folder.with_name(f"{digest}.unpacking"))
+        archive.check(data)
     except archive.ArchiveError as e:
         raise SubmissionError(str(e)) from None
-    staging_root = folder.with_name(f"{digest}.unpacking")
+    kept = store.archive_path(digest)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    partial = kept.with_name(f".{kept.name}.{os.getpid()}.part")
+    partial.write_bytes(data)
+    os.replace(partial, kept)
+    # Unpack beside the final folder, then rename: a crash leaves only scratch behind,
+    # never a half-unpacked bot under its real name.
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}-", dir=folder.parent))
     try:
-        staging.rename(folder)  # the bot's own folder, even if archived inside a top folder
+        root = archive.unpack(data, scratch / "unpacked")
+        try:
+            root.rename(folder)  # the bot's own folder, even if archived in a top folder
+        except OSError:
+            if not folder.is_dir():  # else the same archive was just unpacked: keep that
+                raise
     finally:
-        shutil.rmtree(staging_root, ignore_errors=True)
-    path = store.archive_path(digest)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+        shutil.rmtree(scratch, ignore_errors=True)
     return digest, folder
 
 
