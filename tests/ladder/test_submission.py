@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import tarfile
-from pathlib import Path
 
 import pytest
 
@@ -84,7 +83,7 @@ def test_validation_failed_rejects_the_bot_with_the_reason(store: Store) -> None
     )
 
 
-def test_a_new_version_replaces_the_old_once_validated(store: Store, tmp_path: Path) -> None:
+def test_a_new_version_replaces_the_old_once_validated(store: Store) -> None:
     owner, _ = store.add_owner("alice")
     (old,) = submission.submit(store, owner, bot_archive(version="1"))
     store.set_bot_status(old.id, ACTIVE)
