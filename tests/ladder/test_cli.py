@@ -91,3 +91,13 @@ def test_a_bad_manifest_is_refused_before_uploading(
     submit = ["ladder", "submit", str(tmp_path), "--server", "127.0.0.1:1", "--token", "t"]
     assert main(submit) == 2
     assert "'games' must list the games it plays" in capsys.readouterr().err
+
+
+def test_bench_ladder_reports_rate_and_time_outside_the_bots(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench = ["bench", "ladder", "--matches", "2", "--game", "blossom", "--workers", "1"]
+    assert main(bench) == 0
+    out = capsys.readouterr().out
+    assert "ladder: 2 matches of blossom" in out
+    assert "matches per minute" in out and "outside the bots" in out
