@@ -1,8 +1,8 @@
-"""``niwa ladder``: serve a ladder, submit bots, read leaderboards, matches and replays.
+"""niwa ladder: serve a ladder, submit bots, read leaderboards, matches and replays.
 
-Reading commands talk to a server (``--server``, default localhost:50051) or, given
-``--db``, read the store directly. ``user add`` works on the store (run it where the
-database is); ``demo`` runs a whole ladder of the built-in bots locally.
+Reading commands talk to a server (--server, default localhost:50051) or, given --db,
+read the store directly. "user add" works on the store (run it where the database is);
+"demo" runs a whole ladder of the built-in bots locally. See docs/ladder.md.
 """
 
 from __future__ import annotations
