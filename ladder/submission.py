@@ -13,6 +13,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import structlog
+
 import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
@@ -21,6 +23,7 @@ from ladder.store import ACTIVE, PENDING, REJECTED, RESERVE, VALIDATION, Bot, Ow
 from referee.match import BotSpec
 
 VALIDATION_OPPONENT = "random"
+_log = structlog.get_logger("niwa.ladder")
 
 
 class SubmissionError(ValueError):
@@ -113,6 +116,8 @@ def submit(
             game, info.version, seats, rng.getrandbits(62), kind=VALIDATION
         )
         bots.append(bot)
+    _log.info("bot_submitted", bot=f"{manifest.name}@{manifest.version}", owner=owner.name,
+              games=games, archive=digest)
     return bots
 
 
@@ -128,7 +133,10 @@ def judge(
         if bot.status != PENDING:
             continue
         status, reason = outcome[seat] if outcome else ("out", error or "it could not start")
+        log = _log.bind(bot=bot.label, bot_id=bot_id, game=bot.game)
         if status == "ok":
             store.set_bot_status(bot_id, ACTIVE)
+            log.info("bot_accepted")
         else:
             store.set_bot_status(bot_id, REJECTED, f"validation match: {reason}")
+            log.info("bot_rejected", reason=reason)
