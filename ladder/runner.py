@@ -104,7 +104,14 @@ class Runner:
                     match = store.claim_next()
                     if match is None:
                         break
-                    in_flight[pool.submit(run_job, self._job(store, match))] = match
+                    try:
+                        future = pool.submit(run_job, self._job(store, match))
+                    except BrokenProcessPool:
+                        # claimed but never handed to a worker: give it back, or it
+                        # would stay "running" until the next restart
+                        store.fail_match(match.id, "a worker process died")
+                        raise
+                    in_flight[future] = match
                 if not in_flight:
                     if self._enough():
                         return
