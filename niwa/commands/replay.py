@@ -162,4 +162,9 @@ def run_ask(args: argparse.Namespace) -> int:
         print(f"now:      {json.dumps(result.action, sort_keys=True, separators=(',', ':'))}"
               f"{note}")
     print("same answer" if result.same else "different answer")
+    asked = bot.manifest().name
+    sat = next((s for s in replay.header.seats if s.seat == q.seat), None)
+    if sat is not None and sat.name != asked:
+        print(f"note: step {q.decision} was answered by {sat.name} {sat.version}; "
+              f"you asked {asked}")
     return 0
