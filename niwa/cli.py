@@ -7,6 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 # Each module has register(subparsers) and sets args.run(args) -> exit code.
 COMMANDS = ("play", "replay", "bench", "ladder")
@@ -16,19 +17,24 @@ class UsageError(Exception):
     """A bad argument found after parsing: printed as one line, exit code 2."""
 
 
+def register_modules(sub: Any, prefix: str, names: Sequence[str]) -> None:
+    """Let each module ``prefix + name`` add its sub-command; an absent one is skipped."""
+    for name in names:
+        try:
+            module = importlib.import_module(prefix + name)
+        except ModuleNotFoundError as e:
+            if e.name != prefix + name:
+                raise
+            continue
+        module.register(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="niwa", description="Tournaments and ladders for game-playing bots."
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"niwa.commands.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"niwa.commands.{name}":
-                raise
-            continue
-        module.register(sub)
+    register_modules(sub, "niwa.commands.", COMMANDS)
     return parser
 
 

@@ -6,8 +6,9 @@ Each target lives in its own module ``niwa.commands.bench_<target>`` with
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from niwa.cli import register_modules
 
 TARGETS = ("engine", "referee", "ladder", "strength")
 
@@ -15,11 +16,4 @@ TARGETS = ("engine", "referee", "ladder", "strength")
 def register(sub: Any) -> None:
     parser = sub.add_parser("bench", help="run a benchmark and print its figures")
     targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
-    for name in TARGETS:
-        try:
-            module = importlib.import_module(f"niwa.commands.bench_{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"niwa.commands.bench_{name}":
-                raise
-            continue
-        module.register(targets)
+    register_modules(targets, "niwa.commands.bench_", TARGETS)
