@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
         help="built-in bots against each other: win rates and Elo with 95%% intervals",
         description="Plays built-in bots against each other through the referee, with real "
         "(sandboxed) bot processes, over seat-rotated seeds, and prints score rates and "
-        "Elo differences with 95%% intervals, plus any timeouts or illegal moves.",
+        "Elo differences with 95 % intervals, plus any timeouts or illegal moves.",
     )
     p.add_argument("game", help="a registered game")
     p.add_argument(
