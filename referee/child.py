@@ -27,7 +27,7 @@ def _take(pipe: IO[Any] | None) -> trio.lowlevel.FdStream:
 
 class Child:
     def __init__(
-        self, argv: Sequence[str], env: Mapping[str, str], cwd: str
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: str, pass_fds: Sequence[int] = ()
     ) -> None:
         self._popen = subprocess.Popen(
             list(argv),
@@ -37,6 +37,7 @@ class Child:
             env=dict(env),
             cwd=cwd,
             start_new_session=True,  # its own process group, signalled as a whole
+            pass_fds=tuple(pass_fds),  # e.g. bwrap's --seccomp and --info-fd
         )
         self.pid = self._popen.pid
         self.stdout = _take(self._popen.stdout)

@@ -42,7 +42,7 @@ from bots.manifest import Manifest
 from bots.manifest import load as load_manifest
 from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply
 from engine import CHANCE, Action, Game, Result, State, canonical_json
-from referee import sandbox
+from referee import sandbox, uids
 from referee.clock import Clock, TimeControl
 from referee.failures import FATAL, BotFailure, Failure
 from referee.players import InProcessPlayer, Player, Question
@@ -407,12 +407,13 @@ def check_sandbox(bot_dirs: Sequence[BotSpec]) -> None:
     sandbox.bwrap()
     if os.geteuid() != 0:
         return
+    first, last = uids.uid_range()
     for bot in bot_dirs:  # as root, bots run as an unprivileged uid: it must read them
         mode = Path(bot.target).stat().st_mode
         if mode & 0o005 != 0o005:
             raise ValueError(
                 f"{bot.target} is not readable by other users, and sandboxed bots run "
-                f"as uid {sandbox.SANDBOX_UID}: chmod -R o+rX {bot.target}"
+                f"as unprivileged uids ({first}-{last}): chmod -R o+rX {bot.target}"
             )
 
 

@@ -1,11 +1,15 @@
 """A seat played by a bot process (sandboxed or not), spoken to over gRPC.
 
-Life of a bot process, all inside the match nursery: create its cgroups and socket
-directory, start it (:func:`referee.sandbox.launcher`), drain its stdout and stderr
-continuously (keeping only a bounded tail), wait for ``READY`` under the start-up
-limit, then ``Start``/``Act``/``Finish`` through :class:`referee.transport.BotClient`.
-:meth:`ProcessPlayer.close` stops it (SIGTERM, then SIGKILL to every process of its
-cgroup or process group), reaps it, and removes what it made.
+Life of a bot process, all inside the match nursery: create its cgroups, take its
+uid (root, sandboxed) or make its socket directory (no sandbox), start it
+(:func:`referee.sandbox.launcher`), drain its stdout and stderr continuously (keeping
+only a bounded tail), wait for ``READY`` under the start-up limit, then
+``Start``/``Act``/``Finish`` through :class:`referee.transport.BotClient`.
+A sandboxed bot's socket is opened through its sandbox's ``/proc/PID/root`` without
+following links (:func:`referee.sandbox.open_socket`), so a bot cannot point the
+referee at another socket. :meth:`ProcessPlayer.close` stops it (SIGTERM, then SIGKILL
+to every process of its cgroup or process group), reaps it, and removes what it made
+(:func:`referee.cleanup.remove_tree`; a sandboxed bot leaves nothing on the host).
 
 Errors are classified here, once: a call that fails because the process has exited
 is CRASHED, a dead socket with a live process DISCONNECTED, a passed deadline
@@ -16,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -30,11 +33,23 @@ import trio
 
 from bots.manifest import Manifest
 from bots.sdk import READY_LINE, SOCKET_ENV, Finish, GameStart, Reply
+from referee import uids
 from referee.cgroups import Cgroup, CgroupUnavailable
 from referee.child import Child
+from referee.cleanup import remove_tree
 from referee.failures import BotFailure, Failure
 from referee.players import Question
-from referee.sandbox import RUN_DIR, SANDBOX_UID, SOCKET_NAME, Limits, launcher
+from referee.sandbox import (
+    RUN_DIR,
+    SOCKET_NAME,
+    Limits,
+    Sandbox,
+    SocketRefused,
+    launcher,
+    open_socket,
+    sandbox_pid,
+    seccomp_fd,
+)
 from referee.transport import BotClient, CallError
 
 #: Lines of stderr kept for the replay when a seat goes out.
@@ -100,7 +115,10 @@ class ProcessPlayer:
         self._process: Child | None = None
         self._client: BotClient | None = None
         self._cgroup: Cgroup | None = None
-        self._run_dir: Path | None = None
+        self._run_dir: Path | None = None  # the socket's directory without a sandbox
+        self._uid: uids.UidLease | None = None
+        self._info_fd: int | None = None  # bwrap's --info-fd, read end
+        self._socket_fd: int | None = None  # O_PATH descriptor of the sandbox's socket
         self._stdout = _Tail(5)
         self._stderr = _Tail(STDERR_TAIL_LINES)
         self._ready = trio.Event()
@@ -124,8 +142,7 @@ class ProcessPlayer:
             raise BotFailure(
                 Failure.TIMEOUT, f"no {READY_LINE} within {self.startup_timeout_s:g} s"
             )
-        assert self._run_dir is not None
-        self._client = BotClient(str(self._run_dir / SOCKET_NAME), self.limits.message_bytes)
+        self._client = BotClient(self._socket_path(), self.limits.message_bytes)
         try:
             await self._client.start(game, timeout_s)
         except CallError as e:
@@ -164,51 +181,85 @@ class ProcessPlayer:
         self._closed = True
         if self._client is not None:
             self._client.close()
+        for fd in (self._socket_fd, self._info_fd):
+            if fd is not None:
+                os.close(fd)
+        self._socket_fd = self._info_fd = None
         if self._process is not None:
             with trio.CancelScope(shield=True):
                 await self._stop()
         if self._cgroup is not None:
             with trio.CancelScope(shield=True):
                 await self._cgroup.remove()
+        if self._uid is not None:  # only now: no process of the bot is left
+            self._uid.release()
         if self._run_dir is not None:
-            shutil.rmtree(self._run_dir, ignore_errors=True)
+            remove_tree(self._run_dir)
         self.log.info("bot_stopped", exit=self._exit_text())
+
+    def _socket_path(self) -> str:
+        """Where to connect: without a sandbox the referee's own directory; sandboxed,
+        ``/proc/self/fd/N`` of the socket opened without following links."""
+        if not self.sandbox:
+            assert self._run_dir is not None
+            return str(self._run_dir / SOCKET_NAME)
+        assert self._info_fd is not None
+        try:
+            pid = sandbox_pid(os.read(self._info_fd, 4096))
+            owner = self._uid.uid if self._uid is not None else os.geteuid()
+            self._socket_fd = open_socket(pid, owner)
+        except (OSError, SocketRefused) as e:
+            raise BotFailure(
+                Failure.DISCONNECTED, f"no usable socket at {RUN_DIR}/{SOCKET_NAME}: {e}"
+            ) from None
+        return f"/proc/self/fd/{self._socket_fd}"
 
     # -- process handling ---------------------------------------------------------
 
     async def _spawn(self) -> None:
         global _warned_no_cgroup
-        self._run_dir = Path(tempfile.mkdtemp(prefix="niwa-bot-"))
-        as_root = os.geteuid() == 0
-        if self.sandbox and as_root:
-            os.chown(self._run_dir, SANDBOX_UID, SANDBOX_UID)
+        if not self.sandbox:
+            self._run_dir = Path(tempfile.mkdtemp(prefix="niwa-bot-"))
+        elif os.geteuid() == 0:
+            self._uid = uids.acquire()
         try:
             self._cgroup = Cgroup.create(f"{self.match_id}-{self.seat}", self.limits)
         except CgroupUnavailable as e:
             if not _warned_no_cgroup:
                 _warned_no_cgroup = True
                 _log.warning("no_cgroup", reason=str(e), fallback="rlimits and /proc accounting")
-        socket = f"{RUN_DIR}/{SOCKET_NAME}" if self.sandbox else str(self._run_dir / SOCKET_NAME)
+        home = "/tmp" if self._run_dir is None else str(self._run_dir)
         env = {
-            SOCKET_ENV: socket,
+            SOCKET_ENV: f"{RUN_DIR}/{SOCKET_NAME}" if self.sandbox else f"{home}/{SOCKET_NAME}",
             "NIWA_MATCH": self.match_id,
             "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": "/tmp" if self.sandbox else str(self._run_dir),
+            "HOME": home,
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONNOUSERSITE": "1",
         }
-        argv = launcher(
-            self.command(),
-            env,
-            self.limits,
-            self._cgroup.procs_files() if self._cgroup else [],
-            self.sandbox,
-            self.bot_dir,
-            self._run_dir,
-        )
-        self._process = Child(argv, env, str(self.bot_dir or self._run_dir))
+        procs = self._cgroup.procs_files() if self._cgroup else []
+        if self.sandbox:
+            info_read, info_write = os.pipe()
+            os.set_blocking(info_read, False)
+            self._info_fd = info_read
+            filter_fd = seccomp_fd()
+            box = Sandbox(
+                bot_dir=self.bot_dir,
+                uid=self._uid.uid if self._uid is not None else None,
+                seccomp_fd=filter_fd,
+                info_fd=info_write,
+            )
+            try:
+                argv = launcher(self.command(), env, self.limits, procs, box)
+                self._process = Child(argv, env, str(self.bot_dir or "/"), (filter_fd, info_write))
+            finally:  # the child has its own copies
+                os.close(filter_fd)
+                os.close(info_write)
+        else:
+            argv = launcher(self.command(), env, self.limits, procs, None)
+            self._process = Child(argv, env, str(self.bot_dir or self._run_dir))
         self.log.info("bot_started", pid=self._process.pid, sandbox=self.sandbox)
         self.nursery.start_soon(self._watch)
 
