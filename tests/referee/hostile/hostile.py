@@ -6,6 +6,8 @@ note of their first answer, so the test can read the outcome from the replay.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import signal
 import socket
@@ -14,7 +16,7 @@ import sys
 import threading
 import time
 
-from bots.sdk import Reply, Turn, serve
+from bots.sdk import SOCKET_ENV, Reply, Turn, serve
 
 BEHAVIOUR = sys.argv[1]
 ARGS = sys.argv[2:]
@@ -89,6 +91,86 @@ def flood(stream: object) -> None:
         os.write(fd, line)
 
 
+def errno_name(e: OSError) -> str:
+    return errno.errorcode.get(e.errno or 0, str(e.errno))
+
+
+def fill_disk() -> str:
+    """Write bytes (8 MiB files, under the per-file limit) until refused, then empty
+    files until refused."""
+    written, why, n = 0, "never refused", 0
+    chunk = b"x" * (1 << 20)
+    try:
+        for n in range(2048):  # stop at 16 GiB whatever happens
+            with open(f"/tmp/fill{n}", "wb", buffering=0) as f:
+                for _ in range(8):
+                    written += f.write(chunk)
+    except OSError as e:
+        why = errno_name(e)
+    for i in range(n + 1):
+        os.unlink(f"/tmp/fill{i}")
+    files, why_files = 0, "never refused"
+    try:
+        for i in range(1 << 20):
+            for d in ("/run/niwa", "/tmp"):
+                open(f"{d}/f{i}", "wb").close()
+                files += 1
+    except OSError as e:
+        why_files = errno_name(e)
+    return f"bytes {written} {why}; files {files} {why_files}"
+
+
+def write_file() -> str:
+    size = int(ARGS[0])
+    try:
+        with open("/tmp/big", "wb") as f:
+            f.write(b"x" * size)
+    except OSError as e:
+        return f"refused {errno_name(e)}"
+    return f"wrote {os.path.getsize('/tmp/big')}"
+
+
+def nest() -> str:
+    """3,000 nested directories in /tmp, with links out of the tree along the way."""
+    os.chdir("/tmp")
+    for i in range(3000):
+        os.mkdir("d")
+        os.chdir("d")
+        if i % 100 == 0:
+            os.symlink("/bot", "out")
+    os.chdir("/bot")
+    return "nested"
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def probe_syscalls() -> None:
+    """Each denied system call (numbers from argv) with harmless arguments; the errno
+    of each goes to stderr. Only under a seccomp filter and an unprivileged uid: some
+    of these would act as root."""
+    with open("/proc/self/status") as f:
+        status = f.read()
+    if "Seccomp:\t2" not in status or os.getuid() == 0:
+        print("PROBE no filter", file=sys.stderr, flush=True)
+        return
+    for spec in ARGS:
+        name, nr, *args = spec.split(":")
+        ctypes.set_errno(0)
+        ret = LIBC.syscall(ctypes.c_long(int(nr)), *(ctypes.c_long(int(a)) for a in args))
+        err = ctypes.get_errno() if ret == -1 else 0
+        print(f"PROBE {name}={errno.errorcode.get(err, str(err))}", file=sys.stderr, flush=True)
+
+
+def hog_inotify() -> int:
+    held = []
+    while True:
+        fd = LIBC.inotify_init1(0)
+        if fd < 0:
+            return len(held)
+        held.append(fd)
+
+
 class Hostile:
     def __init__(self) -> None:
         self.calls = 0
@@ -117,12 +199,29 @@ class Hostile:
         if BEHAVIOUR == "fork-bomb" and self.calls == 1:
             return Reply(index=0, note=fork_bomb())
         if self.calls == 1:
-            probe = {"network": probe_network, "read": probe_read, "write": probe_write}
+            probe = {
+                "network": probe_network, "read": probe_read, "write": probe_write,
+                "fill": fill_disk, "write-file": write_file, "nest": nest,
+                "whoami": lambda: f"uid {os.getuid()}",
+                "inotify-hog": lambda: f"hogged {HOGGED}",
+                "inotify": lambda: "ok" if LIBC.inotify_init1(0) >= 0 else "refused",
+            }  # fmt: skip
+            if BEHAVIOUR == "syscalls":
+                probe_syscalls()
+            if BEHAVIOUR == "mountinfo":
+                with open("/proc/self/mountinfo") as f:
+                    print(f.read(), file=sys.stderr, flush=True)
             if BEHAVIOUR in probe:
                 return Reply(index=0, note=probe[BEHAVIOUR]())
         return 0
 
 
+HOGGED = hog_inotify() if BEHAVIOUR == "inotify-hog" else 0
+if BEHAVIOUR == "symlink-socket":
+    # Serve on another name and plant a link to a host socket where the referee looks.
+    planted = os.environ[SOCKET_ENV]
+    os.environ[SOCKET_ENV] = os.path.join(os.path.dirname(planted), "real.sock")
+    os.symlink(ARGS[0], planted)
 if BEHAVIOUR == "exit-early":
     print("giving up before READY", file=sys.stderr, flush=True)
     sys.exit(5)
