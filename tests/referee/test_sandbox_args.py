@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from referee.sandbox import Limits, address_space_mib, bwrap_args, launcher
+import pytest
+
+from referee.sandbox import Limits, Sandbox, address_space_mib, bwrap_args, launcher
+
+BOX = Sandbox(bot_dir=Path("/srv/bots/abc"), uid=60001, seccomp_fd=7, info_fd=8)
 
 
 def test_without_a_memory_cgroup_the_address_space_limit_comes_down() -> None:
@@ -15,16 +20,31 @@ def test_without_a_memory_cgroup_the_address_space_limit_comes_down() -> None:
 
 def test_the_launcher_joins_every_cgroup_before_running_the_bot(tmp_path: Path) -> None:
     procs = [tmp_path / "memory/cgroup.procs", tmp_path / "pids/cgroup.procs"]
-    argv = launcher(["python3", "bot.py"], {}, Limits(), procs, False, None, tmp_path)
+    argv = launcher(["python3", "bot.py"], {}, Limits(), procs, None)
     script = argv[2]
     assert script.index(f"echo $$ > {procs[0]}") < script.index('exec "$@"')
     assert f"echo $$ > {procs[1]}" in script
     assert argv[-2:] == ["python3", "bot.py"]
 
 
-def test_the_sandbox_has_no_network_and_a_read_only_bot_directory(tmp_path: Path) -> None:
-    args = bwrap_args(tmp_path / "bot", tmp_path / "run", Limits(), as_root=True)
+def test_the_sandbox_has_no_network_and_a_read_only_bot_directory() -> None:
+    args = bwrap_args(BOX, Limits())
     assert "--unshare-net" in args and "--die-with-parent" in args and "--clearenv" in args
-    i = args.index(str(tmp_path / "bot"))
-    assert args[i - 1 : i + 2] == ["--ro-bind", str(tmp_path / "bot"), "/bot"]
+    i = args.index("/bot")
+    assert args[i - 2] == "--ro-bind" and args[i - 1].endswith("/mnt/bot")
     assert args[args.index("--cap-drop") + 1] == "ALL"
+    assert args[args.index("--seccomp") + 1] == "7" and args[args.index("--info-fd") + 1] == "8"
+
+
+def test_the_file_size_limit_is_given_to_sh_in_512_byte_blocks() -> None:
+    script = launcher(["bot"], {}, Limits(file_size_mib=64), [], None)[2]
+    assert f"ulimit -f {64 * 1024 * 1024 // 512}" in script
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the mount point is made in a root-only dir")
+def test_as_root_the_tmpfs_is_capped_in_bytes_and_inodes_and_the_uid_is_the_lease() -> None:
+    argv = launcher(["bot"], {}, Limits(tmp_mib=64, tmp_inodes=4096, tasks=128), [], BOX)
+    mounts = argv[argv.index("niwa-mounts") - 1]
+    assert "mount -t tmpfs -o size=64m,nr_inodes=4101," in mounts
+    assert "lowerdir=.:" in mounts and "cd /srv/bots/abc" in mounts
+    assert "--reuid=60001" in argv and "--nproc=128" in argv

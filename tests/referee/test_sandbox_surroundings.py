@@ -54,12 +54,19 @@ def own_dir(tmp_path: Path, name: str) -> Path:
     return d
 
 
-def host_leftovers() -> set[str]:
-    return {p.name for p in Path(tempfile.gettempdir()).glob("niwa-bot-*")}
+@pytest.fixture
+def host_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The referee's temporary directory for this test: whatever it would make on the
+    host's disk for a bot lands here."""
+    d = tmp_path / "host-tmp"
+    d.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(d))
+    return d
 
 
-def test_a_bot_filling_its_disk_stops_at_the_byte_and_inode_caps(tmp_path: Path) -> None:
-    before = host_leftovers()
+def test_a_bot_filling_its_disk_stops_at_the_byte_and_inode_caps(
+    tmp_path: Path, host_tmp: Path
+) -> None:
     outcome, replay = play(tmp_path, hostile_bot(tmp_path, "fill"))
     found = re.fullmatch(r"bytes (\d+) (\w+); files (\d+) (\w+)", note(replay))
     assert found is not None
@@ -68,7 +75,7 @@ def test_a_bot_filling_its_disk_stops_at_the_byte_and_inode_caps(tmp_path: Path)
     assert found[4] == "ENOSPC"
     assert outcome.seats[0].status == "ok"
     # Nothing reached the host: no run folder, and the mount point stays empty here.
-    assert host_leftovers() == before
+    assert list(host_tmp.iterdir()) == []
     assert list(MOUNT_POINT.iterdir()) == []
 
 
@@ -154,10 +161,11 @@ def test_mountinfo_names_no_data_dir_no_other_bot_and_no_run_dir(tmp_path: Path)
     assert outcome.seats[0].status == "ok"
 
 
-def test_a_bot_nesting_3000_directories_plays_on_and_leaves_nothing(tmp_path: Path) -> None:
-    before = host_leftovers()
+def test_a_bot_nesting_3000_directories_plays_on_and_leaves_nothing(
+    tmp_path: Path, host_tmp: Path
+) -> None:
     outcome, replay = play(tmp_path, hostile_bot(tmp_path, "nest"))
     assert note(replay) == "nested"
     assert outcome.seats[0].status == "ok"
-    assert host_leftovers() == before
+    assert list(host_tmp.iterdir()) == []
     assert list(MOUNT_POINT.iterdir()) == []
