@@ -210,8 +210,8 @@ def private_mounts(box: Sandbox, limits: Limits) -> list[str]:
     )
     script = [
         f"mount -t tmpfs -o {options} niwa {m}",
-        f"mkdir -m 1777 {m}/tmp {m}/run",
-        f"mkdir -m 0755 {m}/bot {m}/empty",
+        # (bot and empty are the overlay's mount point and second layer, never shown)
+        f"mkdir -m 1777 {m}/tmp {m}/run {m}/bot {m}/empty",
     ]
     if box.bot_dir is not None:
         # lowerdir given relative to the bot directory: mountinfo shows "." for it.
