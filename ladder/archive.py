@@ -23,6 +23,7 @@ rlimits (:mod:`ladder.unpack`), never in the process that serves the API.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -333,7 +334,12 @@ class _Reader:
         pax: dict[str, bytes] = {}
         headers = metadata = 0
         while True:
-            header = self.stream.read(BLOCK)
+            try:
+                header = self.stream.read(BLOCK)
+            except ArchiveError:
+                if headers == 0:
+                    raise ArchiveError("not a tar or tar.gz archive") from None
+                raise
             if header == _ZERO_BLOCK:
                 return  # end of archive: what follows is never decompressed
             headers += 1
@@ -495,10 +501,8 @@ class _Writer:
         fd = os.dup(self.root_fd)
         try:
             for part in parts:
-                try:
+                with contextlib.suppress(FileExistsError):
                     os.mkdir(part, 0o700, dir_fd=fd)
-                except FileExistsError:
-                    pass
                 child = os.open(part, _NOFOLLOW_DIR, dir_fd=fd)
                 os.close(fd)
                 fd = child

@@ -118,7 +118,7 @@ def _limit_self(limits: Limits, child: ChildLimits) -> None:
         (resource.RLIMIT_NOFILE, child.open_files),
         (resource.RLIMIT_CORE, 0),
     ):
-        soft, hard = resource.getrlimit(which)
+        _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         resource.setrlimit(which, (value, value))
