@@ -112,8 +112,8 @@ def content_hash(data: bytes) -> str:
 def pack_directory(folder: Path, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """A reproducible tar.gz of ``folder`` (sorted, zeroed times and owners).
 
-    Our own folder, so tarfile is fine here; links and special files are left out,
-    since the ladder refuses them."""
+    Our own folder, so tarfile is fine here. The ladder accepts only files and folders:
+    a link to a file inside the folder is packed as a copy, any other link refused."""
     folder = folder.resolve()
     if not (folder / MANIFEST).is_file():
         raise ArchiveError(f"{folder} has no {MANIFEST}: a bot folder starts with its manifest")
@@ -124,21 +124,28 @@ def pack_directory(folder: Path, limits: Limits = DEFAULT_LIMITS) -> bytes:
             relative = path.relative_to(folder)
             if SKIPPED_DIRS.intersection(relative.parts):
                 continue
-            mode = path.lstat().st_mode
+            source = path
+            if path.is_symlink():  # e.g. node_modules/.bin: packed as a copy of its file
+                source = path.resolve()
+                if not source.is_file() or not source.is_relative_to(folder):
+                    raise ArchiveError(
+                        f"{path} is a link to something other than a file in the bot's "
+                        "folder: the ladder accepts only files and folders (copy it in)"
+                    )
+            mode = source.lstat().st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 raise ArchiveError(
-                    f"{path} is not a file or folder: the ladder accepts only files and "
-                    "folders (replace links by copies)"
+                    f"{path} is not a file or folder: the ladder accepts only files and folders"
                 )
             count += 1
             if count > limits.files:
                 raise ArchiveError(f"{folder} has more than {limits.files} files")
-            info = tar.gettarinfo(str(path), arcname=relative.as_posix())
+            info = tar.gettarinfo(str(source), arcname=relative.as_posix())
             info.mtime = 0
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             if info.isreg():
-                with path.open("rb") as f:
+                with source.open("rb") as f:
                     tar.addfile(info, f)
             else:
                 tar.addfile(info)

@@ -136,11 +136,21 @@ def test_packing_a_folder_without_manifest_names_the_fix(tmp_path: Path) -> None
         archive.pack_directory(tmp_path)
 
 
-def test_packing_a_folder_with_a_link_names_the_link(tmp_path: Path) -> None:
+def test_packing_a_folder_with_a_link_out_names_the_link(tmp_path: Path) -> None:
     (tmp_path / "bot.toml").write_bytes(MANIFEST)
-    (tmp_path / "data").symlink_to("/etc")
-    with pytest.raises(ArchiveError, match="data is not a file or folder"):
+    (tmp_path / "data").symlink_to("/etc/passwd")
+    with pytest.raises(ArchiveError, match="data is a link to something other than a file"):
         archive.pack_directory(tmp_path)
+
+
+def test_packing_a_link_to_a_file_inside_packs_a_copy(tmp_path: Path) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_bytes(MANIFEST)
+    (bot / "run").symlink_to("bot.toml")
+    archive.extract(archive.pack_directory(bot), tmp_path / "out")
+    assert (tmp_path / "out" / "run").read_bytes() == MANIFEST
+    assert not (tmp_path / "out" / "run").is_symlink()
 
 
 def test_extracted_files_are_readable_by_all_and_writable_by_the_ladder_only(
