@@ -148,6 +148,15 @@ def main(argv: list[str]) -> int:
 
 
 def _peak_rss_kib() -> int:
+    """This process's peak resident memory. VmHWM belongs to the memory map made at
+    exec; ru_maxrss would also count the parent's before it (kept across execve)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
