@@ -10,8 +10,9 @@ from types import FrameType
 
 import structlog
 
-from ladder import server
+from ladder import server, submission
 from ladder.runner import Runner, Settings
+from ladder.store import Store
 
 
 def serve(
@@ -30,6 +31,11 @@ def serve(
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    store = Store.open(settings.db_url, settings.data_dir)
+    try:  # before serving: no upload can be in flight yet
+        submission.clean_leftovers(store)
+    finally:
+        store.close()
     grpc_server, port = server.start(
         settings.db_url, settings.data_dir, listen, tls_cert, tls_key,
         games=settings.game_names(),

@@ -86,6 +86,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (match_id, bot_id)
         )""",
     ),
+    # 2: ladder settings the admin may change (upload quotas).
+    (
+        """CREATE TABLE settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

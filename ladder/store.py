@@ -15,17 +15,31 @@ that transaction commits, so a committed match always has its replay.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bots import builtin
+from bots.manifest import name_problem, version_problem
 from ladder import auth, elo
 from ladder.db import Database, DatabaseError, Row, is_postgres_url, sqlite_path
 from ladder.schema import migrate
 
 SYSTEM_OWNER = "niwa"
+#: Owner names: lowercase ASCII only, so that no two look alike (no case or Unicode
+#: confusables); compared case-insensitively with the names of older ladders too.
+OWNER_NAME_CHARS = 32
+_OWNER_NAME = re.compile(rf"[a-z0-9][a-z0-9_-]{{0,{OWNER_NAME_CHARS - 1}}}")
+#: Bot names only the system owner may use: the built-ins, their numbered copies
+#: (the demo's ``random-2``), and "builtin"/"niwa"; compared case-insensitively.
+_RESERVED_WORDS = [*builtin.names(), "builtin", SYSTEM_OWNER]
+_RESERVED = re.compile(
+    "(?:" + "|".join(map(re.escape, _RESERVED_WORDS)) + ")(?:-[0-9]+)?",
+    re.IGNORECASE | re.ASCII,
+)
 
 # Bot statuses: only "active" bots are scheduled and ranked.
 PENDING, ACTIVE, REJECTED, RETIRED, SUPERSEDED, RESERVE = (
@@ -43,6 +57,21 @@ QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 
 class StoreError(ValueError):
     """A request the store refuses (unknown id, duplicate name, ...)."""
+
+
+def owner_name_problem(name: str) -> str:
+    """Why ``name`` cannot be a new owner's name ("" if it can)."""
+    if _OWNER_NAME.fullmatch(name):
+        return ""
+    return (
+        f"owner name {name[:80]!r}: use 1-{OWNER_NAME_CHARS} lowercase ASCII letters, "
+        "digits, - and _, starting with a letter or digit"
+    )
+
+
+def is_reserved(bot_name: str) -> bool:
+    """A name kept for niwa's built-in bots."""
+    return _RESERVED.fullmatch(bot_name) is not None
 
 
 @dataclass(frozen=True)
@@ -172,11 +201,12 @@ class Store:
 
     def add_owner(self, name: str, admin: bool = False) -> tuple[Owner, str]:
         """Create an owner; return it with its token (shown once, stored hashed)."""
-        if not name or not name.replace("-", "").replace("_", "").isalnum():
-            raise StoreError(f"owner name {name!r}: use letters, digits, - and _")
+        problem = owner_name_problem(name)
+        if problem:
+            raise StoreError(problem)
         token = auth.new_token()
         with self.db.transaction() as db:
-            if db.one("SELECT id FROM owners WHERE name = ?", (name,)):
+            if db.one("SELECT id FROM owners WHERE lower(name) = lower(?)", (name,)):
                 raise StoreError(f"owner {name!r} exists already: pick another name")
             row = db.one(
                 "INSERT INTO owners (name, token_hash, is_admin, created_at) "
@@ -207,6 +237,44 @@ class Store:
 
     # Bots ----------------------------------------------------------------------------
 
+    def check_new_bot(
+        self, name: str, version: str, games: Sequence[str], owner_id: int
+    ) -> None:
+        """Refuse (StoreError, naming the fix) a bot ``owner_id`` may not add: a bad or
+        reserved name, a name another owner has (in any game, in any case), a version
+        already on one of ``games``."""
+        for problem in (name_problem(name), version_problem(version)):
+            if problem:
+                raise StoreError(f"bot {name[:80]!r}: {problem}")
+        owner = self.db.one("SELECT name FROM owners WHERE id = ?", (owner_id,))
+        if owner is None:
+            raise StoreError(f"no owner has id {owner_id}")
+        if is_reserved(name) and owner["name"] != SYSTEM_OWNER:
+            raise StoreError(
+                f"bot name {name!r} is reserved for niwa's built-in bots: rename your bot"
+            )
+        rows = self.db.execute(
+            "SELECT DISTINCT b.name, b.owner_id, o.name AS owner FROM bots b "
+            "JOIN owners o ON o.id = b.owner_id WHERE lower(b.name) = lower(?)",
+            (name,),
+        )
+        for row in rows:
+            if row["owner_id"] != owner_id:
+                raise StoreError(f"bot name {name!r} belongs to {row['owner']}: rename your bot")
+            if row["name"] != name:
+                raise StoreError(
+                    f"you already have a bot named {row['name']!r}: spell {name!r} the same way"
+                )
+        for game in games:
+            if self.db.one(
+                "SELECT id FROM bots WHERE lower(name) = lower(?) AND version = ? AND game = ?",
+                (name, version, game),
+            ):
+                raise StoreError(
+                    f"{name}@{version} is already on the {game} ladder: raise the version "
+                    "in bot.toml"
+                )
+
     def add_bot(
         self,
         name: str,
@@ -218,21 +286,7 @@ class Store:
         status: str = PENDING,
     ) -> Bot:
         with self.db.transaction() as db:
-            clash = db.one(
-                "SELECT b.id, o.name AS owner FROM bots b JOIN owners o ON o.id = b.owner_id "
-                "WHERE b.name = ? AND b.game = ? AND b.owner_id <> ?",
-                (name, game, owner_id),
-            )
-            if clash:
-                raise StoreError(f"bot name {name!r} belongs to {clash['owner']}: rename your bot")
-            if db.one(
-                "SELECT id FROM bots WHERE name = ? AND version = ? AND game = ?",
-                (name, version, game),
-            ):
-                raise StoreError(
-                    f"{name}@{version} is already on the {game} ladder: raise the version "
-                    "in bot.toml"
-                )
+            self.check_new_bot(name, version, [game], owner_id)
             row = db.one(
                 "INSERT INTO bots (name, version, game, owner_id, source, archive_hash, status,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -244,11 +298,51 @@ class Store:
                 self._activate(bot_id)
         return self.bot(bot_id)
 
+    def owner_usage(self, owner_id: int) -> tuple[int, set[str]]:
+        """What counts against an owner's quota: their bot versions (a name@version in
+        several games counts once) and the archives they are stored from."""
+        rows = self.db.execute(
+            "SELECT name, version, archive_hash FROM bots WHERE owner_id = ?", (owner_id,)
+        )
+        versions = {(r["name"].lower(), r["version"]) for r in rows}
+        return len(versions), {str(r["archive_hash"]) for r in rows if r["archive_hash"]}
+
+    def archive_in_use(self, archive_hash: str) -> bool:
+        return self.db.one(
+            "SELECT id FROM bots WHERE archive_hash = ? LIMIT 1", (archive_hash,)
+        ) is not None
+
+    def archive_hashes(self) -> set[str]:
+        rows = self.db.execute("SELECT DISTINCT archive_hash FROM bots WHERE archive_hash "
+                               "IS NOT NULL")
+        return {str(r["archive_hash"]) for r in rows}
+
+    # Settings the ladder's admin may change (quotas) ---------------------------------
+
+    def setting(self, key: str) -> str | None:
+        row = self.db.one("SELECT value FROM settings WHERE key = ?", (key,))
+        return None if row is None else str(row["value"])
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self.db.transaction() as db:
+            db.execute("DELETE FROM settings WHERE key = ?", (key,))
+            db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", (key, value))
+
     def bot(self, bot_id: int) -> Bot:
         row = self.db.one(f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.id = ?", (elo.BASE, bot_id))
         if row is None:
             raise StoreError(f"no bot has id {bot_id}: see `niwa ladder leaderboard`")
         return _bot(row)
+
+    def find_builtin(self, source: str, name: str, version: str, game: str) -> Bot | None:
+        """The system owner's row for built-in ``source`` listed as ``name``: found by
+        who owns it and what it runs, never by a name alone."""
+        row = self.db.one(
+            f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.source = ? AND o.name = ? "
+            "AND b.name = ? AND b.version = ? AND b.game = ?",
+            (elo.BASE, source, SYSTEM_OWNER, name, version, game),
+        )
+        return None if row is None else _bot(row)
 
     def find_bot(self, name: str, version: str, game: str) -> Bot | None:
         row = self.db.one(

@@ -20,7 +20,8 @@ import grpc
 import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
-from ladder import archive, client, demo, logs, report
+from bots.manifest import parse as parse_manifest
+from ladder import archive, client, demo, logs, report, submission
 from ladder.db import DatabaseError
 from ladder.runner import Settings
 from ladder.service import Reads
@@ -57,6 +58,12 @@ def register(sub: Any) -> None:
     p.add_argument("--tls-cert", type=Path, help="PEM certificate chain (enables TLS)")
     p.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.add_argument("--quota-mb", type=int, metavar="MB",
+                   help="archives one owner may keep, in MiB (kept in the store; default "
+                   f"{submission.DEFAULT_QUOTA.archive_bytes >> 20})")
+    p.add_argument("--quota-versions", type=int, metavar="N",
+                   help="bot versions one owner may keep (kept in the store; default "
+                   f"{submission.DEFAULT_QUOTA.versions})")
     p.set_defaults(run=_serve)
 
     p = commands.add_parser("submit", help="submit a bot folder or archive (owner token)")
@@ -202,7 +209,14 @@ def _serve(args: argparse.Namespace) -> int:
     unknown = sorted(set(settings.games) - set(engine.games()))
     if unknown:
         raise UsageError(f"no game {unknown[0]!r}; registered games: {', '.join(engine.games())}")
-    _open_store(args).close()  # create and migrate, or fail with one line
+    store = _open_store(args)  # create and migrate, or fail with one line
+    try:
+        quota_bytes = None if args.quota_mb is None else args.quota_mb << 20
+        submission.set_quota(store, quota_bytes, args.quota_versions)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    finally:
+        store.close()
     try:
         return app.serve(settings, args.listen, args.tls_cert, args.tls_key)
     except (OSError, ValueError) as e:
@@ -218,7 +232,14 @@ def _submit(args: argparse.Namespace) -> int:
             load_manifest(path)  # the same check the server makes, before any upload
             data = archive.pack_directory(path)
         elif path.is_file():
+            if path.stat().st_size > archive.DEFAULT_LIMITS.archive_bytes:
+                raise UsageError(
+                    f"{path} is over the ladder's limit of "
+                    f"{archive.DEFAULT_LIMITS.archive_bytes} bytes"
+                )
             data = path.read_bytes()
+            # The server's checks, on our own archive: refuse early with the same words.
+            parse_manifest(archive.scan(data).manifest, f"{path}: bot.toml")
         else:
             raise UsageError(f"{path} does not exist: give a bot folder or archive")
     except (archive.ArchiveError, ManifestError) as e:

@@ -101,3 +101,24 @@ def test_bench_ladder_reports_rate_and_time_outside_the_bots(
     out = capsys.readouterr().out
     assert "ladder: 2 matches of blossom" in out
     assert "matches per minute" in out and "outside the bots" in out
+
+
+def test_submit_checks_an_archive_with_the_servers_rules_before_uploading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+    import tarfile
+
+    manifest = b'name = "alpha\\n"\nversion = "1"\ngames = ["*"]\ncommand = ["x"]\n'
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("bot.toml")
+        info.size = len(manifest)
+        tar.addfile(info, io.BytesIO(manifest))
+    path = tmp_path / "bot.tar.gz"
+    path.write_bytes(buffer.getvalue())
+    # No server listens on port 9: the refusal comes before any connection.
+    code = main(["ladder", "submit", str(path), "--server", "127.0.0.1:9", "--token", "t"])
+    assert code == 2
+    assert "'name' must be 1-64 ASCII letters" in capsys.readouterr().err
+

@@ -194,3 +194,58 @@ def test_a_match_the_referee_cannot_run_is_retried_then_failed(store: Store) -> 
         states.append(store.fail_match(match_id, "boom", retries=2))
     assert states == [QUEUED, QUEUED, FAILED]
     assert store.match(match_id).error == "boom"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Alice", "al\u0456ce", "alice\n", "a" * 33, "-alice", "al ice", ""],
+    ids=["uppercase", "cyrillic-i", "newline", "too-long", "dash-first", "space", "empty"],
+)
+def test_owner_names_are_short_lowercase_ascii(store: Store, name: str) -> None:
+    with pytest.raises(StoreError, match="lowercase ASCII"):
+        store.add_owner(name)
+
+
+def test_owner_names_are_unique_whatever_their_case(store: Store) -> None:
+    # An owner of an older ladder, made before names had to be lowercase.
+    store.db.execute(
+        "INSERT INTO owners (name, token_hash, is_admin, created_at) VALUES ('Alice', 'x', 0, 0)"
+    )
+    with pytest.raises(StoreError, match="exists already"):
+        store.add_owner("alice")
+
+
+def test_a_bot_name_belongs_to_its_owner_in_every_game(store: Store) -> None:
+    alice, _ = store.add_owner("alice")
+    bob, _ = store.add_owner("bob")
+    store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
+    with pytest.raises(StoreError, match="belongs to alice"):
+        store.add_bot("zen", "1", "sakura", bob.id, "archive", "h2")
+
+
+def test_a_bot_name_belongs_to_its_owner_whatever_its_case(store: Store) -> None:
+    alice, _ = store.add_owner("alice")
+    bob, _ = store.add_owner("bob")
+    store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
+    with pytest.raises(StoreError, match="belongs to alice"):
+        store.add_bot("ZEN", "1", "blossom", bob.id, "archive", "h2")
+
+
+def test_a_bot_name_with_a_trailing_newline_is_refused(store: Store) -> None:
+    alice, _ = store.add_owner("alice")
+    with pytest.raises(StoreError, match="'name' must be"):
+        store.add_bot("zen\n", "1", "blossom", alice.id, "archive", "h1")
+
+
+@pytest.mark.parametrize("name", ["random", "Greedy", "mcts", "random-2", "niwa", "builtin"])
+def test_built_in_names_are_reserved_for_the_system_owner(store: Store, name: str) -> None:
+    alice, _ = store.add_owner("alice")
+    with pytest.raises(StoreError, match="reserved for niwa's built-in bots"):
+        store.add_bot(name, "1", "blossom", alice.id, "archive", "h1")
+
+
+def test_settings_are_kept_in_the_store(store: Store) -> None:
+    store.set_setting("quota.versions", "3")
+    store.set_setting("quota.versions", "4")
+    assert store.setting("quota.versions") == "4"
+    assert store.setting("nothing") is None

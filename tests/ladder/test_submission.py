@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 
 import pytest
 
 from ladder import submission
-from ladder.store import ACTIVE, PENDING, REJECTED, SUPERSEDED, VALIDATION, Store
+from ladder.store import ACTIVE, PENDING, REJECTED, SUPERSEDED, VALIDATION, Store, StoreError
 from ladder.submission import SubmissionError
 
 
@@ -99,3 +100,132 @@ def test_the_same_archive_twice_is_refused(store: Store) -> None:
     submission.submit(store, owner, bot_archive())
     with pytest.raises(SubmissionError, match="raise the version"):
         submission.submit(store, owner, bot_archive())
+
+
+def named_archive(name: str, version: str = "1", padding: int = 0) -> bytes:
+    manifest = (
+        f'name = "{name}"\nversion = "{version}"\ngames = ["blossom"]\n'
+        'command = ["python3", "b.py"]\n'
+    ).encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for entry, data in (("bot.toml", manifest), ("pad", os.urandom(padding))):
+            info = tarfile.TarInfo(entry)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def stored_files(store: Store) -> list[str]:
+    return sorted(
+        str(p.relative_to(store.data_dir))
+        for folder in ("bots", "archives")
+        if (store.data_dir / folder).is_dir()
+        for p in (store.data_dir / folder).iterdir()
+    )
+
+
+def test_a_bot_named_like_a_built_in_is_refused_and_validation_keeps_the_built_in(
+    store: Store,
+) -> None:
+    owner, _ = store.add_owner("alice")
+    with pytest.raises(SubmissionError, match="'random' is reserved for niwa's built-in bots"):
+        submission.submit(store, owner, named_archive("random", "1"))
+    (bot,) = submission.submit(store, owner, named_archive("zen"))
+    (match,) = store.matches(state="queued")
+    opponent = store.bot(match.seats[1])
+    assert (opponent.source, opponent.owner) == ("builtin:random", "niwa")
+    assert bot.id == match.seats[0]
+
+
+def test_a_built_in_is_found_by_its_source_not_by_its_name(store: Store) -> None:
+    owner, _ = store.add_owner("alice")
+    # A row named "random" that is not the built-in (an older ladder let owners take it).
+    store.db.execute(
+        "INSERT INTO bots (name, version, game, owner_id, source, archive_hash, status,"
+        " created_at) VALUES ('random', '1', 'sakura', ?, 'archive', 'h', 'active', 0)",
+        (owner.id,),
+    )
+    assert store.find_builtin("builtin:random", "random", "1", "sakura") is None
+    with pytest.raises(StoreError):  # the name is taken: never the impostor instead
+        submission.builtin_bot(store, "random", "sakura")
+
+
+def test_a_refused_manifest_stores_nothing(store: Store) -> None:
+    owner, _ = store.add_owner("alice")
+    with pytest.raises(SubmissionError, match="'name' must be"):
+        submission.submit(store, owner, named_archive("bad name", padding=100_000))
+    assert stored_files(store) == []
+
+
+def test_a_name_owned_by_another_is_refused_before_storing(store: Store) -> None:
+    alice, _ = store.add_owner("alice")
+    bob, _ = store.add_owner("bob")
+    submission.submit(store, alice, named_archive("zen"))
+    before = stored_files(store)
+    with pytest.raises(SubmissionError, match="belongs to alice"):
+        submission.submit(store, bob, named_archive("Zen", "2", padding=1000))
+    assert stored_files(store) == before
+
+
+def test_a_refusal_after_unpacking_removes_everything_it_wrote(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owner, _ = store.add_owner("alice")
+
+    def clash(*args: object, **kwargs: object) -> None:  # another upload took the name
+        raise StoreError("bot name 'zen' belongs to bob: rename your bot")
+
+    monkeypatch.setattr(store, "add_bot", clash)
+    with pytest.raises(SubmissionError, match="belongs to bob"):
+        submission.submit(store, owner, named_archive("zen", padding=1000))
+    assert stored_files(store) == []
+
+
+def test_a_refused_resubmission_keeps_the_files_of_the_bot_stored_from_them(
+    store: Store,
+) -> None:
+    owner, _ = store.add_owner("alice")
+    submission.submit(store, owner, bot_archive())
+    before = stored_files(store)
+    with pytest.raises(SubmissionError, match="raise the version"):
+        submission.submit(store, owner, bot_archive())
+    assert stored_files(store) == before and len(before) == 2
+
+
+def test_the_version_quota_is_named_when_reached(store: Store) -> None:
+    owner, _ = store.add_owner("alice")
+    submission.set_quota(store, versions=1)
+    submission.submit(store, owner, named_archive("zen", "1"))
+    with pytest.raises(SubmissionError, match=r"1 bot versions, the quota .*--quota-versions"):
+        submission.submit(store, owner, named_archive("zen", "2"))
+
+
+def test_the_archive_bytes_quota_is_named_when_reached(store: Store) -> None:
+    owner, _ = store.add_owner("alice")
+    submission.set_quota(store, archive_bytes=30_000)
+    submission.submit(store, owner, named_archive("zen", "1", padding=20_000))
+    with pytest.raises(SubmissionError, match=r"quota of this ladder \(30000 bytes\)"):
+        submission.submit(store, owner, named_archive("zen", "2", padding=20_000))
+    assert len(stored_files(store)) == 2
+
+
+def test_admins_have_no_quota(store: Store) -> None:
+    admin, _ = store.add_owner("root", admin=True)
+    submission.set_quota(store, versions=0)
+    assert submission.submit(store, admin, named_archive("zen"))
+
+
+def test_start_up_removes_what_interrupted_uploads_left(store: Store) -> None:
+    owner, _ = store.add_owner("alice")
+    (bot,) = submission.submit(store, owner, bot_archive())
+    bots, archives = store.data_dir / "bots", store.data_dir / "archives"
+    (bots / ".unpack-abc" / "unpacked").mkdir(parents=True)
+    (archives / f".{'f' * 64}.tar.gz.123.part").write_bytes(b"half")
+    (bots / ("e" * 64)).mkdir()  # renamed into place, then killed before its row
+    (archives / f"{'e' * 64}.tar.gz").write_bytes(b"whole")
+    removed = submission.clean_leftovers(store)
+    assert len(removed) == 4
+    assert stored_files(store) == sorted(
+        [f"archives/{bot.archive_hash}.tar.gz", f"bots/{bot.archive_hash}"]
+    )
