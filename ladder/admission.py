@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
@@ -168,7 +168,13 @@ async def _abort(context: Any, code: grpc.StatusCode, details: str) -> None:
     await context.abort(code, details)
 
 
-class Admission(grpc.aio.ServerInterceptor[Any, Any]):
+if TYPE_CHECKING:  # generic in grpc-stubs only
+    _Interceptor = grpc.aio.ServerInterceptor[Any, Any]
+else:
+    _Interceptor = grpc.aio.ServerInterceptor
+
+
+class Admission(_Interceptor):
     """Wraps every method so that it is admitted first, then reads its one request
     (unary-request methods are served as request-streaming ones for that), and never
     lets an unexpected exception out as an UNKNOWN status with a traceback."""
