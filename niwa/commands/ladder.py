@@ -86,7 +86,8 @@ def register(sub: Any) -> None:
     p.add_argument("--game", default="")
     p.add_argument("--bot", type=int, default=0, help="bot id")
     p.add_argument("--state", default="", choices=["", "queued", "running", "done", "failed"])
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--limit", type=int, default=20, help="at most 200 (default 20)")
+    p.add_argument("--before", type=int, default=0, help="only matches older than this id")
     _read_args(p)
     p.set_defaults(run=_matches)
 
@@ -96,7 +97,9 @@ def register(sub: Any) -> None:
     _server_args(p)
     p.set_defaults(run=_watch)
 
-    p = commands.add_parser("replay", help="fetch a match's replay (for niwa replay verify|show)")
+    p = commands.add_parser(
+        "replay", help="fetch a match's replay, checked against its recorded SHA-256"
+    )
     p.add_argument("match_id", type=int)
     p.add_argument("-o", "--output", type=Path, help="write to FILE (default: stdout)")
     _read_args(p)
@@ -161,6 +164,8 @@ def _call(args: argparse.Namespace, method: str, request: Any, local: Callable[[
             return local(Reads(store))
         except StoreError as e:
             raise UsageError(str(e)) from None
+        except FileNotFoundError as e:
+            raise UsageError(f"file missing: {e.filename}") from None
         finally:
             store.close()
     answer: T = _remote(args, method, request)
@@ -278,7 +283,8 @@ def _bots(args: argparse.Namespace) -> int:
 
 def _matches(args: argparse.Namespace) -> int:
     request = pb.ListMatchesRequest(
-        game=args.game, bot_id=args.bot, state=args.state, limit=args.limit
+        game=args.game, bot_id=args.bot, state=args.state, limit=args.limit,
+        before_id=args.before,
     )
     print(report.matches(_call(args, "ListMatches", request, lambda r: r.list_matches(request))))
     return 0
@@ -303,11 +309,19 @@ def _watch(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     request = pb.GetReplayRequest(match_id=args.match_id)
     reply = _call(args, "GetReplay", request, lambda r: r.replay(request))
+    try:
+        content = client.checked_replay(reply, args.match_id)
+    except client.ReplayMismatch as e:
+        raise UsageError(str(e)) from None
     if args.output:
-        args.output.write_bytes(reply.content)
-        print(f"wrote {args.output} (check it: niwa replay verify {args.output})", file=sys.stderr)
+        args.output.write_bytes(content)
+        print(
+            f"wrote {args.output}, SHA-256 {reply.sha256} as recorded by the ladder "
+            f"(check the game in it: niwa replay verify {args.output})",
+            file=sys.stderr,
+        )
     else:
-        sys.stdout.buffer.write(reply.content)
+        sys.stdout.buffer.write(content)
     return 0
 
 
