@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError
 
 from ladder.store import Owner
 
@@ -251,6 +252,12 @@ class Admission(_Interceptor):
 
         try:
             request = await asyncio.wait_for(read(), timeout)
+        except DecodeError:
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the request is not a valid {method.rsplit('/', 1)[-1]} request message",
+            )
         except TimeoutError:
             await _abort(
                 context,
@@ -277,14 +284,14 @@ class Admission(_Interceptor):
             inner = handler.stream_stream
 
             async def streams(requests: Any, context: Any) -> AsyncIterator[Any]:
-                async with self._admit(method, True, token, context):
-                    try:
+                try:
+                    async with self._admit(method, True, token, context):
                         async for reply in inner(requests, context):
                             yield reply
-                    except (grpc.aio.AbortError, asyncio.CancelledError):
-                        raise
-                    except Exception:
-                        await self._failed(context, method)
+                except (grpc.aio.AbortError, asyncio.CancelledError):
+                    raise
+                except Exception:
+                    await self._failed(context, method)
 
             return grpc.stream_stream_rpc_method_handler(streams, deserialize, serialize)
 
@@ -292,29 +299,29 @@ class Admission(_Interceptor):
             unary_stream = handler.unary_stream
 
             async def watch(requests: Any, context: Any) -> AsyncIterator[Any]:
-                async with self._admit(method, stream, token, context) as caller:
-                    request = await self._read_one(requests, context, caller, method)
-                    try:
+                try:
+                    async with self._admit(method, stream, token, context) as caller:
+                        request = await self._read_one(requests, context, caller, method)
                         async for reply in unary_stream(request, context):
                             yield reply
-                    except (grpc.aio.AbortError, asyncio.CancelledError):
-                        raise
-                    except Exception:
-                        await self._failed(context, method)
+                except (grpc.aio.AbortError, asyncio.CancelledError):
+                    raise
+                except Exception:
+                    await self._failed(context, method)
 
             return grpc.stream_stream_rpc_method_handler(watch, deserialize, serialize)
 
         unary = handler.unary_unary
 
         async def call(requests: Any, context: Any) -> Any:
-            async with self._admit(method, stream, token, context) as caller:
-                request = await self._read_one(requests, context, caller, method)
-                try:
+            try:
+                async with self._admit(method, stream, token, context) as caller:
+                    request = await self._read_one(requests, context, caller, method)
                     reply = unary(request, context)
                     return await reply if asyncio.iscoroutine(reply) else reply
-                except (grpc.aio.AbortError, asyncio.CancelledError):
-                    raise
-                except Exception:
-                    await self._failed(context, method)
+            except (grpc.aio.AbortError, asyncio.CancelledError):
+                raise
+            except Exception:
+                await self._failed(context, method)
 
         return grpc.stream_unary_rpc_method_handler(call, deserialize, serialize)

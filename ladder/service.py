@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import json
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,6 +35,8 @@ from niwa.v1 import ladder_pb2 as pb
 from niwa.v1 import ladder_pb2_grpc as pb_grpc
 
 WATCH_POLL_S = 0.3
+#: How long anonymous callers share one computed leaderboard.
+BOARD_CACHE_S = 2.0
 #: Matches sent per store query while a watcher catches up.
 WATCH_BATCH = 100
 #: ListMatches answers at most this many per call; page with ``before_id``.
@@ -252,6 +255,7 @@ class LadderService(pb_grpc.LadderServicer):
         self.owners = ThreadPoolExecutor(self.limits.owner_threads, "niwa-api-owners")
         self.uploads = ThreadPoolExecutor(self.limits.uploads, "niwa-api-uploads")
         self.tokens = ThreadPoolExecutor(1, "niwa-api-tokens")
+        self._boards: dict[str, tuple[float, pb.LeaderboardResponse]] = {}
         self._head: int | None = None
         self._changed = asyncio.Condition()
         self._feed: asyncio.Task[None] | None = None
@@ -363,7 +367,15 @@ class LadderService(pb_grpc.LadderServicer):
     async def GetLeaderboard(
         self, request: pb.LeaderboardRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.LeaderboardResponse:
-        return await self._guard(context, lambda r: r.leaderboard(request))
+        """Anonymous callers share one answer per game for BOARD_CACHE_S: a leaderboard
+        fits every rated match again, too much work to do per anonymous call."""
+        anonymous = caller().owner is None
+        cached = self._boards.get(request.game)
+        if anonymous and cached is not None and time.monotonic() - cached[0] < BOARD_CACHE_S:
+            return cached[1]
+        reply = await self._guard(context, lambda r: r.leaderboard(request))
+        self._boards[request.game] = (time.monotonic(), reply)  # a known game or ""
+        return reply
 
     async def ListMatches(
         self, request: pb.ListMatchesRequest, context: grpc.aio.ServicerContext[Any, Any]

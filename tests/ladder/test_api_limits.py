@@ -285,6 +285,13 @@ def test_a_malformed_request_gets_one_line_and_the_right_status(
     assert "\n" not in details and "Traceback" not in details and len(details) < 400
 
 
+def test_a_request_that_is_not_a_protobuf_message_is_invalid(ladder: Ladder) -> None:
+    list_bots = ladder.channel().unary_unary("/niwa.v1.Ladder/ListBots")
+    error = status(lambda: list_bots(b"\xff\xff\xff\x01garbage", timeout=DEADLINE_S))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert error.details() == "the request is not a valid ListBots request message"
+
+
 def test_retiring_an_unknown_bot_is_not_found(ladder: Ladder) -> None:
     _, token = ladder.store.add_owner("root", admin=True)
     stub = ladder.stub()
