@@ -21,6 +21,7 @@ import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
 from ladder import archive, client, demo, logs, report
+from ladder.admission import Limits
 from ladder.db import DatabaseError
 from ladder.runner import Settings
 from ladder.service import Reads
@@ -57,6 +58,11 @@ def register(sub: Any) -> None:
     p.add_argument("--tls-cert", type=Path, help="PEM certificate chain (enables TLS)")
     p.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.add_argument("--max-streams", type=int, default=Limits.streams,
+                   help=f"anonymous watchers at once (default {Limits.streams})")
+    p.add_argument("--max-streams-per-address", type=int, default=Limits.streams_per_peer,
+                   help=f"... from one address (default {Limits.streams_per_peer}; raise it "
+                   "behind a proxy, where all clients share its address)")
     p.set_defaults(run=_serve)
 
     p = commands.add_parser("submit", help="submit a bot folder or archive (owner token)")
@@ -207,9 +213,12 @@ def _serve(args: argparse.Namespace) -> int:
     unknown = sorted(set(settings.games) - set(engine.games()))
     if unknown:
         raise UsageError(f"no game {unknown[0]!r}; registered games: {', '.join(engine.games())}")
+    if args.max_streams < 0 or args.max_streams_per_address < 0:
+        raise UsageError("--max-streams and --max-streams-per-address must be at least 0")
     _open_store(args).close()  # create and migrate, or fail with one line
     try:
-        return app.serve(settings, args.listen, args.tls_cert, args.tls_key)
+        limits = Limits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
+        return app.serve(settings, args.listen, args.tls_cert, args.tls_key, limits=limits)
     except (OSError, ValueError) as e:
         raise UsageError(str(e)) from None
 

@@ -16,7 +16,7 @@ from ladder.admission import Admission, Limits
 from ladder.store import ACTIVE, Finished, SeatResult, Store
 from niwa.v1 import ladder_pb2 as pb
 from niwa.v1 import ladder_pb2_grpc as pb_grpc
-from tests.ladder.serving import wait_for
+from tests.ladder.serving import start_ladder, wait_for
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
 #: A guard against a hang, far above what any answer takes.
@@ -329,3 +329,21 @@ def test_a_watcher_receives_a_match_that_finishes_after_it_connected(ladder: Lad
     first = next(iter(watcher))
     watcher.cancel()
     assert (first.id, first.state) == (match_id, "done")
+
+
+def test_niwa_ladder_serve_takes_the_stream_limits(tmp_path: Path) -> None:
+    proc, address = start_ladder(
+        tmp_path / "ladder.db", tmp_path / "ladder.log", "--matches", "0",
+        "--max-streams", "3", "--max-streams-per-address", "2",
+    )  # fmt: skip
+    try:
+        with grpc.insecure_channel(address) as channel:
+            stub = pb_grpc.LadderStub(channel)  # type: ignore[no-untyped-call]
+            watchers = [watch(stub) for _ in range(2)]
+            error = status(lambda: next(iter(watch(stub))))
+            for w in watchers:
+                w.cancel()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=DEADLINE_S)
+    assert "at most 2 anonymous streams at once per address" in (error.details() or "")
