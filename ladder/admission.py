@@ -237,7 +237,9 @@ class Admission(_Interceptor):
             for b in taken:
                 b.give(key)
 
-    async def _read_one(self, requests: Any, context: Any, caller: Caller, method: str) -> Any:
+    async def _read_one(
+        self, requests: Any, context: Any, caller: Caller, method: str, end_ok: bool = False
+    ) -> Any:
         """The call's one request, read only now that the call is admitted, within the
         read timeout and among at most ``reads`` requests of its class at once."""
         upload = method == SUBMIT
@@ -264,9 +266,20 @@ class Admission(_Interceptor):
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"the request did not arrive within {timeout:g} s of the call: send it at once",
             )
-        if request is None:
+        if request is None and not end_ok:
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the call had no request")
         return request
+
+    async def _read_each(
+        self, requests: Any, context: Any, caller: Caller, method: str
+    ) -> AsyncIterator[Any]:
+        """A request stream read like single requests: each message under the read gate
+        and the read timeout."""
+        while True:
+            request = await self._read_one(requests, context, caller, method, end_ok=True)
+            if request is None:
+                return
+            yield request
 
     async def _failed(self, context: Any, method: str) -> None:
         log.exception("call_failed", method=method)
@@ -285,8 +298,9 @@ class Admission(_Interceptor):
 
             async def streams(requests: Any, context: Any) -> AsyncIterator[Any]:
                 try:
-                    async with self._admit(method, True, token, context):
-                        async for reply in inner(requests, context):
+                    async with self._admit(method, True, token, context) as caller:
+                        gated = self._read_each(requests, context, caller, method)
+                        async for reply in inner(gated, context):
                             yield reply
                 except (grpc.aio.AbortError, asyncio.CancelledError):
                     raise

@@ -423,10 +423,11 @@ class LadderService(pb_grpc.LadderServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, str(e))
         except StoreError as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        # Headers now: the client knows it is admitted before any match finishes.
-        await context.send_initial_metadata(())
         head = await self._next_head(None)
         last = last or head
+        # Headers once "from now" is fixed: every match finishing after the client has
+        # them is sent.
+        await context.send_initial_metadata(())
         while True:
             if head > last:
                 batch = await self._run(self._finished_after(game, last))
