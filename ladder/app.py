@@ -11,6 +11,7 @@ from types import FrameType
 import structlog
 
 from ladder import server, submission
+from ladder.admission import Limits
 from ladder.runner import Runner, Settings
 from ladder.store import Store
 
@@ -21,6 +22,7 @@ def serve(
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
     play: bool = True,
+    limits: Limits | None = None,
 ) -> int:
     """Serve the API and play matches until SIGINT/SIGTERM (or ``max_matches``, after
     which the API stays up). Prints ``serving on HOST:PORT`` once listening."""
@@ -38,7 +40,7 @@ def serve(
         store.close()
     grpc_server, port = server.start(
         settings.db_url, settings.data_dir, listen, tls_cert, tls_key,
-        games=settings.game_names(),
+        games=settings.game_names(), limits=limits,
     )
     host = listen.rsplit(":", 1)[0]
     print(f"serving on {host}:{port}", flush=True)

@@ -2,28 +2,61 @@
 
 The read functions (:class:`Reads`) turn store rows into API messages; the server
 answers with them and the CLI, given ``--db``, calls them directly, so both print the
-same thing. Writes check the caller's token (gRPC metadata ``authorization: Bearer
-TOKEN``): an owner may submit and retire their own bots, an admin anything.
+same thing, and both refuse malformed requests the same way. Writes check the caller's
+token (gRPC metadata ``authorization: Bearer TOKEN``): an owner may submit and retire
+their own bots, an admin anything.
+
+The servicer runs on an asyncio event loop (see ``ladder.server``); every store call runs
+on a small thread pool: one for anonymous callers, one for callers with a token, one for
+uploads, so a crowd of anonymous callers never delays an owner. Streams hold no thread:
+one task polls the store for finished matches and wakes the watchers.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
+import structlog
 
+import engine
 from ladder import elo, submission
+from ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, Limits, caller
 from ladder.store import ACTIVE, DONE, RETIRED, Bot, Match, Owner, Store, StoreError
 from niwa.v1 import ladder_pb2 as pb
 from niwa.v1 import ladder_pb2_grpc as pb_grpc
 
-TOKEN_HEADER = "authorization"
 WATCH_POLL_S = 0.3
+#: How long anonymous callers share one computed leaderboard.
+BOARD_CACHE_S = 2.0
+#: Matches sent per store query while a watcher catches up.
+WATCH_BATCH = 100
+#: ListMatches answers at most this many per call; page with ``before_id``.
+MAX_LIST = 200
+DEFAULT_LIST = 20
+#: Longest game name, state or owner name a request may carry.
+MAX_TEXT = 64
+STATES = ("queued", "running", "done", "failed")
+
+T = TypeVar("T")
+log = structlog.get_logger("niwa.ladder.api")
+
+
+class NotFound(StoreError):
+    """What the request names does not exist (gRPC NOT_FOUND)."""
+
+
+class ReplayTampered(StoreError):
+    """A replay file no longer matches the SHA-256 recorded when its match finished
+    (gRPC DATA_LOSS)."""
 
 
 def bot_message(bot: Bot) -> pb.LadderBot:
@@ -43,19 +76,52 @@ def bot_message(bot: Bot) -> pb.LadderBot:
     )
 
 
-class Reads:
-    """Open reads over one store: leaderboards, bots, matches, replays."""
+def _text(what: str, value: str) -> str:
+    if len(value) > MAX_TEXT:
+        raise StoreError(f"{what} is {len(value)} characters long: at most {MAX_TEXT}")
+    return value
 
-    def __init__(self, store: Store) -> None:
+
+def known_games(games: Iterable[str] | None = None) -> frozenset[str]:
+    """The ladder's games and every registered one (a store may hold bots of both)."""
+    return frozenset(games or ()) | frozenset(engine.games())
+
+
+def check_game(name: str, games: frozenset[str]) -> str | None:
+    """A game filter: None for all, else a known game's name."""
+    if not name:
+        return None
+    _text("the game name", name)
+    if name not in games:
+        raise NotFound(f"no game {name!r} on this ladder: games are {', '.join(sorted(games))}")
+    return name
+
+
+def _id(what: str, value: int, optional: bool = False) -> int:
+    if value < 0 or (value == 0 and not optional):
+        raise StoreError(f"{what} {value}: ids are positive")
+    return value
+
+
+class Reads:
+    """Open reads over one store: leaderboards, bots, matches, replays. Malformed
+    requests raise :class:`StoreError` (or :class:`NotFound`) with one line."""
+
+    def __init__(self, store: Store, games: Iterable[str] | None = None) -> None:
         self.store = store
+        self.games = known_games(games)
+
+    def game(self, name: str) -> str | None:
+        return check_game(name, self.games)
 
     def list_bots(self, request: pb.ListBotsRequest) -> pb.ListBotsResponse:
         statuses = None if request.all else [ACTIVE]
-        bots = self.store.bots(request.game or None, statuses)
+        bots = self.store.bots(self.game(request.game), statuses)
         return pb.ListBotsResponse(bots=[bot_message(b) for b in bots])
 
     def leaderboard(self, request: pb.LeaderboardRequest) -> pb.LeaderboardResponse:
-        games = [request.game] if request.game else self.store.games_with_matches()
+        game = self.game(request.game)
+        games = [game] if game else self.store.games_with_matches()
         return pb.LeaderboardResponse(boards=[self._board(g) for g in games])
 
     def _board(self, game: str) -> pb.Leaderboard:
@@ -114,32 +180,91 @@ class Reads:
         )
 
     def list_matches(self, request: pb.ListMatchesRequest) -> pb.ListMatchesResponse:
+        if request.limit < 0:
+            raise StoreError(
+                f"limit {request.limit}: give 1 to {MAX_LIST} (0: {DEFAULT_LIST}), "
+                "and page with before_id"
+            )
+        if request.state and _text("the state", request.state) not in STATES:
+            raise StoreError(f"state {request.state!r}: one of {', '.join(STATES)}")
         matches = self.store.matches(
-            game=request.game or None,
-            bot_id=request.bot_id or None,
+            game=self.game(request.game),
+            bot_id=_id("bot", request.bot_id, optional=True) or None,
             state=request.state or None,
-            limit=request.limit or 20,
+            limit=min(request.limit or DEFAULT_LIST, MAX_LIST),
+            before_id=_id("before_id", request.before_id, optional=True) or None,
         )
         return pb.ListMatchesResponse(matches=[self.match_message(m) for m in matches])
 
+    def match(self, match_id: int) -> Match:
+        _id("match", match_id)
+        try:
+            return self.store.match(match_id)
+        except StoreError as e:
+            raise NotFound(str(e)) from None
+
     def replay(self, request: pb.GetReplayRequest) -> pb.Replay:
-        match = self.store.match(request.match_id)
+        """The replay file, only if it still has the SHA-256 recorded when its match
+        finished: a file changed on disk is refused (and logged), never served."""
+        match = self.match(request.match_id)
         if match.state != DONE:
             raise StoreError(
                 f"match {match.id} is {match.state}: only finished matches have a replay"
             )
         path = self.store.replay_path(match.id)
-        return pb.Replay(match_id=match.id, content=path.read_bytes())
+        content = path.read_bytes()
+        digest = hashlib.sha256(content).hexdigest()
+        recorded = match.replay_sha256 or ""
+        if digest != recorded:
+            log.error(
+                "replay_tampered", match_id=match.id, path=str(path), recorded=recorded,
+                actual=digest,
+            )  # fmt: skip
+            raise ReplayTampered(
+                f"the replay of match {match.id} ({path}) no longer matches its recorded "
+                f"SHA-256 ({recorded[:16] or 'none recorded'}, the file has {digest[:16]}): "
+                "it was changed or damaged on disk; restore it from a backup"
+            )
+        return pb.Replay(match_id=match.id, content=content, sha256=digest)
+
+    def head(self) -> int:
+        """The finish number (seq) of the last finished match; 0 if none."""
+        return int(self.store.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches"))
+
+    def finished_after(self, game: str | None, seq: int) -> list[pb.Match]:
+        return [
+            self.match_message(m)
+            for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH)
+        ]
 
 
 class LadderService(pb_grpc.LadderServicer):
-    """The gRPC servicer: one store connection per server thread."""
+    """The gRPC servicer: async handlers, store work on bounded pools (one store
+    connection per pool thread)."""
 
-    def __init__(self, db_url: str, data_dir: Path | None, games: list[str]) -> None:
+    def __init__(
+        self, db_url: str, data_dir: Path | None, games: list[str], limits: Limits | None = None
+    ) -> None:
         self.db_url = db_url
         self.data_dir = data_dir
         self.games = games
+        self.limits = limits or Limits()
+        self.known = known_games(games)
         self._local = threading.local()
+        self.public = ThreadPoolExecutor(self.limits.public_threads, "niwa-api-public")
+        self.owners = ThreadPoolExecutor(self.limits.owner_threads, "niwa-api-owners")
+        self.uploads = ThreadPoolExecutor(self.limits.uploads, "niwa-api-uploads")
+        self.tokens = ThreadPoolExecutor(1, "niwa-api-tokens")
+        self._boards: dict[str, tuple[float, pb.LeaderboardResponse]] = {}
+        self._head: int | None = None
+        self._changed = asyncio.Condition()
+        self._feed: asyncio.Task[None] | None = None
+
+    async def close(self) -> None:
+        if self._feed is not None:
+            self._feed.cancel()
+        for pool in (self.public, self.owners, self.uploads, self.tokens):
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def _store(self) -> Store:
         store: Store | None = getattr(self._local, "store", None)
@@ -148,104 +273,168 @@ class LadderService(pb_grpc.LadderServicer):
             self._local.store = store
         return store
 
-    def _reads(self) -> Reads:
-        return Reads(self._store())
+    async def _run(self, work: Callable[[Reads], T], pool: ThreadPoolExecutor | None = None) -> T:
+        """Run store work on the caller's pool (owners' when it sent a valid token)."""
+        if pool is None:
+            pool = self.public if caller().owner is None else self.owners
 
-    def _caller(self, context: grpc.ServicerContext) -> Owner:
-        token = ""
-        for key, value in context.invocation_metadata():
-            if key == TOKEN_HEADER and isinstance(value, str):
-                token = value.removeprefix("Bearer ").strip()
-        if not token:
-            context.abort(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "this call needs a token: pass --token or set NIWA_TOKEN",
-            )
-        owner = self._store().owner_for_token(token)
-        if owner is None:
-            context.abort(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "unknown token: ask the ladder's admin for one (niwa ladder user add)",
-            )
-        assert owner is not None
-        return owner
+        def job() -> T:
+            return work(Reads(self._store(), self.games))
 
-    def _guard(self, context: grpc.ServicerContext, call: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(pool, job)
+
+    async def owner_for_token(self, token: str) -> Owner | None:
+        return await self._run(lambda r: r.store.owner_for_token(token), self.tokens)
+
+    async def _guard(
+        self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Reads], T],
+        pool: ThreadPoolExecutor | None = None,
+    ) -> T:
+        """Run ``work``; turn the errors a request can cause into one-line statuses."""
         try:
-            return call()
+            return await self._run(work, pool)
+        except NotFound as e:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(e))
+        except ReplayTampered as e:
+            await context.abort(grpc.StatusCode.DATA_LOSS, str(e))
         except (StoreError, submission.SubmissionError) as e:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         except FileNotFoundError as e:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"file missing: {e.filename}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"file missing: {e.filename}")
+        raise AssertionError("abort returns only by raising")
 
-    def SubmitBot(
-        self, request: pb.SubmitBotRequest, context: grpc.ServicerContext
+    async def _caller(self, context: grpc.aio.ServicerContext[Any, Any]) -> Owner:
+        who = caller()
+        if who.owner is None:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, UNKNOWN_TOKEN if who.token else NEEDS_TOKEN
+            )
+        assert who.owner is not None
+        return who.owner
+
+    async def SubmitBot(
+        self, request: pb.SubmitBotRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.SubmitBotResponse:
-        owner = self._caller(context)
-        bots = self._guard(
-            context, lambda: submission.submit(self._store(), owner, request.archive, self.games)
+        owner = await self._caller(context)
+        bots = await self._guard(
+            context,
+            lambda r: submission.submit(r.store, owner, request.archive, self.games),
+            self.uploads,
         )
         return pb.SubmitBotResponse(bots=[bot_message(b) for b in bots])
 
-    def RetireBot(
-        self, request: pb.RetireBotRequest, context: grpc.ServicerContext
+    async def RetireBot(
+        self, request: pb.RetireBotRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.LadderBot:
-        owner = self._caller(context)
-        store = self._store()
-        bot = self._guard(context, lambda: store.bot(request.bot_id))
-        if bot.owner_id != owner.id and not owner.is_admin:
-            context.abort(
-                grpc.StatusCode.PERMISSION_DENIED,
-                f"bot {bot.id} ({bot.label}) belongs to {bot.owner}, not to {owner.name}",
-            )
-        store.set_bot_status(bot.id, RETIRED, f"retired by {owner.name}")
-        return bot_message(store.bot(bot.id))
+        owner = await self._caller(context)
 
-    def AddOwner(
-        self, request: pb.AddOwnerRequest, context: grpc.ServicerContext
+        def retire(reads: Reads) -> Bot | str:
+            _id("bot", request.bot_id)
+            try:
+                bot = reads.store.bot(request.bot_id)
+            except StoreError as e:
+                raise NotFound(str(e)) from None
+            if bot.owner_id != owner.id and not owner.is_admin:
+                return f"bot {bot.id} ({bot.label}) belongs to {bot.owner}, not to {owner.name}"
+            reads.store.set_bot_status(bot.id, RETIRED, f"retired by {owner.name}")
+            return reads.store.bot(bot.id)
+
+        bot = await self._guard(context, retire)
+        if isinstance(bot, str):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, bot)
+        assert not isinstance(bot, str)
+        return bot_message(bot)
+
+    async def AddOwner(
+        self, request: pb.AddOwnerRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.AddOwnerResponse:
-        caller = self._caller(context)
+        caller = await self._caller(context)
         if not caller.is_admin:
-            context.abort(
+            await context.abort(
                 grpc.StatusCode.PERMISSION_DENIED, "adding an owner needs an admin token"
             )
-        owner, token = self._guard(
-            context, lambda: self._store().add_owner(request.name, request.admin)
+        owner, token = await self._guard(
+            context,
+            lambda r: r.store.add_owner(_text("the owner name", request.name), request.admin),
         )
         return pb.AddOwnerResponse(name=owner.name, token=token)
 
-    def ListBots(
-        self, request: pb.ListBotsRequest, context: grpc.ServicerContext
+    async def ListBots(
+        self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListBotsResponse:
-        return self._reads().list_bots(request)
+        return await self._guard(context, lambda r: r.list_bots(request))
 
-    def GetLeaderboard(
-        self, request: pb.LeaderboardRequest, context: grpc.ServicerContext
+    async def GetLeaderboard(
+        self, request: pb.LeaderboardRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.LeaderboardResponse:
-        return self._reads().leaderboard(request)
-
-    def ListMatches(
-        self, request: pb.ListMatchesRequest, context: grpc.ServicerContext
-    ) -> pb.ListMatchesResponse:
-        return self._reads().list_matches(request)
-
-    def GetReplay(
-        self, request: pb.GetReplayRequest, context: grpc.ServicerContext
-    ) -> pb.Replay:
-        reply: pb.Replay = self._guard(context, lambda: self._reads().replay(request))
+        """Anonymous callers share one answer per game for BOARD_CACHE_S: a leaderboard
+        fits every rated match again, too much work to do per anonymous call."""
+        anonymous = caller().owner is None
+        cached = self._boards.get(request.game)
+        if anonymous and cached is not None and time.monotonic() - cached[0] < BOARD_CACHE_S:
+            return cached[1]
+        reply = await self._guard(context, lambda r: r.leaderboard(request))
+        self._boards[request.game] = (time.monotonic(), reply)  # a known game or ""
         return reply
 
-    def WatchMatches(
-        self, request: pb.WatchMatchesRequest, context: grpc.ServicerContext
-    ) -> Iterator[pb.Match]:
-        reads = self._reads()
-        last = request.after_seq
-        if not last:
-            last = int(reads.store.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches"))
-        while context.is_active():
-            for match in reads.store.matches(
-                game=request.game or None, after_seq=last, limit=100
-            ):
-                last = match.seq or last
-                yield reads.match_message(match)
-            time.sleep(WATCH_POLL_S)
+    async def ListMatches(
+        self, request: pb.ListMatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListMatchesResponse:
+        return await self._guard(context, lambda r: r.list_matches(request))
+
+    async def GetReplay(
+        self, request: pb.GetReplayRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.Replay:
+        return await self._guard(context, lambda r: r.replay(request))
+
+    @staticmethod
+    def _finished_after(game: str | None, seq: int) -> Callable[[Reads], list[pb.Match]]:
+        return lambda reads: reads.finished_after(game, seq)
+
+    async def _follow(self) -> None:
+        """The one poll of the store for every watcher: wake them when a match finishes."""
+        while True:
+            try:
+                head = await self._run(Reads.head, self.public)
+            except Exception:  # a locked or broken store: log, keep the watchers waiting
+                log.exception("watch_poll_failed")
+                head = self._head or 0
+            if head != self._head:
+                async with self._changed:
+                    self._head = head
+                    self._changed.notify_all()
+            await asyncio.sleep(WATCH_POLL_S)
+
+    async def _next_head(self, seen: int | None) -> int:
+        if self._feed is None:
+            self._feed = asyncio.create_task(self._follow())
+        async with self._changed:
+            await self._changed.wait_for(lambda: self._head is not None and self._head != seen)
+            assert self._head is not None
+            return self._head
+
+    async def WatchMatches(
+        self, request: pb.WatchMatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.Match]:
+        try:
+            game = check_game(request.game, self.known)
+            last = _id("after_seq", request.after_seq, optional=True)
+        except NotFound as e:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(e))
+        except StoreError as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        head = await self._next_head(None)
+        last = last or head
+        # Headers once "from now" is fixed: every match finishing after the client has
+        # them is sent.
+        await context.send_initial_metadata(())
+        while True:
+            if head > last:
+                batch = await self._run(self._finished_after(game, last))
+                for match in batch:
+                    last = max(last, match.seq)
+                    yield match
+                if len(batch) < WATCH_BATCH:
+                    last = max(last, head)  # the rest up to head are other games'
+                continue
+            head = await self._next_head(head)

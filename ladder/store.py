@@ -487,8 +487,10 @@ class Store:
         state: str | None = None,
         limit: int = 20,
         after_seq: int | None = None,
+        before_id: int | None = None,
     ) -> list[Match]:
-        """Newest first; with ``after_seq``, the finished ones after it, oldest first."""
+        """Newest first (with ``before_id``, those older than it); with ``after_seq``, the
+        finished ones after it, oldest first."""
         where, params = ["1 = 1"], list[Any]()
         if game:
             where.append("m.game = ?")
@@ -500,6 +502,9 @@ class Store:
             where.append("m.id IN (SELECT match_id FROM match_seats WHERE bot_id = ?)")
             params.append(bot_id)
         order = "m.id DESC"
+        if before_id is not None:
+            where.append("m.id < ?")
+            params.append(before_id)
         if after_seq is not None:
             where.append("m.seq > ?")
             params.append(after_seq)

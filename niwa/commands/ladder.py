@@ -22,6 +22,7 @@ from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
 from bots.manifest import parse as parse_manifest
 from ladder import archive, client, demo, logs, report, submission
+from ladder.admission import Limits
 from ladder.db import DatabaseError
 from ladder.runner import Settings
 from ladder.service import Reads
@@ -64,6 +65,11 @@ def register(sub: Any) -> None:
     p.add_argument("--quota-versions", type=int, metavar="N",
                    help="bot versions one owner may keep (kept in the store; default "
                    f"{submission.DEFAULT_QUOTA.versions})")
+    p.add_argument("--max-streams", type=int, default=Limits.streams,
+                   help=f"anonymous watchers at once (default {Limits.streams})")
+    p.add_argument("--max-streams-per-address", type=int, default=Limits.streams_per_peer,
+                   help=f"... from one address (default {Limits.streams_per_peer}; raise it "
+                   "behind a proxy, where all clients share its address)")
     p.set_defaults(run=_serve)
 
     p = commands.add_parser("submit", help="submit a bot folder or archive (owner token)")
@@ -93,7 +99,8 @@ def register(sub: Any) -> None:
     p.add_argument("--game", default="")
     p.add_argument("--bot", type=int, default=0, help="bot id")
     p.add_argument("--state", default="", choices=["", "queued", "running", "done", "failed"])
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--limit", type=int, default=20, help="at most 200 (default 20)")
+    p.add_argument("--before", type=int, default=0, help="only matches older than this id")
     _read_args(p)
     p.set_defaults(run=_matches)
 
@@ -103,7 +110,9 @@ def register(sub: Any) -> None:
     _server_args(p)
     p.set_defaults(run=_watch)
 
-    p = commands.add_parser("replay", help="fetch a match's replay (for niwa replay verify|show)")
+    p = commands.add_parser(
+        "replay", help="fetch a match's replay, checked against its recorded SHA-256"
+    )
     p.add_argument("match_id", type=int)
     p.add_argument("-o", "--output", type=Path, help="write to FILE (default: stdout)")
     _read_args(p)
@@ -168,6 +177,8 @@ def _call(args: argparse.Namespace, method: str, request: Any, local: Callable[[
             return local(Reads(store))
         except StoreError as e:
             raise UsageError(str(e)) from None
+        except FileNotFoundError as e:
+            raise UsageError(f"file missing: {e.filename}") from None
         finally:
             store.close()
     answer: T = _remote(args, method, request)
@@ -209,6 +220,8 @@ def _serve(args: argparse.Namespace) -> int:
     unknown = sorted(set(settings.games) - set(engine.games()))
     if unknown:
         raise UsageError(f"no game {unknown[0]!r}; registered games: {', '.join(engine.games())}")
+    if args.max_streams < 0 or args.max_streams_per_address < 0:
+        raise UsageError("--max-streams and --max-streams-per-address must be at least 0")
     store = _open_store(args)  # create and migrate, or fail with one line
     try:
         quota_bytes = None if args.quota_mb is None else args.quota_mb << 20
@@ -218,7 +231,8 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         store.close()
     try:
-        return app.serve(settings, args.listen, args.tls_cert, args.tls_key)
+        limits = Limits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
+        return app.serve(settings, args.listen, args.tls_cert, args.tls_key, limits=limits)
     except (OSError, ValueError) as e:
         raise UsageError(str(e)) from None
 
@@ -299,7 +313,8 @@ def _bots(args: argparse.Namespace) -> int:
 
 def _matches(args: argparse.Namespace) -> int:
     request = pb.ListMatchesRequest(
-        game=args.game, bot_id=args.bot, state=args.state, limit=args.limit
+        game=args.game, bot_id=args.bot, state=args.state, limit=args.limit,
+        before_id=args.before,
     )
     print(report.matches(_call(args, "ListMatches", request, lambda r: r.list_matches(request))))
     return 0
@@ -324,11 +339,19 @@ def _watch(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     request = pb.GetReplayRequest(match_id=args.match_id)
     reply = _call(args, "GetReplay", request, lambda r: r.replay(request))
+    try:
+        content = client.checked_replay(reply, args.match_id)
+    except client.ReplayMismatch as e:
+        raise UsageError(str(e)) from None
     if args.output:
-        args.output.write_bytes(reply.content)
-        print(f"wrote {args.output} (check it: niwa replay verify {args.output})", file=sys.stderr)
+        args.output.write_bytes(content)
+        print(
+            f"wrote {args.output}, SHA-256 {reply.sha256} as recorded by the ladder "
+            f"(check the game in it: niwa replay verify {args.output})",
+            file=sys.stderr,
+        )
     else:
-        sys.stdout.buffer.write(reply.content)
+        sys.stdout.buffer.write(content)
     return 0
 
 

@@ -175,16 +175,18 @@ class Match(_message.Message):
     def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., game_version: _Optional[str] = ..., kind: _Optional[str] = ..., seed: _Optional[int] = ..., options_json: _Optional[str] = ..., state: _Optional[str] = ..., seats: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., created_at: _Optional[float] = ..., started_at: _Optional[float] = ..., finished_at: _Optional[float] = ..., wall_s: _Optional[float] = ..., decisions: _Optional[int] = ..., error: _Optional[str] = ..., seq: _Optional[int] = ..., replay_sha256: _Optional[str] = ..., duplicate_group: _Optional[int] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
-    __slots__ = ("game", "bot_id", "state", "limit")
+    __slots__ = ("game", "bot_id", "state", "limit", "before_id")
     GAME_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_ID_FIELD_NUMBER: _ClassVar[int]
     game: str
     bot_id: int
     state: str
     limit: int
-    def __init__(self, game: _Optional[str] = ..., bot_id: _Optional[int] = ..., state: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    before_id: int
+    def __init__(self, game: _Optional[str] = ..., bot_id: _Optional[int] = ..., state: _Optional[str] = ..., limit: _Optional[int] = ..., before_id: _Optional[int] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
     __slots__ = ("matches",)
@@ -199,12 +201,14 @@ class GetReplayRequest(_message.Message):
     def __init__(self, match_id: _Optional[int] = ...) -> None: ...
 
 class Replay(_message.Message):
-    __slots__ = ("match_id", "content")
+    __slots__ = ("match_id", "content", "sha256")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     content: bytes
-    def __init__(self, match_id: _Optional[int] = ..., content: _Optional[bytes] = ...) -> None: ...
+    sha256: str
+    def __init__(self, match_id: _Optional[int] = ..., content: _Optional[bytes] = ..., sha256: _Optional[str] = ...) -> None: ...
 
 class WatchMatchesRequest(_message.Message):
     __slots__ = ("game", "after_seq")
