@@ -27,6 +27,7 @@ from ladder.service import Reads
 from ladder.store import PENDING, Store, StoreError
 from niwa.cli import UsageError
 from niwa.v1 import ladder_pb2 as pb
+from referee.cgroups import LimitsUnavailable
 
 DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
@@ -205,7 +206,7 @@ def _serve(args: argparse.Namespace) -> int:
     _open_store(args).close()  # create and migrate, or fail with one line
     try:
         return app.serve(settings, args.listen, args.tls_cert, args.tls_key)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, LimitsUnavailable) as e:
         raise UsageError(str(e)) from None
 
 
