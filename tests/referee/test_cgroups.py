@@ -14,8 +14,16 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.cgroups import DEFAULT_ROOT, REQUIRED, Cgroup, CgroupUnavailable, check_required
-from referee.cgroups import LimitsUnavailable, is_v2, probe
+from referee.cgroups import (
+    DEFAULT_ROOT,
+    REQUIRED,
+    Cgroup,
+    CgroupUnavailable,
+    LimitsUnavailable,
+    check_required,
+    is_v2,
+    probe,
+)
 from referee.sandbox import Limits
 
 SPIN = [sys.executable, "-c", "while True: pass"]
