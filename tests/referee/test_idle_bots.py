@@ -7,11 +7,17 @@ import time
 from pathlib import Path
 
 import pytest
-from structlog.testing import capture_logs
 
 from engine import State
 from referee.cgroups import DEFAULT_ROOT
-from referee.process_player import EXIT_BYTES, FAST_BYTES, LOG_LIMIT, THROTTLE_BYTES, THROTTLE_S
+from referee.process_player import (
+    EXIT_BYTES,
+    FAST_BYTES,
+    LOG_LIMIT,
+    THROTTLE_BYTES,
+    THROTTLE_S,
+    ProcessPlayer,
+)
 from referee.replay import Step
 from tests.referee.sandboxing import hostile_bot, moves_of, run_against_randoms
 from tests.referee.test_hostile_bots import assert_contained
@@ -88,22 +94,30 @@ def test_with_ponder_an_idle_bot_keeps_running_between_its_turns(tmp_path: Path)
     assert used > 0.05
 
 
-def flood_match(tmp_path: Path, ponder: bool) -> tuple[dict[str, int], float]:
+def flood_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ponder: bool
+) -> tuple[dict[str, int], float]:
     """The flooding bot against two random bots; (bytes the referee read from its
     stdout and stderr, seconds the bot's pipes were open at most)."""
     logs_dir = tmp_path / "logs"
+    read: dict[int, dict[str, int]] = {}
+    close = ProcessPlayer.close
+
+    async def close_and_count(self: ProcessPlayer) -> None:
+        await close(self)
+        read[self.seat] = dict(self.bytes_read)
+
+    monkeypatch.setattr(ProcessPlayer, "close", close_and_count)
     started = time.monotonic()
-    with capture_logs() as logs:
-        outcome, replay = run_against_randoms(
-            hostile_bot(tmp_path, "flood"), tmp_path, log_dir=logs_dir, ponder=ponder
-        )
+    outcome, replay = run_against_randoms(
+        hostile_bot(tmp_path, "flood"), tmp_path, log_dir=logs_dir, ponder=ponder
+    )
     elapsed = time.monotonic() - started
     assert_contained(outcome, replay)  # its opponents: every decision OK, no timeout
     assert "OK" in {status for status, _, _ in moves_of(replay, 0)}  # READY was seen
     (kept,) = logs_dir.glob("*seat0*.stderr")
     assert kept.stat().st_size == LOG_LIMIT  # the first MiB of its stderr is kept
-    (stopped,) = [e for e in logs if e["event"] == "bot_stopped" and e["seat"] == 0]
-    return {k: stopped[f"{k}_bytes"] for k in ("stdout", "stderr")}, elapsed
+    return read[0], elapsed
 
 
 def budget(elapsed_s: float) -> int:
@@ -111,14 +125,18 @@ def budget(elapsed_s: float) -> int:
     return FAST_BYTES + EXIT_BYTES + THROTTLE_BYTES * (int(elapsed_s / THROTTLE_S) + 2)
 
 
-def test_a_flooding_bot_is_read_at_a_bounded_rate_past_its_budget(tmp_path: Path) -> None:
-    read, elapsed = flood_match(tmp_path, ponder=True)  # ponder: it floods non-stop
+def test_a_flooding_bot_is_read_at_a_bounded_rate_past_its_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read, elapsed = flood_match(tmp_path, monkeypatch, ponder=True)  # ponder: it floods non-stop
     assert read["stderr"] > FAST_BYTES  # it flooded past the full-speed budget
     assert read["stdout"] <= budget(elapsed)
     assert read["stderr"] <= budget(elapsed)
 
 
-def test_a_frozen_flooding_bot_floods_only_during_its_turns(tmp_path: Path) -> None:
-    read, elapsed = flood_match(tmp_path, ponder=False)
+def test_a_frozen_flooding_bot_floods_only_during_its_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read, elapsed = flood_match(tmp_path, monkeypatch, ponder=False)
     assert read["stdout"] <= budget(elapsed)
     assert read["stderr"] <= budget(elapsed)

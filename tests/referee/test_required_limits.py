@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 import trio
-from structlog.testing import capture_logs
 
 from ladder.worker import Job, run_job
 from niwa.cli import main
+from referee import process_player
 from referee.cgroups import ROOT_ENV, LimitsUnavailable, probe
 from referee.match import BotSpec, Limits, MatchSpec, play_match
 from referee.process_player import ProcessPlayer
@@ -29,8 +29,10 @@ def no_cgroups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_match_requiring_limits_refuses_before_any_bot_starts(
-    tmp_path: Path, no_cgroups: Path
+    tmp_path: Path, no_cgroups: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    started: list[object] = []
+    monkeypatch.setattr(process_player, "Child", lambda *a: started.append(a))
     spec = MatchSpec(
         game=GAME,
         bots=[BotSpec.parse(str(hostile_bot(tmp_path, "quiet"))), BotSpec.parse("builtin:random")],
@@ -38,10 +40,10 @@ def test_a_match_requiring_limits_refuses_before_any_bot_starts(
         require_limits=True,
         replay_path=tmp_path / "r.jsonl",
     )
-    with capture_logs() as logs, pytest.raises(LimitsUnavailable) as e:
+    with pytest.raises(LimitsUnavailable) as e:
         play_match(spec)
     assert "no memory limit" in str(e.value) and "run the referee as root" in str(e.value)
-    assert not any(entry["event"] == "bot_started" for entry in logs)
+    assert started == []
 
 
 def test_a_player_requiring_limits_is_not_started_without_its_cgroup(no_cgroups: Path) -> None:
