@@ -462,19 +462,31 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
         if spec.require_limits:  # refuse before any bot starts, not half-way
             cgroups.check_required(spec.limits)
     match = _Match(spec, game, options)
-    async with AsyncExitStack() as stack:
-        nursery = await stack.enter_async_context(trio.open_nursery())
-        for i, bot in enumerate(spec.bots):
-            player = make_player(spec, bot, i, match.match_id, nursery)
-            stack.push_async_callback(player.close)
-            match.seats.append(_Seat(i, bot, player, spec, match.match_id))
-        writer = ReplayWriter(spec.replay_path) if spec.replay_path is not None else None
-        try:
-            return await match.play(writer)
-        finally:
-            if writer is not None:
-                writer.close()
+    try:
+        async with AsyncExitStack() as stack:
+            nursery = await stack.enter_async_context(trio.open_nursery())
+            for i, bot in enumerate(spec.bots):
+                player = make_player(spec, bot, i, match.match_id, nursery)
+                stack.push_async_callback(player.close)
+                match.seats.append(_Seat(i, bot, player, spec, match.match_id))
+            writer = ReplayWriter(spec.replay_path) if spec.replay_path is not None else None
+            try:
+                return await match.play(writer)
+            finally:
+                if writer is not None:
+                    writer.close()
+    except BaseExceptionGroup as group:
+        # A bot's group failed after the up-front check: the refusal, not a group of it.
+        refused = group.subgroup(LimitsUnavailable)
+        if refused is not None:
+            raise _first(refused) from None
+        raise
     raise AssertionError("unreachable")  # pragma: no cover  (mypy: the stack may swallow)
+
+
+def _first(group: BaseExceptionGroup[Any]) -> BaseException:
+    leaf = group.exceptions[0]
+    return _first(leaf) if isinstance(leaf, BaseExceptionGroup) else leaf
 
 
 def play_match(spec: MatchSpec) -> MatchOutcome:

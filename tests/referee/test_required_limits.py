@@ -10,7 +10,7 @@ import trio
 
 from ladder.worker import Job, run_job
 from niwa.cli import main
-from referee import process_player
+from referee import cgroups, process_player
 from referee.cgroups import ROOT_ENV, LimitsUnavailable, probe
 from referee.match import BotSpec, Limits, MatchSpec, play_match
 from referee.process_player import ProcessPlayer
@@ -44,6 +44,20 @@ def test_a_match_requiring_limits_refuses_before_any_bot_starts(
         play_match(spec)
     assert "no memory limit" in str(e.value) and "run the referee as root" in str(e.value)
     assert started == []
+
+
+def test_a_bot_group_failing_after_the_check_still_refuses_the_match(
+    tmp_path: Path, no_cgroups: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cgroups, "check_required", lambda limits: None)  # it passed, then
+    spec = MatchSpec(
+        game=GAME,
+        bots=[BotSpec.parse(str(hostile_bot(tmp_path, "quiet"))), BotSpec.parse("builtin:random")],
+        time_control=FAST,
+        require_limits=True,
+    )
+    with pytest.raises(LimitsUnavailable, match="cannot enforce the bot limits"):
+        play_match(spec)  # the refusal itself, not an exception group holding it
 
 
 def test_a_player_requiring_limits_is_not_started_without_its_cgroup(no_cgroups: Path) -> None:
