@@ -9,7 +9,8 @@ import pytest
 import trio
 
 from ladder.worker import Job, run_job
-from niwa.cli import main
+from niwa.cli import build_parser, main
+from niwa.commands.play import build_spec
 from referee import cgroups, process_player
 from referee.cgroups import ROOT_ENV, LimitsUnavailable, probe
 from referee.match import BotSpec, Limits, MatchSpec, play_match
@@ -128,3 +129,9 @@ def test_niwa_play_in_process_needs_no_cgroups(
             "--bot", "builtin:random", "--quiet", "--in-process"]  # fmt: skip
     assert main(argv) == 0
     assert BANNER not in capsys.readouterr().err
+
+
+def test_niwa_play_ponder_lets_bots_run_between_their_turns() -> None:
+    argv = ["play", "blossom", "--bot", "builtin:random", "--bot", "builtin:random"]
+    assert build_spec(build_parser().parse_args(argv)).ponder is False
+    assert build_spec(build_parser().parse_args([*argv, "--ponder"])).ponder is True
