@@ -3,7 +3,13 @@
 One process owns the scheduling and every write of results; a pool of worker
 processes (one per core by default) plays the matches through the referee. On start
 the runner puts back into the queue every match a previous run left "running": with
-the commit rules of :mod:`ladder.store` this makes a ``kill -9`` at any moment safe.
+the commit rules of :mod:`ladder.store` this makes a ``kill -9`` at any moment safe;
+it also removes what the killed run's referees left (:mod:`referee.leftovers`: bots'
+cgroups and run folders, partial replays).
+
+Sandboxed bots are only played with every documented limit enforced: when a worker
+reports :class:`referee.cgroups.LimitsUnavailable`, the match goes back to the queue
+and the runner stops with that error (a one-line message naming the fix).
 """
 
 from __future__ import annotations
@@ -24,6 +30,10 @@ import engine
 from ladder import scheduler, submission
 from ladder.store import ACTIVE, VALIDATION, Finished, Match, Store
 from ladder.worker import Job, init_worker, run_job
+from referee import cgroups
+from referee.cgroups import LimitsUnavailable
+from referee.leftovers import leftovers
+from referee.sandbox import Limits
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,13 @@ class Runner:
             requeued = store.requeue_running()
             if requeued:
                 self.log.warning("matches_requeued", matches=requeued)
+            leftovers(store.data_dir)  # what a killed run left; logs the counts
+            problem = cgroups.probe(Limits())
+            if problem:
+                self.log.error(
+                    "limits_unavailable", problem=problem, fix=cgroups.FIX,
+                    effect="matches with submitted bots will be refused",
+                )
             while not stop.is_set() and not self._enough():
                 self._run_pool(store, stop)
         finally:
@@ -131,6 +148,11 @@ class Runner:
             self.log.error("worker_pool_broken", matches=[m.id for m in in_flight.values()])
             for match in in_flight.values():
                 store.fail_match(match.id, "a worker process died")
+        except LimitsUnavailable as e:  # no bot's fault: hand every match back, stop
+            self.log.error("limits_unavailable", error=str(e))
+            store.requeue_running()
+            stop.set()
+            raise
         finally:
             if stop.is_set() and in_flight:  # asked to stop: hand the matches back now
                 requeued = store.requeue_running()
@@ -209,7 +231,7 @@ class Runner:
         log = self.log.bind(match=match.id, game=match.game)
         try:
             finished = future.result()
-        except BrokenProcessPool:
+        except (BrokenProcessPool, LimitsUnavailable):
             raise
         except Exception as e:  # the referee could not run it: not any bot's fault
             error = f"{type(e).__name__}: {e}"

@@ -54,7 +54,9 @@ def init_worker(ladder_pid: int, log_level: str) -> None:
 
 
 def run_job(job: Job) -> Finished:
-    """Play the match; raise if the referee cannot run it (not a bot's failure)."""
+    """Play the match; raise if the referee cannot run it (not a bot's failure):
+    :class:`referee.cgroups.LimitsUnavailable` when a submitted bot's limits cannot be
+    enforced on this machine."""
     log = structlog.get_logger("niwa.ladder").bind(match=job.match_id, game=job.game)
     final = Path(job.replay_path)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -67,6 +69,7 @@ def run_job(job: Job) -> Finished:
         seed=job.seed,
         time_control=TimeControl.parse(job.time_control),
         sandbox=True,  # the ladder never runs a submitted bot outside the sandbox
+        require_limits=True,  # nor without its cgroup limits (LimitsUnavailable)
         in_process=job.builtins_in_process,  # built-in bots are our code: no process needed
         replay_path=partial,
         log_dir=Path(job.log_dir),

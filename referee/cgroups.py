@@ -1,31 +1,83 @@
-"""Per-bot control groups: memory and task limits, CPU quota and CPU accounting.
+"""Per-bot control groups: memory, task and CPU limits, CPU accounting, the freezer.
 
-We create one child group per bot under the referee's own group, in cgroup v2 when
-``/sys/fs/cgroup`` is the unified hierarchy, else in the v1 hierarchies (memory, pids,
-cpu, cpuacct). When no group can be created (no permission, read-only /sys) the bot
-runs without one and the referee falls back to rlimits and /proc accounting; the
-returned :class:`Cgroup` is then ``None`` and the reason is logged once.
+One group per bot, a child of the referee's own group, in cgroup v2 when the root
+(``/sys/fs/cgroup``, or ``$NIWA_CGROUP_ROOT``) is the unified hierarchy, else in the
+v1 hierarchies mounted under it (memory, pids, cpu, cpuacct, freezer). What a group
+could not get is listed in :attr:`Cgroup.missing`; :func:`check_required` turns that
+into one clear error for callers that must not run a bot without every limit (the
+ladder), and :func:`probe` into a warning for the others (``niwa play``).
+
+A group's name carries the referee's pid (``niwa-<match>-<seat>-p<pid>-<random>``), so
+a later clean-up (:mod:`referee.leftovers`) can tell a group whose referee is gone
+from one of a match still running.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import signal
+import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
 from referee.sandbox import Limits
 
-ROOT = Path("/sys/fs/cgroup")
-_V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+DEFAULT_ROOT = Path("/sys/fs/cgroup")
+ROOT_ENV = "NIWA_CGROUP_ROOT"
+#: What a bot's group must have for every documented limit to hold.
+REQUIRED = ("memory", "pids", "cpu", "cpuacct", "freezer")
+#: v1: controller -> a file only a (non-root) group of that controller has.
+_V1_KEY_FILE = {
+    "memory": "memory.limit_in_bytes",
+    "pids": "pids.max",
+    "cpu": "cpu.cfs_quota_us",
+    "cpuacct": "cpuacct.usage",
+    "freezer": "freezer.state",
+}
+_V2_LIMITED = ("memory", "pids", "cpu")
+#: v2: the leaf a lone referee moves itself into so its own group may delegate
+#: controllers (a v2 group with processes cannot enable them for its children).
+REFEREE_LEAF = "niwa-referee"
+_OWNER = re.compile(r"-p(\d+)-[0-9a-f]{8}\Z")
+_PERIOD_US = 100_000
+FIX = (
+    "run the referee as root on a machine with cgroup v1 (memory, pids, cpu, cpuacct, "
+    "freezer) or cgroup v2 with the memory, pids and cpu controllers delegated to its "
+    "group (e.g. systemd-run --scope -p Delegate=yes), or set NIWA_CGROUP_ROOT to such "
+    "a hierarchy"
+)
+_DESCRIBE = {
+    "memory": "memory limit",
+    "pids": "process limit",
+    "cpu": "CPU quota",
+    "cpuacct": "CPU accounting",
+    "freezer": "freezer",
+}
 
 
 class CgroupUnavailable(RuntimeError):
     """No cgroup can be created here; the message says why."""
+
+
+class LimitsUnavailable(RuntimeError):
+    """A bot's documented limits cannot be enforced here; the message names what is
+    missing and how to fix it. Not a bot's failure: the referee refuses the match."""
+
+
+def root() -> Path:
+    return Path(os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
+
+
+def owner_pid(name: str) -> int | None:
+    """The referee pid a group (or run folder) name carries, if any."""
+    found = _OWNER.search(name)
+    return int(found.group(1)) if found else None
 
 
 def _own_paths() -> dict[str, str]:
@@ -41,75 +93,160 @@ def _own_paths() -> dict[str, str]:
     return paths
 
 
-def _v1_mount(controller: str) -> Path | None:
-    for line in Path("/proc/self/mounts").read_text().splitlines():
-        fields = line.split()
-        if len(fields) > 3 and fields[2] == "cgroup" and controller in fields[3].split(","):
-            return Path(fields[1])
-    return None
+def is_v2(top: Path) -> bool:
+    return (top / "cgroup.controllers").exists()
 
 
-def _is_v2_root() -> bool:
-    return (ROOT / "cgroup.controllers").exists()
+def _under(top: Path, own: str) -> Path:
+    """This process's group in the hierarchy at ``top``: its own path when that is
+    visible there (no cgroup namespace), else the top itself."""
+    path = top / own.lstrip("/")
+    return path if path.is_dir() else top
+
+
+def v2_base(top: Path) -> Path:
+    """The v2 group whose children the bots' groups are."""
+    base = _under(top, _own_paths().get("", "/"))
+    return base.parent if base.name == REFEREE_LEAF else base
+
+
+def v1_bases(top: Path) -> dict[str, Path]:
+    """v1 controller -> the group whose children the bots' groups are (for the
+    controllers mounted under ``top``)."""
+    own = _own_paths()
+    bases: dict[str, Path] = {}
+    for controller in _V1_KEY_FILE:
+        mount = top / controller
+        if (mount / "cgroup.procs").exists():
+            bases[controller] = _under(mount, own.get(controller, "/"))
+    return bases
+
+
+def bases(top: Path | None = None) -> list[Path]:
+    """Every directory the bots' groups are made in (for the clean-up)."""
+    top = top or root()
+    if is_v2(top):
+        return [v2_base(top)]
+    return sorted(set(v1_bases(top).values()))
+
+
+def _read_words(path: Path) -> set[str]:
+    try:
+        return set(path.read_text().split())
+    except OSError:
+        return set()
+
+
+def _v2_delegate(base: Path) -> None:
+    """Enable the limiting controllers for ``base``'s children, as far as allowed.
+    A group holding processes cannot; when the referee is alone in it, it moves
+    itself into a leaf child first."""
+    wanted = [c for c in _V2_LIMITED if c in _read_words(base / "cgroup.controllers")]
+    todo = [c for c in wanted if c not in _read_words(base / "cgroup.subtree_control")]
+    for controller in todo:
+        try:
+            _write(base / "cgroup.subtree_control", f"+{controller}")
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                continue
+            if _read_words(base / "cgroup.procs") != {str(os.getpid())}:
+                continue  # other processes share our group: not ours to move
+            leaf = base / REFEREE_LEAF
+            with contextlib.suppress(FileExistsError):
+                leaf.mkdir()
+            _write(leaf / "cgroup.procs", os.getpid())
+            with contextlib.suppress(OSError):
+                _write(base / "cgroup.subtree_control", f"+{controller}")
 
 
 @dataclass
 class Cgroup:
-    """One bot's groups. ``dirs`` holds one directory per hierarchy used."""
+    """One bot's groups. ``dirs`` holds one directory per hierarchy used ("v2", or
+    each v1 controller); ``missing`` what of :data:`REQUIRED` the group lacks."""
 
-    dirs: dict[str, Path]  # "v2" or a v1 controller -> directory
+    dirs: dict[str, Path]
     version: int
+    missing: tuple[str, ...] = ()
+    _freeze_fd: int | None = field(default=None, init=False, repr=False)
 
     @classmethod
-    def create(cls, name: str, limits: Limits) -> Cgroup:
-        """Create the groups and set the limits; raises :class:`CgroupUnavailable`."""
-        unique = f"niwa-{name}-{uuid.uuid4().hex[:8]}"
-        own = _own_paths()
+    def create(cls, name: str, limits: Limits, top: Path | None = None) -> Cgroup:
+        """Make the group and set the limits it can; raise :class:`CgroupUnavailable`
+        when no group at all can be made."""
+        top = top or root()
+        unique = f"niwa-{name}-p{os.getpid()}-{uuid.uuid4().hex[:8]}"
         dirs: dict[str, Path] = {}
         try:
-            if _is_v2_root():
-                dirs["v2"] = ROOT / own.get("", "/").lstrip("/") / unique
-                dirs["v2"].mkdir()
+            if is_v2(top):
+                group = cls._create_v2(top, unique, limits, dirs)
             else:
-                for controller in _V1_CONTROLLERS:
-                    mount = _v1_mount(controller)
-                    if mount is None:
-                        continue
-                    path = mount / own.get(controller, "/").lstrip("/") / unique
-                    if path not in dirs.values():  # cpu and cpuacct are often co-mounted
-                        path.mkdir()
-                    dirs[controller] = path
-                if "memory" not in dirs or "pids" not in dirs:
-                    raise CgroupUnavailable("the memory and pids cgroup controllers are missing")
-            group = cls(dirs, 2 if "v2" in dirs else 1)
-            group._set_limits(limits)
+                group = cls._create_v1(top, unique, limits, dirs)
         except (OSError, CgroupUnavailable) as e:
             for made in set(dirs.values()):
                 with contextlib.suppress(OSError):
                     made.rmdir()
             if isinstance(e, CgroupUnavailable):
                 raise
-            why = f"{e.strerror} ({e.filename})"
-            raise CgroupUnavailable(f"cannot create a cgroup: {why}") from None
+            why = f"{e.strerror} ({e.filename})" if e.filename else str(e)
+            raise CgroupUnavailable(f"cannot create a cgroup under {top}: {why}") from None
         return group
 
-    def _set_limits(self, limits: Limits) -> None:
+    @classmethod
+    def _create_v2(cls, top: Path, unique: str, limits: Limits, dirs: dict[str, Path]) -> Cgroup:
+        base = v2_base(top)
+        _v2_delegate(base)
+        d = dirs["v2"] = base / unique
+        d.mkdir()
+        have = _read_words(d / "cgroup.controllers")
+        missing = [c for c in _V2_LIMITED if c not in have]
+        if not (d / "cpu.stat").exists():
+            missing.append("cpuacct")
+        if not (d / "cgroup.freeze").exists():
+            missing.append("freezer")
         memory = limits.memory_mib << 20
-        period = 100_000
-        quota = int(limits.cpus * period)
-        if self.version == 2:
-            d = self.dirs["v2"]
+        if "memory" in have:
             _write(d / "memory.max", memory)
             _write(d / "memory.swap.max", 0, optional=True)
+        if "pids" in have:
             _write(d / "pids.max", limits.tasks)
-            _write(d / "cpu.max", f"{quota} {period}", optional=True)
-            return
-        _write(self.dirs["memory"] / "memory.limit_in_bytes", memory)
-        _write(self.dirs["memory"] / "memory.memsw.limit_in_bytes", memory, optional=True)
-        _write(self.dirs["pids"] / "pids.max", limits.tasks)
-        if "cpu" in self.dirs:
-            _write(self.dirs["cpu"] / "cpu.cfs_period_us", period, optional=True)
-            _write(self.dirs["cpu"] / "cpu.cfs_quota_us", quota, optional=True)
+        if "cpu" in have and not _write(
+            d / "cpu.max", f"{int(limits.cpus * _PERIOD_US)} {_PERIOD_US}", optional=True
+        ):
+            missing.append("cpu")
+        return cls(dirs, 2, tuple(c for c in REQUIRED if c in missing))
+
+    @classmethod
+    def _create_v1(cls, top: Path, unique: str, limits: Limits, dirs: dict[str, Path]) -> Cgroup:
+        found = v1_bases(top)
+        if not found:
+            raise CgroupUnavailable(f"no cgroup hierarchy is mounted under {top}")
+        made: dict[Path, Path] = {}  # co-mounted controllers share one directory
+        for controller, base in found.items():
+            real = base.resolve()
+            if real not in made:
+                made[real] = base / unique
+                made[real].mkdir()
+            dirs[controller] = made[real]
+        missing = [c for c in REQUIRED if not (dirs.get(c, top) / _V1_KEY_FILE[c]).exists()]
+        for c in missing:
+            dirs.pop(c, None)
+        if "memory" in dirs:
+            memory = limits.memory_mib << 20
+            _write(dirs["memory"] / "memory.limit_in_bytes", memory)
+            _write(dirs["memory"] / "memory.memsw.limit_in_bytes", memory, optional=True)
+        if "pids" in dirs:
+            _write(dirs["pids"] / "pids.max", limits.tasks)
+        if "cpu" in dirs:
+            ok = _write(dirs["cpu"] / "cpu.cfs_period_us", _PERIOD_US, optional=True)
+            quota = int(limits.cpus * _PERIOD_US)
+            if not (ok and _write(dirs["cpu"] / "cpu.cfs_quota_us", quota, optional=True)):
+                missing.append("cpu")
+        for unused in set(made.values()) - set(dirs.values()):
+            unused.rmdir()
+        return cls(dirs, 1, tuple(c for c in REQUIRED if c in missing))
+
+    def describe_missing(self) -> str:
+        return ", ".join(_DESCRIBE[c] for c in self.missing)
 
     def procs_files(self) -> list[Path]:
         """The files a process writes its pid into to join every group."""
@@ -118,16 +255,60 @@ class Cgroup:
     def pids(self) -> set[int]:
         found: set[int] = set()
         for f in self.procs_files():
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, ValueError):
                 found.update(int(p) for p in f.read_text().split())
         return found
+
+    def freeze(self) -> None:
+        """Stop every process of the group where it stands (one write; the kernel
+        finishes freezing asynchronously). No-op without a freezer."""
+        self._set_frozen(True)
+
+    def thaw(self) -> None:
+        self._set_frozen(False)
+
+    def _set_frozen(self, frozen: bool) -> None:
+        if self._freeze_fd is None:
+            if self.version == 2:
+                target = self.dirs["v2"] / "cgroup.freeze"
+            elif "freezer" in self.dirs:
+                target = self.dirs["freezer"] / "freezer.state"
+            else:
+                return
+            try:  # kept open: a freeze or thaw is then one write
+                self._freeze_fd = os.open(target, os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                return
+        if self.version == 2:
+            value = b"1" if frozen else b"0"
+        else:
+            value = b"FROZEN" if frozen else b"THAWED"
+        with contextlib.suppress(OSError):  # the group may be gone already
+            os.write(self._freeze_fd, value)
+
+    def _close_freezer(self) -> None:
+        if self._freeze_fd is not None:
+            os.close(self._freeze_fd)
+            self._freeze_fd = None
+
+    def frozen(self) -> bool:
+        """Whether the kernel reports the group (fully) frozen."""
+        try:
+            if self.version == 2:
+                events = (self.dirs["v2"] / "cgroup.events").read_text()
+                return "frozen 1" in events.splitlines()
+            if "freezer" in self.dirs:
+                return (self.dirs["freezer"] / "freezer.state").read_text().strip() == "FROZEN"
+        except OSError:
+            pass
+        return False
 
     def cpu_seconds(self) -> float | None:
         """CPU used by every process that ever ran in the group (user + system)."""
         try:
             if self.version == 2:
                 for line in (self.dirs["v2"] / "cpu.stat").read_text().splitlines():
-                    key, value = line.split()
+                    key, _, value = line.partition(" ")
                     if key == "usage_usec":
                         return int(value) / 1e6
                 return None
@@ -135,12 +316,14 @@ class Cgroup:
             if acct is None:
                 return None
             return int((acct / "cpuacct.usage").read_text()) / 1e9
-        except OSError:
+        except (OSError, ValueError):
             return None
 
     def memory_peak_bytes(self) -> int | None:
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        d = self.dirs["v2" if self.version == 2 else "memory"]
+        d = self.dirs.get("v2" if self.version == 2 else "memory")
+        if d is None:
+            return None
         try:
             return int((d / name).read_text())
         except (OSError, ValueError):
@@ -151,35 +334,52 @@ class Cgroup:
         try:
             if self.version == 2:
                 text = (self.dirs["v2"] / "memory.events").read_text()
-            else:
+            elif "memory" in self.dirs:
                 text = (self.dirs["memory"] / "memory.oom_control").read_text()
+            else:
+                return False
         except OSError:
             return False
         for line in text.splitlines():
             key, _, value = line.partition(" ")
-            if key == "oom_kill" and int(value) > 0:
+            if key == "oom_kill" and value.strip().isdigit() and int(value) > 0:
                 return True
         return False
+
+    def signal_kill(self) -> None:
+        """One round of SIGKILL to the whole group: ``cgroup.kill`` on v2, else each
+        process; thawed first (a frozen v1 task does not die until it runs again)."""
+        self.thaw()
+        if self.version == 2:
+            with contextlib.suppress(OSError):
+                _write(self.dirs["v2"] / "cgroup.kill", 1)
+        for pid in self.pids():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
     async def kill_all(self) -> None:
         """SIGKILL every process in the group until it is empty (a fork bomb cannot
         outrun this: pids.max stops it from growing)."""
-        kill_file = self.dirs.get("v2", Path("/nonexistent")) / "cgroup.kill"
-        if kill_file.exists():
-            with contextlib.suppress(OSError):
-                kill_file.write_text("1")
         for _ in range(200):
-            pids = self.pids()
-            if not pids:
+            if not self.pids():
                 return
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
+            self.signal_kill()
             await trio.sleep(0.005)
+
+    def kill_all_sync(self, timeout_s: float = 2.0) -> bool:
+        """:meth:`kill_all` outside trio (the start-up clean-up); True once empty."""
+        give_up = time.monotonic() + timeout_s
+        while self.pids():
+            if time.monotonic() > give_up:
+                return False
+            self.signal_kill()
+            time.sleep(0.005)
+        return True
 
     async def remove(self) -> None:
         """Remove the (empty) groups; retried briefly while the kernel lets go."""
-        for d in self.dirs.values():
+        self._close_freezer()
+        for d in set(self.dirs.values()):
             for _ in range(100):
                 try:
                     d.rmdir()
@@ -190,9 +390,36 @@ class Cgroup:
                     await trio.sleep(0.002)
 
 
-def _write(path: Path, value: object, optional: bool = False) -> None:
+def probe(limits: Limits, top: Path | None = None) -> str:
+    """What a bot's group would not enforce here ("" when everything holds), by
+    making one group and removing it."""
     try:
-        path.write_text(str(value))
+        group = Cgroup.create("probe", limits, top)
+    except CgroupUnavailable as e:
+        return f"no cgroup at all ({e}): no memory limit, process limit, CPU quota, " \
+               "CPU accounting or freezer"
+    for d in set(group.dirs.values()):
+        with contextlib.suppress(OSError):
+            d.rmdir()
+    if not group.missing:
+        return ""
+    return f"cgroup v{group.version} without {group.describe_missing()}"
+
+
+def check_required(limits: Limits, top: Path | None = None) -> None:
+    """Raise :class:`LimitsUnavailable` unless a bot's group gets every limit."""
+    problem = probe(limits, top)
+    if problem:
+        raise LimitsUnavailable(f"cannot enforce the bot limits: {problem}; {FIX}")
+
+
+def _write(path: Path, value: object, optional: bool = False) -> bool:
+    """Write one value; with ``optional`` a refusal returns False instead of raising."""
+    try:
+        with path.open("w") as f:
+            f.write(str(value))
     except OSError:
         if not optional:
             raise
+        return False
+    return True

@@ -6,7 +6,8 @@ Stable names::
     TimeControl.parse("1s+30s")            # per-decision time + bank
     MatchSpec(game, bots, options={}, seed=0, time_control=..., sandbox=True,
               replay_path=None, log_dir=None, in_process=False, max_failures=3,
-              startup_timeout_s=10.0, limits=Limits(), match_id="", on_step=None)
+              startup_timeout_s=10.0, limits=Limits(), match_id="", on_step=None,
+              ponder=False, require_limits=False)
     outcome = await run_match(spec)        # inside trio
     outcome = play_match(spec)             # sync: trio.run(run_match, spec)
     outcome.result                         # engine.Result; places put out seats last
@@ -42,7 +43,8 @@ from bots.manifest import Manifest
 from bots.manifest import load as load_manifest
 from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply
 from engine import CHANCE, Action, Game, Result, State, canonical_json
-from referee import sandbox, uids
+from referee import cgroups, sandbox, uids
+from referee.cgroups import LimitsUnavailable
 from referee.clock import Clock, TimeControl
 from referee.failures import FATAL, BotFailure, Failure
 from referee.players import InProcessPlayer, Player, Question
@@ -53,6 +55,7 @@ from referee.seeds import bot_seed, stream
 __all__ = [
     "BotSpec",
     "Limits",
+    "LimitsUnavailable",
     "MatchOutcome",
     "MatchSpec",
     "SeatOutcome",
@@ -129,6 +132,10 @@ class MatchSpec:
     limits: Limits = field(default_factory=Limits)
     match_id: str = ""
     on_step: StepObserver | None = None  # called after each step (narration, progress)
+    ponder: bool = False  # True: bots keep running between their turns (never frozen)
+    #: True: refuse the match (LimitsUnavailable) rather than start a sandboxed bot
+    #: whose cgroup limits cannot all be enforced; the ladder sets it.
+    require_limits: bool = False
 
     @property
     def players(self) -> int:
@@ -435,6 +442,8 @@ def make_player(
         startup_timeout_s=spec.startup_timeout_s,
         log_dir=spec.log_dir,
         nursery=nursery,
+        freeze_idle=not spec.ponder,
+        require_limits=spec.require_limits,
     )
 
 
@@ -451,20 +460,34 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
             )
     if spec.sandbox and not all(b.is_builtin and spec.in_process for b in spec.bots):
         check_sandbox([b for b in spec.bots if not b.is_builtin])
+        if spec.require_limits:  # refuse before any bot starts, not half-way
+            cgroups.check_required(spec.limits)
     match = _Match(spec, game, options)
-    async with AsyncExitStack() as stack:
-        nursery = await stack.enter_async_context(trio.open_nursery())
-        for i, bot in enumerate(spec.bots):
-            player = make_player(spec, bot, i, match.match_id, nursery)
-            stack.push_async_callback(player.close)
-            match.seats.append(_Seat(i, bot, player, spec, match.match_id))
-        writer = ReplayWriter(spec.replay_path) if spec.replay_path is not None else None
-        try:
-            return await match.play(writer)
-        finally:
-            if writer is not None:
-                writer.close()
+    try:
+        async with AsyncExitStack() as stack:
+            nursery = await stack.enter_async_context(trio.open_nursery())
+            for i, bot in enumerate(spec.bots):
+                player = make_player(spec, bot, i, match.match_id, nursery)
+                stack.push_async_callback(player.close)
+                match.seats.append(_Seat(i, bot, player, spec, match.match_id))
+            writer = ReplayWriter(spec.replay_path) if spec.replay_path is not None else None
+            try:
+                return await match.play(writer)
+            finally:
+                if writer is not None:
+                    writer.close()
+    except BaseExceptionGroup as group:
+        # A bot's group failed after the up-front check: the refusal, not a group of it.
+        refused = group.subgroup(LimitsUnavailable)
+        if refused is not None:
+            raise _first(refused) from None
+        raise
     raise AssertionError("unreachable")  # pragma: no cover  (mypy: the stack may swallow)
+
+
+def _first(group: BaseExceptionGroup[Any]) -> BaseException:
+    leaf = group.exceptions[0]
+    return _first(leaf) if isinstance(leaf, BaseExceptionGroup) else leaf
 
 
 def play_match(spec: MatchSpec) -> MatchOutcome:

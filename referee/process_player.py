@@ -11,6 +11,15 @@ referee at another socket. :meth:`ProcessPlayer.close` stops it (SIGTERM, then S
 to every process of its cgroup or process group), reaps it, and removes what it made
 (:func:`referee.cleanup.remove_tree`; a sandboxed bot leaves nothing on the host).
 
+Fairness: with ``freeze_idle`` (the default) the bot's cgroup is frozen whenever it
+is not answering a call, so it cannot burn CPU (or flood its pipes) while others
+think; it is thawed just before ``Act``/``Finish`` and before it is signalled.
+
+Floods: each pipe is read at full speed for its first :data:`FAST_BYTES`; past that
+the referee reads at most :data:`THROTTLE_BYTES` per :data:`THROTTLE_S`, so a bot
+writing as fast as it can blocks on its own writes and costs the referee a few reads
+a second. A chunk costs a copy into a bounded tail, never a split into lines.
+
 Errors are classified here, once: a call that fails because the process has exited
 is CRASHED, a dead socket with a live process DISCONNECTED, a passed deadline
 TIMEOUT, and an oversized or malformed answer (or an error status) ILLEGAL.
@@ -20,11 +29,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import sys
 import tempfile
 import time
-from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -34,7 +44,7 @@ import trio
 from bots.manifest import Manifest
 from bots.sdk import READY_LINE, SOCKET_ENV, Finish, GameStart, Reply
 from referee import uids
-from referee.cgroups import Cgroup, CgroupUnavailable
+from referee.cgroups import FIX, Cgroup, CgroupUnavailable, LimitsUnavailable
 from referee.child import Child
 from referee.cleanup import remove_tree
 from referee.failures import BotFailure, Failure
@@ -56,6 +66,19 @@ from referee.transport import BotClient, CallError
 STDERR_TAIL_LINES = 20
 #: Longest line kept (longer lines are cut): bounds memory against a flood.
 MAX_LINE = 400
+#: Raw bytes of stderr kept for the tail (fewer lines than STDERR_TAIL_LINES when
+#: they are very long).
+TAIL_BYTES = 64 << 10
+#: Bytes of each pipe read at full speed; then the referee throttles its reads.
+FAST_BYTES = 4 << 20
+#: A throttled pipe is read at most this much per THROTTLE_S (640 KiB/s).
+THROTTLE_BYTES = 64 << 10
+THROTTLE_S = 0.1
+#: Extra full-speed bytes once the bot's process has exited (what is left in the pipe).
+EXIT_BYTES = 1 << 20
+#: Prefix of a bot's run folder in the temp dir; the referee's pid follows.
+RUN_DIR_PREFIX = "niwa-bot-"
+_READY = re.compile(rb"(?:\A|\n)[ \t\r\f\v]*" + READY_LINE.encode() + rb"[ \t\r\f\v]*\n")
 #: Bytes of stderr saved per bot in --log-dir.
 LOG_LIMIT = 1 << 20
 #: Time a bot gets to exit after SIGTERM before SIGKILL.
@@ -66,24 +89,38 @@ _warned_no_cgroup = False
 
 
 class _Tail:
-    """The last lines of a stream, each cut at MAX_LINE, in bounded memory."""
+    """The end of a stream in bounded memory: raw bytes, cut into lines only when
+    read (a flood costs a copy per chunk, not work per line)."""
 
-    def __init__(self, lines: int) -> None:
-        self.lines: deque[str] = deque(maxlen=lines)
-        self._partial = b""
+    def __init__(self, lines: int, keep: int = TAIL_BYTES) -> None:
+        self.max_lines = lines
+        self.keep = keep
+        self._buf = bytearray()
+        self._cut = False
 
-    def feed(self, data: bytes | bytearray) -> list[str]:
-        """Add bytes; return the complete lines they finished."""
-        chunks = (self._partial + data).split(b"\n")
-        self._partial = chunks.pop()[-MAX_LINE:]
-        done = [c[:MAX_LINE].decode("utf-8", "replace").rstrip("\r") for c in chunks]
-        self.lines.extend(done)
-        return done
+    def feed(self, data: bytes | bytearray) -> None:
+        if len(data) >= self.keep:
+            self._buf[:] = data[-self.keep :]
+            self._cut = True
+            return
+        self._buf += data
+        over = len(self._buf) - self.keep
+        if over > 0:
+            del self._buf[:over]
+            self._cut = True
 
-    def close(self) -> None:
-        if self._partial:
-            self.lines.append(self._partial.decode("utf-8", "replace"))
-            self._partial = b""
+    @property
+    def lines(self) -> list[str]:
+        """The last lines (the last one possibly unfinished), each cut at MAX_LINE."""
+        parts = bytes(self._buf).split(b"\n")
+        if self._cut and len(parts) > 1:
+            parts = parts[1:]  # it may be the end of a longer line
+        if parts and parts[-1] == b"":
+            parts.pop()
+        return [
+            p[:MAX_LINE].decode("utf-8", "replace").rstrip("\r")
+            for p in parts[-self.max_lines :]
+        ]
 
 
 class ProcessPlayer:
@@ -99,6 +136,8 @@ class ProcessPlayer:
         log_dir: Path | None,
         nursery: trio.Nursery,
         bot_dir: Path | None = None,
+        freeze_idle: bool = True,
+        require_limits: bool = False,
     ) -> None:
         self.name = manifest.name
         self.version = manifest.version
@@ -111,6 +150,8 @@ class ProcessPlayer:
         self.startup_timeout_s = startup_timeout_s
         self.log_dir = log_dir
         self.nursery = nursery
+        self.freeze_idle = freeze_idle
+        self.require_limits = require_limits
         self.log = _log.bind(match=match_id, seat=seat, bot=manifest.name)
         self._process: Child | None = None
         self._client: BotClient | None = None
@@ -119,8 +160,9 @@ class ProcessPlayer:
         self._uid: uids.UidLease | None = None
         self._info_fd: int | None = None  # bwrap's --info-fd, read end
         self._socket_fd: int | None = None  # O_PATH descriptor of the sandbox's socket
-        self._stdout = _Tail(5)
         self._stderr = _Tail(STDERR_TAIL_LINES)
+        #: Bytes read from each pipe (what a flood cost the referee).
+        self.bytes_read = {"stdout": 0, "stderr": 0}
         self._ready = trio.Event()
         self._exited = trio.Event()
         self._streams_done = trio.Event()
@@ -147,19 +189,24 @@ class ProcessPlayer:
             await self._client.start(game, timeout_s)
         except CallError as e:
             raise await self._classify(e, "Start") from None
+        self._idle()
         self.log.info("bot_ready")
 
     async def act(self, question: Question, timeout_s: float) -> Reply:
         if self._client is None or self._exited.is_set():
             raise BotFailure(Failure.CRASHED, self._exit_text())
+        self._thaw()
         try:
             return await self._client.act(question, timeout_s)
         except CallError as e:
             raise await self._classify(e, "Act") from None
+        finally:  # answered, failed or cancelled (timed out): idle again
+            self._idle()
 
     async def finish(self, result: Finish, timeout_s: float) -> None:
         if self._client is None or self._exited.is_set():
             return
+        self._thaw()
         try:
             await self._client.finish(result, timeout_s)
         except CallError as e:
@@ -173,7 +220,16 @@ class ProcessPlayer:
         return _tree_cpu_seconds(self._process.pid)
 
     def stderr_tail(self) -> list[str]:
-        return list(self._stderr.lines)
+        return self._stderr.lines
+
+    def _idle(self) -> None:
+        """Not answering a call: freeze the bot (unless it may ponder)."""
+        if self.freeze_idle and self._cgroup is not None and not self._closed:
+            self._cgroup.freeze()
+
+    def _thaw(self) -> None:
+        if self._cgroup is not None:
+            self._cgroup.thaw()
 
     async def close(self) -> None:
         if self._closed:
@@ -195,7 +251,10 @@ class ProcessPlayer:
             self._uid.release()
         if self._run_dir is not None:
             remove_tree(self._run_dir)
-        self.log.info("bot_stopped", exit=self._exit_text())
+        self.log.info("bot_stopped", exit=self._exit_text(), **self._bytes_fields())
+
+    def _bytes_fields(self) -> dict[str, int]:
+        return {f"{k}_bytes": v for k, v in self.bytes_read.items()}
 
     def _socket_path(self) -> str:
         """Where to connect: without a sandbox the referee's own directory; sandboxed,
@@ -218,16 +277,27 @@ class ProcessPlayer:
 
     async def _spawn(self) -> None:
         global _warned_no_cgroup
-        if not self.sandbox:
-            self._run_dir = Path(tempfile.mkdtemp(prefix="niwa-bot-"))
-        elif os.geteuid() == 0:
-            self._uid = uids.acquire()
+        problem = ""
         try:
             self._cgroup = Cgroup.create(f"{self.match_id}-{self.seat}", self.limits)
+            if self._cgroup.missing:
+                problem = f"cgroup v{self._cgroup.version} without " \
+                          f"{self._cgroup.describe_missing()}"
         except CgroupUnavailable as e:
-            if not _warned_no_cgroup:
-                _warned_no_cgroup = True
-                _log.warning("no_cgroup", reason=str(e), fallback="rlimits and /proc accounting")
+            problem = str(e)
+        if problem and self.require_limits and self.sandbox:
+            if self._cgroup is not None:
+                await self._cgroup.remove()
+                self._cgroup = None
+            raise LimitsUnavailable(f"cannot enforce the bot limits: {problem}; {FIX}")
+        if problem and not _warned_no_cgroup:
+            _warned_no_cgroup = True
+            _log.warning("no_cgroup", reason=problem, fallback="rlimits and /proc accounting")
+        if not self.sandbox:
+            # The referee's pid in the name: a later clean-up can tell whose folder it is.
+            self._run_dir = Path(tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}p{os.getpid()}-"))
+        elif os.geteuid() == 0:
+            self._uid = uids.acquire()
         home = "/tmp" if self._run_dir is None else str(self._run_dir)
         env = {
             SOCKET_ENV: f"{RUN_DIR}/{SOCKET_NAME}" if self.sandbox else f"{home}/{SOCKET_NAME}",
@@ -278,19 +348,28 @@ class ProcessPlayer:
             path = self.log_dir / f"{self.match_id}-seat{self.seat}-{self.name}.stderr"
             log_file = path.open("wb")
 
-        async def stdout() -> None:
-            async for chunk in process.stdout:
-                lines = self._stdout.feed(chunk)
-                if not self._ready.is_set() and READY_LINE in (ln.strip() for ln in lines):
-                    self._ready.set()
+        carry = b""  # stdout after its last newline, until READY (short: READY is)
 
-        async def stderr() -> None:
-            written = 0
-            async for chunk in process.stderr:
-                self._stderr.feed(chunk)
-                if log_file is not None and written < LOG_LIMIT:
-                    log_file.write(chunk[: LOG_LIMIT - written])
-                    written += len(chunk)
+        def stdout(chunk: bytes) -> None:
+            nonlocal carry
+            if self._ready.is_set():
+                return
+            data = carry + chunk
+            if _READY.search(data):
+                self._ready.set()
+            cut = data.rfind(b"\n")
+            carry = data[cut:] if cut >= 0 else data
+            if len(carry) > 64:  # too long to be READY: remember only "mid-line"
+                carry = b"-"
+
+        written = 0
+
+        def stderr(chunk: bytes) -> None:
+            nonlocal written
+            self._stderr.feed(chunk)
+            if log_file is not None and written < LOG_LIMIT:
+                log_file.write(chunk[: LOG_LIMIT - written])
+                written += len(chunk)
 
         async def reap() -> None:
             await process.wait()
@@ -299,19 +378,37 @@ class ProcessPlayer:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(reap)
-                nursery.start_soon(_ignore_closed, stdout)
-                nursery.start_soon(_ignore_closed, stderr)
+                nursery.start_soon(self._drain, process.stdout, "stdout", stdout)
+                nursery.start_soon(self._drain, process.stderr, "stderr", stderr)
         finally:
-            self._stderr.close()
             await process.stdout.aclose()
             await process.stderr.aclose()
             if log_file is not None:
                 log_file.close()
             self._streams_done.set()
 
+    async def _drain(
+        self, stream: trio.lowlevel.FdStream, name: str, handle: Callable[[bytes], None]
+    ) -> None:
+        """Read one pipe to its end: at full speed for FAST_BYTES (plus EXIT_BYTES once
+        the process has exited), then THROTTLE_BYTES per THROTTLE_S."""
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            while True:
+                budget = FAST_BYTES + (EXIT_BYTES if self._exited.is_set() else 0)
+                if self.bytes_read[name] < budget:
+                    chunk = await stream.receive_some(THROTTLE_BYTES)
+                else:  # a flood: the bot blocks on its own writes, which is its problem
+                    await trio.sleep(THROTTLE_S)
+                    chunk = await stream.receive_some(THROTTLE_BYTES)
+                if not chunk:
+                    return
+                self.bytes_read[name] += len(chunk)
+                handle(chunk)
+
     async def _stop(self) -> None:
         """SIGTERM, a short grace, then SIGKILL everything the bot started; reap."""
         assert self._process is not None
+        self._thaw()  # a frozen task does not act on a signal until it is thawed
         self._signal_all(signal.SIGTERM)
         with trio.move_on_after(TERM_GRACE_S):
             await self._exited.wait()
@@ -374,11 +471,6 @@ class ProcessPlayer:
             with contextlib.suppress(ValueError):
                 return f"killed by {signal.Signals(code - 128).name}"
         return f"exited with code {code}"
-
-
-async def _ignore_closed(reader: object) -> None:
-    with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-        await reader()  # type: ignore[operator]
 
 
 def _tree_cpu_seconds(pid: int) -> float | None:

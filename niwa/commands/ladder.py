@@ -29,6 +29,7 @@ from ladder.service import Reads
 from ladder.store import PENDING, Store, StoreError
 from niwa.cli import UsageError
 from niwa.v1 import ladder_pb2 as pb
+from referee.cgroups import LimitsUnavailable
 
 DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
@@ -233,7 +234,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         limits = Limits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
         return app.serve(settings, args.listen, args.tls_cert, args.tls_key, limits=limits)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, LimitsUnavailable) as e:
         raise UsageError(str(e)) from None
 
 

@@ -13,6 +13,7 @@ import engine
 from bots.manifest import ManifestError
 from engine import CHANCE, State
 from niwa.cli import UsageError
+from referee import cgroups
 from referee.clock import TimeControl
 from referee.logs import configure_cli_logging
 from referee.match import BotSpec, MatchOutcome, MatchSpec, load_game, play_match
@@ -47,6 +48,9 @@ def register(sub: Any) -> None:
                    help="run bots as plain processes (trusted bots only)")
     p.add_argument("--in-process", action="store_true",
                    help="run built-in bots inside the referee (no process, no gRPC)")
+    p.add_argument("--ponder", action="store_true",
+                   help="let bots run between their turns (default: each bot is frozen "
+                   "while it is not answering)")
     p.add_argument("--quiet", action="store_true", help="print only the result")
     p.set_defaults(run=run)
 
@@ -97,7 +101,28 @@ def build_spec(args: argparse.Namespace, on_step: Any = None) -> MatchSpec:
         in_process=args.in_process,
         max_failures=args.max_failures,
         on_step=on_step,
+        ponder=args.ponder,
     )
+
+
+def limits_banner(spec: MatchSpec) -> str:
+    """A loud warning when sandboxed bot processes would run without every cgroup
+    limit; "" when they are all enforced (or no bot runs as a sandboxed process)."""
+    if not spec.sandbox or all(b.is_builtin and spec.in_process for b in spec.bots):
+        return ""
+    problem = cgroups.probe(spec.limits)
+    if not problem:
+        return ""
+    rule = "!" * 78
+    return "\n".join([
+        rule,
+        "WARNING: the bots' limits are NOT enforced on this machine:",
+        f"  {problem}.",
+        "  Memory falls back to an address-space cap, processes to a shared RLIMIT_NPROC,",
+        "  CPU time to /proc accounting, and bots are not frozen between their turns.",
+        f"  Fix: {cgroups.FIX}.",
+        rule,
+    ])
 
 
 class Narrator:
@@ -165,6 +190,9 @@ def run(args: argparse.Namespace) -> int:
     if not spec.sandbox:
         print("warning: bots run WITHOUT a sandbox (--no-sandbox): only for bots you trust",
               file=sys.stderr)
+    banner = limits_banner(spec)
+    if banner:
+        print(banner, file=sys.stderr, flush=True)
     try:
         outcome = play_match(spec)
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game

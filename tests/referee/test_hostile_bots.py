@@ -15,7 +15,7 @@ import pytest
 
 from referee.clock import TimeControl
 from referee.match import MatchOutcome
-from referee.process_player import LOG_LIMIT, MAX_LINE, STDERR_TAIL_LINES, _Tail
+from referee.process_player import LOG_LIMIT, MAX_LINE, STDERR_TAIL_LINES, TAIL_BYTES, _Tail
 from referee.replay import Replay
 from tests.referee.sandboxing import (
     hostile_bot,
@@ -147,7 +147,10 @@ def test_a_bot_that_crashes_mid_match_is_out_with_its_stderr(tmp_path: Path) -> 
 
 
 def test_a_bot_that_stops_serving_but_lives_on_is_disconnected(tmp_path: Path) -> None:
-    outcome, replay = run_against_randoms(hostile_bot(tmp_path, "hang-up"), tmp_path)
+    # ponder: it stops serving between its turns, which a frozen bot cannot do
+    outcome, replay = run_against_randoms(
+        hostile_bot(tmp_path, "hang-up"), tmp_path, ponder=True
+    )
     statuses = [s for s, _, _ in moves_of(replay, 0)]
     cut = statuses.index("DISCONNECTED")  # once its server is gone
     assert set(statuses[:cut]) == {"OK"} and set(statuses[cut + 1 :]) <= {"OUT"}
@@ -191,12 +194,22 @@ def test_flooding_stdout_and_stderr_keeps_the_referee_bounded(tmp_path: Path) ->
     assert_contained(outcome, replay)
 
 
-def test_the_stderr_tail_is_bounded_in_lines_and_width() -> None:
+def test_the_stderr_tail_keeps_the_last_lines_cut_in_width() -> None:
     tail = _Tail(STDERR_TAIL_LINES)
-    for _ in range(1000):
-        tail.feed(b"y" * 5000 + b"\n")
+    for i in range(1000):
+        tail.feed(f"line {i} ".encode() + b"y" * 500 + b"\n")
     assert len(tail.lines) == STDERR_TAIL_LINES
     assert {len(line) for line in tail.lines} == {MAX_LINE}
+    assert tail.lines[-1].startswith("line 999 ")
+
+
+def test_the_stderr_tail_holds_a_bounded_number_of_bytes() -> None:
+    tail = _Tail(STDERR_TAIL_LINES)
+    for _ in range(1000):
+        tail.feed(b"y" * 50_000 + b"\n")
+    tail.feed(b"z" * (1 << 20))  # one chunk bigger than the tail
+    assert len(tail._buf) == TAIL_BYTES
+    assert tail.lines == ["z" * MAX_LINE]
 
 
 @pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "no-sandbox"])

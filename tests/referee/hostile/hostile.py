@@ -171,6 +171,11 @@ def hog_inotify() -> int:
         held.append(fd)
 
 
+def spin_forever() -> None:
+    while True:
+        pass
+
+
 class Hostile:
     def __init__(self) -> None:
         self.calls = 0
@@ -227,6 +232,8 @@ if BEHAVIOUR == "exit-early":
     sys.exit(5)
 if BEHAVIOUR == "ignore-term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if BEHAVIOUR == "ponder":  # burn a core between turns (and during them)
+    threading.Thread(target=spin_forever, daemon=True).start()
 if BEHAVIOUR == "flood":
     for stream in (sys.stdout, sys.stderr):
         threading.Thread(target=flood, args=(stream,), daemon=True).start()

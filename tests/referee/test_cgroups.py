@@ -1,0 +1,241 @@
+"""Per-bot cgroups on v1 (this machine's hierarchies, for real) and the v2 code path
+(against the cgroup2 hierarchy this machine has, without controllers)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.cgroups import (
+    DEFAULT_ROOT,
+    REQUIRED,
+    Cgroup,
+    CgroupUnavailable,
+    LimitsUnavailable,
+    check_required,
+    is_v2,
+    probe,
+)
+from referee.sandbox import Limits
+
+SPIN = [sys.executable, "-c", "while True: pass"]
+SPIN_WITH_CHILD = [
+    sys.executable, "-c",
+    "import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'while True: pass']); "
+    "exec('while True: pass')",
+]  # fmt: skip
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making cgroups needs root here")
+
+
+def wait_until(condition: Callable[[], bool], what: str, limit_s: float = 10.0) -> None:
+    give_up = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > give_up:
+            raise AssertionError(f"never happened: {what}")
+        time.sleep(0.01)
+
+
+def spawn_in(group: Cgroup, argv: list[str]) -> subprocess.Popen[bytes]:
+    """Start argv inside the group (it joins before exec, like the launcher)."""
+    joins = " && ".join(f"echo $$ > {f}" for f in group.procs_files())
+    return subprocess.Popen(["/bin/sh", "-c", f'{joins} && exec "$@"', "sh", *argv])
+
+
+def assert_frozen_then_thawed(group: Cgroup) -> None:
+    """A spinning group: its CPU stops growing while frozen, grows again once thawed."""
+    start = group.cpu_seconds()
+    assert start is not None
+    wait_until(lambda: (group.cpu_seconds() or 0) > start, "the spinner used CPU")
+    group.freeze()
+    wait_until(group.frozen, "the group froze")
+    frozen_at = group.cpu_seconds()
+    time.sleep(0.3)
+    assert group.cpu_seconds() == frozen_at
+    group.thaw()
+    assert not group.frozen()
+    wait_until(lambda: (group.cpu_seconds() or 0) > (frozen_at or 0), "it ran again")
+
+
+@pytest.fixture
+def made() -> Iterator[list[Cgroup]]:
+    """Groups a test made; killed and removed afterwards whatever happened."""
+    groups: list[Cgroup] = []
+    yield groups
+    for group in groups:
+        trio.run(group.kill_all)
+        trio.run(group.remove)
+
+
+# -- v1, for real ---------------------------------------------------------------------
+
+v1 = pytest.mark.skipif(
+    is_v2(DEFAULT_ROOT) or not (DEFAULT_ROOT / "memory" / "cgroup.procs").exists(),
+    reason="cgroup v1 is not mounted under /sys/fs/cgroup",
+)
+
+
+@needs_root
+@v1
+def test_a_v1_group_gets_every_limit(made: list[Cgroup]) -> None:
+    group = Cgroup.create("t-v1", Limits(memory_mib=256, tasks=32, cpus=0.5))
+    made.append(group)
+    assert (group.version, group.missing) == (1, ())
+    assert set(group.dirs) == set(REQUIRED)
+    assert (group.dirs["memory"] / "memory.limit_in_bytes").read_text().strip() == str(256 << 20)
+    assert (group.dirs["pids"] / "pids.max").read_text().strip() == "32"
+    assert (group.dirs["cpu"] / "cpu.cfs_quota_us").read_text().strip() == "50000"
+    assert f"-p{os.getpid()}-" in group.dirs["memory"].name  # the owner, for the clean-up
+
+
+@needs_root
+@v1
+def test_a_v1_group_freezes_and_thaws_a_spinning_process(made: list[Cgroup]) -> None:
+    group = Cgroup.create("t-v1-freeze", Limits())
+    made.append(group)
+    spinner = spawn_in(group, SPIN)
+    try:
+        assert_frozen_then_thawed(group)
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+@needs_root
+@v1
+def test_a_frozen_v1_group_is_killed_to_the_last_process(made: list[Cgroup]) -> None:
+    group = Cgroup.create("t-v1-kill", Limits())
+    made.append(group)
+    parent = spawn_in(group, SPIN_WITH_CHILD)
+    wait_until(lambda: len(group.pids()) == 2, "parent and child run")
+    group.freeze()
+    wait_until(group.frozen, "the group froze")
+    trio.run(group.kill_all)
+    assert group.pids() == set()
+    assert parent.wait() == -signal.SIGKILL
+
+
+@needs_root
+@v1
+def test_a_removed_v1_group_is_gone_from_every_hierarchy() -> None:
+    group = Cgroup.create("t-v1-rm", Limits())
+    trio.run(group.remove)
+    assert not any(d.exists() for d in group.dirs.values())
+
+
+# -- v2: the code path, against this machine's cgroup2 hierarchy ----------------------
+
+
+@pytest.fixture(scope="module")
+def v2_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A cgroup2 hierarchy: /sys/fs/cgroup when unified, the hybrid mode's
+    /sys/fs/cgroup/unified, or a fresh cgroup2 mount if the kernel allows one."""
+    for candidate in (DEFAULT_ROOT, DEFAULT_ROOT / "unified"):
+        if is_v2(candidate) and os.access(candidate, os.W_OK):
+            yield candidate
+            return
+    mount = tmp_path_factory.mktemp("cgroup2")
+    done = subprocess.run(["mount", "-t", "cgroup2", "none", str(mount)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"no writable cgroup2 hierarchy: {done.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", str(mount)], check=False)
+
+
+def v2_controllers(root: Path) -> set[str]:
+    return set((root / "cgroup.controllers").read_text().split())
+
+
+@needs_root
+def test_a_v2_group_lists_the_controllers_it_lacks(v2_root: Path, made: list[Cgroup]) -> None:
+    group = Cgroup.create("t-v2", Limits(), v2_root)
+    made.append(group)
+    assert group.version == 2 and group.dirs["v2"].is_dir()
+    lacking = {"memory", "pids", "cpu"} - v2_controllers(v2_root)
+    assert set(group.missing) == lacking  # accounting and the freezer are core in v2
+    if lacking:
+        assert "limit" in probe(Limits(), v2_root)
+
+
+@needs_root
+def test_a_v2_group_accounts_cpu_and_freezes(v2_root: Path, made: list[Cgroup]) -> None:
+    group = Cgroup.create("t-v2-freeze", Limits(), v2_root)
+    made.append(group)
+    spinner = spawn_in(group, SPIN)
+    try:
+        wait_until(lambda: group.pids() == {spinner.pid}, "the spinner joined")
+        assert_frozen_then_thawed(group)
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+@needs_root
+def test_a_frozen_v2_group_is_killed_through_cgroup_kill(
+    v2_root: Path, made: list[Cgroup]
+) -> None:
+    group = Cgroup.create("t-v2-kill", Limits(), v2_root)
+    made.append(group)
+    assert (group.dirs["v2"] / "cgroup.kill").exists()
+    parent = spawn_in(group, SPIN_WITH_CHILD)
+    wait_until(lambda: len(group.pids()) == 2, "parent and child run")
+    group.freeze()
+    wait_until(group.frozen, "the group froze")
+    group.signal_kill()  # one write to cgroup.kill
+    wait_until(lambda: group.pids() == set(), "the group emptied")
+    assert parent.wait() == -signal.SIGKILL
+
+
+@needs_root
+def test_a_removed_v2_group_is_gone(v2_root: Path) -> None:
+    group = Cgroup.create("t-v2-rm", Limits(), v2_root)
+    trio.run(group.remove)
+    assert not group.dirs["v2"].exists()
+
+
+@needs_root
+def test_a_v2_group_sets_memory_and_task_limits(v2_root: Path, made: list[Cgroup]) -> None:
+    if not {"memory", "pids"} <= v2_controllers(v2_root):
+        pytest.skip(
+            "the cgroup2 hierarchy here has no memory and pids controllers (hybrid mode: "
+            "they are bound to v1), so memory.max and pids.max cannot be tested"
+        )
+    group = Cgroup.create("t-v2-limits", Limits(memory_mib=256, tasks=32), v2_root)
+    made.append(group)
+    assert (group.dirs["v2"] / "memory.max").read_text().strip() == str(256 << 20)
+    assert (group.dirs["v2"] / "pids.max").read_text().strip() == "32"
+
+
+# -- no cgroups -----------------------------------------------------------------------
+
+
+def test_an_empty_root_has_no_cgroup(tmp_path: Path) -> None:
+    with pytest.raises(CgroupUnavailable, match="no cgroup hierarchy"):
+        Cgroup.create("t-none", Limits(), tmp_path)
+
+
+def test_required_limits_name_what_is_missing_and_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(LimitsUnavailable) as e:
+        check_required(Limits(), tmp_path)
+    text = str(e.value)
+    assert "no memory limit" in text and "freezer" in text
+    assert "run the referee as root" in text and "Delegate=yes" in text
+    assert "\n" not in text
+
+
+@needs_root
+@v1
+def test_a_v1_root_without_the_freezer_is_not_enough(tmp_path: Path) -> None:
+    for controller in ("memory", "pids", "cpu", "cpuacct"):  # everything but the freezer
+        (tmp_path / controller).symlink_to(DEFAULT_ROOT / controller)
+    assert probe(Limits(), tmp_path) == "cgroup v1 without freezer"
+    with pytest.raises(LimitsUnavailable, match="without freezer"):
+        check_required(Limits(), tmp_path)

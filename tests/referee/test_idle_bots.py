@@ -1,0 +1,142 @@
+"""Fairness around a bot's turns: an idle bot is frozen (unless the match lets bots
+ponder), and a bot flooding its pipes costs the referee a bounded number of bytes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import State
+from referee.cgroups import DEFAULT_ROOT
+from referee.process_player import (
+    EXIT_BYTES,
+    FAST_BYTES,
+    LOG_LIMIT,
+    THROTTLE_BYTES,
+    THROTTLE_S,
+    ProcessPlayer,
+)
+from referee.replay import Step
+from tests.referee.sandboxing import hostile_bot, moves_of, run_against_randoms
+from tests.referee.test_hostile_bots import assert_contained
+
+ACCT = DEFAULT_ROOT / "cpuacct"
+FREEZER = DEFAULT_ROOT / "freezer"
+
+pytestmark = pytest.mark.skipif(
+    not (ACCT / "cgroup.procs").exists() or not (FREEZER / "cgroup.procs").exists(),
+    reason="these tests read the bot's v1 cpuacct and freezer groups",
+)
+
+
+def group_of(match_id: str, seat: int, hierarchy: Path) -> Path:
+    (found,) = [p for p in hierarchy.glob(f"**/niwa-{match_id}-{seat}-*") if p.is_dir()]
+    return found
+
+
+def usage_s(match_id: str, seat: int) -> float:
+    return int((group_of(match_id, seat, ACCT) / "cpuacct.usage").read_text()) / 1e9
+
+
+def wait_until(condition: object, what: str) -> None:
+    give_up = time.monotonic() + 10
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > give_up:
+            raise AssertionError(f"never happened: {what}")
+        time.sleep(0.01)
+
+
+def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
+    """Seat 0 spins a CPU-burning thread all match long; after its second answer the
+    match pauses (0.3 s): the freezer state then, and the CPU it used in the pause."""
+    match_id = f"idle{'ponder' if ponder else 'frozen'}{time.monotonic_ns() % 10**6}"
+    measured: list[tuple[str, float]] = []
+    answers = 0
+
+    def pause(step: Step, before: State, after: State) -> None:
+        nonlocal answers
+        if measured or not any(m.seat == 0 and m.status == "OK" for m in step.moves):
+            return
+        answers += 1
+        if answers < 2:
+            return
+        state_file = group_of(match_id, 0, FREEZER) / "freezer.state"
+        if not ponder:
+            wait_until(lambda: state_file.read_text().strip() == "FROZEN", "the bot froze")
+        start = usage_s(match_id, 0)
+        if ponder:  # it runs: wait until it has visibly used CPU (no fixed duration)
+            wait_until(lambda: usage_s(match_id, 0) - start > 0.05, "the bot used CPU")
+        else:
+            time.sleep(0.3)
+        measured.append((state_file.read_text().strip(), usage_s(match_id, 0) - start))
+
+    outcome, replay = run_against_randoms(
+        hostile_bot(tmp_path, "ponder"), tmp_path, ponder=ponder, match_id=match_id,
+        on_step=pause,
+    )
+    assert_contained(outcome, replay)
+    assert outcome.seats[0].status == "ok"
+    assert len(measured) == 1
+    return measured[0]
+
+
+def test_an_idle_bot_is_frozen_and_uses_no_cpu_between_its_turns(tmp_path: Path) -> None:
+    state, used = cpu_across_a_pause(tmp_path, ponder=False)
+    assert state == "FROZEN"
+    assert used == 0.0
+
+
+def test_with_ponder_an_idle_bot_keeps_running_between_its_turns(tmp_path: Path) -> None:
+    state, used = cpu_across_a_pause(tmp_path, ponder=True)
+    assert state == "THAWED"
+    assert used > 0.05
+
+
+def flood_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ponder: bool
+) -> tuple[dict[str, int], float]:
+    """The flooding bot against two random bots; (bytes the referee read from its
+    stdout and stderr, seconds the bot's pipes were open at most)."""
+    logs_dir = tmp_path / "logs"
+    read: dict[int, dict[str, int]] = {}
+    close = ProcessPlayer.close
+
+    async def close_and_count(self: ProcessPlayer) -> None:
+        await close(self)
+        read[self.seat] = dict(self.bytes_read)
+
+    monkeypatch.setattr(ProcessPlayer, "close", close_and_count)
+    started = time.monotonic()
+    outcome, replay = run_against_randoms(
+        hostile_bot(tmp_path, "flood"), tmp_path, log_dir=logs_dir, ponder=ponder
+    )
+    elapsed = time.monotonic() - started
+    assert_contained(outcome, replay)  # its opponents: every decision OK, no timeout
+    assert "OK" in {status for status, _, _ in moves_of(replay, 0)}  # READY was seen
+    (kept,) = logs_dir.glob("*seat0*.stderr")
+    assert kept.stat().st_size == LOG_LIMIT  # the first MiB of its stderr is kept
+    return read[0], elapsed
+
+
+def budget(elapsed_s: float) -> int:
+    """The most the referee reads from one pipe in ``elapsed_s``."""
+    return FAST_BYTES + EXIT_BYTES + THROTTLE_BYTES * (int(elapsed_s / THROTTLE_S) + 2)
+
+
+def test_a_flooding_bot_is_read_at_a_bounded_rate_past_its_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read, elapsed = flood_match(tmp_path, monkeypatch, ponder=True)  # ponder: it floods non-stop
+    assert read["stderr"] > FAST_BYTES  # it flooded past the full-speed budget
+    assert read["stdout"] <= budget(elapsed)
+    assert read["stderr"] <= budget(elapsed)
+
+
+def test_a_frozen_flooding_bot_floods_only_during_its_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read, elapsed = flood_match(tmp_path, monkeypatch, ponder=False)
+    assert read["stdout"] <= budget(elapsed)
+    assert read["stderr"] <= budget(elapsed)
