@@ -281,7 +281,7 @@ class _Match:
             failure = BotFailure(Failure.TIMEOUT, self.timeout_detail(time_left, used_ms))
         if failure is None and reply is not None:
             if not seat.clock.charge(used_ms):
-                failure = BotFailure(Failure.TIMEOUT, self.timeout_detail(time_left, used_ms))
+                failure = BotFailure(Failure.TIMEOUT, self.over_detail(time_left, used_ms))
             else:
                 try:
                     action = resolve_reply(reply, legal)
@@ -315,12 +315,18 @@ class _Match:
             await self.put_out(seat, failure.kind, index, failure.detail)
 
     def timeout_detail(self, time_left_ms: float, used_ms: float) -> str:
-        if self.clock == "cpu":
-            return (
-                f"used {used_ms:.0f} ms of CPU, or over {wall_cap_s(time_left_ms, True) * 1000:.0f}"
-                f" ms of wall time, with {time_left_ms:.0f} ms left"
-            )
+        """Why a call was stopped before it answered."""
+        cpu = self.clock == "cpu"
+        if cpu and used_ms > time_left_ms:  # the CPU watchdog stopped it
+            return self.over_detail(time_left_ms, used_ms)
+        cap_ms = wall_cap_s(time_left_ms, cpu) * 1000
+        if cpu:
+            return f"no answer within the wall-time cap of {cap_ms:.0f} ms"
         return f"no answer within {time_left_ms:.0f} ms"
+
+    def over_detail(self, time_left_ms: float, used_ms: float) -> str:
+        what = "of CPU" if self.clock == "cpu" else ""
+        return f"used {used_ms:.0f} ms {what} with {time_left_ms:.0f} ms left".replace("  ", " ")
 
     async def call_act(
         self, seat: _Seat, question: Question, time_left_ms: float, cpu0: float | None

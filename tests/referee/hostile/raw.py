@@ -68,7 +68,8 @@ def random_json(rng: random.Random) -> str:
     if kind == 5:
         return json.dumps({"k" + ODD: [ODD, rng.random()]}, ensure_ascii=rng.random() < 0.5)
     if kind == 6:  # punctuation soup
-        return "".join(rng.choice('[]{}",:0123456789e.-+tfnul\\ ') for _ in range(rng.randrange(200)))
+        soup = '[]{}",:0123456789e.-+tfnul\\ '
+        return "".join(rng.choice(soup) for _ in range(rng.randrange(200)))
     if kind == 7:  # a truncated legal-looking value
         text = json.dumps({"take": [1, 2, {"x": "y"}]})
         return text[: rng.randrange(len(text))]
