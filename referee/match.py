@@ -325,8 +325,9 @@ class _Match:
         return f"no answer within {time_left_ms:.0f} ms"
 
     def over_detail(self, time_left_ms: float, used_ms: float) -> str:
-        what = "of CPU" if self.clock == "cpu" else ""
-        return f"used {used_ms:.0f} ms {what} with {time_left_ms:.0f} ms left".replace("  ", " ")
+        """A call that answered (or was stopped) after using more than its time left."""
+        used = f"{used_ms:.0f} ms of CPU" if self.clock == "cpu" else f"{used_ms:.0f} ms"
+        return f"used {used} with {time_left_ms:.0f} ms left"
 
     async def call_act(
         self, seat: _Seat, question: Question, time_left_ms: float, cpu0: float | None
