@@ -11,6 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+#: On the CPU clock, a call may take this many times its time left in wall time.
+WALL_FACTOR = 2
+#: Extra time past a bot's deadline before the referee stops waiting (transport slack).
+GRACE_S = 0.05
+
 _PART = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _UNIT_MS = {"ms": 1.0, "s": 1000.0, "m": 60_000.0}
 
@@ -66,6 +71,10 @@ class Clock:
         """The longest the next decision may take: its allowance plus the bank."""
         return self.control.per_decision_ms + self.bank_ms
 
+    def expire(self) -> None:
+        """A TIMEOUT: the bank is empty for the rest of the match."""
+        self.bank_ms = 0.0
+
     def charge(self, used_ms: float) -> bool:
         """Account one decision that took ``used_ms``; False if it ran out of time."""
         over = used_ms - self.control.per_decision_ms
@@ -76,3 +85,10 @@ class Clock:
             return False
         self.bank_ms -= over
         return True
+
+
+def wall_cap_s(time_left_ms: float, cpu: bool) -> float:
+    """The gRPC deadline of a call: the wall time it may take, in seconds."""
+    if cpu:
+        return WALL_FACTOR * time_left_ms / 1000 + GRACE_S
+    return time_left_ms / 1000

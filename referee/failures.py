@@ -24,3 +24,14 @@ class BotFailure(Exception):
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
+
+
+#: Longest detail line taken from bot-controlled text (gRPC status details, JSON).
+DETAIL_CHARS = 160
+
+
+def clip(text: str, limit: int = DETAIL_CHARS) -> str:
+    """Bot-controlled text cut to ``limit`` characters and made encodable: lone
+    surrogates (which UTF-8 cannot carry) become ``?``. (Escaping it for a terminal is
+    the printer's job.)"""
+    return text[:limit].encode("utf-8", "replace").decode("utf-8")

@@ -32,7 +32,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 import trio
@@ -45,8 +45,8 @@ from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply
 from engine import CHANCE, Action, Game, Result, State, canonical_json
 from referee import cgroups, sandbox, uids
 from referee.cgroups import LimitsUnavailable
-from referee.clock import Clock, TimeControl
-from referee.failures import FATAL, BotFailure, Failure
+from referee.clock import GRACE_S, Clock, TimeControl, wall_cap_s
+from referee.failures import FATAL, BotFailure, Failure, clip
 from referee.players import InProcessPlayer, Player, Question
 from referee.replay import Header, Move, ReplayWriter, ResultLine, SeatInfo, SeatOutcome, Step
 from referee.sandbox import Limits
@@ -64,12 +64,13 @@ __all__ = [
     "run_match",
 ]
 
-#: Extra time past a bot's deadline before the referee stops waiting (transport slack).
-GRACE_S = 0.05
+#: Shortest sleep of the CPU watchdog between two reads of the bot's CPU time.
+MIN_POLL_S = 0.001
 #: Time allowed for ``Finish`` at the end of a match.
 FINISH_TIMEOUT_S = 1.0
 
 StepObserver = Callable[[Step, State, State], None]
+ClockKind = Literal["cpu", "wall"]
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ class MatchOutcome:
     wall_s: float
     replay_path: Path | None
     match_id: str
+    clock: ClockKind = "wall"  # "cpu": decisions were charged CPU time; "wall": wall time
 
 
 def load_game(game: str | Game) -> Game:
@@ -213,6 +215,7 @@ class _Match:
         self.match_id = spec.match_id or uuid.uuid4().hex[:12]
         self.chance = stream(spec.seed, "chance")
         self.seats: list[_Seat] = []
+        self.clock: ClockKind = "wall"  # what decisions are charged; set once seats start
         self.log = structlog.get_logger("niwa.referee").bind(match=self.match_id)
 
     def game_start(self, seat: int) -> GameStart:
@@ -275,31 +278,86 @@ class _Match:
         )
         cpu0 = seat.player.cpu_seconds()
         t0 = time.perf_counter()
-        reply: Reply | None = None
-        try:
-            with trio.move_on_after(time_left / 1000 + GRACE_S):
-                reply = await seat.player.act(question, time_left / 1000)
-            wall_ms = (time.perf_counter() - t0) * 1000
-            if reply is None or not seat.clock.charge(wall_ms):
-                raise BotFailure(
-                    Failure.TIMEOUT, f"no answer within {time_left:.0f} ms"
-                )
-            action = resolve_reply(reply, legal)
-        except BotFailure as f:
-            wall_ms = (time.perf_counter() - t0) * 1000
-            seat.failures += 1
-            cpu_ms = _cpu_ms(cpu0, seat.player.cpu_seconds())
-            default = seat.defaults.choice(legal)
-            moves[seat.index] = Move(
-                seat.index, default, str(f.kind), wall_ms, cpu_ms, int(time_left), "", f.detail
-            )
-            seat.log.warning("decision_failed", step=index, failure=str(f.kind), detail=f.detail)
-            if f.kind in FATAL or seat.failures >= self.spec.max_failures:
-                await self.put_out(seat, f.kind, index, f.detail)
-            return
-        note = reply.note[:NOTE_LIMIT]
+        reply, failure = await self.call_act(seat, question, time_left, cpu0)
+        wall_ms = (time.perf_counter() - t0) * 1000
         cpu_ms = _cpu_ms(cpu0, seat.player.cpu_seconds())
-        moves[seat.index] = Move(seat.index, action, "OK", wall_ms, cpu_ms, int(time_left), note)
+        used_ms = cpu_ms if self.clock == "cpu" and cpu_ms is not None else wall_ms
+        action: Action = None
+        note = ""
+        if failure is None and reply is None:
+            failure = BotFailure(Failure.TIMEOUT, self.timeout_detail(time_left, used_ms))
+        if failure is None and reply is not None:
+            if not seat.clock.charge(used_ms):
+                failure = BotFailure(Failure.TIMEOUT, self.over_detail(time_left, used_ms))
+            else:
+                try:
+                    action = resolve_reply(reply, legal)
+                    note = clip(reply.note, NOTE_LIMIT)
+                except BotFailure as f:
+                    failure = f
+                except Exception as e:  # the bot's answer broke something: its failure
+                    seat.log.warning("answer_raised", step=index, error=repr(e)[:200])
+                    failure = BotFailure(
+                        Failure.ILLEGAL, f"the answer could not be used ({type(e).__name__})"
+                    )
+        elif failure is not None and failure.kind != Failure.TIMEOUT:
+            seat.clock.charge(used_ms)  # a failed call still spent its time
+        if failure is None:
+            moves[seat.index] = Move(
+                seat.index, action, "OK", wall_ms, cpu_ms, int(time_left), note
+            )
+            return
+        if failure.kind == Failure.TIMEOUT:
+            seat.clock.expire()
+        seat.failures += 1
+        default = seat.defaults.choice(legal)
+        moves[seat.index] = Move(
+            seat.index, default, str(failure.kind), wall_ms, cpu_ms, int(time_left), "",
+            failure.detail,
+        )
+        seat.log.warning(
+            "decision_failed", step=index, failure=str(failure.kind), detail=failure.detail
+        )
+        if failure.kind in FATAL or seat.failures >= self.spec.max_failures:
+            await self.put_out(seat, failure.kind, index, failure.detail)
+
+    def timeout_detail(self, time_left_ms: float, used_ms: float) -> str:
+        """Why a call was stopped before it answered."""
+        cpu = self.clock == "cpu"
+        if cpu and used_ms > time_left_ms:  # the CPU watchdog stopped it
+            return self.over_detail(time_left_ms, used_ms)
+        cap_ms = wall_cap_s(time_left_ms, cpu) * 1000
+        if cpu:
+            return f"no answer within the wall-time cap of {cap_ms:.0f} ms"
+        return f"no answer within {time_left_ms:.0f} ms"
+
+    def over_detail(self, time_left_ms: float, used_ms: float) -> str:
+        """A call that answered (or was stopped) after using more than its time left."""
+        used = f"{used_ms:.0f} ms of CPU" if self.clock == "cpu" else f"{used_ms:.0f} ms"
+        return f"used {used} with {time_left_ms:.0f} ms left"
+
+    async def call_act(
+        self, seat: _Seat, question: Question, time_left_ms: float, cpu0: float | None
+    ) -> tuple[Reply | None, BotFailure | None]:
+        """Ask one seat; (None, None) when the call was stopped for time: its wall-time
+        cap passed or, on the CPU clock, the watchdog saw its CPU time run out."""
+        cpu = self.clock == "cpu" and cpu0 is not None
+        cap_s = wall_cap_s(time_left_ms, cpu)
+        reply: Reply | None = None
+        failure: BotFailure | None = None
+        with trio.move_on_after(cap_s + GRACE_S):  # a safety net: the deadline is cap_s
+            async with trio.open_nursery() as nursery:
+                if cpu:
+                    assert cpu0 is not None
+                    nursery.start_soon(
+                        watch_cpu, seat.player, cpu0, time_left_ms / 1000, nursery.cancel_scope
+                    )
+                try:
+                    reply = await seat.player.act(question, cap_s)
+                except BotFailure as f:
+                    failure = f
+                nursery.cancel_scope.cancel()
+        return reply, failure
 
     async def decide(self, index: int, state: State) -> list[Move]:
         to_move = state.to_move()
@@ -327,6 +385,10 @@ class _Match:
         async with trio.open_nursery() as nursery:
             for s in self.seats:
                 nursery.start_soon(self.start_seat, s)
+        # One clock for every seat: CPU time only if every bot still in has a cgroup.
+        started_seats = [s for s in self.seats if not s.out]
+        if started_seats and all(s.player.charges_cpu for s in started_seats):
+            self.clock = "cpu"
         if writer is not None:
             writer.header(self.header())
         index = decisions = 0
@@ -365,7 +427,14 @@ class _Match:
             )
         self.log.info("match_over", places=places, decisions=decisions, wall_s=wall_s)
         return MatchOutcome(
-            result, game_result, outcomes, decisions, wall_s, spec.replay_path, self.match_id
+            result,
+            game_result,
+            outcomes,
+            decisions,
+            wall_s,
+            spec.replay_path,
+            self.match_id,
+            self.clock,
         )
 
     async def finish_all(self, result: Result) -> None:
@@ -400,7 +469,26 @@ class _Match:
             match_id=self.match_id,
             started=datetime.now(UTC).isoformat(timespec="seconds"),
             sandbox=self.spec.sandbox and not self.spec.in_process,
+            clock=self.clock,
         )
+
+
+async def watch_cpu(
+    player: Player, cpu0: float, budget_s: float, scope: trio.CancelScope
+) -> None:
+    """Cancel a call as soon as the bot's CPU time since ``cpu0`` passes ``budget_s``.
+
+    Under its cgroup's quota a bot uses at most one CPU-second per second, so sleeping
+    for the budget left never sleeps past the moment it runs out."""
+    while True:
+        now = player.cpu_seconds()
+        if now is None:
+            return
+        left = budget_s - (now - cpu0)
+        if left < 0:
+            scope.cancel()
+            return
+        await trio.sleep(max(left, MIN_POLL_S))
 
 
 def _cpu_ms(before: float | None, after: float | None) -> float | None:

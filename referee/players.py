@@ -44,6 +44,11 @@ class Player(Protocol):
     def cpu_seconds(self) -> float | None:
         """CPU time used so far by the bot (its process tree), if measurable."""
 
+    @property
+    def charges_cpu(self) -> bool:
+        """Whether :meth:`cpu_seconds` accounts for everything the bot runs, so its
+        decisions may be charged CPU time instead of wall time."""
+
     def stderr_tail(self) -> list[str]: ...
 
     async def close(self) -> None:
@@ -54,7 +59,10 @@ class InProcessPlayer:
     """A trusted bot object called directly (built-in bots with ``--in-process``).
 
     Its ``act`` runs in the referee's thread, so it cannot be interrupted: a slow
-    answer is still classified TIMEOUT afterwards by the clock."""
+    answer is still classified TIMEOUT afterwards by the clock. It is charged wall
+    time (``charges_cpu`` is False): it shares the referee's process."""
+
+    charges_cpu = False
 
     def __init__(self, bot: Any, name: str, version: str) -> None:
         self.bot = bot

@@ -20,9 +20,10 @@ the referee reads at most :data:`THROTTLE_BYTES` per :data:`THROTTLE_S`, so a bo
 writing as fast as it can blocks on its own writes and costs the referee a few reads
 a second. A chunk costs a copy into a bounded tail, never a split into lines.
 
-Errors are classified here, once: a call that fails because the process has exited
-is CRASHED, a dead socket with a live process DISCONNECTED, a passed deadline
-TIMEOUT, and an oversized or malformed answer (or an error status) ILLEGAL.
+Errors are classified here, once: a passed deadline is TIMEOUT; an oversized or
+malformed answer, two answers, or an error status the bot's server returned (any
+code) ILLEGAL; a call that fails because the process has exited CRASHED; a socket
+that no longer answers while the process lives DISCONNECTED.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 import structlog
@@ -83,6 +85,10 @@ _READY = re.compile(rb"(?:\A|\n)[ \t\r\f\v]*" + READY_LINE.encode() + rb"[ \t\r\
 LOG_LIMIT = 1 << 20
 #: Time a bot gets to exit after SIGTERM before SIGKILL.
 TERM_GRACE_S = 0.3
+#: A DEADLINE_EXCEEDED this long before the deadline was the bot's own status, not ours.
+DEADLINE_SLACK_S = 0.002
+
+T = TypeVar("T")
 
 _log = structlog.get_logger("niwa.referee")
 _warned_no_cgroup = False
@@ -185,32 +191,58 @@ class ProcessPlayer:
                 Failure.TIMEOUT, f"no {READY_LINE} within {self.startup_timeout_s:g} s"
             )
         self._client = BotClient(self._socket_path(), self.limits.message_bytes)
-        try:
-            await self._client.start(game, timeout_s)
-        except CallError as e:
-            raise await self._classify(e, "Start") from None
+        client = self._client
+        await self._talk("Start", timeout_s, lambda: client.start(game, timeout_s))
         self._idle()
         self.log.info("bot_ready")
 
     async def act(self, question: Question, timeout_s: float) -> Reply:
         if self._client is None or self._exited.is_set():
             raise BotFailure(Failure.CRASHED, self._exit_text())
+        client = self._client
+        request = client.act_request(question)  # the referee's own data: bugs propagate
         self._thaw()
         try:
-            return await self._client.act(question, timeout_s)
-        except CallError as e:
-            raise await self._classify(e, "Act") from None
+            reply: Reply = await self._talk(
+                "Act", timeout_s, lambda: client.act(question, timeout_s, request)
+            )
         finally:  # answered, failed or cancelled (timed out): idle again
             self._idle()
+        return reply
 
     async def finish(self, result: Finish, timeout_s: float) -> None:
         if self._client is None or self._exited.is_set():
             return
+        client = self._client
         self._thaw()
+        await self._talk("Finish", timeout_s, lambda: client.finish(result, timeout_s))
+
+    @property
+    def charges_cpu(self) -> bool:
+        """Whether :meth:`cpu_seconds` counts everything the bot runs (its cgroup), so
+        the match may charge CPU time against its clock."""
+        return self._cgroup is not None
+
+    async def _talk(
+        self, call: str, timeout_s: float, send: Callable[[], Awaitable[T]]
+    ) -> T:
+        """One call to the bot; everything that goes wrong while talking to it (a
+        status, a malformed reply, a surprise from the gRPC library) is its failure."""
+        sent = time.perf_counter()
         try:
-            await self._client.finish(result, timeout_s)
+            return await send()
+        except BotFailure:
+            raise
         except CallError as e:
-            raise await self._classify(e, "Finish") from None
+            elapsed = time.perf_counter() - sent
+            raise await self._classify(e, call, timeout_s, elapsed) from None
+        except Exception as e:
+            self.log.warning("call_raised", call=call, error=repr(e)[:200])
+            if self._exited.is_set():
+                raise BotFailure(Failure.CRASHED, self._exit_text()) from None
+            raise BotFailure(
+                Failure.ILLEGAL, f"{call}: talking to the bot raised {type(e).__name__}"
+            ) from None
 
     def cpu_seconds(self) -> float | None:
         if self._cgroup is not None:
@@ -441,23 +473,35 @@ class ProcessPlayer:
 
                 nursery.start_soon(wait)
 
-    async def _classify(self, error: CallError, call: str) -> BotFailure:
+    async def _classify(
+        self, error: CallError, call: str, timeout_s: float, elapsed_s: float
+    ) -> BotFailure:
+        """What a failed call means (docs/protocol.md, "Failures"). A status the bot's
+        server returned is ILLEGAL whatever its code: only the referee's own deadline
+        is a TIMEOUT, and only a connection that no longer answers DISCONNECTED."""
         code = error.code
-        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-            return BotFailure(Failure.TIMEOUT, f"{call}: deadline exceeded")
-        if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        late = elapsed_s >= timeout_s - DEADLINE_SLACK_S
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED and late:
+            return BotFailure(
+                Failure.TIMEOUT, f"{call}: no answer within {timeout_s * 1000:.0f} ms"
+            )
+        if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "received" in error.details.lower():
             return BotFailure(
                 Failure.ILLEGAL,
                 f"{call}: answer over the {self.limits.message_bytes}-byte limit",
+            )
+        if self._client is not None and self._client.serving():
+            # The connection is up: the status came from the bot's server.
+            return BotFailure(
+                Failure.ILLEGAL,
+                f"{call}: an error status from your server: {code.name} {error.details}",
             )
         # A broken call often means the process is dying: give it a moment to be reaped.
         with trio.move_on_after(0.2):
             await self._exited.wait()
         if self._exited.is_set():
             return BotFailure(Failure.CRASHED, self._exit_text())
-        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
-            return BotFailure(Failure.DISCONNECTED, f"{call}: {code.name} {error.details[:120]}")
-        return BotFailure(Failure.ILLEGAL, f"{call}: error {code.name}: {error.details[:160]}")
+        return BotFailure(Failure.DISCONNECTED, f"{call}: {code.name} {error.details}")
 
     def _exit_text(self) -> str:
         if self._process is None or self._process.returncode is None:

@@ -58,6 +58,7 @@ class Header:
     started: str = ""
     sandbox: bool = False
     schema: str = SCHEMA
+    clock: str = "wall"  # what decisions were charged: "cpu" or "wall" (older files: wall)
 
     def to_json(self) -> dict[str, JSON]:
         d = asdict(self)

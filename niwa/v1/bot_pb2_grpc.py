@@ -62,7 +62,8 @@ class BotServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """Once per decision of this seat. Deadline: the seat's time left (clock.time_left_ms).
+        """Once per decision of this seat. Deadline: the wall-time cap, 2 x clock.time_left_ms
+        + 50 ms when the match charges CPU time, else clock.time_left_ms (docs/protocol.md).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -26,3 +26,13 @@ class Raises:
 
     def act(self, turn: Turn) -> int:
         raise RuntimeError("boom")
+
+
+class Unserialisable:
+    """Answers an action the referee cannot even write as JSON (a set), with a lone
+    surrogate in its note: handling the answer raises inside the referee."""
+
+    version = "0"
+
+    def act(self, turn: Turn) -> Reply:
+        return Reply(action={1, 2}, note="odd \ud800")  # type: ignore[arg-type]

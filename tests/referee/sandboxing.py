@@ -13,17 +13,19 @@ from referee.replay import Replay, read
 from tests.referee.toy import GAME
 
 HOSTILE = Path(__file__).parent / "hostile" / "hostile.py"
+#: A bot on grpc directly, for answers the SDK cannot send (see its docstring).
+RAW = Path(__file__).parent / "hostile" / "raw.py"
 #: Short clocks keep these matches quick; two failures put a seat out.
 FAST = TimeControl.parse("300ms+1s")
 
 
-def hostile_bot(root: Path, behaviour: str, *args: str) -> Path:
-    """A bot directory running hostile.py with ``behaviour``. World-readable, because
-    the sandbox runs bots as an unprivileged uid."""
+def hostile_bot(root: Path, behaviour: str, *args: str, script: Path = HOSTILE) -> Path:
+    """A bot directory running ``script`` (hostile.py) with ``behaviour``.
+    World-readable, because the sandbox runs bots as an unprivileged uid."""
     d = root / f"bot-{behaviour}"
     d.mkdir(mode=0o755)
-    shutil.copy(HOSTILE, d / "hostile.py")
-    command = json.dumps(["python3", "hostile.py", behaviour, *args])
+    shutil.copy(script, d / script.name)
+    command = json.dumps(["python3", script.name, behaviour, *args])
     (d / "bot.toml").write_text(
         f'name = "hostile-{behaviour}"\nversion = "0"\ngames = ["*"]\ncommand = {command}\n'
     )

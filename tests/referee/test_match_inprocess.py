@@ -15,7 +15,8 @@ from tests.referee.toy import GAME
 
 @pytest.fixture(autouse=True)
 def _test_bots(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, cls in [("oor", "OutOfRange"), ("names", "NamesAnAction"), ("raises", "Raises")]:
+    for name, cls in [("oor", "OutOfRange"), ("names", "NamesAnAction"), ("raises", "Raises"),
+                      ("unserialisable", "Unserialisable")]:
         monkeypatch.setitem(builtin.BUILTIN, name, f"tests.referee.inproc_bots:{cls}")
 
 
@@ -122,3 +123,13 @@ def test_a_seat_that_never_started_places_below_one_out_during_play() -> None:
     seats = [SeatOutcome(0, "out", "CRASHED", at=None), SeatOutcome(1, "out", "TIMEOUT", at=0),
              SeatOutcome(2)]
     assert final_places([0, 1, 2], seats) == [2, 1, 0]
+
+
+def test_an_answer_that_breaks_the_referees_handling_is_the_bots_illegal_move(
+    run_toy: RunToy, tmp_path: Path
+) -> None:
+    outcome = run_toy("builtin:unserialisable", "builtin:random", max_failures=100)
+    moves = [m for s in replay.read(tmp_path / "toy.jsonl").steps for m in s.moves if m.seat == 0]
+    assert moves and {m.status for m in moves} == {"ILLEGAL"}
+    assert moves[0].detail == "the answer could not be used (TypeError)"
+    assert outcome.seats[0].status == "ok" and outcome.result.places

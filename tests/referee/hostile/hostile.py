@@ -184,6 +184,8 @@ class Hostile:
         self.calls += 1
         if BEHAVIOUR == "sleep":
             time.sleep(3600)
+        if BEHAVIOUR == "nap":  # idle (no CPU) for ARGS[0] ms, then answer
+            time.sleep(int(ARGS[0]) / 1000)
         if BEHAVIOUR == "spin":
             while True:
                 pass

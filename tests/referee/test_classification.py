@@ -1,0 +1,43 @@
+"""How failed calls are classified (docs/protocol.md, "Failures"), with real sandboxed
+bots written against grpc directly (tests/referee/hostile/raw.py).
+
+A status the bot's server returns is ILLEGAL whatever its code; two replies to one
+call are ILLEGAL at once; a TIMEOUT empties the bank. (A socket that stops answering
+while the process lives is DISCONNECTED: test_hostile_bots.py.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.replay import Move, Replay
+from tests.referee.sandboxing import FAST, RAW, hostile_bot, run_against_randoms
+
+FULL_CLOCK = FAST.per_decision_ms + FAST.bank_ms
+
+
+def seat0(replay: Replay) -> list[Move]:
+    return [m for s in replay.steps for m in s.moves if m.seat == 0]
+
+
+@pytest.mark.parametrize("code", ["UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN"])
+def test_a_status_returned_by_the_bots_server_is_illegal(tmp_path: Path, code: str) -> None:
+    outcome, replay = run_against_randoms(hostile_bot(tmp_path, "status", code, script=RAW),
+                                          tmp_path)
+    first, second = seat0(replay)[:2]
+    assert (first.status, second.status) == ("ILLEGAL", "ILLEGAL")
+    assert f"an error status from your server: {code} {code} on purpose" in first.detail
+    # Not a TIMEOUT: the bank is untouched.
+    assert first.clock_ms == second.clock_ms == FULL_CLOCK
+    assert (outcome.seats[0].status, outcome.seats[0].reason) == ("out", "ILLEGAL")
+
+
+def test_two_replies_to_one_call_are_illegal_at_once(tmp_path: Path) -> None:
+    outcome, replay = run_against_randoms(hostile_bot(tmp_path, "two-replies", script=RAW),
+                                          tmp_path)
+    first, second = seat0(replay)[:2]
+    assert (first.status, first.detail) == ("ILLEGAL", "two replies to one call")
+    assert second.clock_ms == FULL_CLOCK
+    assert (outcome.seats[0].status, outcome.seats[0].reason) == ("out", "ILLEGAL")
