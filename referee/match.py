@@ -479,8 +479,11 @@ async def watch_cpu(
     """Cancel a call as soon as the bot's CPU time since ``cpu0`` passes ``budget_s``.
 
     Under its cgroup's quota a bot uses at most one CPU-second per second, so sleeping
-    for the budget left never sleeps past the moment it runs out."""
+    for the budget left never sleeps past the moment it runs out (and the first look
+    can wait for the whole budget: most calls end before it)."""
+    left = budget_s
     while True:
+        await trio.sleep(max(left, MIN_POLL_S))
         now = player.cpu_seconds()
         if now is None:
             return
@@ -488,7 +491,6 @@ async def watch_cpu(
         if left < 0:
             scope.cancel()
             return
-        await trio.sleep(max(left, MIN_POLL_S))
 
 
 def _cpu_ms(before: float | None, after: float | None) -> float | None:

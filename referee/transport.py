@@ -17,6 +17,7 @@ worker's read.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -100,6 +101,33 @@ def _read_one(call: Any) -> Any:
     return first
 
 
+async def _in_worker_thread(fn: Callable[[Any], Any], arg: Any) -> Any:
+    """``fn(arg)`` in one of trio's cached worker threads; cancelling the wait abandons
+    the thread (its result is dropped). ``trio.to_thread.run_sync`` does the same with
+    more machinery (context copying, calls back into trio): about 45 µs more per call
+    here, a twentieth of a whole decision."""
+    task = trio.lowlevel.current_task()
+    token = trio.lowlevel.current_trio_token()
+    abandoned = False
+
+    def back(result: Any) -> None:
+        if not abandoned:
+            trio.lowlevel.reschedule(task, result)
+
+    def deliver(result: Any) -> None:  # in the worker thread: hand the outcome to trio
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(back, result)
+
+    trio.lowlevel.start_thread_soon(lambda: fn(arg), deliver)
+
+    def abort(_: Any) -> trio.lowlevel.Abort:
+        nonlocal abandoned
+        abandoned = True
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    return await trio.lowlevel.wait_task_rescheduled(abort)
+
+
 class BotClient:
     """A channel to one bot's Unix socket."""
 
@@ -132,7 +160,7 @@ class BotClient:
     async def _call(self, name: str, request: Any, timeout_s: float) -> Any:
         call: Any = self._calls[name](request, timeout=max(timeout_s, 0.001))
         try:
-            return await trio.to_thread.run_sync(_read_one, call, abandon_on_cancel=True)
+            return await _in_worker_thread(_read_one, call)
         except BaseException:
             call.cancel()
             raise

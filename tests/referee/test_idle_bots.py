@@ -7,20 +7,25 @@ import time
 from pathlib import Path
 
 import pytest
+import trio
 
 from engine import State
 from referee.cgroups import DEFAULT_ROOT
+from referee.clock import TimeControl
+from referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, run_match
 from referee.process_player import (
     EXIT_BYTES,
     FAST_BYTES,
+    FREEZE_AFTER_S,
     LOG_LIMIT,
     THROTTLE_BYTES,
     THROTTLE_S,
     ProcessPlayer,
 )
-from referee.replay import Step
+from referee.replay import Step, read
 from tests.referee.sandboxing import hostile_bot, moves_of, run_against_randoms
 from tests.referee.test_hostile_bots import assert_contained
+from tests.referee.toy import GAME
 
 ACCT = DEFAULT_ROOT / "cpuacct"
 FREEZER = DEFAULT_ROOT / "freezer"
@@ -49,33 +54,67 @@ def wait_until(condition: object, what: str) -> None:
 
 
 def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
-    """Seat 0 spins a CPU-burning thread all match long; after its second answer the
-    match pauses (0.3 s): the freezer state then, and the CPU it used in the pause."""
+    """Seat 0 spins a CPU-burning thread all match long; seat 1 naps 600 ms per
+    decision, so seat 0 waits. A task beside the match watches one such wait: the
+    freezer state once seat 0 has been idle past FREEZE_AFTER_S (and, unless it may
+    ponder, frozen), and the CPU it used over the next 0.2 s. A window that a turn of
+    seat 0 overlapped is measured again."""
     match_id = f"idle{'ponder' if ponder else 'frozen'}{time.monotonic_ns() % 10**6}"
+    answered = trio.Event()  # seat 0 alone answered: seat 1's 600 ms nap comes next
+    decisions = 0  # decision steps so far: one during a window means a turn came
     measured: list[tuple[str, float]] = []
-    answers = 0
 
-    def pause(step: Step, before: State, after: State) -> None:
-        nonlocal answers
-        if measured or not any(m.seat == 0 and m.status == "OK" for m in step.moves):
-            return
-        answers += 1
-        if answers < 2:
-            return
-        state_file = group_of(match_id, 0, FREEZER) / "freezer.state"
-        if not ponder:
-            wait_until(lambda: state_file.read_text().strip() == "FROZEN", "the bot froze")
-        start = usage_s(match_id, 0)
-        if ponder:  # it runs: wait until it has visibly used CPU (no fixed duration)
-            wait_until(lambda: usage_s(match_id, 0) - start > 0.05, "the bot used CPU")
-        else:
-            time.sleep(0.3)
-        measured.append((state_file.read_text().strip(), usage_s(match_id, 0) - start))
+    def note_answers(step: Step, before: State, after: State) -> None:
+        nonlocal decisions
+        if step.kind == "decision":
+            decisions += 1
+        if [m.seat for m in step.moves] == [0]:
+            answered.set()
 
-    outcome, replay = run_against_randoms(
-        hostile_bot(tmp_path, "ponder"), tmp_path, ponder=ponder, match_id=match_id,
-        on_step=pause,
+    spec = MatchSpec(
+        game=GAME,
+        bots=[BotSpec.parse(str(hostile_bot(tmp_path, "ponder"))),
+              BotSpec.parse(str(hostile_bot(tmp_path, "nap", "600"))),
+              BotSpec.parse("builtin:random")],
+        options={"rounds": 9},
+        seed=11,
+        time_control=TimeControl.parse("1s+5s"),
+        limits=Limits(memory_mib=256),
+        replay_path=tmp_path / "match.jsonl",
+        match_id=match_id,
+        ponder=ponder,
+        on_step=note_answers,
     )
+
+    async def watch() -> None:
+        nonlocal answered
+        while not measured:
+            await answered.wait()
+            answered = trio.Event()
+            seen = decisions
+            await trio.sleep(FREEZE_AFTER_S)
+            state_file = group_of(match_id, 0, FREEZER) / "freezer.state"
+            if not ponder:  # throttled to 1 %, a thread may take a quota period to stop
+                while state_file.read_text().strip() != "FROZEN" and decisions == seen:
+                    await trio.sleep(0.005)
+                await trio.sleep(0.05)  # the kernel's accounting of its last slice
+            state = state_file.read_text().strip()
+            start = usage_s(match_id, 0)
+            await trio.sleep(0.2)
+            if decisions != seen:  # the nap ended inside the window: measure again
+                continue
+            measured.append((state, usage_s(match_id, 0) - start))
+
+    async def main() -> MatchOutcome:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            outcome = await run_match(spec)
+            nursery.cancel_scope.cancel()  # a watcher still waiting measured nothing
+            return outcome
+        raise AssertionError("the match was cancelled before it ended")
+
+    outcome = trio.run(main)
+    replay = read(tmp_path / "match.jsonl")
     assert_contained(outcome, replay)
     assert outcome.seats[0].status == "ok"
     assert len(measured) == 1
