@@ -393,6 +393,7 @@ class _Match:
             match_id=self.match_id,
             started=datetime.now(UTC).isoformat(timespec="seconds"),
             sandbox=self.spec.sandbox and not self.spec.in_process,
+            max_failures=self.spec.max_failures,
         )
 
 

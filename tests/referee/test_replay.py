@@ -59,7 +59,7 @@ def test_a_changed_result_fails_verification(run_toy: RunToy, tmp_path: Path) ->
     path = tmp_path / "toy.jsonl"
     last = len(path.read_text().splitlines()) - 1
     _rewrite(path, last, {"scores": [99.0, 0.0]})
-    with pytest.raises(replay.ReplayError, match="final scores"):
+    with pytest.raises(replay.ReplayError, match="result scores: expected"):
         replay.verify(replay.read(path), GAME)
 
 
