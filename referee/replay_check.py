@@ -23,6 +23,8 @@ name and version, the match id and start time) needs the ladder's stored hash.
 
 from __future__ import annotations
 
+import math
+import random
 from dataclasses import dataclass, field
 
 import engine
@@ -36,6 +38,11 @@ from referee.text import printable
 
 #: Differences listed before the rest are only counted.
 MAX_PROBLEMS = 50
+#: A seat whose moves from some step to its last are exactly its seeded default moves,
+#: with this many bits of choice among them, was out and relabelled OK: an honest bot
+#: cannot know the default stream (it gets another seed), so by chance this happens
+#: once in 2**40.
+DEFAULT_RUN_BITS = 40.0
 _FAILURES = frozenset(str(f) for f in Failure)
 
 
@@ -60,6 +67,9 @@ class _SeatTrack:
     at: int | None = None  # the step it went out at; None with ``out`` = at start-up
     reason: str = ""
     last_clock: int | None = None
+    # Copies of the default stream started at one of its OK moves, kept while every
+    # move since is what that copy draws: (step, stream, bits of evidence).
+    shadows: list[tuple[int, random.Random, float]] = field(default_factory=list)
 
 
 class _Checker:
@@ -152,8 +162,15 @@ class _Checker:
             if move.status in FATAL or track.failures >= self.h.max_failures:
                 track.out, track.at, track.reason = True, i, move.status
         track.moves += 1
+        legal = state.legal_actions(s)
+        self.follow_shadows(track, move, legal)
+        if move.status == "OK" and len(legal) > 1:
+            copy = random.Random()
+            copy.setstate(self.defaults[s].getstate())
+            track.shadows.append((step.index, copy, 0.0))
+            self.follow_shadows(track, move, legal, only_last=True)
         if move.status != "OK":  # the referee drew a default move
-            expected = self.defaults[s].choice(state.legal_actions(s))
+            expected = self.defaults[s].choice(legal)
             if canonical_json(expected) != canonical_json(move.action):
                 self.problem(
                     f"{where} default move ({move.status}): expected {_show(expected)} "
@@ -165,6 +182,30 @@ class _Checker:
             self.problem(f"{where} note: expected at most {NOTE_LIMIT} characters, "
                          f"found {len(move.note)}")
         self.check_clock(where, track, move)
+
+    @staticmethod
+    def follow_shadows(
+        track: _SeatTrack, move: Move, legal: list[JSON], only_last: bool = False
+    ) -> None:
+        """Advance each shadow stream by this move; drop those it does not match."""
+        wanted = canonical_json(move.action)
+        bits = math.log2(len(legal)) if legal else 0.0
+        kept = track.shadows[:-1] if only_last else []
+        for start, rng, evidence in track.shadows[-1:] if only_last else track.shadows:
+            if canonical_json(rng.choice(legal)) == wanted:
+                kept.append((start, rng, evidence + bits))
+        track.shadows = kept
+
+    def check_default_runs(self) -> None:
+        for seat, track in enumerate(self.seats):
+            found = [(start, bits) for start, _, bits in track.shadows if bits >= DEFAULT_RUN_BITS]
+            if found:
+                start, bits = min(found)
+                self.problem(
+                    f"step {start} seat {seat} status: expected OUT (every move of the seat "
+                    f"from here on is its seeded default move, {bits:.0f} bits of choice), "
+                    "found OK"
+                )
 
     def check_clock(self, where: str, track: _SeatTrack, move: Move) -> None:
         if move.status == "OUT" or move.clock_ms is None:
@@ -271,6 +312,7 @@ class _Checker:
                 whole = False
                 break
             self.report.steps += 1
+        self.check_default_runs()
         if len(self.hash_mismatches) > 1:
             self.problem(
                 f"state hashes also differ at {len(self.hash_mismatches) - 1} later steps "
