@@ -15,11 +15,12 @@ with nothing but the engine and checks every hash. :func:`states` walks the matc
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, Field, asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from types import TracebackType, UnionType
 from typing import IO, Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
@@ -405,10 +406,15 @@ def _convert(value: Any, tp: Any, name: str, where: str) -> Any:
 _T = TypeVar("_T")
 
 
+@functools.cache
+def _schema(cls: type) -> tuple[dict[str, Any], dict[str, Field[Any]]]:
+    """A dataclass's field types and fields (evaluating annotations is slow: once)."""
+    return get_type_hints(cls), {f.name: f for f in fields(cls)}
+
+
 def _build(cls: type[_T], d: dict[str, Any], where: str, prefix: str = "") -> _T:
     """An instance of the dataclass ``cls`` from ``d``: every field typed, none unknown."""
-    hints = get_type_hints(cls)
-    known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
+    hints, known = _schema(cls)  # type: ignore[arg-type]  # a class is hashable
     unknown = sorted(k for k in d if k not in known and k != "kind")
     if unknown:
         raise ReplayError(f"{where}: unknown field {prefix}{printable(unknown[0], 40)!r}")
@@ -507,7 +513,9 @@ def recorded_joint(step: Step, state: State) -> dict[int, Action]:
         else:
             options = state.legal_actions(m.seat)
         wanted = canonical_json(m.action)
-        found = next((a for a in options if canonical_json(a) == wanted), _NONE)
+        found = next((a for a in options if a == m.action), _NONE)  # fast; then exact:
+        if found is _NONE or canonical_json(found) != wanted:
+            found = next((a for a in options if canonical_json(a) == wanted), _NONE)
         if found is _NONE:
             who = "chance" if m.seat == CHANCE else f"seat {m.seat}"
             raise ReplayError(
