@@ -129,7 +129,7 @@ class _Checker:
                 continue  # a bot directory: only the ladder knows what it held
             try:
                 manifest = BotSpec.parse(info.bot).manifest()
-            except ValueError:
+            except Exception:  # its options are the file's text: any refusal means "not ours"
                 self.problem(
                     f"header seats[{info.seat}].bot: {printable(info.bot, 60)} is not a "
                     "built-in bot of this niwa"

@@ -80,11 +80,12 @@ def run_verify(args: argparse.Namespace) -> int:
             print(f"{name}: FAILED: {printable(problem)}")
         return 1
     ending = (
-        "the seeded chance and default moves, the statuses and the result match"
+        "every hash and the result match"
         if report.complete
-        else "and the seeded moves match (no result line: interrupted)"
+        else "every hash matches (no result line: interrupted)"
     )
-    print(f"{name}: ok: {report.steps} steps of {replay.header.version}, every hash, {ending}")
+    print(f"{name}: ok: {report.steps} steps of {replay.header.version}, {ending}; "
+          "chance, default moves and statuses follow the seed and the rules")
     return 0
 
 
