@@ -19,7 +19,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from types import TracebackType, UnionType
@@ -391,16 +391,20 @@ def _convert(value: Any, tp: Any, name: str, where: str) -> Any:
         if not isinstance(value, dict):
             raise ReplayError(f"{where}: field {name!r} must be an object, not {_type_name(value)}")
         return _build(tp, value, where, name + ".")
-    ok = {
-        bool: lambda v: isinstance(v, bool),
-        int: lambda v: isinstance(v, int) and not isinstance(v, bool),
-        float: lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-        str: lambda v: isinstance(v, str),
-    }[tp](value)
-    if not ok:
-        want = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
-        raise ReplayError(f"{where}: field {name!r} must be {want[tp]}, not {_type_name(value)}")
+    check = _SCALARS.get(tp)
+    if check is None:  # a field type this reader does not know: a bug here, not in the file
+        raise TypeError(f"replay field {name!r} has an annotation the reader cannot check")
+    if not check[0](value):
+        raise ReplayError(f"{where}: field {name!r} must be {check[1]}, not {_type_name(value)}")
     return value
+
+
+_SCALARS: dict[Any, tuple[Callable[[Any], bool], str]] = {
+    bool: (lambda v: isinstance(v, bool), "true or false"),
+    int: (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    float: (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a number"),
+    str: (lambda v: isinstance(v, str), "a string"),
+}
 
 
 _T = TypeVar("_T")

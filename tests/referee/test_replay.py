@@ -76,3 +76,24 @@ def test_an_interrupted_replay_reads_without_a_result(run_toy: RunToy, tmp_path:
     path.write_text("\n".join(path.read_text().splitlines()[:6]) + "\n")
     r = replay.read(path)
     assert r.result is None and replay.verify(r, GAME) == 5
+
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [replay.Header, replay.SeatInfo, replay.Step, replay.Move, replay.ResultLine,
+     replay.SeatOutcome],
+)
+def test_every_replay_field_has_a_type_the_reader_checks(cls: type) -> None:
+    """A field added with a type the reader cannot check fails here, not on a user's
+    file (the reader raises TypeError for it)."""
+    hints, known = replay._schema(cls)
+    unchecked = []
+    for name in known:
+        try:
+            replay._convert([None], hints[name], name, "test")
+        except replay.ReplayError:
+            pass  # refused as the wrong type: the type is one the reader knows
+        except TypeError:
+            unchecked.append(name)
+    assert unchecked == []
