@@ -23,6 +23,8 @@ from referee import replay
 from referee.match import BotSpec, MatchSpec, play_match
 from referee.replay_check import check
 from referee.seeds import stream
+from tests.referee.sandboxing import hostile_bot, run_against_randoms
+from tests.referee.toy import GAME
 
 Lines = list[dict[str, Any]]
 SEED = 11
@@ -285,3 +287,13 @@ def test_an_out_seat_relabelled_ok_throughout_fails(
     assert out.splitlines() == [
         next(line for line in out.splitlines() if f"step {first} seat 0 status" in line)
     ]
+
+
+@pytest.mark.parametrize("behaviour", ["sleep", "crash", "hang-up", "exit-early"])
+def test_replays_of_real_sandboxed_failures_verify(behaviour: str, tmp_path: Path) -> None:
+    """TIMEOUT, CRASHED, DISCONNECTED and a start-up crash, as the referee records them
+    for a real sandboxed bot: the checker's rule is the referee's."""
+    tmp_path.chmod(0o755)
+    outcome, r = run_against_randoms(hostile_bot(tmp_path, behaviour), tmp_path)
+    assert outcome.seats[0].status == "out"
+    assert check(r, GAME).problems == []
