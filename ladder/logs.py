@@ -8,6 +8,8 @@ from typing import Any
 
 import structlog
 
+from referee.logs import escape_strings
+
 
 def configure(level: str = "info", json: bool | None = None, stream: Any = None) -> None:
     """Set up structlog for this process (the ladder and each of its workers)."""
@@ -24,6 +26,7 @@ def configure(level: str = "info", json: bool | None = None, stream: Any = None)
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
+            *(() if use_json else (escape_strings,)),  # JSON escapes control characters
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(

@@ -9,8 +9,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from referee.text import printable
+
 # Each module has register(subparsers) and sets args.run(args) -> exit code.
 COMMANDS = ("play", "replay", "bench", "ladder")
+#: The longest error line printed (a message may quote untrusted text).
+ERROR_SHOWN = 2000
 
 
 class UsageError(Exception):
@@ -43,8 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.run(args)
-    except UsageError as e:
-        print(f"niwa {args.command}: error: {e}", file=sys.stderr)
+    except UsageError as e:  # may quote a bot's name or a file's bytes: escaped, one line
+        print(f"niwa {args.command}: error: {printable(str(e), ERROR_SHOWN)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

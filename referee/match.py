@@ -470,6 +470,7 @@ class _Match:
             started=datetime.now(UTC).isoformat(timespec="seconds"),
             sandbox=self.spec.sandbox and not self.spec.in_process,
             clock=self.clock,
+            max_failures=self.spec.max_failures,
         )
 
 

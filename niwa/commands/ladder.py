@@ -30,6 +30,7 @@ from ladder.store import PENDING, Store, StoreError
 from niwa.cli import UsageError
 from niwa.v1 import ladder_pb2 as pb
 from referee.cgroups import LimitsUnavailable
+from referee.text import printable
 
 DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
@@ -261,7 +262,7 @@ def _submit(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     reply = _remote(args, "SubmitBot", pb.SubmitBotRequest(archive=data), args.token)
     for bot in reply.bots:
-        print(f"submitted {bot.name}@{bot.version} for {bot.game} as bot {bot.id}")
+        print(f"submitted {_label(bot)} for {printable(bot.game, 60)} as bot {bot.id}")
     if args.no_wait:
         return 0
     return _await_validation(args, [b.id for b in reply.bots])
@@ -277,8 +278,11 @@ def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
         for bot in listing.bots:
             if bot.id in waiting and bot.status != PENDING:
                 waiting.discard(bot.id)
-                verdict = "accepted" if bot.status == "active" else f"{bot.status}: {bot.reason}"
-                print(f"bot {bot.id} ({bot.name}@{bot.version}, {bot.game}): {verdict}")
+                verdict = (
+                    "accepted" if bot.status == "active"
+                    else printable(f"{bot.status}: {bot.reason}", report.REASON_SHOWN)
+                )
+                print(f"bot {bot.id} ({_label(bot)}, {printable(bot.game, 60)}): {verdict}")
                 failed |= bot.status != "active"
         if waiting and time.monotonic() > deadline:
             raise UsageError(
@@ -290,9 +294,14 @@ def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
     return 1 if failed else 0
 
 
+def _label(bot: Any) -> str:
+    """``name@version`` of a bot the server described, safe to print."""
+    return printable(f"{bot.name}@{bot.version}", report.NAME_SHOWN)
+
+
 def _retire(args: argparse.Namespace) -> int:
     bot = _remote(args, "RetireBot", pb.RetireBotRequest(bot_id=args.bot_id), args.token)
-    print(f"bot {bot.id} ({bot.name}@{bot.version}) is {bot.status}")
+    print(f"bot {bot.id} ({_label(bot)}) is {printable(bot.status, 60)}")
     return 0
 
 
@@ -365,7 +374,7 @@ def _user_add(args: argparse.Namespace) -> int:
     finally:
         store.close()
     role = "admin" if owner.is_admin else "owner"
-    print(f"created {role} {owner.name}; API token (shown only now, keep it safe):")
+    print(f"created {role} {printable(owner.name, 60)}; API token (shown only now, keep it safe):")
     print(token)
     return 0
 

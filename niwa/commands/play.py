@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 import engine
 from bots.manifest import ManifestError
+from bots.sdk import NOTE_LIMIT
 from engine import CHANCE, State
 from niwa.cli import UsageError
 from referee import cgroups
@@ -19,6 +20,11 @@ from referee.logs import configure_cli_logging
 from referee.match import BotSpec, MatchOutcome, MatchSpec, load_game, play_match
 from referee.replay import Step
 from referee.sandbox import SandboxUnavailable
+from referee.text import printable
+
+#: How much of a bot directory's name or a failure detail a narration line shows.
+NAME_SHOWN = 60
+DETAIL_SHOWN = 300
 
 
 def register(sub: Any) -> None:
@@ -141,10 +147,10 @@ class Narrator:
             who = "chance" if move.seat == CHANCE else f"seat {move.seat} ({self.names[move.seat]})"
             line = f"{step.index:>4}  {who}: {before.describe(move.seat, move.action)}"
             if move.seat != CHANCE and move.status != "OK":
-                why = f"; {move.detail}" if move.detail else ""
+                why = f"; {printable(move.detail, DETAIL_SHOWN)}" if move.detail else ""
                 line += f"  [{move.status}: default move{why}]"
-            if move.note:
-                line += f"  # {move.note}"
+            if move.note:  # the bot's own words: escaped, so it cannot drive the terminal
+                line += f"  # {printable(move.note, NOTE_LIMIT)}"
             print(line, file=self.out)
         if after.to_move() != before.to_move() and after.to_move() != (CHANCE,):
             self.table(after)
@@ -166,7 +172,7 @@ def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
         info = outcome.seats[seat]
         if info.status == "out":
             when = "start-up" if info.at is None else f"step {info.at}"
-            line += f"  OUT ({info.reason} at {when}: {info.detail})"
+            line += f"  OUT ({info.reason} at {when}: {printable(info.detail, DETAIL_SHOWN)})"
         print(line, file=out)
     print(
         f"{outcome.decisions} decisions in {outcome.wall_s:.2f} s, match {outcome.match_id}",
@@ -179,7 +185,7 @@ def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
 def run(args: argparse.Namespace) -> int:
     configure_cli_logging()
     out = sys.stdout
-    names = list(args.bot)
+    names = [printable(b, NAME_SHOWN) for b in args.bot]
     narrator = None if args.quiet else Narrator(names, out)
     spec = build_spec(args, narrator)
     print(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, TextIO
 
 import engine
+from bots.sdk import NOTE_LIMIT
 from engine import CHANCE, canonical_json
 from niwa.cli import UsageError
 from referee import replay as replays
@@ -15,7 +15,13 @@ from referee.ask import ask_again_sync
 from referee.logs import configure_cli_logging
 from referee.match import BotSpec
 from referee.replay import Move, Replay, ReplayError, Step
+from referee.replay_check import check
 from referee.sandbox import SandboxUnavailable
+from referee.text import printable
+
+#: How much of a bot-written name or failure detail a line shows.
+NAME_SHOWN = 60
+DETAIL_SHOWN = 300
 
 
 def register(sub: Any) -> None:
@@ -49,25 +55,37 @@ def register(sub: Any) -> None:
     a.set_defaults(run=run_ask)
 
 
-def _read(path: str) -> Replay:
+def _read(path: str, game: bool = True) -> Replay:
+    """The replay at ``path`` (and, with ``game``, its game installed at its version);
+    UsageError, one line, for anything else: the reader bounds and types every field."""
     configure_cli_logging()
     try:
         replay = replays.read(path)
-        replay.game()
+        if game:
+            replay.game()
     except (ReplayError, engine.UnknownGame) as e:
         raise UsageError(str(e).strip("\"'")) from None
     return replay
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    replay = _read(args.file)
+    replay = _read(args.file, game=False)  # a header naming other rules is a FAILED line
+    name = printable(args.file)
     try:
-        steps = replays.verify(replay)
+        report = check(replay)
     except ReplayError as e:
-        print(f"{args.file}: FAILED: {e}")
+        raise UsageError(str(e)) from None
+    if report.problems:
+        for problem in report.problems:  # each names its step or field: expected, found
+            print(f"{name}: FAILED: {printable(problem)}")
         return 1
-    ending = "and the result match" if replay.result else "match (no result line: interrupted)"
-    print(f"{args.file}: ok: {steps} steps of {replay.header.version}, every hash {ending}")
+    ending = (
+        "every hash and the result match"
+        if report.complete
+        else "every hash matches (no result line: interrupted)"
+    )
+    print(f"{name}: ok: {report.steps} steps of {replay.header.version}, {ending}; "
+          "chance, default moves and statuses follow the seed and the rules")
     return 0
 
 
@@ -77,11 +95,12 @@ def _move_line(step: Step, move: Move, before: engine.State, names: list[str]) -
     line = f"{step.index:>4}  seat {move.seat} ({names[move.seat]}): "
     line += before.describe(move.seat, move.action)
     if move.status != "OK":
-        line += f"  [{move.status}{': ' + move.detail if move.detail else ''}]"
+        detail = f": {printable(move.detail, DETAIL_SHOWN)}" if move.detail else ""
+        line += f"  [{move.status}{detail}]"
     if move.wall_ms is not None:
         line += f"  {move.wall_ms:.0f} ms"
     if move.note:
-        line += f"  # {move.note}"
+        line += f"  # {printable(move.note, NOTE_LIMIT)}"
     return line
 
 
@@ -95,7 +114,7 @@ def run_show(args: argparse.Namespace) -> int:
     _check_seat(replay, args.seat)
     out = sys.stdout
     h = replay.header
-    names = [s.bot for s in h.seats]
+    names = [printable(s.bot, NAME_SHOWN) for s in h.seats]
     viewer = "the spectator" if args.seat is None else f"seat {args.seat}"
     print(f"{h.version}, {h.players} players, seed {h.seed}, as seen by {viewer}", file=out)
     try:
@@ -111,14 +130,16 @@ def run_show(args: argparse.Namespace) -> int:
             if after.is_over():
                 print(f"\n{after.render(args.seat)}\n", file=out)
     except ReplayError as e:
-        print(f"{args.file}: FAILED: {e}", file=out)
+        print(f"{printable(args.file)}: FAILED: {printable(str(e))}", file=out)
         return 1
     if replay.result is not None:
         r = replay.result
         for seat in sorted(range(h.players), key=lambda s: (r.places[s], s)):
             o = r.seats[seat]
             when = "start-up" if o.at is None else f"step {o.at}"
-            out_note = f"  OUT ({o.reason} at {when}: {o.detail})" if o.status == "out" else ""
+            detail = printable(o.detail, DETAIL_SHOWN)
+            reason = printable(o.reason, NAME_SHOWN)
+            out_note = f"  OUT ({reason} at {when}: {detail})" if o.status == "out" else ""
             print(f"  {r.places[seat] + 1}. seat {seat} {names[seat]:<24} "
                   f"score {r.scores[seat]:g}{out_note}", file=out)
     return 0
@@ -152,19 +173,19 @@ def run_ask(args: argparse.Namespace) -> int:
     q, rec = result.question, result.recorded
     print(f"step {q.decision}, seat {q.seat}, {len(q.legal_actions)} legal actions, "
           f"{q.time_left_ms} ms on the clock")
-    recorded = canonical_json(rec.action)
-    print(f"recorded: {recorded}  [{rec.status}]{'  # ' + rec.note if rec.note else ''}")
+    recorded = printable(canonical_json(rec.action))
+    rec_note = f"  # {printable(rec.note, NOTE_LIMIT)}" if rec.note else ""
+    print(f"recorded: {recorded}  [{rec.status}]{rec_note}")
     if result.failure is not None:
-        print(f"now:      {result.failure.kind}: {result.failure.detail}")
+        print(f"now:      {result.failure.kind}: {printable(result.failure.detail, DETAIL_SHOWN)}")
     else:
         assert result.reply is not None
-        note = f"  # {result.reply.note}" if result.reply.note else ""
-        print(f"now:      {json.dumps(result.action, sort_keys=True, separators=(',', ':'))}"
-              f"{note}")
+        note = f"  # {printable(result.reply.note, NOTE_LIMIT)}" if result.reply.note else ""
+        print(f"now:      {printable(canonical_json(result.action))}{note}")
     print("same answer" if result.same else "different answer")
     asked = bot.manifest().name
     sat = next((s for s in replay.header.seats if s.seat == q.seat), None)
     if sat is not None and sat.name != asked:
-        print(f"note: step {q.decision} was answered by {sat.name} {sat.version}; "
-              f"you asked {asked}")
+        print(f"note: step {q.decision} was answered by {printable(sat.name, NAME_SHOWN)} "
+              f"{printable(sat.version, NAME_SHOWN)}; you asked {printable(asked, NAME_SHOWN)}")
     return 0

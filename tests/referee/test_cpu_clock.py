@@ -82,7 +82,9 @@ def test_in_process_bots_are_charged_wall_time(run_toy: RunToy) -> None:
 
 def test_a_replay_header_without_a_clock_reads_as_wall() -> None:
     old = {"kind": "header", "schema": "niwa-replay/1", "game": "toy", "version": "toy@1",
-           "players": 2, "options": {}, "seats": [], "seed": 0,
+           "players": 2, "options": {}, "seed": 0,
+           "seats": [{"seat": i, "bot": "builtin:random", "name": "random", "version": "1"}
+                     for i in range(2)],
            "time_control": {"per_decision_ms": 1000, "bank_ms": 0}}
     assert Header.from_json(old).clock == "wall"  # type: ignore[arg-type]
 

@@ -59,7 +59,7 @@ def test_a_changed_result_fails_verification(run_toy: RunToy, tmp_path: Path) ->
     path = tmp_path / "toy.jsonl"
     last = len(path.read_text().splitlines()) - 1
     _rewrite(path, last, {"scores": [99.0, 0.0]})
-    with pytest.raises(replay.ReplayError, match="final scores"):
+    with pytest.raises(replay.ReplayError, match="result scores: expected"):
         replay.verify(replay.read(path), GAME)
 
 
@@ -76,3 +76,24 @@ def test_an_interrupted_replay_reads_without_a_result(run_toy: RunToy, tmp_path:
     path.write_text("\n".join(path.read_text().splitlines()[:6]) + "\n")
     r = replay.read(path)
     assert r.result is None and replay.verify(r, GAME) == 5
+
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [replay.Header, replay.SeatInfo, replay.Step, replay.Move, replay.ResultLine,
+     replay.SeatOutcome],
+)
+def test_every_replay_field_has_a_type_the_reader_checks(cls: type) -> None:
+    """A field added with a type the reader cannot check fails here, not on a user's
+    file (the reader raises TypeError for it)."""
+    hints, known = replay._schema(cls)
+    unchecked = []
+    for name in known:
+        try:
+            replay._convert([None], hints[name], name, "test")
+        except replay.ReplayError:
+            pass  # refused as the wrong type: the type is one the reader knows
+        except TypeError:
+            unchecked.append(name)
+    assert unchecked == []
