@@ -360,6 +360,12 @@ def _replay(args: argparse.Namespace) -> int:
             f"(check the game in it: niwa replay verify {args.output})",
             file=sys.stderr,
         )
+    elif sys.stdout.isatty():
+        # Replays keep notes as bots wrote them: escape them for a terminal, keep the
+        # exact bytes for a pipe or a file (which is what verify and ask read).
+        text = content.decode("utf-8", "replace")
+        for line in text.removesuffix("\n").split("\n"):  # not splitlines: it splits at \r
+            print(printable(line))
     else:
         sys.stdout.buffer.write(content)
     return 0

@@ -3,7 +3,12 @@ every read, and ``niwa ladder replay`` checks what it downloaded before saving i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import pty
+import subprocess
+import sys
 from collections.abc import Iterator
 from concurrent import futures
 from contextlib import contextmanager
@@ -144,3 +149,26 @@ def test_the_cli_refuses_to_print_a_download_that_does_not_match(
     with forged(reply) as address:
         assert main(["ladder", "replay", "3", "--server", address]) == 2
     assert b"forged" not in capsysbinary.readouterr().out
+
+
+def test_a_replay_printed_to_a_terminal_has_its_control_characters_escaped(
+    store: Store, tmp_path: Path
+) -> None:
+    """A note keeps what the bot wrote in the file; a terminal sees it escaped."""
+    hostile = '{"note": "\x1b]0;owned\x07\u202eevil\r"}\n'.encode()
+    match_id = finished_match(store, hostile)
+    leader, follower = pty.openpty()
+    db = str(tmp_path / "ladder.db")
+    run = subprocess.run(
+        [sys.executable, "-m", "niwa", "ladder", "replay", str(match_id), "--db", db],
+        stdout=follower, stderr=subprocess.PIPE, timeout=60, check=False,
+    )
+    os.close(follower)
+    shown = b""
+    with contextlib.suppress(OSError):  # EIO once the writer is gone and all is read
+        while chunk := os.read(leader, 4096):
+            shown += chunk
+    os.close(leader)
+    assert run.returncode == 0, run.stderr
+    assert b"\x1b" not in shown and "\u202e".encode() not in shown
+    assert b"\\x1b]0;owned\\x07\\u202eevil\\r" in shown
