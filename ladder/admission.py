@@ -42,7 +42,8 @@ log = structlog.get_logger("niwa.ladder.api")
 
 @dataclass(frozen=True)
 class Limits:
-    """Every bound of the API (docs/security.d/api.md lists them with their reasons)."""
+    """Every bound of the API (listed with their reasons in docs/security.md, "The
+    ladder's API")."""
 
     streams: int = 100  # anonymous streams at once, in total
     streams_per_peer: int = 10  # ... from one address (IPv6: one /64)

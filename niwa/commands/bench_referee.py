@@ -1,11 +1,12 @@
 """``niwa bench referee``: what the referee costs per decision, and how fast bots start.
 
 * Per decision: matches of built-in random bots in process (no gRPC), as plain
-  processes over gRPC, and as sandboxed processes over gRPC. The recorded ``wall_ms``
-  of a decision is the time from asking to having the answer (building the request
-  included); the random bot itself needs microseconds, so the process figures are the
-  protocol's overhead (serialisation, the Unix socket, the bot's gRPC server, trio
-  wake-ups) and the sandbox's.
+  processes over gRPC, as sandboxed processes over gRPC (held back between their
+  turns, the default), and sandboxed but pondering (never held back); the modes take
+  turns match by match. The recorded ``wall_ms`` of a decision is the time from asking
+  to having the answer (building the request included); the random bot itself needs
+  microseconds, so the process figures are the protocol's overhead (serialisation,
+  the Unix socket, the bot's gRPC server, trio wake-ups) and the sandbox's.
 * Start-up: spawn to ``READY`` for each bot, sandboxed, and the CPU time the bot's
   cgroup used until it answered ``Start`` (sandbox set-up and interpreter start-up;
   unlike the wall time, it hardly depends on what else the machine is doing).
@@ -18,6 +19,7 @@ import os
 import statistics
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,30 +60,49 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+@dataclass(frozen=True)
+class Mode:
+    label: str
+    in_process: bool
+    sandbox: bool
+    ponder: bool = False
+
+
+MODES = (
+    Mode("in process", True, False),
+    Mode("gRPC, no sandbox", False, False),
+    Mode("sandboxed gRPC", False, True),
+    Mode("sandboxed, pondering", False, True, ponder=True),
+)
+
+
 def decision_times(
-    game: str, players: int, matches: int, seed: int, in_process: bool, sandbox: bool
-) -> list[float]:
-    """The wall_ms of every bot decision of ``matches`` matches."""
-    walls: list[float] = []
+    game: str, players: int, matches: int, seed: int
+) -> dict[str, list[float]]:
+    """The wall_ms of every bot decision, per mode. The modes take turns match by match
+    (same seeds), so a change in the machine's load falls on all of them alike."""
+    walls: dict[str, list[float]] = {mode.label: [] for mode in MODES}
     with tempfile.TemporaryDirectory() as tmp:
         for m in range(matches):
-            path = Path(tmp) / f"{m}.jsonl"
-            spec = MatchSpec(
-                game=game,
-                bots=[BotSpec.parse("builtin:random")] * players,
-                seed=seed + m,
-                time_control=TimeControl.parse("5s+60s"),
-                in_process=in_process,
-                sandbox=sandbox,
-                replay_path=path,
-            )
-            play_match(spec)
-            walls += [
-                mv.wall_ms
-                for step in replay.read(path).steps
-                for mv in step.moves
-                if step.kind == "decision" and mv.wall_ms is not None
-            ]
+            for i, mode in enumerate(MODES):
+                path = Path(tmp) / f"{m}-{i}.jsonl"
+                spec = MatchSpec(
+                    game=game,
+                    bots=[BotSpec.parse("builtin:random")] * players,
+                    seed=seed + m,
+                    time_control=TimeControl.parse("5s+60s"),
+                    in_process=mode.in_process,
+                    sandbox=mode.sandbox,
+                    ponder=mode.ponder,
+                    replay_path=path,
+                )
+                play_match(spec)
+                walls[mode.label] += [
+                    mv.wall_ms
+                    for step in replay.read(path).steps
+                    for mv in step.moves
+                    if step.kind == "decision" and mv.wall_ms is not None
+                ]
     return walls
 
 
@@ -133,18 +154,16 @@ def run(args: argparse.Namespace) -> int:
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", file=out)
     print(f"{'mode':<22} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8}", file=out)
     p50s = {}
-    modes = (("in process", True, False), ("gRPC, no sandbox", False, False),
-             ("sandboxed gRPC", False, True))
-    for label, in_process, sandbox in modes:
-        walls = decision_times(
-            args.game, args.players, args.matches, args.seed, in_process, sandbox
-        )
-        p50s[label] = statistics.median(walls)
-        p99 = percentile(walls, 0.99)
-        print(f"{label:<22} {len(walls):>9} {p50s[label]:>8.3f} {p99:>8.3f}", file=out)
-        out.flush()
+    walls = decision_times(args.game, args.players, args.matches, args.seed)
+    for label, times in walls.items():
+        p50s[label] = statistics.median(times)
+        p99 = percentile(times, 0.99)
+        print(f"{label:<22} {len(times):>9} {p50s[label]:>8.3f} {p99:>8.3f}", file=out)
     overhead = p50s["sandboxed gRPC"] - p50s["in process"]
     print(f"gRPC + sandbox overhead per decision (p50 difference): {overhead:.3f} ms", file=out)
+    held = p50s["sandboxed gRPC"] - p50s["sandboxed, pondering"]
+    print(f"holding idle bots back (throttle, freeze) per decision (p50 difference): "
+          f"{held:.3f} ms", file=out)
     print(file=out)
     bots = args.bot or ["builtin:random", str(ROOT / "examples/python-bot"),
                         str(ROOT / "examples/js-bot")]
