@@ -346,12 +346,17 @@ class _Match:
         reply: Reply | None = None
         failure: BotFailure | None = None
         with trio.move_on_after(cap_s + GRACE_S):  # a safety net: the deadline is cap_s
+            if not cpu:  # no watchdog: no nursery either (it costs a few µs per call)
+                try:
+                    reply = await seat.player.act(question, cap_s)
+                except BotFailure as f:
+                    failure = f
+                return reply, failure
             async with trio.open_nursery() as nursery:
-                if cpu:
-                    assert cpu0 is not None
-                    nursery.start_soon(
-                        watch_cpu, seat.player, cpu0, time_left_ms / 1000, nursery.cancel_scope
-                    )
+                assert cpu0 is not None
+                nursery.start_soon(
+                    watch_cpu, seat.player, cpu0, time_left_ms / 1000, nursery.cancel_scope
+                )
                 try:
                     reply = await seat.player.act(question, cap_s)
                 except BotFailure as f:
