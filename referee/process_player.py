@@ -12,9 +12,9 @@ to every process of its cgroup or process group), reaps it, and removes what it 
 (:func:`referee.cleanup.remove_tree`; a sandboxed bot leaves nothing on the host).
 
 Fairness: with ``freeze_idle`` (the default) a bot that is not answering a call is
-held back at once (its CPU quota cut to 1 %) and frozen after :data:`FREEZE_AFTER_S`,
-so it cannot burn CPU (or flood its pipes) while others think; it is thawed just
-before ``Act``/``Finish`` and before it is signalled.
+held back (its CPU quota cut to 1 %) after :data:`THROTTLE_AFTER_S` and frozen after
+:data:`FREEZE_AFTER_S`, so it cannot burn CPU (or flood its pipes) while others think;
+it is thawed just before ``Act``/``Finish`` and before it is signalled.
 
 Floods: each pipe is read at full speed for its first :data:`FAST_BYTES`; past that
 the referee reads at most :data:`THROTTLE_BYTES` per :data:`THROTTLE_S`, so a bot
@@ -84,10 +84,10 @@ RUN_DIR_PREFIX = "niwa-bot-"
 _READY = re.compile(rb"(?:\A|\n)[ \t\r\f\v]*" + READY_LINE.encode() + rb"[ \t\r\f\v]*\n")
 #: Bytes of stderr saved per bot in --log-dir.
 LOG_LIMIT = 1 << 20
-#: How long an idle bot runs on (to finish sending its answer) before it is throttled,
-#: and how long after its answer it is frozen.
-THROTTLE_AFTER_S = 0.002
-FREEZE_AFTER_S = 0.02
+#: How long after its answer an idle bot is throttled, and frozen: long enough that a
+#: bot asked again soon (a fast game) pays for neither, short beside a thinking bot.
+THROTTLE_AFTER_S = 0.01
+FREEZE_AFTER_S = 0.05
 #: Time a bot gets to exit after SIGTERM before SIGKILL.
 TERM_GRACE_S = 0.3
 #: A DEADLINE_EXCEEDED this long before the deadline was the bot's own status, not ours.
@@ -262,11 +262,11 @@ class ProcessPlayer:
         return self._stderr.lines
 
     def _idle(self) -> None:
-        """Not answering a call (unless it may ponder): throttled to 1 % of a CPU at
-        once, frozen once it has been idle for :data:`FREEZE_AFTER_S`. A v1 freeze
-        and thaw cost about 0.25 ms together, a throttle a hundredth of that: a bot
-        asked again at once (a fast game) is only throttled, one left waiting while
-        others think is frozen, and its thaw is then small beside the wait."""
+        """Not answering a call (unless it may ponder): throttled to 1 % of a CPU after
+        :data:`THROTTLE_AFTER_S`, frozen after :data:`FREEZE_AFTER_S`. A v1 freeze and
+        thaw cost about 0.25 ms together, a throttle a hundredth of that: a bot asked
+        again soon (a fast game) is left alone or only throttled, one left waiting
+        while others think is frozen, and its thaw is then small beside the wait."""
         group = self._cgroup
         if not self.freeze_idle or group is None or self._closed:
             return
