@@ -30,6 +30,7 @@ that no longer answers while the process lives DISCONNECTED.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import signal
@@ -179,7 +180,10 @@ class ProcessPlayer:
         self._streams_done = trio.Event()
         self._closed = False
         self._frozen = self._throttled = False
-        self._idle_scope: trio.CancelScope | None = None  # a freeze waiting to happen
+        # The holder task's scope: its deadline is when the bot is next held back.
+        self._keeper: trio.CancelScope | None = None
+        self._next_step_at = self._freeze_at = math.inf
+        self._idle_now = False
         self.ready_after_s: float | None = None  # spawn to READY, for benchmarks
 
     # -- the Player protocol ------------------------------------------------------
@@ -274,23 +278,43 @@ class ProcessPlayer:
             group.freeze()
             self._frozen = True
             return
-        self._idle_scope = trio.CancelScope()
-        self.nursery.start_soon(self._hold_back, group, self._idle_scope)
+        now = trio.current_time()
+        self._idle_now = True
+        self._next_step_at = now + THROTTLE_AFTER_S
+        self._freeze_at = now + FREEZE_AFTER_S
+        if self._keeper is None:
+            self._keeper = trio.CancelScope(deadline=self._next_step_at)
+            self.nursery.start_soon(self._hold_back, group, self._keeper)
+        else:  # moving a deadline wakes nobody: nothing happens until it passes
+            self._keeper.deadline = self._next_step_at
 
-    async def _hold_back(self, group: Cgroup, scope: trio.CancelScope) -> None:
-        with scope:
-            await trio.sleep(THROTTLE_AFTER_S)
-            group.throttle()
-            self._throttled = True
-            await trio.sleep(FREEZE_AFTER_S - THROTTLE_AFTER_S)
-            group.freeze()
-            self._frozen = True
+    async def _hold_back(self, group: Cgroup, first: trio.CancelScope) -> None:
+        """One task for the bot's life, woken only when a deadline passes: a bot asked
+        again before :data:`THROTTLE_AFTER_S` costs two deadline changes, not a task."""
+        scope = first
+        while True:
+            with scope:
+                await trio.sleep_forever()
+            if self._closed:
+                return
+            now = trio.current_time()
+            if not self._idle_now:  # asked again after the deadline passed: not now
+                self._next_step_at = math.inf
+            elif not self._throttled:
+                group.throttle()
+                self._throttled = True
+                self._next_step_at = self._freeze_at
+            elif not self._frozen and now >= self._freeze_at:
+                group.freeze()
+                self._frozen = True
+                self._next_step_at = math.inf
+            scope = self._keeper = trio.CancelScope(deadline=self._next_step_at)
 
     def _thaw(self) -> None:
         """About to be asked (or signalled): lift the freeze and the throttle."""
-        if self._idle_scope is not None:
-            self._idle_scope.cancel()
-            self._idle_scope = None
+        self._idle_now = False
+        if self._keeper is not None:
+            self._keeper.deadline = math.inf
         group = self._cgroup
         if group is None:
             return
@@ -305,6 +329,8 @@ class ProcessPlayer:
         if self._closed:
             return
         self._closed = True
+        if self._keeper is not None:
+            self._keeper.cancel()  # the holder task sees _closed and ends
         if self._client is not None:
             self._client.close()
         for fd in (self._socket_fd, self._info_fd):
