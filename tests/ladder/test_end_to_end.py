@@ -18,7 +18,7 @@ BOTS = {"python-bot": "python-example", "js-bot": "js-example"}
 
 
 def test_two_submitted_bots_are_ranked_and_their_replays_verify(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], js_bot: Path
 ) -> None:
     db = tmp_path / "ladder.db"
     assert main(["ladder", "user", "add", "alice", "--db", str(db)]) == 0

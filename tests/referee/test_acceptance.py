@@ -16,10 +16,7 @@ JS_BOT = str(ROOT / "examples" / "js-bot")
 
 
 @pytest.fixture(scope="module")
-def match_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert (ROOT / "examples/js-bot/node_modules/@grpc/grpc-js").is_dir(), (
-        "run `npm ci` in examples/js-bot first (CI does)"
-    )
+def match_replay(tmp_path_factory: pytest.TempPathFactory, js_bot: Path) -> Path:
     path = tmp_path_factory.mktemp("acceptance") / "match.jsonl"
     argv = ["play", "blossom", "--bot", PYTHON_BOT, "--bot", "builtin:random",
             "--bot", JS_BOT, "--seed", "4", "--replay", str(path), "--quiet"]

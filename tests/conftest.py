@@ -1,0 +1,33 @@
+"""Fixtures shared by every test package."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+JS_BOT = Path(__file__).resolve().parents[1] / "examples" / "js-bot"
+
+
+@pytest.fixture(scope="session")
+def js_bot() -> Path:
+    """The Node example bot, its dependencies installed: ``npm ci`` from its lock file
+    the first time (a fresh clone has no ``node_modules``), so ``tox`` needs nothing
+    run before it."""
+    if (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        return JS_BOT
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.fail(
+            "the tests of examples/js-bot need Node.js and npm: install them "
+            "(apt-get install nodejs npm) and run the tests again"
+        )
+    done = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=JS_BOT, capture_output=True, text=True, timeout=600, check=False,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"npm ci in {JS_BOT} failed: {done.stderr.strip()[-2000:]}")
+    return JS_BOT
