@@ -25,6 +25,8 @@ from referee.text import printable
 #: How much of a bot directory's name or a failure detail a narration line shows.
 NAME_SHOWN = 60
 DETAIL_SHOWN = 300
+#: Lines of a seat's stderr shown under its OUT line.
+STDERR_SHOWN = 5
 
 
 def register(sub: Any) -> None:
@@ -174,6 +176,10 @@ def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
             when = "start-up" if info.at is None else f"step {info.at}"
             line += f"  OUT ({info.reason} at {when}: {printable(info.detail, DETAIL_SHOWN)})"
         print(line, file=out)
+        if info.status == "out":  # why it died, in plain sight: the end of its stderr
+            tail = [ln for ln in info.stderr_tail if ln.strip()][-STDERR_SHOWN:]
+            for text in tail:
+                print(f"       | {printable(text, DETAIL_SHOWN)}", file=out)
     print(
         f"{outcome.decisions} decisions in {outcome.wall_s:.2f} s, match {outcome.match_id}",
         file=out,
