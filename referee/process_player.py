@@ -306,6 +306,10 @@ class ProcessPlayer:
                 self._next_step_at = self._freeze_at
             elif not self._frozen and now >= self._freeze_at:
                 group.freeze()
+                # Throttled threads would reach the freezer only when their quota comes
+                # back (up to a 100 ms period); with it back they stop at once.
+                group.unthrottle()
+                self._throttled = False
                 self._frozen = True
                 self._next_step_at = math.inf
             scope = self._keeper = trio.CancelScope(deadline=self._next_step_at)

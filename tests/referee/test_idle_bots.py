@@ -54,13 +54,13 @@ def wait_until(condition: object, what: str) -> None:
 
 
 def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
-    """Seat 0 spins a CPU-burning thread all match long; seat 1 naps 600 ms per
+    """Seat 0 spins a CPU-burning thread all match long; seat 1 naps 800 ms per
     decision, so seat 0 waits. A task beside the match watches one such wait: the
     freezer state once seat 0 has been idle past FREEZE_AFTER_S (and, unless it may
     ponder, frozen), and the CPU it used over the next 0.2 s. A window that a turn of
     seat 0 overlapped is measured again."""
     match_id = f"idle{'ponder' if ponder else 'frozen'}{time.monotonic_ns() % 10**6}"
-    answered = trio.Event()  # seat 0 alone answered: seat 1's 600 ms nap comes next
+    answered = trio.Event()  # seat 0 alone answered: seat 1's 800 ms nap comes next
     decisions = 0  # decision steps so far: one during a window means a turn came
     measured: list[tuple[str, float]] = []
 
@@ -74,7 +74,7 @@ def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
     spec = MatchSpec(
         game=GAME,
         bots=[BotSpec.parse(str(hostile_bot(tmp_path, "ponder"))),
-              BotSpec.parse(str(hostile_bot(tmp_path, "nap", "600"))),
+              BotSpec.parse(str(hostile_bot(tmp_path, "nap", "800"))),
               BotSpec.parse("builtin:random")],
         options={"rounds": 9},
         seed=11,
@@ -94,7 +94,7 @@ def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
             seen = decisions
             await trio.sleep(FREEZE_AFTER_S)
             state_file = group_of(match_id, 0, FREEZER) / "freezer.state"
-            if not ponder:  # throttled to 1 %, a thread may take a quota period to stop
+            if not ponder:  # the freezer stops every thread within moments
                 while state_file.read_text().strip() != "FROZEN" and decisions == seen:
                     await trio.sleep(0.005)
                 await trio.sleep(0.05)  # the kernel's accounting of its last slice
