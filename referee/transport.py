@@ -138,6 +138,10 @@ class BotClient:
                 ("grpc.max_receive_message_length", max_message_bytes),
                 ("grpc.max_send_message_length", 64 << 20),
                 ("grpc.enable_retries", 0),
+                # The target is /proc/self/fd/N, and N is reused by the next bot: with
+                # grpc's global pool a new channel could get the old bot's subchannel
+                # (connected, or failed, to a socket that is gone).
+                ("grpc.use_local_subchannel_pool", 1),
                 # grpc.experimental.ChannelOptions.SingleThreadedUnaryStream: the stream
                 # is read on the calling (worker) thread's own completion queue, not
                 # handed to the channel's poller thread: as fast as a unary call.

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+import trio
 
-from niwa.v1 import bot_pb2
+from bots.sdk import GameStart
+from bots.server import _Servicer
+from niwa.v1 import bot_pb2, bot_pb2_grpc
 from referee.failures import BotFailure, Failure, clip
 from referee.transport import (
     MAX_ACTION_CHARS,
+    BotClient,
     CallError,
     _Malformed,
     _read_one,
@@ -147,3 +154,51 @@ def test_action_json_at_the_limits_is_accepted() -> None:
 
 def test_clip_makes_lone_surrogates_encodable() -> None:
     assert clip("a\ud800b") == "a?b"
+
+
+class _Named:
+    version = "1"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def act(self, turn: Any) -> int:
+        return 0
+
+
+def _serve(path: Path, name: str) -> grpc.Server:
+    server = grpc.server(ThreadPoolExecutor(max_workers=1))
+    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(_Named(name)), server)  # type: ignore[no-untyped-call]
+    server.add_insecure_port(f"unix:{path}")
+    server.start()
+    return server
+
+
+def test_a_new_bot_behind_a_reused_descriptor_number_is_reached_itself(tmp_path: Path) -> None:
+    # Sandboxed bots are reached at /proc/self/fd/N, and N comes back for the next bot.
+    # While an earlier bot's channel still exists (its call abandoned, not yet collected),
+    # its failed connection must not be handed to the next bot's channel: with grpc's
+    # global subchannel pool it was, and the next bot was DISCONNECTED before it began.
+    start = GameStart("toy", "toy@1", 0, 2, {}, 1000, 1000, 7)
+    earlier: list[BotClient] = []
+
+    async def ask(client: BotClient) -> str:
+        return (await client.start(start, 5.0))[0]
+
+    try:
+        for name in ("first", "second", "third"):
+            path = tmp_path / f"{name}.sock"
+            server = _serve(path, name)
+            fd = os.open(path, os.O_PATH)
+            client = BotClient(f"/proc/self/fd/{fd}", 1 << 20)
+            earlier.append(client)
+            try:
+                assert trio.run(ask, client) == name
+                server.stop(None).wait()  # the bot dies: its channel's connection fails
+                with pytest.raises(CallError):
+                    trio.run(ask, client)
+            finally:
+                os.close(fd)  # the next bot's socket gets the same number
+    finally:
+        for client in earlier:
+            client.close()
