@@ -29,6 +29,7 @@ import io
 import os
 import stat
 import tarfile
+import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -309,6 +310,10 @@ class _Reader:
         except UnicodeDecodeError:
             raise ArchiveError(f"entry {label} has a path that is not UTF-8") from None
         label = repr(name)
+        if any(unicodedata.category(c) == "Cc" for c in name):
+            # A newline, ESC or DEL in a file name has no use in a bot and would reach
+            # logs and listings that show the tree.
+            raise ArchiveError(f"entry {label} has a control character in its path")
         if name.startswith("/"):
             raise ArchiveError(f"entry {label} has an absolute path")
         parts = tuple(p for p in name.split("/") if p not in ("", "."))

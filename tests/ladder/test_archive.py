@@ -215,6 +215,12 @@ def test_a_pax_path_with_a_nul_byte_is_refused() -> None:
         archive.scan(tar_of(("bot.toml", MANIFEST), info))
 
 
+@pytest.mark.parametrize("name", ["a\nb.py", "x\x1b[2J.py", "d\x7f/f", "c1\x85.py"])
+def test_a_path_with_a_control_character_is_refused(name: str) -> None:
+    with pytest.raises(ArchiveError, match="control character"):
+        archive.scan(tar_of(("bot.toml", MANIFEST), (name, b"x")))
+
+
 def test_a_path_over_the_length_limit_is_refused() -> None:
     long = "/".join(["d" * 200] * 6) + "/f"  # 1207 bytes, through a PAX header
     with pytest.raises(ArchiveError, match="over the limit of 1024"):
