@@ -36,6 +36,7 @@ _TOKEN = re.compile(
 )
 _ITEM_REF = re.compile(r"#\d+|P\d+")
 _DOC_LINK = re.compile(r"(?P<path>(?:docs/)?[\w./-]*\.md)#(?P<anchor>[\w-]+)")
+_PAGE_LINK = re.compile(r"\]\(#(?P<anchor>[\w-]+)\)")
 _DOC_PATH = re.compile(r"\bdocs/(?:[\w-]+/)*[\w-]+\.md\b")
 # The rules texts and rules data live outside the repository: users cannot open them.
 _OUTSIDE = re.compile(
@@ -102,6 +103,7 @@ def check_text(text: str, where: str, default_game: str | None, sections: Lookup
     """Every broken citation in ``text``; ``where`` names the file, ``sections`` gives a
     game's rules reference (None: ``docs/games/<game>.md`` does not exist)."""
     broken: list[Broken] = []
+    anchors = anchors_of(text) if where.endswith(".md") else set()
     for lineno, line in enumerate(text.splitlines(), 1):
         here = f"{where}:{lineno}"
         for m in _OUTSIDE.finditer(line):
@@ -109,6 +111,9 @@ def check_text(text: str, where: str, default_game: str | None, sections: Lookup
         for m in _DOC_PATH.finditer(line):
             if not (ROOT / m.group(0)).is_file():
                 broken.append(Broken(here, m.group(0), "no such page"))
+        for m in _PAGE_LINK.finditer(line):
+            if where.endswith(".md") and m.group("anchor") not in anchors:
+                broken.append(Broken(here, m.group(0), "no such heading on this page"))
         for m in _DOC_LINK.finditer(line):
             broken.extend(_check_link(m, where, here))
     game = default_game
@@ -226,6 +231,14 @@ def test_a_link_to_a_missing_page_or_heading_is_broken() -> None:
         page(PAGE),
     )
     assert sorted(b.why for b in broken) == ["no such heading on that page", "no such page"]
+
+
+def test_a_link_to_a_missing_heading_of_the_same_page_is_broken() -> None:
+    text = "# Page\n## 0. Configuration values\nsee [0](#0-configuration-values), [x](#nowhere)\n"
+    broken = check_text(text, "docs/games/x.md", None, page(PAGE))
+    assert [(b.where, b.why) for b in broken] == [
+        ("docs/games/x.md:3", "no such heading on this page")
+    ]
 
 
 def test_a_planted_bad_citation_in_a_file_is_caught(tmp_path: Path) -> None:
