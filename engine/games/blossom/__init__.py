@@ -1,6 +1,6 @@
 """Blossom (Tarte Games, 2025): 2-4 players move flowers between hand, yard and garden.
 
-Rules summary (blossom.md, from the rulesheet):
+Rules summary (rules reference: docs/games/blossom.md):
 
 * 33 cards: 3 cherries and 6 each of chrysanth, camellia, rose, lily of the valley and
   anemone. With 2 players 2 cards are removed unseen, with 3 players 1 (§2). Each player is

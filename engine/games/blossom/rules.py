@@ -1,4 +1,4 @@
-"""Blossom's rules data (data/rules.json, from blossom.md) as typed constants."""
+"""Blossom's rules data (data/rules.json; rules: docs/games/blossom.md) as typed constants."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Blossom's game state: set-up, the two-action turn, the cherry, refills and the end.
 
-Sections cited are from blossom.md (the rules data). Multisets of cards are lists of six
-counts in ``rules.KINDS`` order. The deck is unordered: every draw from it is a chance
-node (see ``chance_outcomes``), so a shuffle is simply "the deck is a multiset".
+Sections cited (§N) are the numbered headings of docs/games/blossom.md. Multisets of
+cards are lists of six counts in ``rules.KINDS`` order. The deck is unordered: every draw
+from it is a chance node (see ``chance_outcomes``), so a shuffle is simply "the deck is a
+multiset".
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Miyabi (Michael Kiesling, HABA 2019) for 2 to 4 players: shared/rules/miyabi.md.
+"""Miyabi (Michael Kiesling, HABA 2019) for 2 to 4 players (rules: docs/games/miyabi.md).
 
 Each player builds a 6 x 6 Japanese garden. Every row is reserved for one object type
 (maple, pagoda, fish, azalea, boxwood, stone from the top) and every column has a lantern
@@ -28,7 +28,7 @@ Nothing is hidden: the 96 tiles are known and every draw is face up, so the box'
 content follows from what has been seen. Chance is the round's layout: one chance
 node per tile drawn, shape by shape, over the object types left in the box with
 probability proportional to their counts. Every number the two known rulebook pages do
-not print is a named option (data/config.json) with the rules data's default.
+not print is a named option (data/config.json, miyabi.md §0) with a documented default.
 """
 
 from engine.games.miyabi.game import MiyabiGame

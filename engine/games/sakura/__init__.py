@@ -1,4 +1,4 @@
-"""Sakura (Reiner Knizia, Osprey Games 2018) for 2-6 players; rules data in sakura.md.
+"""Sakura (Reiner Knizia, Osprey Games 2018) for 2-6 players; rules in docs/games/sakura.md.
 
 A round: every seat secretly picks one card from a hand of five and all are revealed at
 once (one joint move). Cards carry a unique order number 1-60, a garden action (move the
