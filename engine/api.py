@@ -25,7 +25,8 @@ Action: TypeAlias = Any
 
 
 class IllegalAction(ValueError):
-    """A move that the rules forbid. ``rule`` names the rule (a rules-data section)."""
+    """A move that the rules forbid. ``rule`` names the rule: a numbered section of
+    docs/games/<game>.md, cited ``<game>.md §N``."""
 
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(f"{message} [{rule}]")

@@ -15,7 +15,7 @@ from tests.search.helpers import ask
 
 def test_miyabi_greedy_places_a_tile_on_the_highest_layer_it_can_reach() -> None:
     # A fish straight stands upright in column 4 (rows 3, 2, 1): a pagoda single placed
-    # on its green cell in row 2 lies on layer 2 and scores 2, anywhere else 1 (§6.1).
+    # on its green cell in row 2 lies on layer 2 and scores 2, anywhere else 1 (miyabi.md §6.1).
     state = scripted(gardens={0: [("straight", "fish", 4, 3)]}, taken=("single", "pagoda"))
     action = ask(GreedyBot(), "miyabi", state, 0)
     assert (action["row"], action["col"]) == (2, 4)

@@ -1,4 +1,4 @@
-"""The worked examples of the rulebook's pages 4-5 (miyabi-rulebook-p4-5.txt)."""
+"""The worked examples of the rulebook's pages 4-5 (docs/games/miyabi.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The three PLAY EXAMPLES of the rulebook (sakura-rulebook.txt), one round with three
+"""The three PLAY EXAMPLES of the rulebook (docs/games/sakura.md), one round with three
 players: blue (seat 0), red (seat 1) and green (seat 2).
 
 The pictured cards' order numbers are not printed in the text, so blue's card is given
