@@ -79,6 +79,9 @@ class BotSpec:
 
     kind: str  # "builtin" or "dir"
     target: str  # the built-in name, or the directory's absolute path
+    #: How the replay names the seat instead of ``str(self)`` (the ladder: a submitted
+    #: bot's ``name@version``, never its storage folder); "" to use ``str(self)``.
+    label: str = ""
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
@@ -459,6 +462,11 @@ class _Match:
             for s in self.seats:
                 nursery.start_soon(finish, s)
 
+    def sandboxed(self, bot: BotSpec) -> bool:
+        """Whether the seat's bot runs in the sandbox: a built-in run in process does
+        not (it is niwa's own code, inside the referee)."""
+        return self.spec.sandbox and not (bot.is_builtin and self.spec.in_process)
+
     def header(self) -> Header:
         return Header(
             game=self.game.info.name,
@@ -466,14 +474,17 @@ class _Match:
             players=self.spec.players,
             options=self.options,
             seats=[
-                SeatInfo(s.index, str(s.spec), s.player.name, s.player.version)
+                SeatInfo(
+                    s.index, s.spec.label or str(s.spec), s.player.name, s.player.version,
+                    sandboxed=self.sandboxed(s.spec),
+                )
                 for s in self.seats
             ],
             seed=self.spec.seed,
             time_control=self.spec.time_control.to_json(),
             match_id=self.match_id,
             started=datetime.now(UTC).isoformat(timespec="seconds"),
-            sandbox=self.spec.sandbox and not self.spec.in_process,
+            sandbox=self.spec.sandbox and any(self.sandboxed(s.spec) for s in self.seats),
             clock=self.clock,
             max_failures=self.spec.max_failures,
         )

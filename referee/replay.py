@@ -44,13 +44,16 @@ class ReplayError(ValueError):
 
 @dataclass(frozen=True)
 class SeatInfo:
-    """Who sat where: the bot as given (``builtin:random`` or a directory), its
-    manifest name and version."""
+    """Who sat where: the bot as given (``builtin:random``, a directory, or the label
+    the caller gave it, e.g. the ladder's ``gardener@0.2.0``), its manifest name and
+    version, and whether it ran in the sandbox (None: written before this was
+    recorded; see the header's ``sandbox``)."""
 
     seat: int
     bot: str
     name: str
     version: str
+    sandboxed: bool | None = None
 
 
 @dataclass(frozen=True)
