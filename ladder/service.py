@@ -30,7 +30,18 @@ import structlog
 import engine
 from ladder import elo, sparring, submission
 from ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, Limits, caller
-from ladder.store import ACTIVE, DONE, REJECTED, RETIRED, Bot, Match, Owner, Store, StoreError
+from ladder.store import (
+    ACTIVE,
+    DONE,
+    REJECTED,
+    RETIRED,
+    SYSTEM_OWNER,
+    Bot,
+    Match,
+    Owner,
+    Store,
+    StoreError,
+)
 from niwa.v1 import ladder_pb2 as pb
 from niwa.v1 import ladder_pb2_grpc as pb_grpc
 
@@ -165,11 +176,16 @@ class Reads:
         return self.store.validation_tail(bot.id)
 
     def game_status(self, game: str) -> pb.GameStatus:
-        active = len(self.store.bots(game, [ACTIVE]))
+        """Whether ``game`` can make a match; said to be waiting only once a bot has
+        been submitted to it (a game nobody plays is not news)."""
+        bots = self.store.bots(game)
+        active = sum(b.status == ACTIVE for b in bots)
         need = sparring.needed(engine.load(game).info.min_players)
+        submitted = any(b.owner != SYSTEM_OWNER for b in bots)
         return pb.GameStatus(
-            game=game, active=active, needed=need, waiting=sparring.waiting(active, need)
-        )
+            game=game, active=active, needed=need,
+            waiting=sparring.waiting(active, need) if submitted else "",
+        )  # fmt: skip
 
     def leaderboard(self, request: pb.LeaderboardRequest) -> pb.LeaderboardResponse:
         game = self.game(request.game)

@@ -48,7 +48,16 @@ from referee.cgroups import LimitsUnavailable
 from referee.clock import GRACE_S, Clock, TimeControl, wall_cap_s
 from referee.failures import FATAL, BotFailure, Failure, clip
 from referee.players import InProcessPlayer, Player, Question
-from referee.replay import Header, Move, ReplayWriter, ResultLine, SeatInfo, SeatOutcome, Step
+from referee.replay import (
+    Header,
+    Isolation,
+    Move,
+    ReplayWriter,
+    ResultLine,
+    SeatInfo,
+    SeatOutcome,
+    Step,
+)
 from referee.sandbox import Limits
 from referee.seeds import bot_seed, stream
 
@@ -462,10 +471,12 @@ class _Match:
             for s in self.seats:
                 nursery.start_soon(finish, s)
 
-    def sandboxed(self, bot: BotSpec) -> bool:
-        """Whether the seat's bot runs in the sandbox: a built-in run in process does
-        not (it is niwa's own code, inside the referee)."""
-        return self.spec.sandbox and not (bot.is_builtin and self.spec.in_process)
+    def isolation(self, bot: BotSpec) -> Isolation:
+        """How the seat's bot runs: a built-in run in process is niwa's own code,
+        inside the referee; every other bot is a process, sandboxed or not."""
+        if bot.is_builtin and self.spec.in_process:
+            return "in-process"
+        return "sandbox" if self.spec.sandbox else "none"
 
     def header(self) -> Header:
         return Header(
@@ -476,7 +487,7 @@ class _Match:
             seats=[
                 SeatInfo(
                     s.index, s.spec.label or str(s.spec), s.player.name, s.player.version,
-                    sandboxed=self.sandboxed(s.spec),
+                    isolation=self.isolation(s.spec),
                 )
                 for s in self.seats
             ],
@@ -484,7 +495,9 @@ class _Match:
             time_control=self.spec.time_control.to_json(),
             match_id=self.match_id,
             started=datetime.now(UTC).isoformat(timespec="seconds"),
-            sandbox=self.spec.sandbox and any(self.sandboxed(s.spec) for s in self.seats),
+            # Old readers' question, "did the bots run sandboxed?": yes when every bot
+            # run as a process was, and one was (built-ins in process are niwa's code).
+            sandbox=any(self.isolation(s.spec) == "sandbox" for s in self.seats),
             clock=self.clock,
             max_failures=self.spec.max_failures,
         )

@@ -4,8 +4,6 @@ who ran sandboxed, and a bot that went out shows why, its stderr only to its own
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import signal
 from collections.abc import Iterator
@@ -16,73 +14,10 @@ import grpc
 import pytest
 
 from ladder import client
-from niwa.cli import main
 from niwa.v1 import ladder_pb2 as pb
 from niwa.v1 import ladder_pb2_grpc as pb_grpc
 from tests.ladder.serving import start_ladder, wait_for
-
-SECRET = "sleeper-private-thought"
-
-QUICK = """
-from bots.sdk import Reply, serve
-
-
-class Quick:
-    name = "quick"
-    version = "0.2.0"
-
-    def start(self, game):
-        pass
-
-    def act(self, turn):
-        return Reply(index=0)
-
-
-if __name__ == "__main__":
-    serve(Quick())
-"""
-
-SLEEPER = f"""
-import sys
-import time
-
-from bots.sdk import Reply, serve
-
-
-class Sleeper:
-    name = "sleeper"
-    version = "0.1.0"
-
-    def start(self, game):
-        pass
-
-    def act(self, turn):
-        print("{SECRET}", file=sys.stderr, flush=True)
-        time.sleep(3600)
-        return Reply(index=0)
-
-
-if __name__ == "__main__":
-    serve(Sleeper())
-"""
-
-
-def write_bot(root: Path, name: str, version: str, code: str) -> Path:
-    folder = root / name
-    folder.mkdir()
-    (folder / "bot.toml").write_text(
-        f'name = "{name}"\nversion = "{version}"\ngames = ["blossom"]\n'
-        'command = ["python3", "bot.py"]\n'
-    )
-    (folder / "bot.py").write_text(code)
-    return folder
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main(list(args))
-    return code, out.getvalue()
+from tests.ladder.tiny_bots import QUICK, SECRET, SLEEPER, cli, write_bot
 
 
 @dataclass
@@ -152,8 +87,8 @@ def test_ladder_replays_name_seats_by_name_and_version_and_who_ran_sandboxed(
 ) -> None:
     replay = served.stub.GetReplay(pb.GetReplayRequest(match_id=served.rated.id))
     header = json.loads(replay.content.split(b"\n")[0])
-    seats = {s["bot"]: s["sandboxed"] for s in header["seats"]}
-    assert seats == {"quick@0.2.0": True, "builtin:greedy": False}
+    seats = {s["bot"]: s["isolation"] for s in header["seats"]}
+    assert seats == {"quick@0.2.0": "sandbox", "builtin:greedy": "in-process"}
     assert header["sandbox"] is True
     assert str(served.data).encode() not in replay.content
 
