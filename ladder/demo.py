@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -126,3 +127,9 @@ def run(
     finally:
         store.close()
     return settings
+
+
+def serving(settings: Settings) -> Settings:
+    """The demo's ladder as ``--serve`` keeps it running: no match limit, so the bots
+    submitted while it serves are validated and played."""
+    return replace(settings, max_matches=None, log_level="info")

@@ -27,7 +27,7 @@ from pathlib import Path
 import structlog
 
 import engine
-from ladder import scheduler, submission
+from ladder import scheduler, sparring, submission
 from ladder.store import ACTIVE, VALIDATION, Finished, Match, Store
 from ladder.worker import Job, init_worker, run_job
 from referee import cgroups
@@ -49,6 +49,9 @@ class Settings:
     log_level: str = "info"
     games: tuple[str, ...] = ()  # the games this ladder plays; empty: every registered game
     builtins_in_process: bool = True  # False: built-in bots run sandboxed, like submissions
+    #: Built-in bots ("builtin:greedy") rated in every game beside the submitted ones;
+    #: None: as kept in the store (``serve --sparring`` keeps it there).
+    sparring: tuple[str, ...] | None = None
 
     def game_names(self) -> list[str]:
         return list(self.games) or engine.games()
@@ -69,6 +72,7 @@ class Runner:
         self.log = structlog.get_logger("niwa.ladder")
         self.rated_finished = 0
         self._games_turn = 0
+        self._waiting: dict[str, int] = {}  # game -> active bots, while it cannot play
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -80,6 +84,9 @@ class Runner:
             if requeued:
                 self.log.warning("matches_requeued", matches=requeued)
             leftovers(store.data_dir)  # what a killed run left; logs the counts
+            partners = sparring.apply(store, s.game_names(), s.sparring)
+            if partners:
+                self.log.info("sparring_partners", bots=partners, games=s.game_names())
             problem = cgroups.probe(Limits())
             if problem:
                 self.log.error(
@@ -192,7 +199,9 @@ class Runner:
             info.min_players, info.max_players, len(candidates), self.rng
         )
         if not players:
+            self._note_waiting(game, len(candidates), sparring.needed(info.min_players))
             return 0
+        self._waiting.pop(game, None)
         group = scheduler.pick_group(candidates, players, self.rng)
         seated = scheduler.assign_seats(
             [c.bot_id for c in group], store.seat_counts(c.bot_id for c in group), self.rng
@@ -206,14 +215,26 @@ class Runner:
             store.queue_match(game, info.version, rotation, seed, duplicate_group=group_id)
         return len(seated)
 
+    def _note_waiting(self, game: str, active: int, needed: int) -> None:
+        """Log once when ``game`` starts waiting for bots (and again only if the count
+        of active bots changes while it waits), never per poll."""
+        if self._waiting.get(game) == active:
+            return
+        self._waiting[game] = active
+        self.log.warning(
+            "game_waiting", game=game, active=active, needed=needed,
+            fix=sparring.FIX,
+        )  # fmt: skip
+
     def _job(self, store: Store, match: Match) -> Job:
-        bots = []
+        bots, labels = [], []
         for bot_id in match.seats:
             bot = store.bot(bot_id)
             archive_hash = bot.archive_hash or ""
             bots.append(bot.source if bot.source.startswith("builtin:") else str(
                 store.bot_dir(archive_hash)
             ))
+            labels.append(bot.label)
         return Job(
             match_id=match.id,
             game=match.game,
@@ -221,6 +242,7 @@ class Runner:
             seed=match.seed,
             bots=tuple(bots),
             bot_ids=match.seats,
+            labels=tuple(labels),
             replay_path=str(store.replay_path(match.id)),
             log_dir=str(store.log_dir(match.id)),
             time_control=self.settings.time_control,
@@ -248,8 +270,10 @@ class Runner:
             return
         if match.kind == VALIDATION:
             submission.judge(
-                store, match.seats, [(r.status, r.reason) for r in finished.results]
-            )
+                store, match.seats,
+                [(r.status, f"{r.reason}: {r.detail}" if r.detail else r.reason)
+                 for r in finished.results],
+            )  # fmt: skip
         else:
             self.rated_finished += 1
         log.info(

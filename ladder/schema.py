@@ -93,6 +93,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             value TEXT NOT NULL
         )""",
     ),
+    # 3: why a seat went out, apart: the step, the referee's detail line, and the bot's
+    # stderr tail (JSON list), which only its owner may read (never in the public replay).
+    (
+        "ALTER TABLE results ADD COLUMN out_step INTEGER",
+        "ALTER TABLE results ADD COLUMN detail TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE results ADD COLUMN stderr_tail TEXT NOT NULL DEFAULT '[]'",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

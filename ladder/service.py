@@ -19,7 +19,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,9 +28,20 @@ import grpc
 import structlog
 
 import engine
-from ladder import elo, submission
+from ladder import elo, sparring, submission
 from ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, Limits, caller
-from ladder.store import ACTIVE, DONE, RETIRED, Bot, Match, Owner, Store, StoreError
+from ladder.store import (
+    ACTIVE,
+    DONE,
+    REJECTED,
+    RETIRED,
+    SYSTEM_OWNER,
+    Bot,
+    Match,
+    Owner,
+    Store,
+    StoreError,
+)
 from niwa.v1 import ladder_pb2 as pb
 from niwa.v1 import ladder_pb2_grpc as pb_grpc
 
@@ -54,12 +65,16 @@ class NotFound(StoreError):
     """What the request names does not exist (gRPC NOT_FOUND)."""
 
 
+class Denied(StoreError):
+    """The caller may not read this (gRPC PERMISSION_DENIED)."""
+
+
 class ReplayTampered(StoreError):
     """A replay file no longer matches the SHA-256 recorded when its match finished
     (gRPC DATA_LOSS)."""
 
 
-def bot_message(bot: Bot) -> pb.LadderBot:
+def bot_message(bot: Bot, stderr_tail: Iterable[str] = ()) -> pb.LadderBot:
     return pb.LadderBot(
         id=bot.id,
         name=bot.name,
@@ -73,6 +88,7 @@ def bot_message(bot: Bot) -> pb.LadderBot:
         elo=bot.elo,
         games=bot.games,
         wins=bot.wins,
+        stderr_tail=list(stderr_tail),
     )
 
 
@@ -103,21 +119,73 @@ def _id(what: str, value: int, optional: bool = False) -> int:
     return value
 
 
-class Reads:
-    """Open reads over one store: leaderboards, bots, matches, replays. Malformed
-    requests raise :class:`StoreError` (or :class:`NotFound`) with one line."""
+def shown_placings(
+    placings: Iterable[Sequence[tuple[int, int]]], shown: Collection[int]
+) -> list[list[tuple[int, int]]]:
+    """The leaderboard's evidence: every rated match with only the seats of the bots it
+    shows (superseded, retired and reserve bots are left out of the fit, so the mean
+    of 1500 is the mean of the rows shown); a match left with fewer than two seats
+    says nothing about how they compare."""
+    kept = [[(bot, place) for bot, place in match if bot in shown] for match in placings]
+    return [match for match in kept if len(match) >= 2]
 
-    def __init__(self, store: Store, games: Iterable[str] | None = None) -> None:
+
+class Reads:
+    """Reads over one store: leaderboards, bots, matches, replays, bot logs. Malformed
+    requests raise :class:`StoreError` (or :class:`NotFound`) with one line.
+
+    ``viewer`` is the caller (None: anonymous): a bot's stderr goes only to its owner
+    and to admins. ``trusted`` reads (the CLI's ``--db``, which has the files anyway)
+    see everything."""
+
+    def __init__(
+        self,
+        store: Store,
+        games: Iterable[str] | None = None,
+        viewer: Owner | None = None,
+        trusted: bool = False,
+    ) -> None:
         self.store = store
+        self.ladder_games = list(games or ()) or engine.games()
         self.games = known_games(games)
+        self.viewer = viewer
+        self.trusted = trusted
 
     def game(self, name: str) -> str | None:
         return check_game(name, self.games)
 
+    def may_read_logs(self, owner_id: int) -> bool:
+        """May the caller read the stderr of a bot of ``owner_id``?"""
+        v = self.viewer
+        return self.trusted or (v is not None and (v.is_admin or v.id == owner_id))
+
     def list_bots(self, request: pb.ListBotsRequest) -> pb.ListBotsResponse:
         statuses = None if request.all else [ACTIVE]
-        bots = self.store.bots(self.game(request.game), statuses)
-        return pb.ListBotsResponse(bots=[bot_message(b) for b in bots])
+        game = self.game(request.game)
+        bots = self.store.bots(game, statuses)
+        return pb.ListBotsResponse(
+            bots=[bot_message(b, self._verdict_tail(b)) for b in bots],
+            games=[self.game_status(g) for g in ([game] if game else self.ladder_games)],
+        )
+
+    def _verdict_tail(self, bot: Bot) -> tuple[str, ...]:
+        """A bot rejected because it went out in validation: the end of its stderr
+        there, for its owner."""
+        if bot.status != REJECTED or not self.may_read_logs(bot.owner_id):
+            return ()
+        return self.store.validation_tail(bot.id)
+
+    def game_status(self, game: str) -> pb.GameStatus:
+        """Whether ``game`` can make a match; said to be waiting only once a bot has
+        been submitted to it (a game nobody plays is not news)."""
+        bots = self.store.bots(game)
+        active = sum(b.status == ACTIVE for b in bots)
+        need = sparring.needed(engine.load(game).info.min_players)
+        submitted = any(b.owner != SYSTEM_OWNER for b in bots)
+        return pb.GameStatus(
+            game=game, active=active, needed=need,
+            waiting=sparring.waiting(active, need) if submitted else "",
+        )  # fmt: skip
 
     def leaderboard(self, request: pb.LeaderboardRequest) -> pb.LeaderboardResponse:
         game = self.game(request.game)
@@ -126,8 +194,8 @@ class Reads:
 
     def _board(self, game: str) -> pb.Leaderboard:
         placings = self.store.rated_placings(game)
-        estimates = elo.batch_elo(placings)
         bots = self.store.bots(game, [ACTIVE])
+        estimates = elo.batch_elo(shown_placings(placings, {b.id for b in bots}))
         unrated = elo.Estimate(elo.BASE, float("inf"))
         ranked = sorted(
             bots,
@@ -145,19 +213,26 @@ class Reads:
         return pb.Leaderboard(game=game, matches=len(placings), rows=rows)
 
     def match_message(self, match: Match) -> pb.Match:
-        names = {b: self.store.bot(b).label for b in set(match.seats)}
-        results = [
-            pb.SeatResult(
+        bots = {b: self.store.bot(b) for b in set(match.seats)}
+        results = []
+        for r in self.store.results(match.id):
+            bot = bots.get(r.bot_id)
+            out = r.status != "ok"
+            results.append(pb.SeatResult(
                 seat=r.seat,
                 bot_id=r.bot_id,
-                bot=names.get(r.bot_id, str(r.bot_id)),
+                bot=bot.label if bot else str(r.bot_id),
                 place=r.place,
                 score=r.score,
                 status=r.status,
-                reason=r.reason,
-            )
-            for r in self.store.results(match.id)
-        ]
+                reason=f"{r.reason}: {r.detail}" if out and r.detail else r.reason,
+                failure=r.reason if out else "",
+                out_step=r.out_step or 0,
+                out_at_start=out and r.out_step is None,
+                detail=r.detail if out else "",
+                stderr_tail=list(r.stderr_tail)
+                if bot is not None and self.may_read_logs(bot.owner_id) else [],
+            ))  # fmt: skip
         return pb.Match(
             id=match.id,
             game=match.game,
@@ -187,14 +262,65 @@ class Reads:
             )
         if request.state and _text("the state", request.state) not in STATES:
             raise StoreError(f"state {request.state!r}: one of {', '.join(STATES)}")
+        game = self.game(request.game)
+        bot_ids = None
+        if request.bot:
+            bot_ids = [b.id for b in self.bots_named(request.bot, game)]
         matches = self.store.matches(
-            game=self.game(request.game),
+            game=game,
             bot_id=_id("bot", request.bot_id, optional=True) or None,
+            bot_ids=bot_ids,
             state=request.state or None,
             limit=min(request.limit or DEFAULT_LIST, MAX_LIST),
             before_id=_id("before_id", request.before_id, optional=True) or None,
         )
         return pb.ListMatchesResponse(matches=[self.match_message(m) for m in matches])
+
+    def bots_named(self, text: str, game: str | None = None) -> list[Bot]:
+        """The bots ``text`` names: a name (every version), ``name@version``, or an id."""
+        _text("the bot", text)
+        if text.isdigit():
+            try:
+                return [self.store.bot(int(text))]
+            except StoreError as e:
+                raise NotFound(str(e)) from None
+        name, _, version = text.partition("@")
+        found = [
+            b for b in self.store.bots(game)
+            if b.name.lower() == name.lower() and (not version or b.version == version)
+        ]
+        if not found:
+            raise NotFound(f"no bot {text!r} on this ladder: see niwa ladder bots --all")
+        return found
+
+    def bot_logs(self, request: pb.GetBotLogsRequest) -> pb.BotLogs:
+        """The stderr tail of the named bot in one match: its owner's and admins' only."""
+        match = self.match(request.match_id)
+        if not request.bot:
+            raise StoreError("name the bot: its name, name@version or id")
+        named = {b.id: b for b in self.bots_named(request.bot, match.game)}
+        seats = [r for r in self.store.results(match.id) if r.bot_id in named]
+        if not seats:
+            if not set(named) & set(match.seats):
+                raise NotFound(
+                    f"{request.bot!r} did not play in match {match.id}: its seats are "
+                    + ", ".join(self.store.bot(b).label for b in match.seats)
+                )
+            raise StoreError(f"match {match.id} is {match.state}: it has no logs yet")
+        for r in seats:
+            bot = named[r.bot_id]
+            if not self.may_read_logs(bot.owner_id):
+                raise Denied(
+                    f"the logs of {bot.label} are for its owner ({bot.owner}) and admins: "
+                    "pass their token (--token or NIWA_TOKEN)"
+                )
+        return pb.BotLogs(match_id=match.id, seats=[
+            pb.SeatLog(
+                seat=r.seat, bot_id=r.bot_id, bot=named[r.bot_id].label, status=r.status,
+                failure=r.reason if r.status != "ok" else "", stderr_tail=list(r.stderr_tail),
+            )
+            for r in seats
+        ])  # fmt: skip
 
     def match(self, match_id: int) -> Match:
         _id("match", match_id)
@@ -274,12 +400,14 @@ class LadderService(pb_grpc.LadderServicer):
         return store
 
     async def _run(self, work: Callable[[Reads], T], pool: ThreadPoolExecutor | None = None) -> T:
-        """Run store work on the caller's pool (owners' when it sent a valid token)."""
+        """Run store work on the caller's pool (owners' when it sent a valid token),
+        reading as that caller (the pool's threads do not see the call's context)."""
+        viewer = caller().owner
         if pool is None:
-            pool = self.public if caller().owner is None else self.owners
+            pool = self.public if viewer is None else self.owners
 
         def job() -> T:
-            return work(Reads(self._store(), self.games))
+            return work(Reads(self._store(), self.games, viewer))
 
         return await asyncio.get_running_loop().run_in_executor(pool, job)
 
@@ -295,6 +423,8 @@ class LadderService(pb_grpc.LadderServicer):
             return await self._run(work, pool)
         except NotFound as e:
             await context.abort(grpc.StatusCode.NOT_FOUND, str(e))
+        except Denied as e:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, str(e))
         except ReplayTampered as e:
             await context.abort(grpc.StatusCode.DATA_LOSS, str(e))
         except (StoreError, submission.SubmissionError) as e:
@@ -386,6 +516,11 @@ class LadderService(pb_grpc.LadderServicer):
         self, request: pb.GetReplayRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.Replay:
         return await self._guard(context, lambda r: r.replay(request))
+
+    async def GetBotLogs(
+        self, request: pb.GetBotLogsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.BotLogs:
+        return await self._guard(context, lambda r: r.bot_logs(request))
 
     @staticmethod
     def _finished_after(game: str | None, seq: int) -> Callable[[Reads], list[pb.Match]]:

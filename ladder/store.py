@@ -132,7 +132,10 @@ class SeatResult:
     place: int
     score: float
     status: str  # "ok" or "out"
-    reason: str = ""
+    reason: str = ""  # when out: the failure class (TIMEOUT, CRASHED, ...)
+    out_step: int | None = None  # the step it went out at; None: at start-up (or ok)
+    detail: str = ""  # the referee's line on what went wrong
+    stderr_tail: tuple[str, ...] = ()  # the bot's last stderr lines: its owner's only
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,33 @@ _BOT_COLUMNS = """b.id, b.name, b.version, b.game, b.owner_id, o.name AS owner, 
     COALESCE(r.elo, ?) AS elo, COALESCE(r.games, 0) AS games, COALESCE(r.wins, 0) AS wins"""
 _BOT_FROM = """FROM bots b JOIN owners o ON o.id = b.owner_id
     LEFT JOIN ratings r ON r.bot_id = b.id"""
+
+
+#: What ladders before schema 3 appended to a seat's reason: its stderr, now private.
+_OLD_STDERR = " | stderr: "
+
+
+def _result(row: Row) -> SeatResult:
+    """A results row; a reason written before schema 3 ("CLASS: detail | stderr: ...")
+    is split, and its stderr moved out of the public reason."""
+    reason, _, old_tail = str(row["reason"]).partition(_OLD_STDERR)
+    detail = str(row["detail"])
+    if not detail and ": " in reason:  # the old "CLASS: detail"
+        reason, _, detail = reason.partition(": ")
+    tail = [str(line) for line in json.loads(row["stderr_tail"] or "[]")]
+    if not tail and old_tail:
+        tail = old_tail.split(" / ")
+    return SeatResult(
+        seat=int(row["seat"]),
+        bot_id=int(row["bot_id"]),
+        place=int(row["place"]),
+        score=float(row["score"]),
+        status=str(row["status"]),
+        reason=reason,
+        out_step=None if row["out_step"] is None else int(row["out_step"]),
+        detail=detail,
+        stderr_tail=tuple(tail),
+    )
 
 
 def _bot(row: Row) -> Bot:
@@ -486,6 +516,7 @@ class Store:
         bot_id: int | None = None,
         state: str | None = None,
         limit: int = 20,
+        bot_ids: Sequence[int] | None = None,
         after_seq: int | None = None,
         before_id: int | None = None,
     ) -> list[Match]:
@@ -501,6 +532,10 @@ class Store:
         if bot_id is not None:
             where.append("m.id IN (SELECT match_id FROM match_seats WHERE bot_id = ?)")
             params.append(bot_id)
+        if bot_ids is not None:  # any of these bots (none: no match)
+            marks = ", ".join("?" for _ in bot_ids) or "NULL"
+            where.append(f"m.id IN (SELECT match_id FROM match_seats WHERE bot_id IN ({marks}))")
+            params.extend(bot_ids)
         order = "m.id DESC"
         if before_id is not None:
             where.append("m.id < ?")
@@ -517,11 +552,26 @@ class Store:
 
     def results(self, match_id: int) -> list[SeatResult]:
         rows = self.db.execute(
-            "SELECT seat, bot_id, place, score, status, reason FROM results "
-            "WHERE match_id = ? ORDER BY seat",
+            "SELECT seat, bot_id, place, score, status, reason, out_step, detail, stderr_tail "
+            "FROM results WHERE match_id = ? ORDER BY seat",
             (match_id,),
         )
-        return [SeatResult(**r) for r in rows]
+        return [_result(r) for r in rows]
+
+    def validation_tail(self, bot_id: int) -> tuple[str, ...]:
+        """The stderr tail of the bot's last finished validation match, if it went out."""
+        row = self.db.one(
+            "SELECT r.match_id FROM results r JOIN matches m ON m.id = r.match_id "
+            "WHERE r.bot_id = ? AND m.kind = ? AND r.status <> 'ok' "
+            "ORDER BY m.id DESC LIMIT 1",
+            (bot_id, VALIDATION),
+        )
+        if row is None:
+            return ()
+        for r in self.results(int(row["match_id"])):
+            if r.bot_id == bot_id and r.stderr_tail:
+                return r.stderr_tail
+        return ()
 
     def finish_match(self, match_id: int, finished: Finished) -> bool:
         """Commit a finished match: results, replay hash, ratings, all or nothing.
@@ -548,10 +598,13 @@ class Store:
             )
             for r in finished.results:
                 db.execute(
-                    "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (match_id, r.seat, r.bot_id, r.place, r.score, r.status, r.reason),
-                )
+                    "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
+                    " out_step, detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        match_id, r.seat, r.bot_id, r.place, r.score, r.status, r.reason,
+                        r.out_step, r.detail, json.dumps(list(r.stderr_tail)),
+                    ),
+                )  # fmt: skip
             if row["kind"] == RATED:
                 self._rate(match_id, finished.results)
         return True

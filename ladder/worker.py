@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from engine import canonical_json
 from ladder import logs
 from ladder.store import Finished, SeatResult
 from referee.match import BotSpec, MatchSpec, TimeControl, play_match
 
 _PR_SET_PDEATHSIG = 1
+#: Characters of a seat's detail line kept in the store.
+DETAIL_KEPT = 1000
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class Job:
     log_dir: str
     time_control: str
     builtins_in_process: bool = True
+    labels: tuple[str, ...] = ()  # name@version per seat: how replay and logs name it
 
 
 def init_worker(ladder_pid: int, log_level: str) -> None:
@@ -64,7 +69,7 @@ def run_job(job: Job) -> Finished:
     Path(job.log_dir).mkdir(parents=True, exist_ok=True)
     spec = MatchSpec(
         game=job.game,
-        bots=[BotSpec.parse(b) for b in job.bots],
+        bots=[_spec(job, seat) for seat in range(len(job.bots))],
         options=job.options,
         seed=job.seed,
         time_control=TimeControl.parse(job.time_control),
@@ -75,10 +80,12 @@ def run_job(job: Job) -> Finished:
         log_dir=Path(job.log_dir),
         match_id=str(job.match_id),
     )
-    log.info("match_started", bots=list(job.bots))
+    log.info("match_started", bots=list(job.labels or job.bots))
     try:
         outcome = play_match(spec)
-        digest = hashlib.sha256(partial.read_bytes()).hexdigest()
+        public = public_replay(partial.read_bytes())
+        partial.write_bytes(public)
+        digest = hashlib.sha256(public).hexdigest()
         os.replace(partial, final)
     finally:
         partial.unlink(missing_ok=True)
@@ -89,7 +96,10 @@ def run_job(job: Job) -> Finished:
             place=outcome.result.places[s.seat],
             score=float(outcome.result.scores[s.seat]),
             status=s.status,
-            reason=_reason(s.reason, s.detail, s.stderr_tail),
+            reason=s.reason,
+            out_step=s.at,
+            detail=s.detail[:DETAIL_KEPT],
+            stderr_tail=tuple(s.stderr_tail),
         )
         for s in outcome.seats
     )
@@ -97,10 +107,27 @@ def run_job(job: Job) -> Finished:
     return Finished(results, outcome.decisions, outcome.wall_s, digest)
 
 
-def _reason(kind: str, detail: str, stderr_tail: list[str]) -> str:
-    if not kind:
-        return ""
-    text = f"{kind}: {detail}" if detail else kind
-    if stderr_tail:
-        text += " | stderr: " + " / ".join(stderr_tail[-3:])
-    return text[:1000]
+def _spec(job: Job, seat: int) -> BotSpec:
+    """The seat's bot; a submitted one labelled ``name@version`` for the replay, so no
+    reader learns (or depends on) where the ladder stores it."""
+    spec = BotSpec.parse(job.bots[seat])
+    if spec.is_builtin or not job.labels:
+        return spec  # "builtin:NAME": a name already, and one verify can check
+    return replace(spec, label=job.labels[seat])
+
+
+def public_replay(content: bytes) -> bytes:
+    """The replay without the bots' stderr (the result line's ``stderr_tail`` lists
+    emptied): ladder replays are public, a bot's stderr is its owner's alone (the store
+    keeps it with the results). Every other line is kept byte for byte."""
+    lines = content.split(b"\n")
+    for i in range(len(lines) - 1, -1, -1):
+        if not lines[i].strip():
+            continue
+        line = json.loads(lines[i])
+        if line.get("kind") == "result":
+            for seat in line.get("seats", []):
+                seat["stderr_tail"] = []
+            lines[i] = canonical_json(line).encode()
+        break
+    return b"\n".join(lines)

@@ -48,7 +48,16 @@ from referee.cgroups import LimitsUnavailable
 from referee.clock import GRACE_S, Clock, TimeControl, wall_cap_s
 from referee.failures import FATAL, BotFailure, Failure, clip
 from referee.players import InProcessPlayer, Player, Question
-from referee.replay import Header, Move, ReplayWriter, ResultLine, SeatInfo, SeatOutcome, Step
+from referee.replay import (
+    Header,
+    Isolation,
+    Move,
+    ReplayWriter,
+    ResultLine,
+    SeatInfo,
+    SeatOutcome,
+    Step,
+)
 from referee.sandbox import Limits
 from referee.seeds import bot_seed, stream
 
@@ -79,6 +88,9 @@ class BotSpec:
 
     kind: str  # "builtin" or "dir"
     target: str  # the built-in name, or the directory's absolute path
+    #: How the replay names the seat instead of ``str(self)`` (the ladder: a submitted
+    #: bot's ``name@version``, never its storage folder); "" to use ``str(self)``.
+    label: str = ""
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
@@ -459,6 +471,13 @@ class _Match:
             for s in self.seats:
                 nursery.start_soon(finish, s)
 
+    def isolation(self, bot: BotSpec) -> Isolation:
+        """How the seat's bot runs: a built-in run in process is niwa's own code,
+        inside the referee; every other bot is a process, sandboxed or not."""
+        if bot.is_builtin and self.spec.in_process:
+            return "in-process"
+        return "sandbox" if self.spec.sandbox else "none"
+
     def header(self) -> Header:
         return Header(
             game=self.game.info.name,
@@ -466,14 +485,19 @@ class _Match:
             players=self.spec.players,
             options=self.options,
             seats=[
-                SeatInfo(s.index, str(s.spec), s.player.name, s.player.version)
+                SeatInfo(
+                    s.index, s.spec.label or str(s.spec), s.player.name, s.player.version,
+                    isolation=self.isolation(s.spec),
+                )
                 for s in self.seats
             ],
             seed=self.spec.seed,
             time_control=self.spec.time_control.to_json(),
             match_id=self.match_id,
             started=datetime.now(UTC).isoformat(timespec="seconds"),
-            sandbox=self.spec.sandbox and not self.spec.in_process,
+            # Old readers' question, "did the bots run sandboxed?": yes when every bot
+            # run as a process was, and one was (built-ins in process are niwa's code).
+            sandbox=any(self.isolation(s.spec) == "sandbox" for s in self.seats),
             clock=self.clock,
             max_failures=self.spec.max_failures,
         )

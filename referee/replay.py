@@ -33,6 +33,9 @@ from referee.text import printable
 SCHEMA = "niwa-replay/1"
 
 StepKind = Literal["decision", "chance"]
+#: How a seat's bot ran: its own process in the bubblewrap sandbox, its own process
+#: without it (``niwa play --no-sandbox``), or a built-in inside the referee's process.
+Isolation = Literal["sandbox", "none", "in-process", ""]
 
 #: What a seat's move may say: OK, a failure (a seeded default move was played), or OUT.
 MOVE_STATUSES = frozenset({"OK", "OUT", *(str(f) for f in Failure)})
@@ -44,13 +47,16 @@ class ReplayError(ValueError):
 
 @dataclass(frozen=True)
 class SeatInfo:
-    """Who sat where: the bot as given (``builtin:random`` or a directory), its
-    manifest name and version."""
+    """Who sat where: the bot as given (``builtin:random``, a directory, or the label
+    the caller gave it, e.g. the ladder's ``gardener@0.2.0``), its manifest name and
+    version, and how it ran (:data:`ISOLATION`; "" in files written before it was
+    recorded, where only the header's ``sandbox`` tells)."""
 
     seat: int
     bot: str
     name: str
     version: str
+    isolation: Isolation = ""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
 from bots.manifest import parse as parse_manifest
-from ladder import archive, client, demo, logs, report, submission
+from ladder import archive, client, demo, logs, report, sparring, submission
 from ladder.admission import Limits
 from ladder.db import DatabaseError
 from ladder.runner import Settings
@@ -60,7 +60,12 @@ def register(sub: Any) -> None:
     p.add_argument("--game", action="append", help="play only this game (repeatable)")
     p.add_argument("--tls-cert", type=Path, help="PEM certificate chain (enables TLS)")
     p.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
-    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+                   help="least important log events shown (default info)")
+    p.add_argument("--sparring", metavar="SPECS",
+                   help="built-in bots rated in every game beside submitted ones, e.g. "
+                   "builtin:greedy,builtin:mcts ('none': no more); kept in the store, so "
+                   "later starts keep it (default: as kept, none at first)")
     p.add_argument("--quota-mb", type=int, metavar="MB",
                    help="archives one owner may keep, in MiB (kept in the store; default "
                    f"{submission.DEFAULT_QUOTA.archive_bytes >> 20})")
@@ -82,32 +87,47 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_submit)
 
     p = commands.add_parser("retire", help="take a bot off the ladder (its owner's token)")
-    p.add_argument("bot_id", type=int)
+    p.add_argument("bot_id", type=int, help="the bot's id (niwa ladder bots)")
     _server_args(p, token=True)
     p.set_defaults(run=_retire)
 
     p = commands.add_parser("leaderboard", help="Elo ± 95%% interval, games and wins per game")
     p.add_argument("game", nargs="?", default="", help="one game (default: all)")
-    _read_args(p)
+    _json_arg(p)
+    _read_args(p, token=True)
     p.set_defaults(run=_leaderboard)
 
     p = commands.add_parser("bots", help="list bots (--all: also pending, rejected, retired)")
-    p.add_argument("--game", default="")
-    p.add_argument("--all", action="store_true")
-    _read_args(p)
+    p.add_argument("--game", default="", help="only this game's bots (default: every game)")
+    p.add_argument("--all", action="store_true",
+                   help="also pending, rejected, retired, superseded and reserve bots")
+    _json_arg(p)
+    _read_args(p, token=True)
     p.set_defaults(run=_bots)
 
     p = commands.add_parser("matches", help="list matches, newest first")
-    p.add_argument("--game", default="")
-    p.add_argument("--bot", type=int, default=0, help="bot id")
-    p.add_argument("--state", default="", choices=["", "queued", "running", "done", "failed"])
+    p.add_argument("--game", default="", help="only this game's matches")
+    p.add_argument("--bot", default="", metavar="BOT",
+                   help="only this bot's matches: an id, a name (any version) or name@version")
+    p.add_argument("--state", default="", choices=["", "queued", "running", "done", "failed"],
+                   help="only matches in this state")
     p.add_argument("--limit", type=int, default=20, help="at most 200 (default 20)")
     p.add_argument("--before", type=int, default=0, help="only matches older than this id")
-    _read_args(p)
+    _json_arg(p)
+    _read_args(p, token=True)
     p.set_defaults(run=_matches)
 
+    p = commands.add_parser(
+        "logs", help="the last lines a bot wrote on stderr in a match (its owner's token)"
+    )
+    p.add_argument("match_id", type=int, metavar="MATCH", help="the match id")
+    p.add_argument("--bot", required=True, metavar="BOT",
+                   help="the bot: its name, name@version or id")
+    _read_args(p, token=True)
+    p.set_defaults(run=_logs)
+
     p = commands.add_parser("watch", help="print matches as they finish (Ctrl-C to stop)")
-    p.add_argument("--game", default="")
+    p.add_argument("--game", default="", help="only this game's matches")
     p.add_argument("--after", type=int, default=0, help="resume after this finish number")
     _server_args(p)
     p.set_defaults(run=_watch)
@@ -115,7 +135,7 @@ def register(sub: Any) -> None:
     p = commands.add_parser(
         "replay", help="fetch a match's replay, checked against its recorded SHA-256"
     )
-    p.add_argument("match_id", type=int)
+    p.add_argument("match_id", type=int, help="the match id")
     p.add_argument("-o", "--output", type=Path, help="write to FILE (default: stdout)")
     _read_args(p)
     p.set_defaults(run=_replay)
@@ -123,7 +143,7 @@ def register(sub: Any) -> None:
     p = commands.add_parser("user", help="manage owners")
     users = p.add_subparsers(dest="user_command", metavar="ACTION", required=True)
     p = users.add_parser("add", help="create an owner and print its API token (once)")
-    p.add_argument("name")
+    p.add_argument("name", help="the owner's name: 1-32 lowercase letters, digits, - and _")
     p.add_argument("--admin", action="store_true", help="may do administrative calls")
     _store_args(p, default_db=DEFAULT_DB)
     p.set_defaults(run=_user_add)
@@ -134,9 +154,11 @@ def register(sub: Any) -> None:
         "--matches", type=int, default=demo.DEFAULT_MATCHES_PER_GAME, help="matches per game"
     )
     p.add_argument("--workers", type=int, default=0, help="worker processes (default: 1 per core)")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--serve", action="store_true", help="keep the API up afterwards")
-    p.add_argument("--listen", default=DEFAULT_LISTEN)
+    p.add_argument("--seed", type=int, help="seed for pairings and match seeds")
+    p.add_argument("--serve", action="store_true",
+                   help="afterwards keep the API up and keep playing, submitted bots too")
+    p.add_argument("--listen", default=DEFAULT_LISTEN,
+                   help=f"host:port for --serve (default {DEFAULT_LISTEN})")
     p.set_defaults(run=_demo)
 
 
@@ -159,9 +181,22 @@ def _server_args(p: argparse.ArgumentParser, token: bool = False) -> None:
                        help="your API token (default: $NIWA_TOKEN)")
 
 
-def _read_args(p: argparse.ArgumentParser) -> None:
-    _server_args(p)
+def _read_args(p: argparse.ArgumentParser, token: bool = False) -> None:
+    _server_args(p, token)
     _store_args(p, default_db=None)
+
+
+def _json_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true",
+                   help="print JSON (one object; its shape is in docs/ladder.md)")
+
+
+def _check_game(name: str) -> None:
+    """An unknown game is a usage error here, as in niwa play (exit 2, one line)."""
+    if name and name not in engine.games():
+        raise UsageError(
+            f"unknown game {name[:64]!r}; registered games: {', '.join(engine.games())}"
+        )
 
 
 def _open_store(args: argparse.Namespace, create: bool = True) -> Store:
@@ -176,14 +211,14 @@ def _call(args: argparse.Namespace, method: str, request: Any, local: Callable[[
     if args.db:
         store = _open_store(args, create=False)
         try:
-            return local(Reads(store))
+            return local(Reads(store, trusted=True))  # whoever has the store has its files
         except StoreError as e:
             raise UsageError(str(e)) from None
         except FileNotFoundError as e:
             raise UsageError(f"file missing: {e.filename}") from None
         finally:
             store.close()
-    answer: T = _remote(args, method, request)
+    answer: T = _remote(args, method, request, getattr(args, "token", None))
     return answer
 
 
@@ -218,6 +253,7 @@ def _serve(args: argparse.Namespace) -> int:
         seed=args.seed,
         log_level=args.log_level,
         games=tuple(args.game or ()),
+        sparring=_sparring(args.sparring),
     )
     unknown = sorted(set(settings.games) - set(engine.games()))
     if unknown:
@@ -236,6 +272,15 @@ def _serve(args: argparse.Namespace) -> int:
         limits = Limits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
         return app.serve(settings, args.listen, args.tls_cert, args.tls_key, limits=limits)
     except (OSError, ValueError, LimitsUnavailable) as e:
+        raise UsageError(str(e)) from None
+
+
+def _sparring(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    try:
+        return sparring.parse(text)
+    except sparring.SparringError as e:
         raise UsageError(str(e)) from None
 
 
@@ -274,7 +319,7 @@ def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
     print("waiting for the validation match against builtin:random ...", file=sys.stderr)
     failed = False
     while waiting:
-        listing = _remote(args, "ListBots", pb.ListBotsRequest(all=True))
+        listing = _remote(args, "ListBots", pb.ListBotsRequest(all=True), args.token)
         for bot in listing.bots:
             if bot.id in waiting and bot.status != PENDING:
                 waiting.discard(bot.id)
@@ -283,6 +328,8 @@ def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
                     else printable(f"{bot.status}: {bot.reason}", report.REASON_SHOWN)
                 )
                 print(f"bot {bot.id} ({_label(bot)}, {printable(bot.game, 60)}): {verdict}")
+                for line in report.stderr_lines(bot.stderr_tail, "    "):
+                    print(line)
                 failed |= bot.status != "active"
         if waiting and time.monotonic() > deadline:
             raise UsageError(
@@ -306,9 +353,12 @@ def _retire(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
+    _check_game(args.game)
     request = pb.LeaderboardRequest(game=args.game)
     reply = _call(args, "GetLeaderboard", request, lambda r: r.leaderboard(request))
-    if not reply.boards:
+    if args.json:
+        report.print_json(report.leaderboard_json(reply))
+    elif not reply.boards:
         print("no games with bots yet")
     else:
         print("\n\n".join(report.leaderboard(b) for b in reply.boards))
@@ -316,21 +366,41 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def _bots(args: argparse.Namespace) -> int:
+    _check_game(args.game)
     request = pb.ListBotsRequest(game=args.game, all=args.all)
-    print(report.bots(_call(args, "ListBots", request, lambda r: r.list_bots(request))))
+    reply = _call(args, "ListBots", request, lambda r: r.list_bots(request))
+    if args.json:
+        report.print_json(report.bots_json(reply))
+    else:
+        print(report.bots(reply))
     return 0
 
 
 def _matches(args: argparse.Namespace) -> int:
+    _check_game(args.game)
+    bot: str = args.bot
     request = pb.ListMatchesRequest(
-        game=args.game, bot_id=args.bot, state=args.state, limit=args.limit,
+        game=args.game, bot_id=int(bot) if bot.isdigit() else 0,
+        bot="" if bot.isdigit() else bot, state=args.state, limit=args.limit,
         before_id=args.before,
-    )
-    print(report.matches(_call(args, "ListMatches", request, lambda r: r.list_matches(request))))
+    )  # fmt: skip
+    reply = _call(args, "ListMatches", request, lambda r: r.list_matches(request))
+    if args.json:
+        report.print_json(report.matches_json(reply))
+    else:
+        print(report.matches(reply, details=True))
+    return 0
+
+
+def _logs(args: argparse.Namespace) -> int:
+    request = pb.GetBotLogsRequest(match_id=args.match_id, bot=args.bot)
+    reply = _call(args, "GetBotLogs", request, lambda r: r.bot_logs(request))
+    print(report.bot_logs(reply))
     return 0
 
 
 def _watch(args: argparse.Namespace) -> int:
+    _check_game(args.game)
     channel, stub = client.connect(args.server, args.tls_ca)
     request = pb.WatchMatchesRequest(game=args.game, after_seq=args.after)
     try:
@@ -394,5 +464,7 @@ def _demo(args: argparse.Namespace) -> int:
         from ladder import app
 
         logs.configure("info")
-        return app.serve(settings, args.listen, play=False)
+        # Keep playing while serving: the bots submitted meanwhile get their validation
+        # and rated matches (the built-ins keep playing too), with no match limit.
+        return app.serve(demo.serving(settings), args.listen)
     return 0

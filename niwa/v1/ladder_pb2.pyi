@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class LadderBot(_message.Message):
-    __slots__ = ("id", "name", "version", "game", "owner", "source", "archive_hash", "status", "reason", "elo", "games", "wins")
+    __slots__ = ("id", "name", "version", "game", "owner", "source", "archive_hash", "status", "reason", "elo", "games", "wins", "stderr_tail")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +20,7 @@ class LadderBot(_message.Message):
     ELO_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     WINS_FIELD_NUMBER: _ClassVar[int]
+    STDERR_TAIL_FIELD_NUMBER: _ClassVar[int]
     id: int
     name: str
     version: str
@@ -32,7 +33,8 @@ class LadderBot(_message.Message):
     elo: float
     games: int
     wins: int
-    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., game: _Optional[str] = ..., owner: _Optional[str] = ..., source: _Optional[str] = ..., archive_hash: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ...) -> None: ...
+    stderr_tail: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., game: _Optional[str] = ..., owner: _Optional[str] = ..., source: _Optional[str] = ..., archive_hash: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., stderr_tail: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SubmitBotRequest(_message.Message):
     __slots__ = ("archive",)
@@ -77,10 +79,24 @@ class ListBotsRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., all: _Optional[bool] = ...) -> None: ...
 
 class ListBotsResponse(_message.Message):
-    __slots__ = ("bots",)
+    __slots__ = ("bots", "games")
     BOTS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
     bots: _containers.RepeatedCompositeFieldContainer[LadderBot]
-    def __init__(self, bots: _Optional[_Iterable[_Union[LadderBot, _Mapping]]] = ...) -> None: ...
+    games: _containers.RepeatedCompositeFieldContainer[GameStatus]
+    def __init__(self, bots: _Optional[_Iterable[_Union[LadderBot, _Mapping]]] = ..., games: _Optional[_Iterable[_Union[GameStatus, _Mapping]]] = ...) -> None: ...
+
+class GameStatus(_message.Message):
+    __slots__ = ("game", "active", "needed", "waiting")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    NEEDED_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    active: int
+    needed: int
+    waiting: str
+    def __init__(self, game: _Optional[str] = ..., active: _Optional[int] = ..., needed: _Optional[int] = ..., waiting: _Optional[str] = ...) -> None: ...
 
 class LeaderboardRequest(_message.Message):
     __slots__ = ("game",)
@@ -117,7 +133,7 @@ class LeaderboardResponse(_message.Message):
     def __init__(self, boards: _Optional[_Iterable[_Union[Leaderboard, _Mapping]]] = ...) -> None: ...
 
 class SeatResult(_message.Message):
-    __slots__ = ("seat", "bot_id", "bot", "place", "score", "status", "reason")
+    __slots__ = ("seat", "bot_id", "bot", "place", "score", "status", "reason", "failure", "out_step", "out_at_start", "detail", "stderr_tail")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
@@ -125,6 +141,11 @@ class SeatResult(_message.Message):
     SCORE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_FIELD_NUMBER: _ClassVar[int]
+    OUT_STEP_FIELD_NUMBER: _ClassVar[int]
+    OUT_AT_START_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    STDERR_TAIL_FIELD_NUMBER: _ClassVar[int]
     seat: int
     bot_id: int
     bot: str
@@ -132,7 +153,12 @@ class SeatResult(_message.Message):
     score: float
     status: str
     reason: str
-    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., bot: _Optional[str] = ..., place: _Optional[int] = ..., score: _Optional[float] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    failure: str
+    out_step: int
+    out_at_start: bool
+    detail: str
+    stderr_tail: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., bot: _Optional[str] = ..., place: _Optional[int] = ..., score: _Optional[float] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., failure: _Optional[str] = ..., out_step: _Optional[int] = ..., out_at_start: _Optional[bool] = ..., detail: _Optional[str] = ..., stderr_tail: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Match(_message.Message):
     __slots__ = ("id", "game", "game_version", "kind", "seed", "options_json", "state", "seats", "results", "created_at", "started_at", "finished_at", "wall_s", "decisions", "error", "seq", "replay_sha256", "duplicate_group")
@@ -175,18 +201,20 @@ class Match(_message.Message):
     def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., game_version: _Optional[str] = ..., kind: _Optional[str] = ..., seed: _Optional[int] = ..., options_json: _Optional[str] = ..., state: _Optional[str] = ..., seats: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., created_at: _Optional[float] = ..., started_at: _Optional[float] = ..., finished_at: _Optional[float] = ..., wall_s: _Optional[float] = ..., decisions: _Optional[int] = ..., error: _Optional[str] = ..., seq: _Optional[int] = ..., replay_sha256: _Optional[str] = ..., duplicate_group: _Optional[int] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
-    __slots__ = ("game", "bot_id", "state", "limit", "before_id")
+    __slots__ = ("game", "bot_id", "state", "limit", "before_id", "bot")
     GAME_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     BEFORE_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     game: str
     bot_id: int
     state: str
     limit: int
     before_id: int
-    def __init__(self, game: _Optional[str] = ..., bot_id: _Optional[int] = ..., state: _Optional[str] = ..., limit: _Optional[int] = ..., before_id: _Optional[int] = ...) -> None: ...
+    bot: str
+    def __init__(self, game: _Optional[str] = ..., bot_id: _Optional[int] = ..., state: _Optional[str] = ..., limit: _Optional[int] = ..., before_id: _Optional[int] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
     __slots__ = ("matches",)
@@ -217,3 +245,35 @@ class WatchMatchesRequest(_message.Message):
     game: str
     after_seq: int
     def __init__(self, game: _Optional[str] = ..., after_seq: _Optional[int] = ...) -> None: ...
+
+class GetBotLogsRequest(_message.Message):
+    __slots__ = ("match_id", "bot")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    bot: str
+    def __init__(self, match_id: _Optional[int] = ..., bot: _Optional[str] = ...) -> None: ...
+
+class SeatLog(_message.Message):
+    __slots__ = ("seat", "bot_id", "bot", "status", "failure", "stderr_tail")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_FIELD_NUMBER: _ClassVar[int]
+    STDERR_TAIL_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bot_id: int
+    bot: str
+    status: str
+    failure: str
+    stderr_tail: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., bot: _Optional[str] = ..., status: _Optional[str] = ..., failure: _Optional[str] = ..., stderr_tail: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class BotLogs(_message.Message):
+    __slots__ = ("match_id", "seats")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    seats: _containers.RepeatedCompositeFieldContainer[SeatLog]
+    def __init__(self, match_id: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatLog, _Mapping]]] = ...) -> None: ...

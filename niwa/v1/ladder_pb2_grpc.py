@@ -74,6 +74,11 @@ class LadderStub:
                 request_serializer=niwa_dot_v1_dot_ladder__pb2.WatchMatchesRequest.SerializeToString,
                 response_deserializer=niwa_dot_v1_dot_ladder__pb2.Match.FromString,
                 _registered_method=True)
+        self.GetBotLogs = channel.unary_unary(
+                '/niwa.v1.Ladder/GetBotLogs',
+                request_serializer=niwa_dot_v1_dot_ladder__pb2.GetBotLogsRequest.SerializeToString,
+                response_deserializer=niwa_dot_v1_dot_ladder__pb2.BotLogs.FromString,
+                _registered_method=True)
 
 
 class LadderServicer:
@@ -132,6 +137,14 @@ class LadderServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetBotLogs(self, request, context):
+        """The last lines a bot wrote on stderr in one match (its owner's or an admin token;
+        anyone else: PERMISSION_DENIED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LadderServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -174,6 +187,11 @@ def add_LadderServicer_to_server(servicer, server):
                     servicer.WatchMatches,
                     request_deserializer=niwa_dot_v1_dot_ladder__pb2.WatchMatchesRequest.FromString,
                     response_serializer=niwa_dot_v1_dot_ladder__pb2.Match.SerializeToString,
+            ),
+            'GetBotLogs': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotLogs,
+                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.GetBotLogsRequest.FromString,
+                    response_serializer=niwa_dot_v1_dot_ladder__pb2.BotLogs.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -392,6 +410,33 @@ class Ladder:
             '/niwa.v1.Ladder/WatchMatches',
             niwa_dot_v1_dot_ladder__pb2.WatchMatchesRequest.SerializeToString,
             niwa_dot_v1_dot_ladder__pb2.Match.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotLogs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/niwa.v1.Ladder/GetBotLogs',
+            niwa_dot_v1_dot_ladder__pb2.GetBotLogsRequest.SerializeToString,
+            niwa_dot_v1_dot_ladder__pb2.BotLogs.FromString,
             options,
             channel_credentials,
             insecure,

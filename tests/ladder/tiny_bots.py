@@ -1,0 +1,72 @@
+"""Two tiny bots for served-ladder tests, and the CLI run in-process."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+from niwa.cli import main
+
+SECRET = "sleeper-private-thought"
+
+QUICK = """
+from bots.sdk import Reply, serve
+
+
+class Quick:
+    name = "quick"
+    version = "0.2.0"
+
+    def start(self, game):
+        pass
+
+    def act(self, turn):
+        return Reply(index=0)
+
+
+if __name__ == "__main__":
+    serve(Quick())
+"""
+
+SLEEPER = f"""
+import sys
+import time
+
+from bots.sdk import Reply, serve
+
+
+class Sleeper:
+    name = "sleeper"
+    version = "0.1.0"
+
+    def start(self, game):
+        pass
+
+    def act(self, turn):
+        print("{SECRET}", file=sys.stderr, flush=True)
+        time.sleep(3600)
+        return Reply(index=0)
+
+
+if __name__ == "__main__":
+    serve(Sleeper())
+"""
+
+
+def write_bot(root: Path, name: str, version: str, code: str) -> Path:
+    folder = root / name
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "{version}"\ngames = ["blossom"]\n'
+        'command = ["python3", "bot.py"]\n'
+    )
+    (folder / "bot.py").write_text(code)
+    return folder
+
+
+def cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(list(args))
+    return code, out.getvalue()
