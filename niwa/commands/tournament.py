@@ -17,7 +17,7 @@ from niwa.commands.match import add_common, series_seed
 from niwa.commands.play import limits_banner
 from niwa.series import schedule
 from niwa.series.games import GameJob, GameRecord, cores, play_game, run_jobs
-from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress
+from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
 from niwa.series.setup import check_seating, labels, parse_bots
 from referee.text import printable
 
@@ -83,7 +83,7 @@ def table(standings_rows: list[dict[str, Any]]) -> list[str]:
              f"{'Elo ± 95%':>14} {'outs':>5}"]
     for r in standings_rows:
         elo = "-" if r["elo"] is None else f"{r['elo']:.0f} ± {r['elo_ci95']:.0f}"
-        lines.append(f"{r['rank']:>4}  {printable(r['bot'], NAME_SHOWN):<{NAME_SHOWN}} "
+        lines.append(f"{r['rank']:>4}  {short(r['bot']):<{NAME_SHOWN}} "
                      f"{r['games']:>6} {r['points']:>7.1f} {elo:>14} {r['outs']:>5}")
     return lines
 

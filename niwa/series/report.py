@@ -48,6 +48,13 @@ class BotLine:
         }
 
 
+def short(name: str) -> str:
+    """A bot's name for a table column: escaped, and its end kept when too long (the
+    end of a directory's path is what tells two bots apart)."""
+    text = printable(name)
+    return text if len(text) <= NAME_SHOWN else "…" + text[-(NAME_SHOWN - 1):]
+
+
 def points(place: int, places: Sequence[int]) -> float:
     """A seat's share of the other seats it placed ahead of, a shared place counting
     half: 1 / ½ / 0 in a two-player game."""
@@ -101,7 +108,7 @@ class Standings:
             n = max(line.games, 1)
             fails = " ".join(f"{line.failures.get(k, 0):>7}" for k in FAILURES)
             rows.append(
-                f"{printable(bot, NAME_SHOWN):<{NAME_SHOWN}} {line.games:>6} {line.wins:>5} "
+                f"{short(bot):<{NAME_SHOWN}} {line.games:>6} {line.wins:>5} "
                 f"{line.place_sum / n:>6.2f} {line.score_sum / n:>8.2f}  {fails}"
             )
         return rows
