@@ -34,7 +34,7 @@ from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.series.games import GameJob, cores, play_game, run_jobs
 from niwa.series.headtohead import a_score
-from niwa.series.stats import elo
+from niwa.series.stats import elo, wilson
 
 __all__ = ["elo", "interval", "match_score", "run", "seatings", "t_quantile_975", "wilson"]
 
@@ -125,14 +125,6 @@ def t_quantile_975(df: int) -> float:
         + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
         + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
     )
-
-
-def wilson(score: float, n: int) -> tuple[float, float]:
-    """The 95 % Wilson score interval of a rate ``score`` over ``n`` independent games."""
-    z = 1.959964
-    centre = (score + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def interval(block_means: Sequence[float], matches: int) -> tuple[float, float, float]:

@@ -12,7 +12,9 @@ From the counts ``n_i`` of each outcome (N observations):
 
 * score ``s = Σ n_i a_i / N``; Elo difference ``elo(s) = -400 log10(1/s - 1)``;
 * standard error ``σ = sqrt(Σ n_i (a_i - s)² / N) / sqrt(N)``; the 95 % interval is
-  ``elo(s ± 1.96 σ)`` (±inf past 0 or 1);
+  ``elo(s ± 1.96 σ)`` (±inf past 0 or 1). When every observation is the same (σ = 0,
+  e.g. a clean sweep) that interval is a point, so the Wilson score interval of N
+  trials with rate s is used instead: a sweep of 8 pairs gives [+128, inf];
 * LOS, the likelihood of superiority, ``Φ((s - ½) / σ)``: the probability, under
   the normal approximation, that A's true score is above ½ (that A is stronger);
 * the SPRT (Wald's sequential test, generalised as in fishtest): for ``H0: elo = elo0``
@@ -60,6 +62,14 @@ def normal_cdf(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 
 
+def wilson(score: float, n: float) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a rate ``score`` over ``n`` independent trials."""
+    z2 = Z95 * Z95
+    centre = (score + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 / (1 + z2 / n) * math.sqrt(score * (1 - score) / n + z2 / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 @dataclass(frozen=True)
 class Summary:
     """Score, Elo with its 95 % interval and LOS of a series' observations."""
@@ -82,6 +92,7 @@ def summarise(counts: Sequence[float], ladder: Sequence[float]) -> Summary | Non
     s = sum(c * a for c, a in zip(counts, ladder, strict=True)) / n
     variance = sum(c * (a - s) ** 2 for c, a in zip(counts, ladder, strict=True)) / n
     se = math.sqrt(variance / n)
+    low, high = (s - Z95 * se, s + Z95 * se) if se > 0 else wilson(s, n)
     # with every observation the same, LOS is certain either way, or even
     los = normal_cdf((s - 0.5) / se) if se > 0 else 1.0 if s > 0.5 else 0.0 if s < 0.5 else 0.5
     return Summary(
@@ -89,8 +100,8 @@ def summarise(counts: Sequence[float], ladder: Sequence[float]) -> Summary | Non
         score=s,
         stderr=se,
         elo=elo(s),
-        elo_low=elo(s - Z95 * se),
-        elo_high=elo(s + Z95 * se),
+        elo_low=elo(low),
+        elo_high=elo(high),
         los=los,
     )
 

@@ -57,9 +57,15 @@ def test_a_pentanomial_summary_counts_pairs() -> None:
     assert s.los == pytest.approx(0.721476, abs=1e-5)
 
 
-def test_a_clean_sweep_is_certain_and_an_empty_series_has_no_summary() -> None:
-    s = stats.summarise([0, 0, 5], stats.TRINOMIAL)
+def test_a_clean_sweep_gets_the_wilson_interval_and_an_empty_series_no_summary() -> None:
+    # 8 pairs all won: σ = 0, so Wilson with s = 1, n = 8, z² = 3.841459:
+    # centre = (1 + z²/16) / (1 + z²/8) = 1.240091 / 1.480182 = 0.837796,
+    # half = 1.959964 / 1.480182 * sqrt(z² / 256) = 1.324134 * 0.122499 = 0.162204,
+    # low = 0.675592; elo(0.675592) = -400 log10(1/0.675592 - 1) = -400 log10(0.480183)
+    #     = 400 * 0.318594 = +127.44
+    s = stats.summarise([0, 0, 0, 0, 8], stats.PENTANOMIAL)
     assert s is not None and s.los == 1.0 and s.elo == math.inf
+    assert s.elo_low == pytest.approx(127.44, abs=0.01) and s.elo_high == math.inf
     assert stats.summarise([0, 0, 0], stats.TRINOMIAL) is None
 
 
