@@ -29,8 +29,8 @@ formats:
                --rounds rounds; a round plays one deal in every seat rotation
   gauntlet     the first --bot against each group of P-1 of the others, likewise
   swiss        --rounds rounds; each round groups bots with similar points who have
-               met least (a bot left over sits the round out), one deal per group in
-               every seat rotation
+               met least, one deal per group in every seat rotation; bots left over
+               sit the round out (the lowest ranked of those with fewest byes)
 
 standings: points are each game's share of the other seats a bot placed ahead of
 (1 a win, 1/2 a draw with two players); Elo is the ladder's batch fit (ladder/elo.py):
@@ -180,9 +180,12 @@ def run(args: argparse.Namespace) -> int:
             per_round = (len(ids) // players) * len(schedule.rotations(ids[:players]))
             rng = random.Random(seed)
             met: dict[frozenset[str], int] = {}
+            byes: dict[str, int] = {}
             for r in range(args.rounds):
                 pts = {b: line.points for b, line in t.standings.lines.items()}
-                groups, bye = schedule.swiss_groups(ids, players, pts, met, rng)
+                groups, bye = schedule.swiss_groups(ids, players, pts, met, rng, byes)
+                for b in bye:
+                    byes[b] = byes.get(b, 0) + 1
                 for group in groups:
                     for i, a in enumerate(group):
                         for b in group[i + 1:]:

@@ -73,15 +73,20 @@ def swiss_groups(
     points: Mapping[str, float],
     met: Mapping[frozenset[str], int],
     rng: random.Random,
+    byes: Mapping[str, int] | None = None,
 ) -> tuple[list[tuple[str, ...]], list[str]]:
     """One swiss round: groups of ``players`` bots with similar points who have met
     least, and the bots left over (a bye). Bots are ranked by points (ties in a seeded
-    random order); the best-ranked free bot takes the next best-ranked free bots it has
-    met fewest times."""
+    random order); the bye goes to the lowest-ranked bots among those with the fewest
+    byes so far; then the best-ranked free bot takes the next best-ranked free bots it
+    has met fewest times."""
     order = list(bots)
     rng.shuffle(order)
     order.sort(key=lambda b: -points.get(b, 0.0))
-    free = list(order)
+    sat = byes or {}
+    left = len(order) % players
+    out = sorted(reversed(order), key=lambda b: sat.get(b, 0))[:left]  # stable: lowest first
+    free = [b for b in order if b not in out]
     groups: list[tuple[str, ...]] = []
     while len(free) >= players:
         head = free.pop(0)
@@ -95,4 +100,4 @@ def swiss_groups(
             free.remove(pick)
             group.append(pick)
         groups.append(tuple(group))
-    return groups, free
+    return groups, out

@@ -61,3 +61,9 @@ def test_swiss_leaves_the_last_ranked_bot_out_of_an_odd_round() -> None:
     points = {"A": 2.0, "B": 1.0, "C": 0.0}
     _, bye = schedule.swiss_groups("ABC", 2, points, {}, random.Random(0))
     assert bye == ["C"]
+
+
+def test_swiss_gives_the_next_bye_to_a_bot_that_has_not_had_one() -> None:
+    points = {"A": 2.0, "B": 1.0, "C": 0.0}
+    groups, bye = schedule.swiss_groups("ABC", 2, points, {}, random.Random(0), {"C": 1})
+    assert bye == ["B"] and groups == [("A", "C")]
