@@ -126,6 +126,9 @@ def run(args: argparse.Namespace) -> int:
     if players < len(args.bot):
         raise UsageError(f"{len(args.bot)} bots need --players {len(args.bot)} at least: every "
                          "bot plays every game (niwa tournament plays groups of bots)")
+    if not info.min_players <= players <= info.max_players:
+        raise UsageError(f"{args.game} is played by {info.min_players} to {info.max_players} "
+                         f"players, not {players}: change --players")
     specs = parse_bots(args.bot)
     field = parse_bots(args.field)
     ids = labels(args.bot)

@@ -155,6 +155,9 @@ def run(args: argparse.Namespace) -> int:
     if len(args.bot) < max(players, 2):
         raise UsageError(f"a tournament of {players}-player games needs at least "
                          f"{max(players, 2)} --bot, not {len(args.bot)}")
+    if not info.min_players <= players <= info.max_players:
+        raise UsageError(f"{args.game} is played by {info.min_players} to {info.max_players} "
+                         f"players, not {players}: change --players")
     if args.replays is not None:
         args.replays.mkdir(parents=True, exist_ok=True)
     specs = parse_bots(args.bot)

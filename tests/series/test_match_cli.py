@@ -102,6 +102,7 @@ def test_a_bot_directory_that_goes_out_makes_exit_code_1_and_shows_its_stderr(
         (["--sprt", "elo0=5", "elo1=1"], "elo1 must be above elo0"),
         (["--players", "1"], "2 bots need --players 2 at least"),
         (["--games", "0"], "--games must be at least 1"),
+        (["--players", "9"], "blossom is played by 2 to 4 players, not 9: change --players"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(
