@@ -12,7 +12,7 @@ from typing import Any
 from referee.text import printable
 
 # Each module has register(subparsers) and sets args.run(args) -> exit code.
-COMMANDS = ("play", "replay", "bench", "ladder")
+COMMANDS = ("play", "replay", "match", "tournament", "bench", "ladder")
 #: The longest error line printed (a message may quote untrusted text).
 ERROR_SHOWN = 2000
 

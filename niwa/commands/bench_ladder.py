@@ -30,6 +30,7 @@ from ladder import logs, submission
 from ladder.runner import Runner, Settings
 from ladder.store import ACTIVE, DONE, Match, Store
 from niwa.cli import UsageError
+from niwa.commands.bench import add_json_option, text_out, write_json
 
 
 def register(sub: Any) -> None:
@@ -43,7 +44,8 @@ def register(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=0, help="worker processes (default: 1 per core)")
     p.add_argument("--game", action="append", help="only this game (repeatable; default all)")
     p.add_argument("--sandboxed", action="store_true", help="bots as sandboxed processes")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the scheduler's seed (default 0)")
+    add_json_option(p)
     p.set_defaults(run=run)
 
 
@@ -98,14 +100,27 @@ def run(args: argparse.Namespace) -> int:
     capacity = wall * workers
     steady = finished_at[-1] - finished_at[0] if len(finished_at) > 1 else wall
     mode = "sandboxed processes over gRPC" if args.sandboxed else "in process"
+    out = text_out(args)
     print(f"ladder: {len(matches)} matches of {', '.join(games)}; random bots {mode}; "
-          f"{workers} workers")
-    print(f"  matches per minute      {len(matches) / wall * 60:8.1f}  (whole run, {wall:.1f} s)")
+          f"{workers} workers", file=out)
+    print(f"  matches per minute      {len(matches) / wall * 60:8.1f}  (whole run, {wall:.1f} s)",
+          file=out)
     if len(finished_at) > 1:
         rate = (len(finished_at) - 1) / steady * 60
-        print(f"  matches per minute      {rate:8.1f}  (first to last finished match)")
-    print(f"  decisions per match     {decisions / max(len(matches), 1):8.1f}")
-    print(f"  worker time in matches  {match_s / capacity:8.1%}")
-    print(f"  worker time in bots     {inside_s / capacity:8.1%}")
-    print(f"  outside the bots        {1 - inside_s / capacity:8.1%}")
+        print(f"  matches per minute      {rate:8.1f}  (first to last finished match)", file=out)
+    print(f"  decisions per match     {decisions / max(len(matches), 1):8.1f}", file=out)
+    print(f"  worker time in matches  {match_s / capacity:8.1%}", file=out)
+    print(f"  worker time in bots     {inside_s / capacity:8.1%}", file=out)
+    print(f"  outside the bots        {1 - inside_s / capacity:8.1%}", file=out)
+    write_json(args, {
+        "benchmark": "ladder", "games": games, "sandboxed": args.sandboxed,
+        "workers": workers, "matches": len(matches), "wall_s": wall,
+        "matches_per_minute": len(matches) / wall * 60,
+        "matches_per_minute_steady": (len(finished_at) - 1) / steady * 60
+        if len(finished_at) > 1 else None,
+        "decisions_per_match": decisions / max(len(matches), 1),
+        "worker_time_in_matches": match_s / capacity,
+        "worker_time_in_bots": inside_s / capacity,
+        "outside_the_bots": 1 - inside_s / capacity,
+    })
     return 0

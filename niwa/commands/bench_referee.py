@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ import trio
 import engine
 from bots.sdk import GameStart
 from niwa.cli import UsageError
+from niwa.commands.bench import add_json_option, text_out, write_json
 from referee import replay
 from referee.clock import TimeControl
 from referee.logs import configure_cli_logging
@@ -46,12 +46,13 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--game", default="blossom", help="game to play (default blossom)")
-    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--players", type=int, default=3, help="bots per match (default 3)")
     p.add_argument("--matches", type=int, default=5, help="matches per mode (default 5)")
     p.add_argument("--startups", type=int, default=10, help="start-ups per bot (default 10)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="first match's seed (default 0)")
     p.add_argument("--bot", action="append", default=[], metavar="DIR_OR_BUILTIN",
                    help="bots to time start-up for (default: builtin:random and the examples)")
+    add_json_option(p)
     p.set_defaults(run=run)
 
 
@@ -149,7 +150,11 @@ def run(args: argparse.Namespace) -> int:
         bwrap()
     except SandboxUnavailable as e:
         raise UsageError(str(e)) from None
-    out = sys.stdout
+    out = text_out(args)
+    load_start = os.getloadavg()[0]
+    doc: dict[str, Any] = {"benchmark": "referee", "game": args.game, "players": args.players,
+                           "matches": args.matches, "cpus": os.cpu_count(),
+                           "load_average_start": load_start, "decisions": {}, "startups": []}
     print(f"{args.game}, {args.players} builtin:random bots, {args.matches} matches per mode; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", file=out)
     print(f"{'mode':<22} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8}", file=out)
@@ -159,11 +164,13 @@ def run(args: argparse.Namespace) -> int:
         p50s[label] = statistics.median(times)
         p99 = percentile(times, 0.99)
         print(f"{label:<22} {len(times):>9} {p50s[label]:>8.3f} {p99:>8.3f}", file=out)
+        doc["decisions"][label] = {"count": len(times), "p50_ms": p50s[label], "p99_ms": p99}
     overhead = p50s["sandboxed gRPC"] - p50s["in process"]
     print(f"gRPC + sandbox overhead per decision (p50 difference): {overhead:.3f} ms", file=out)
     held = p50s["sandboxed gRPC"] - p50s["sandboxed, pondering"]
     print(f"holding idle bots back (throttle, freeze) per decision (p50 difference): "
           f"{held:.3f} ms", file=out)
+    doc["overhead_p50_ms"], doc["holding_back_p50_ms"] = overhead, held
     print(file=out)
     bots = args.bot or ["builtin:random", str(ROOT / "examples/python-bot"),
                         str(ROOT / "examples/js-bot")]
@@ -179,5 +186,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name:<40} {len(times):>9} {statistics.median(times):>8.1f} {max(times):>8.1f} "
               f"{statistics.median(cpu):>10.1f}", file=out)
         out.flush()
-    print(f"load average at the end: {os.getloadavg()[0]:.1f}", file=out)
+        doc["startups"].append({"bot": text, "count": len(times),
+                                "p50_ms": statistics.median(times), "max_ms": max(times),
+                                "cpu_p50_ms": statistics.median(cpu)})
+    doc["load_average_end"] = os.getloadavg()[0]
+    print(f"load average at the end: {doc['load_average_end']:.1f}", file=out)
+    write_json(args, doc)
     return 0

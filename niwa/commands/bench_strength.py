@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import multiprocessing
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from itertools import permutations
 from pathlib import Path
@@ -33,10 +31,14 @@ from typing import Any
 
 import engine
 from niwa.cli import UsageError
+from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.series.games import GameJob, cores, play_game, run_jobs
+from niwa.series.headtohead import a_score
+from niwa.series.stats import elo, wilson
+
+__all__ = ["elo", "interval", "match_score", "run", "seatings", "t_quantile_975", "wilson"]
 
 DEFAULT_PAIRINGS = ("greedy:random", "mcts:greedy")
-#: Replay statuses that count against a bot (DESIGN.md "Matches, clocks and failures").
-FAILURES = ("TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED")
 
 
 def register(sub: Any) -> None:
@@ -65,6 +67,7 @@ def register(sub: Any) -> None:
     p.add_argument("--replays", type=Path, help="keep the replays in this directory")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run bot processes without bubblewrap (trusted bots only)")
+    add_json_option(p)
     p.set_defaults(run=run)
 
 
@@ -108,13 +111,7 @@ def seatings(players: int) -> list[tuple[str, ...]]:
 
 def match_score(places: Sequence[int], seating: Sequence[str]) -> float:
     """A's share of the (A seat, B seat) pairs where A placed better; ties count half."""
-    a_seats = [s for s, who in enumerate(seating) if who == "a"]
-    b_seats = [s for s, who in enumerate(seating) if who == "b"]
-    total = 0.0
-    for i in a_seats:
-        for j in b_seats:
-            total += 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
-    return total / (len(a_seats) * len(b_seats))
+    return a_score(places, seating, "a", "b")
 
 
 def t_quantile_975(df: int) -> float:
@@ -130,14 +127,6 @@ def t_quantile_975(df: int) -> float:
     )
 
 
-def wilson(score: float, n: int) -> tuple[float, float]:
-    """The 95 % Wilson score interval of a rate ``score`` over ``n`` independent games."""
-    z = 1.959964
-    centre = (score + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def interval(block_means: Sequence[float], matches: int) -> tuple[float, float, float]:
     """Mean score and its 95 % interval: Student t on the independent per-deal means,
     widened to at least the Wilson interval of ``matches`` games, which stays honest
@@ -151,43 +140,19 @@ def interval(block_means: Sequence[float], matches: int) -> tuple[float, float, 
     return mean, low, high
 
 
-def elo(score: float) -> float:
-    """The Elo difference that expects ``score`` (±inf at 0 and 1)."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
 def play(job: Job) -> Played:
-    """Run one match in this (worker) process and read its replay."""
-    from referee import replay
-    from referee.logs import configure_cli_logging
-    from referee.match import BotSpec, MatchSpec, TimeControl, play_match
-
-    configure_cli_logging()  # warnings only, on stderr: the progress line stays readable
-
+    """Run one match in this (worker) process: the series' worker, scored for A."""
     # The names were checked by _split_pair (bots.builtin.create, options included).
-    bots = [BotSpec("builtin", job.a if who == "a" else job.b) for who in job.seating]
-    spec = MatchSpec(
-        game=job.game,
-        bots=bots,
-        seed=job.seed,
-        time_control=TimeControl.parse(job.time_control),
-        sandbox=job.sandbox,
-        replay_path=job.replay,
-    )
-    outcome = play_match(spec)
-    played = Played(job, match_score(outcome.result.places, job.seating),
-                    decisions=outcome.decisions, wall_s=outcome.wall_s)
-    record = replay.read(job.replay)
-    for step in record.steps:
-        for move in step.moves:
-            if move.seat >= 0 and move.status in FAILURES:
-                bot = job.a if job.seating[move.seat] == "a" else job.b
-                counts = played.failures.setdefault(bot, {})
-                counts[move.status] = counts.get(move.status, 0) + 1
+    bots = tuple(f"builtin:{job.a if who == 'a' else job.b}" for who in job.seating)
+    record = play_game(GameJob(0, job.game, bots, job.seating, job.seed, job.time_control,
+                               sandbox=job.sandbox, replay=job.replay))
+    played = Played(job, match_score(record.places(), job.seating),
+                    decisions=record.decisions, wall_s=record.wall_s)
+    for seat in record.seats:
+        bot = job.a if seat.bot == "a" else job.b
+        for status, n in seat.failures.items():
+            counts = played.failures.setdefault(bot, {})
+            counts[status] = counts.get(status, 0) + n
     return played
 
 
@@ -238,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     if args.matches < 1:
         raise UsageError("--matches must be at least 1")
     pairs = [_split_pair(p) for p in (args.pair or DEFAULT_PAIRINGS)]
-    jobs_n = args.jobs or _cores()
+    jobs_n = args.jobs or cores()
     with tempfile.TemporaryDirectory(prefix="niwa-strength-") as tmp:
         out = args.replays or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
@@ -248,30 +213,37 @@ def run(args: argparse.Namespace) -> int:
                 jobs = list(jobs_for(args, a, b, players, out))
                 rows.append(_run_pairing(jobs, jobs_n, f"{a} vs {b}, {players} players"))
     _print_table(args, rows)
+    write_json(args, {
+        "benchmark": "strength", "game": args.game, "time": args.time,
+        "sandboxed": not args.no_sandbox, "seed": args.seed,
+        "rows": [{
+            "players": r["players"], "a": r["a"], "b": r["b"], "matches": r["matches"],
+            "deals": r["deals"], "score": r["score"][0], "score_low": r["score"][1],
+            "score_high": r["score"][2], "elo": _json_elo(elo(r["score"][0])),
+            "elo_low": _json_elo(elo(r["score"][1])), "elo_high": _json_elo(elo(r["score"][2])),
+            "failures": r["failures"], "decisions": r["decisions"], "wall_s": r["wall_s"],
+        } for r in rows],
+    })
     failed = sum(n for r in rows for per in r["failures"].values() for n in per.values())
     return 1 if failed else 0
 
 
-def _cores() -> int:
-    import os
-
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+def _json_elo(x: float) -> float | str:
+    return _fmt_elo(x) if math.isinf(x) else x
 
 
 def _run_pairing(jobs: list[Job], workers: int, label: str) -> dict[str, Any]:
     started = time.perf_counter()
     results: list[Played] = []
-    # Fresh interpreters: a worker needs the referee only, not whatever the CLI imported.
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures: list[Future[Played]] = [pool.submit(play, j) for j in jobs]
-        for done, future in enumerate(as_completed(futures), 1):
-            results.append(future.result())
-            mean = statistics.fmean(r.score for r in results)
-            print(f"\r{label}: {done}/{len(jobs)} matches, score so far {mean:.2f}",
-                  end="", file=sys.stderr, flush=True)
+
+    def on_done(played: Played) -> bool:
+        results.append(played)
+        mean = statistics.fmean(r.score for r in results)
+        print(f"\r{label}: {len(results)}/{len(jobs)} matches, score so far {mean:.2f}",
+              end="", file=sys.stderr, flush=True)
+        return True
+
+    run_jobs(jobs, play, workers, on_done)
     print(file=sys.stderr)
     by_deal: dict[int, list[float]] = {}
     failures: dict[str, dict[str, int]] = {}
@@ -301,10 +273,11 @@ def _fmt_elo(x: float) -> str:
 
 
 def _print_table(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    out = text_out(args)
     sandbox = "no sandbox" if args.no_sandbox else "sandboxed"
-    print(f"{args.game}: time control {args.time}, {sandbox}, first seed {args.seed}")
+    print(f"{args.game}: time control {args.time}, {sandbox}, first seed {args.seed}", file=out)
     print(f"{'players':>7}  {'A':<22} {'B':<22} {'matches':>7}  "
-          f"{'A score [95% CI]':<22} {'Elo A-B [95% CI]':<22} {'A/B failures':<14} wall")
+          f"{'A score [95% CI]':<22} {'Elo A-B [95% CI]':<22} {'A/B failures':<14} wall", file=out)
     for r in rows:
         mean, low, high = r["score"]
         score = f"{mean:.3f} [{low:.3f}, {high:.3f}]"
@@ -313,8 +286,8 @@ def _print_table(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
             str(sum(r["failures"].get(bot, {}).values())) for bot in (r["a"], r["b"])
         )
         print(f"{r['players']:>7}  {r['a']:<22} {r['b']:<22} {r['matches']:>7}  "
-              f"{score:<22} {rating:<22} {fails:<14} {r['wall_s']:.0f}s")
+              f"{score:<22} {rating:<22} {fails:<14} {r['wall_s']:.0f}s", file=out)
     for r in rows:
         for bot, per in r["failures"].items():
             detail = ", ".join(f"{n} {status}" for status, n in sorted(per.items()))
-            print(f"  {r['players']} players, {bot}: {detail}")
+            print(f"  {r['players']} players, {bot}: {detail}", file=out)

@@ -1,0 +1,185 @@
+"""One game of a series as a job for a worker process, and the pool that runs them.
+
+Each game runs in its own (spawned) worker process through :func:`referee.match.play_match`,
+with the same :class:`~referee.match.MatchSpec` defaults as ``niwa play``: a worker
+needs only the referee, and a game that wedges its process cannot stall the others.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+#: Decision statuses that count against a bot (DESIGN.md "Matches, clocks and failures").
+FAILURES = ("TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED")
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game: which bot sits in which seat (``bots``: a spec per seat, ``ids``: the
+    series' name for each seat's bot), on which seed."""
+
+    index: int
+    game: str
+    bots: tuple[str, ...]
+    ids: tuple[str, ...]
+    seed: int
+    time_control: str
+    options: dict[str, Any] = field(default_factory=dict)
+    sandbox: bool = True
+    ponder: bool = False
+    replay: Path | None = None
+    round: int = 0  # the tournament round, or the seed's number in a match
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """How one seat's bot did: its place (0 = first), score, and failures by class."""
+
+    bot: str
+    spec: str
+    place: int
+    score: float
+    status: str  # "ok" or "out"
+    reason: str = ""
+    at: int | None = None
+    detail: str = ""
+    stderr_tail: list[str] = field(default_factory=list)
+    failures: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def builtin(self) -> bool:
+        return self.spec.startswith("builtin:")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    job: GameJob
+    seats: list[SeatRecord]
+    decisions: int
+    wall_s: float
+    match_id: str
+
+    def places(self) -> list[int]:
+        return [s.place for s in self.seats]
+
+    def to_json(self) -> dict[str, Any]:
+        """The game's JSON line (bot-controlled text is left to the JSON encoder)."""
+        return {
+            "type": "game",
+            "index": self.job.index,
+            "round": self.job.round,
+            "seed": self.job.seed,
+            "match_id": self.match_id,
+            "decisions": self.decisions,
+            "wall_s": round(self.wall_s, 3),
+            "replay": str(self.job.replay) if self.job.replay is not None else None,
+            "seats": [
+                {k: v for k, v in asdict(s).items() if k != "stderr_tail"} for s in self.seats
+            ],
+        }
+
+
+class FailureCounter:
+    """Counts each seat's failed decisions by class as the match goes (``on_step``)."""
+
+    def __init__(self, players: int) -> None:
+        self.counts: list[dict[str, int]] = [{} for _ in range(players)]
+
+    def __call__(self, step: Any, before: Any, after: Any) -> None:
+        for move in step.moves:
+            if move.seat >= 0 and move.status in FAILURES:
+                per = self.counts[move.seat]
+                per[move.status] = per.get(move.status, 0) + 1
+
+
+def play_game(job: GameJob) -> GameRecord:
+    """Run one game in this (worker) process."""
+    from referee.clock import TimeControl
+    from referee.logs import configure_cli_logging
+    from referee.match import BotSpec, MatchSpec, play_match
+
+    configure_cli_logging()  # warnings only, on stderr
+    counter = FailureCounter(len(job.bots))
+    spec = MatchSpec(
+        game=job.game,
+        bots=[BotSpec.parse(b) for b in job.bots],
+        options=job.options,
+        seed=job.seed,
+        time_control=TimeControl.parse(job.time_control),
+        sandbox=job.sandbox,
+        replay_path=job.replay,
+        ponder=job.ponder,
+        on_step=counter,
+    )
+    outcome = play_match(spec)
+    seats = []
+    for i, seat in enumerate(outcome.seats):
+        failures = counter.counts[i]
+        if seat.status == "out" and seat.at is None and seat.reason in FAILURES:
+            failures[seat.reason] = failures.get(seat.reason, 0) + 1  # out at start-up
+        seats.append(SeatRecord(
+            bot=job.ids[i],
+            spec=job.bots[i],
+            place=outcome.result.places[i],
+            score=float(outcome.result.scores[i]),
+            status=seat.status,
+            reason=seat.reason,
+            at=seat.at,
+            detail=seat.detail,
+            stderr_tail=list(seat.stderr_tail),
+            failures=failures,
+        ))
+    return GameRecord(job, seats, outcome.decisions, outcome.wall_s, outcome.match_id)
+
+
+def cores() -> int:
+    """CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def run_jobs(
+    jobs: Iterable[J],
+    work: Callable[[J], R],
+    workers: int,
+    on_done: Callable[[R], bool],
+) -> bool:
+    """Run ``work(job)`` for each job in a pool of ``workers`` spawned processes, at
+    most ``workers`` at once, calling ``on_done`` with each result as it finishes.
+
+    ``on_done`` returning False stops the series: no further job starts, and the ones
+    already running finish and are passed to ``on_done`` too. Returns True when every
+    job ran. An exception in a job is raised here, after the running ones finish."""
+    pending: Iterator[J] = iter(jobs)
+    # Fresh interpreters: a worker needs the referee only, not whatever the CLI imported.
+    context = multiprocessing.get_context("spawn")
+    running: set[Future[R]] = set()
+    stopped = False
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+
+        def top_up() -> None:
+            while not stopped and len(running) < workers:
+                job = next(pending, None)
+                if job is None:
+                    return
+                running.add(pool.submit(work, job))
+
+        top_up()
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                running.discard(future)
+                if not on_done(future.result()):
+                    stopped = True
+            top_up()
+    return not stopped and next(pending, None) is None

@@ -1,0 +1,76 @@
+"""``niwa bench ... --json``: each benchmark's figures as one JSON document."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from niwa.cli import main
+
+
+def test_bench_engine_writes_its_rows_as_json_to_stdout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "engine", "blossom", "--players", "2", "--runs", "1", "--seconds", "0.05",
+            "--json", "-"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)  # stdout holds the document only
+    assert doc["benchmark"] == "engine"
+    [row] = doc["rows"]
+    assert (row["game"], row["players"]) == ("blossom", 2) and row["games_per_s"] > 0
+    assert "games/s" in captured.err  # the text table moved to stderr
+
+
+def test_bench_referee_writes_modes_and_start_ups_to_a_file(tmp_path: Path) -> None:
+    out = tmp_path / "referee.json"
+    argv = ["bench", "referee", "--matches", "1", "--startups", "1", "--bot", "builtin:random",
+            "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert set(doc["decisions"]) == {"in process", "gRPC, no sandbox", "sandboxed gRPC",
+                                     "sandboxed, pondering"}
+    assert doc["decisions"]["sandboxed gRPC"]["count"] > 0
+    assert [s["bot"] for s in doc["startups"]] == ["builtin:random"]
+    assert doc["startups"][0]["p50_ms"] > 0
+
+
+def test_bench_ladder_writes_its_rate_as_json(tmp_path: Path) -> None:
+    out = tmp_path / "ladder.json"
+    argv = ["bench", "ladder", "--matches", "2", "--game", "blossom", "--workers", "1",
+            "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert doc["matches"] == 2 and doc["matches_per_minute"] > 0
+    assert 0 <= doc["outside_the_bots"] <= 1
+
+
+def test_bench_strength_writes_its_pairings_as_json(tmp_path: Path) -> None:
+    out = tmp_path / "strength.json"
+    argv = ["bench", "strength", "sakura", "--pair", "greedy:random", "--players", "2",
+            "--matches", "2", "--time", "1s+10s", "--jobs", "2", "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    [row] = doc["rows"]
+    assert (row["a"], row["b"], row["matches"]) == ("greedy", "random", 2)
+    assert row["score_low"] <= row["score"] <= row["score_high"]
+    assert row["failures"] == {}
+
+
+def test_every_bench_option_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    for target in ("engine", "referee", "ladder", "strength"):
+        with pytest.raises(SystemExit):
+            main(["bench", target, "--help"])
+        text = capsys.readouterr().out
+        assert "--json FILE" in text and "one JSON document" in text
+    from niwa.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    bench = sub.choices["bench"]  # type: ignore[attr-defined]
+    targets = next(a for a in bench._actions if a.dest == "target")
+    for name, p in targets.choices.items():
+        for action in p._actions:
+            assert action.help, f"bench {name} {action.option_strings or action.dest}"
