@@ -66,8 +66,9 @@ from referee.sandbox import (
 )
 from referee.transport import BotClient, CallError
 
-#: Lines of stderr kept for the replay when a seat goes out.
-STDERR_TAIL_LINES = 20
+#: Lines of stderr kept when a seat goes out (the replay keeps at most 4 KiB of them:
+#: referee.stderr_tail); enough for a Node error line above its stack.
+STDERR_TAIL_LINES = 40
 #: Longest line kept (longer lines are cut): bounds memory against a flood.
 MAX_LINE = 400
 #: Raw bytes of stderr kept for the tail (fewer lines than STDERR_TAIL_LINES when

@@ -60,23 +60,3 @@ def test_bad_play_arguments_are_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.startswith("niwa play: error: ") and message in err
     assert err.count("\n") == 1
-
-
-def test_a_bot_that_dies_at_import_shows_its_error_under_its_out_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The real cause (the traceback's last lines) is printed, not only the exit code."""
-    bot = tmp_path / "crashy"
-    bot.mkdir()
-    (bot / "bot.toml").write_text(
-        'name = "crashy"\nversion = "1"\ngames = ["*"]\ncommand = ["python3", "bot.py"]\n'
-    )
-    (bot / "bot.py").write_text("import numpyy\n")
-    for path in (tmp_path, bot, *bot.iterdir()):  # the sandbox's uid must read it
-        path.chmod(0o755)
-    assert main(["play", "blossom", "--bot", str(bot), "--bot", "builtin:random",
-                 "--seed", "1", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    out_line, *below = out.split("OUT (CRASHED at start-up", 1)[1].splitlines()
-    assert "exited with code 1 before READY" in out_line
-    assert "       | ModuleNotFoundError: No module named 'numpyy'" in below
