@@ -331,20 +331,20 @@ class _Match:
     def timeout_detail(self, time_left_ms: float, wall_ms: float, cpu_ms: float | None) -> str:
         """Why a call was stopped before it answered, with the numbers: the limit it
         passed and what it used of both clocks."""
-        used_cpu = "CPU not measured" if cpu_ms is None else f"{cpu_ms:.0f} ms of CPU"
+        used = "CPU not measured" if cpu_ms is None else f"used {cpu_ms:.0f} ms of CPU"
         if self.clock == "cpu" and cpu_ms is not None:
             if cpu_ms > time_left_ms:  # the CPU watchdog stopped it
                 return (
                     f"no answer within {time_left_ms:.0f} ms of CPU time "
-                    f"(used {used_cpu} in {wall_ms:.0f} ms of wall time)"
+                    f"({used} in {wall_ms:.0f} ms of wall time)"
                 )
             cap_ms = wall_cap_s(time_left_ms, True) * 1000
             return (
                 f"no answer within the wall-time cap of {cap_ms:.0f} ms "
                 f"({WALL_FACTOR} x {time_left_ms:.0f} ms left + {GRACE_S * 1000:.0f} ms; "
-                f"used {used_cpu})"
+                f"{used})"
             )
-        return f"no answer within {time_left_ms:.0f} ms (wall clock; used {used_cpu})"
+        return f"no answer within {time_left_ms:.0f} ms (wall clock; {used})"
 
     def over_detail(self, time_left_ms: float, wall_ms: float, cpu_ms: float | None) -> str:
         """A call that answered after using more than its time left."""
