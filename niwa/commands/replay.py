@@ -225,11 +225,10 @@ def run_ask(args: argparse.Namespace) -> int:
         assert result.reply is not None
         note = f"  # {printable(result.reply.note, NOTE_LIMIT)}" if result.reply.note else ""
         print(f"now:      {printable(canonical_json(result.action))}{note}")
+        if result.reply.debug:
+            for text in printable_lines(result.reply.debug, DETAIL_SHOWN):
+                print(f"        debug| {text}")
     print("same answer" if result.same else "different answer")
-    if result.reply is not None and result.reply.debug:
-        print("debug:")
-        for text in printable_lines(result.reply.debug, DETAIL_SHOWN):
-            print(f"        debug| {text}")
     asked = bot.manifest().name
     sat = next((s for s in replay.header.seats if s.seat == q.seat), None)
     if sat is not None and sat.name != asked:

@@ -130,5 +130,7 @@ def test_ask_with_a_bot_that_answers_otherwise_exits_1_and_shows_its_debug_text(
     argv = ["replay", "ask", str(blossom_replay), "--at", str(at), "--bot", str(bot)]
     assert main(argv) == 1
     out = capsys.readouterr().out
-    assert "different answer\ndebug:\n" in out
-    assert f"        debug| decision {at}\n        debug| \\x1b[31mred\n" in out
+    now = out.split("\nnow:      ", 1)[1].splitlines()
+    assert now[1:4] == [f"        debug| decision {at}", "        debug| \\x1b[31mred",
+                        "        debug| ddd"]
+    assert now[4] == "different answer"
