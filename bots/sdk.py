@@ -7,7 +7,8 @@
 >>> serve(First())                      # doctest: +SKIP
 
 ``act`` returns an index into ``turn.legal_actions``, or a :class:`Reply` carrying an
-index or the action itself plus an optional note (shown in replays). A bot may also
+index or the action itself plus an optional note (shown in replays) and optional debug
+text (kept in the replay, shown by ``niwa replay show`` and ``niwa play --debug``). A bot may also
 define ``start(game: GameStart)`` and ``finish(result: Finish)``.
 
 :func:`serve` listens on the Unix socket named by ``NIWA_SOCKET`` (the referee sets it),
@@ -32,6 +33,20 @@ SOCKET_ENV = "NIWA_SOCKET"
 READY_LINE = "READY"
 #: Notes longer than this are cut by the referee.
 NOTE_LIMIT = 200
+#: Bytes (UTF-8) of debug text kept per decision; longer text is cut, with a marker.
+DEBUG_LIMIT = 2048
+
+
+def cut_debug(text: str, limit: int = DEBUG_LIMIT) -> str:
+    """``text`` within ``limit`` bytes of UTF-8: longer text is cut (never inside a
+    character) and ends with a marker saying how long it was. Not an error: debug
+    output is the bot's own business, bounded so a replay stays small."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return data.decode("utf-8")  # lone surrogates (no UTF-8) became "?"
+    marker = f" [debug cut at {limit} bytes: {len(data)} sent]"
+    keep = data[: limit - len(marker.encode())].decode("utf-8", "ignore")
+    return keep + marker
 
 
 @dataclass(frozen=True)
@@ -71,11 +86,14 @@ _NO_ACTION: Any = object()
 
 @dataclass(frozen=True)
 class Reply:
-    """An answer: ``index`` into the legal actions, or ``action`` itself, and a note."""
+    """An answer: ``index`` into the legal actions, or ``action`` itself, a short note
+    (at most NOTE_LIMIT characters are kept) and debug text (at most DEBUG_LIMIT bytes
+    are kept; longer is cut with a marker)."""
 
     index: int | None = None
     action: Action = field(default=_NO_ACTION)
     note: str = ""
+    debug: str = ""
 
     def __post_init__(self) -> None:
         if (self.index is None) == (self.action is _NO_ACTION):

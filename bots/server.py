@@ -57,8 +57,8 @@ class _Servicer(bot_pb2_grpc.BotServicer):
             context.abort(grpc.StatusCode.INTERNAL, f"act() raised {type(e).__name__}: {e}")
         if reply.has_action:
             text = json.dumps(reply.action, sort_keys=True, separators=(",", ":"))
-            return bot_pb2.ActReply(action_json=text, note=reply.note)
-        return bot_pb2.ActReply(index=reply.index, note=reply.note)
+            return bot_pb2.ActReply(action_json=text, note=reply.note, debug=reply.debug)
+        return bot_pb2.ActReply(index=reply.index, note=reply.note, debug=reply.debug)
 
     def Finish(self, request: Any, context: grpc.ServicerContext) -> Any:
         self._hook(

@@ -370,11 +370,28 @@ class Cgroup:
                 return False
         except OSError:
             return False
+        counts: dict[str, int] = {}
         for line in text.splitlines():
             key, _, value = line.partition(" ")
-            if key == "oom_kill" and value.strip().isdigit() and int(value) > 0:
-                return True
+            if value.strip().isdigit():
+                counts[key] = int(value)
+        if "oom_kill" in counts:
+            return counts["oom_kill"] > 0
+        if self.version == 1:  # kernels before 4.13 do not count kills: it hit the limit
+            return self._v1_hit_limit()
         return False
+
+    def _v1_hit_limit(self) -> bool:
+        """v1 without an ``oom_kill`` count: allocations failed at the limit and the
+        peak reached it (the kernel's OOM killer then acts inside the group)."""
+        memory = self.dirs["memory"]
+        try:
+            failed = int((memory / "memory.failcnt").read_text())
+            peak = int((memory / "memory.max_usage_in_bytes").read_text())
+            limit = int((memory / "memory.limit_in_bytes").read_text())
+        except (OSError, ValueError):
+            return False
+        return failed > 0 and peak >= limit
 
     def signal_kill(self) -> None:
         """One round of SIGKILL to the whole group: ``cgroup.kill`` on v2, else each

@@ -41,11 +41,11 @@ import engine
 from bots import builtin
 from bots.manifest import Manifest
 from bots.manifest import load as load_manifest
-from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply
+from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, cut_debug
 from engine import CHANCE, Action, Game, Result, State, canonical_json
-from referee import cgroups, sandbox, uids
+from referee import cgroups, sandbox, stderr_tail, uids
 from referee.cgroups import LimitsUnavailable
-from referee.clock import GRACE_S, Clock, TimeControl, wall_cap_s
+from referee.clock import GRACE_S, WALL_FACTOR, Clock, TimeControl, wall_cap_s
 from referee.failures import FATAL, BotFailure, Failure, clip
 from referee.players import InProcessPlayer, Player, Question
 from referee.replay import (
@@ -253,7 +253,7 @@ class _Match:
             reason=str(kind),
             at=at,
             detail=detail,
-            stderr_tail=seat.player.stderr_tail(),
+            stderr_tail=stderr_tail.for_replay(seat.player.stderr_tail()),
             failures=seat.failures,
         )
         seat.log.warning("seat_out", reason=str(kind), at=at, detail=detail)
@@ -295,16 +295,23 @@ class _Match:
         cpu_ms = _cpu_ms(cpu0, seat.player.cpu_seconds())
         used_ms = cpu_ms if self.clock == "cpu" and cpu_ms is not None else wall_ms
         action: Action = None
-        note = ""
-        if failure is None and reply is None:
-            failure = BotFailure(Failure.TIMEOUT, self.timeout_detail(time_left, used_ms))
+        note = debug = ""
+        if (failure is None and reply is None) or (
+            failure is not None and failure.kind == Failure.TIMEOUT
+        ):  # stopped for time, here or at the gRPC deadline: say so with our numbers
+            failure = BotFailure(
+                Failure.TIMEOUT, self.timeout_detail(time_left, wall_ms, cpu_ms)
+            )
         if failure is None and reply is not None:
             if not seat.clock.charge(used_ms):
-                failure = BotFailure(Failure.TIMEOUT, self.over_detail(time_left, used_ms))
+                failure = BotFailure(
+                    Failure.TIMEOUT, self.over_detail(time_left, wall_ms, cpu_ms)
+                )
             else:
                 try:
                     action = resolve_reply(reply, legal)
                     note = clip(reply.note, NOTE_LIMIT)
+                    debug = cut_debug(reply.debug)  # in-process bots bypass the transport
                 except BotFailure as f:
                     failure = f
                 except Exception as e:  # the bot's answer broke something: its failure
@@ -316,7 +323,7 @@ class _Match:
             seat.clock.charge(used_ms)  # a failed call still spent its time
         if failure is None:
             moves[seat.index] = Move(
-                seat.index, action, "OK", wall_ms, cpu_ms, int(time_left), note
+                seat.index, action, "OK", wall_ms, cpu_ms, int(time_left), note, debug=debug
             )
             return
         if failure.kind == Failure.TIMEOUT:
@@ -333,20 +340,32 @@ class _Match:
         if failure.kind in FATAL or seat.failures >= self.spec.max_failures:
             await self.put_out(seat, failure.kind, index, failure.detail)
 
-    def timeout_detail(self, time_left_ms: float, used_ms: float) -> str:
-        """Why a call was stopped before it answered."""
-        cpu = self.clock == "cpu"
-        if cpu and used_ms > time_left_ms:  # the CPU watchdog stopped it
-            return self.over_detail(time_left_ms, used_ms)
-        cap_ms = wall_cap_s(time_left_ms, cpu) * 1000
-        if cpu:
-            return f"no answer within the wall-time cap of {cap_ms:.0f} ms"
-        return f"no answer within {time_left_ms:.0f} ms"
+    def timeout_detail(self, time_left_ms: float, wall_ms: float, cpu_ms: float | None) -> str:
+        """Why a call was stopped before it answered, with the numbers: the limit it
+        passed and what it used of both clocks."""
+        used = "CPU not measured" if cpu_ms is None else f"used {cpu_ms:.0f} ms of CPU"
+        if self.clock == "cpu" and cpu_ms is not None:
+            if cpu_ms > time_left_ms:  # the CPU watchdog stopped it
+                return (
+                    f"no answer within {time_left_ms:.0f} ms of CPU time "
+                    f"({used} in {wall_ms:.0f} ms of wall time)"
+                )
+            cap_ms = wall_cap_s(time_left_ms, True) * 1000
+            return (
+                f"no answer within the wall-time cap of {cap_ms:.0f} ms "
+                f"({WALL_FACTOR} x {time_left_ms:.0f} ms left + {GRACE_S * 1000:.0f} ms; "
+                f"{used})"
+            )
+        return f"no answer within {time_left_ms:.0f} ms (wall clock; {used})"
 
-    def over_detail(self, time_left_ms: float, used_ms: float) -> str:
-        """A call that answered (or was stopped) after using more than its time left."""
-        used = f"{used_ms:.0f} ms of CPU" if self.clock == "cpu" else f"{used_ms:.0f} ms"
-        return f"used {used} with {time_left_ms:.0f} ms left"
+    def over_detail(self, time_left_ms: float, wall_ms: float, cpu_ms: float | None) -> str:
+        """A call that answered after using more than its time left."""
+        if self.clock == "cpu" and cpu_ms is not None:
+            return (
+                f"answered after {cpu_ms:.0f} ms of CPU with {time_left_ms:.0f} ms left "
+                f"({wall_ms:.0f} ms of wall time)"
+            )
+        return f"answered after {wall_ms:.0f} ms with {time_left_ms:.0f} ms left (wall clock)"
 
     async def call_act(
         self, seat: _Seat, question: Question, time_left_ms: float, cpu0: float | None

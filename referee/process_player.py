@@ -66,8 +66,9 @@ from referee.sandbox import (
 )
 from referee.transport import BotClient, CallError
 
-#: Lines of stderr kept for the replay when a seat goes out.
-STDERR_TAIL_LINES = 20
+#: Lines of stderr kept when a seat goes out (the replay keeps at most 4 KiB of them:
+#: referee.stderr_tail); enough for a Node error line above its stack.
+STDERR_TAIL_LINES = 40
 #: Longest line kept (longer lines are cut): bounds memory against a flood.
 MAX_LINE = 400
 #: Raw bytes of stderr kept for the tail (fewer lines than STDERR_TAIL_LINES when
@@ -93,6 +94,12 @@ FREEZE_AFTER_S = 0.05
 TERM_GRACE_S = 0.3
 #: A DEADLINE_EXCEEDED this long before the deadline was the bot's own status, not ours.
 DEADLINE_SLACK_S = 0.002
+#: How long a broken call waits for the bot's exit before calling it something else;
+#: longer when its cgroup has OOM-killed a process of it (its exit is on the way).
+EXIT_WAIT_S = 0.2
+OOM_EXIT_WAIT_S = 2.0
+#: Statuses a call gets when the process at the other end dies mid-call.
+_BROKEN_CALL = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 
 T = TypeVar("T")
 
@@ -567,17 +574,29 @@ class ProcessPlayer:
                 f"{call}: answer over the {self.limits.message_bytes}-byte limit",
             )
         if self._client is not None and self._client.serving():
-            # The connection is up: the status came from the bot's server.
+            # The connection looks up, but a process being killed (by the memory cgroup,
+            # say) breaks its calls before the channel notices: UNAVAILABLE "Stream
+            # removed". Only a live process's status is the bot's server's own answer.
+            if code in _BROKEN_CALL and await self._exits_soon():
+                return BotFailure(Failure.CRASHED, self._exit_text())
             return BotFailure(
                 Failure.ILLEGAL,
                 f"{call}: an error status from your server: {code.name} {error.details}",
             )
         # A broken call often means the process is dying: give it a moment to be reaped.
-        with trio.move_on_after(0.2):
-            await self._exited.wait()
-        if self._exited.is_set():
+        if await self._exits_soon():
             return BotFailure(Failure.CRASHED, self._exit_text())
         return BotFailure(Failure.DISCONNECTED, f"{call}: {code.name} {error.details}")
+
+    async def _exits_soon(self) -> bool:
+        """Whether the process exits within :data:`EXIT_WAIT_S` (or, when its cgroup
+        has OOM-killed it, within :data:`OOM_EXIT_WAIT_S`: it is dying)."""
+        with trio.move_on_after(EXIT_WAIT_S):
+            await self._exited.wait()
+        if not self._exited.is_set() and self._cgroup is not None and self._cgroup.oom_killed():
+            with trio.move_on_after(OOM_EXIT_WAIT_S):
+                await self._exited.wait()
+        return self._exited.is_set()
 
     def _exit_text(self) -> str:
         if self._process is None or self._process.returncode is None:

@@ -91,6 +91,8 @@ class Move:
     ``status`` is OK, or the failure (TIMEOUT, ILLEGAL, CRASHED, DISCONNECTED) that
     made the referee play a default move, or OUT when the seat was already out.
     ``clock_ms`` is the time the seat had for this decision (what ``Act`` was told).
+    ``debug`` is the bot's debug text for the decision (at most DEBUG_LIMIT bytes; not
+    rated): absent from the file when empty, so older files read and hash the same.
     """
 
     seat: int
@@ -101,6 +103,7 @@ class Move:
     clock_ms: int | None = None
     note: str = ""
     detail: str = ""
+    debug: str = ""
 
     def to_json(self) -> dict[str, JSON]:
         d: dict[str, JSON] = {"seat": self.seat, "action": self.action}
@@ -115,6 +118,8 @@ class Move:
             d["note"] = self.note
         if self.detail:
             d["detail"] = self.detail
+        if self.debug:
+            d["debug"] = self.debug
         return d
 
 

@@ -17,8 +17,9 @@ written:
 * the header: the game name and version, the options, one seat per player, the
   built-in bots' names and versions; clocks that never exceed the time control nor grow.
 
-What the file alone cannot prove (notes, timings, details, stderr, a bot directory's
-name and version, the match id and start time) needs the ladder's stored hash.
+What the file alone cannot prove (notes, debug text, timings, details, stderr, a bot
+directory's name and version, the match id and start time) needs the ladder's stored
+hash.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import random
 from dataclasses import dataclass, field
 
 import engine
-from bots.sdk import NOTE_LIMIT
+from bots.sdk import DEBUG_LIMIT, NOTE_LIMIT
 from engine import CHANCE, JSON, Game, State, canonical_json
 from referee.failures import FATAL, Failure
 from referee.match import BotSpec, final_places
@@ -178,9 +179,14 @@ class _Checker:
                 )
             if move.note:
                 self.problem(f"{where} note: expected none on a default move, found one")
+            if move.debug:
+                self.problem(f"{where} debug: expected none on a default move, found some")
         if len(move.note) > NOTE_LIMIT:
             self.problem(f"{where} note: expected at most {NOTE_LIMIT} characters, "
                          f"found {len(move.note)}")
+        size = len(move.debug.encode("utf-8", "replace"))
+        if size > DEBUG_LIMIT:  # debug text is never rated: only its bound is checked
+            self.problem(f"{where} debug: expected at most {DEBUG_LIMIT} bytes, found {size}")
         self.check_clock(where, track, move)
 
     @staticmethod

@@ -69,3 +69,10 @@ def printable(s: str, limit: int | None = None) -> str:
     while parts and size + len(ELLIPSIS) > limit:
         size -= len(parts.pop())
     return "".join(parts) + ELLIPSIS
+
+
+def printable_lines(s: str, limit: int | None = None) -> list[str]:
+    """``s`` split at its line breaks (``\\n``, ``\\r\\n``), each line escaped as by
+    :func:`printable`: multi-line text (a bot's debug output) keeps its lines, and
+    every other control character is still shown as an escape."""
+    return [printable(line, limit) for line in s.replace("\r\n", "\n").split("\n")]

@@ -29,7 +29,7 @@ from typing import Any
 import grpc
 import trio
 
-from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply
+from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, cut_debug
 from engine import JSON, canonical_json
 from niwa.v1 import bot_pb2
 from referee.failures import BotFailure, Failure, clip
@@ -228,11 +228,12 @@ class BotClient:
 def reply_from_proto(reply: Any) -> Reply:
     """An ``ActReply`` as a :class:`Reply`; ILLEGAL if it names nothing usable."""
     note = clip(reply.note, NOTE_LIMIT)
+    debug = cut_debug(reply.debug)
     which = reply.WhichOneof("choice")
     if which == "index":
-        return Reply(index=reply.index, note=note)
+        return Reply(index=reply.index, note=note, debug=debug)
     if which == "action_json":
-        return Reply(action=decode_action_json(reply.action_json), note=note)
+        return Reply(action=decode_action_json(reply.action_json), note=note, debug=debug)
     raise BotFailure(Failure.ILLEGAL, "the answer sets neither index nor action_json")
 
 

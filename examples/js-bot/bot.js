@@ -41,8 +41,17 @@ const handlers = {
   Act(call, callback) {
     const request = call.request;
     const legal = request.legal_actions_json.map((text) => JSON.parse(text));
-    const index = Math.floor(generator(request.decision)() * legal.length);
-    callback(null, { index, note: `picked ${index + 1} of ${legal.length}` });
+    const draw = generator(request.decision)();
+    const index = Math.floor(draw * legal.length);
+    // `note`: one short line shown beside the move (cut at 200 characters).
+    // `debug`: optional text for this decision, several lines if you like (at most
+    // 2048 bytes of UTF-8; longer is cut with a marker, not refused). It is kept in the
+    // replay and shown by `niwa replay show --at N` and `niwa play --debug`.
+    callback(null, {
+      index,
+      note: `picked ${index + 1} of ${legal.length}`,
+      debug: `draw ${draw.toFixed(6)} in [0, 1)\naction ${request.legal_actions_json[index]}`,
+    });
   },
   Finish(call, callback) {
     callback(null, {});

@@ -43,6 +43,7 @@ class FlatMonteCarlo:
         rng = turn.rng()
         per_action = max(1, PLAYOUTS // len(turn.legal_actions))
         best, best_place = 0, float("inf")
+        means: list[tuple[float, str]] = []  # for the debug text
         for i, action in enumerate(turn.legal_actions):
             total = 0
             for _ in range(per_action):
@@ -52,9 +53,18 @@ class FlatMonteCarlo:
                 state.apply(joint)
                 total += playout(state, rng).result().places[turn.seat]
             mean = total / per_action
+            means.append((mean, f"{i:>3} {mean + 1:.2f} {engine.canonical_json(action)}"))
             if mean < best_place:
                 best, best_place = i, mean
-        return Reply(index=best, note=f"mean place {best_place + 1:.2f} over {per_action} playouts")
+        # The note is one short line; the debug text (at most 2 KiB, kept in the replay,
+        # shown by `niwa replay show --at N` and `niwa play --debug`) holds the details:
+        # here the ten best actions with their mean places.
+        best_ten = [line for _, line in sorted(means, key=lambda m: m[0])[:10]]
+        return Reply(
+            index=best,
+            note=f"mean place {best_place + 1:.2f} over {per_action} playouts",
+            debug="index, mean place, action\n" + "\n".join(best_ten),
+        )
 
 
 if __name__ == "__main__":

@@ -18,23 +18,34 @@ from referee import cgroups
 from referee.clock import TimeControl
 from referee.logs import configure_cli_logging
 from referee.match import BotSpec, MatchOutcome, MatchSpec, load_game, play_match
-from referee.replay import Step
+from referee.replay import Move, Step
 from referee.sandbox import SandboxUnavailable
-from referee.text import printable
+from referee.stderr_tail import SHOWN_LINES, cause_lines
+from referee.text import printable, printable_lines
 
 #: How much of a bot directory's name or a failure detail a narration line shows.
 NAME_SHOWN = 60
 DETAIL_SHOWN = 300
-#: Lines of a seat's stderr shown under its OUT line.
-STDERR_SHOWN = 5
+#: How wide a line of a bot's debug text is shown.
+DEBUG_SHOWN = 300
+
+EPILOG = """\
+exit status:
+  0  the match was played and no bot directory's seat went out
+  1  the match was played and a bot directory's seat went out (crashed, timed out,
+     answered illegally or disconnected): the result says why, with its stderr
+  2  a usage error (unknown game, bad bot directory, bad option, no sandbox)
+"""
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "play",
         help="referee one match between bots and narrate it",
-        description="Plays one match: each --bot takes the next seat. Bots run as "
+        description="Plays one match: each --bot takes the next seat. Bots run as\n"
         "sandboxed processes unless --in-process (built-in bots only) or --no-sandbox.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("game", help="a registered game, e.g. blossom")
     p.add_argument(
@@ -60,6 +71,9 @@ def register(sub: Any) -> None:
                    help="let bots run between their turns (default: each bot is frozen "
                    "while it is not answering)")
     p.add_argument("--quiet", action="store_true", help="print only the result")
+    p.add_argument("--debug", action="store_true",
+                   help="print each move's debug text (what the bot attached to its "
+                   "answer) under the move")
     p.set_defaults(run=run)
 
 
@@ -136,9 +150,10 @@ def limits_banner(spec: MatchSpec) -> str:
 class Narrator:
     """Prints the match as it goes: the public table at each new turn, every move."""
 
-    def __init__(self, names: list[str], out: TextIO) -> None:
+    def __init__(self, names: list[str], out: TextIO, debug: bool = False) -> None:
         self.names = names
         self.out = out
+        self.debug = debug
         self.shown_start = False
 
     def __call__(self, step: Step, before: State, after: State) -> None:
@@ -154,6 +169,9 @@ class Narrator:
             if move.note:  # the bot's own words: escaped, so it cannot drive the terminal
                 line += f"  # {printable(move.note, NOTE_LIMIT)}"
             print(line, file=self.out)
+            if self.debug:
+                for text in debug_lines(move):
+                    print(text, file=self.out)
         if after.to_move() != before.to_move() and after.to_move() != (CHANCE,):
             self.table(after)
         self.out.flush()
@@ -162,6 +180,13 @@ class Narrator:
         print("", file=self.out)
         print(state.render(None), file=self.out)
         print("", file=self.out)
+
+
+def debug_lines(move: Move) -> list[str]:
+    """A move's debug text, one escaped line per line, indented under the move."""
+    if not move.debug:
+        return []
+    return [f"        debug| {text}" for text in printable_lines(move.debug, DEBUG_SHOWN)]
 
 
 def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
@@ -176,9 +201,8 @@ def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
             when = "start-up" if info.at is None else f"step {info.at}"
             line += f"  OUT ({info.reason} at {when}: {printable(info.detail, DETAIL_SHOWN)})"
         print(line, file=out)
-        if info.status == "out":  # why it died, in plain sight: the end of its stderr
-            tail = [ln for ln in info.stderr_tail if ln.strip()][-STDERR_SHOWN:]
-            for text in tail:
+        if info.status == "out":  # why it died, in plain sight: its error from stderr
+            for text in cause_lines(info.stderr_tail, SHOWN_LINES):
                 print(f"       | {printable(text, DETAIL_SHOWN)}", file=out)
     print(
         f"{outcome.decisions} decisions in {outcome.wall_s:.2f} s, match {outcome.match_id}",
@@ -192,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     configure_cli_logging()
     out = sys.stdout
     names = [printable(b, NAME_SHOWN) for b in args.bot]
-    narrator = None if args.quiet else Narrator(names, out)
+    narrator = None if args.quiet else Narrator(names, out, debug=args.debug)
     spec = build_spec(args, narrator)
     print(
         f"{args.game}: {spec.players} players, seed {spec.seed}, time {spec.time_control}"
@@ -210,4 +234,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
         raise UsageError(str(e)) from None
     print_result(outcome, names, out)
-    return 0
+    went_out = [
+        s for s, bot in zip(outcome.seats, spec.bots, strict=True)
+        if s.status == "out" and not bot.is_builtin
+    ]
+    return 1 if went_out else 0

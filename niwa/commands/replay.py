@@ -17,11 +17,31 @@ from referee.match import BotSpec
 from referee.replay import Move, Replay, ReplayError, Step
 from referee.replay_check import check
 from referee.sandbox import SandboxUnavailable
-from referee.text import printable
+from referee.stderr_tail import SHOWN_LINES, cause_lines
+from referee.text import printable, printable_lines
 
-#: How much of a bot-written name or failure detail a line shows.
+#: How much of a bot-written name, failure detail or debug line a line shows.
 NAME_SHOWN = 60
 DETAIL_SHOWN = 300
+
+VERIFY_EPILOG = """\
+exit status:
+  0  everything matches
+  1  a mismatch: one FAILED line per difference, naming the step or field
+  2  the file cannot be read as a replay (missing, not JSON Lines, out of bounds)
+"""
+SHOW_EPILOG = """\
+exit status:
+  0  shown
+  1  a step cannot be re-played (the file is corrupt or forged): a FAILED line
+  2  the file cannot be read as a replay, or a bad --seat/--at
+"""
+ASK_EPILOG = """\
+exit status:
+  0  the bot gave the recorded answer
+  1  it answered differently (or failed): both answers are printed
+  2  the file cannot be read as a replay, a bad --at/--seat, or a bad bot directory
+"""
 
 
 def register(sub: Any) -> None:
@@ -31,25 +51,32 @@ def register(sub: Any) -> None:
         description="Works on the JSON Lines replays that niwa play --replay and the "
         "ladder write (format: docs/protocol.md).",
     )
-    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True,
+                               help="what to do with the file")
 
-    v = actions.add_parser("verify", help="re-simulate and check every state hash")
-    v.add_argument("file")
+    raw = argparse.RawDescriptionHelpFormatter
+    v = actions.add_parser("verify", help="re-simulate and check every state hash",
+                           epilog=VERIFY_EPILOG, formatter_class=raw)
+    v.add_argument("file", help="a replay file (JSON Lines)")
     v.set_defaults(run=run_verify)
 
-    s = actions.add_parser("show", help="step through the match as a seat (or spectator) saw it")
-    s.add_argument("file")
+    s = actions.add_parser("show", help="step through the match as a seat (or spectator) saw it",
+                           epilog=SHOW_EPILOG, formatter_class=raw)
+    s.add_argument("file", help="a replay file (JSON Lines)")
     s.add_argument("--seat", type=int, help="see what this seat saw (default: spectator)")
     s.add_argument("--at", type=int, metavar="N",
-                   help="show only step N: the view before it, the question and the answer")
+                   help="show only step N: the view before it, the question, the answer "
+                   "and the bot's whole debug text")
     s.set_defaults(run=run_show)
 
     a = actions.add_parser(
-        "ask", help="re-ask a bot the question of step N; print its answer and the recorded one"
+        "ask", help="re-ask a bot the question of step N; print its answer and the recorded one",
+        epilog=ASK_EPILOG, formatter_class=raw,
     )
-    a.add_argument("file")
+    a.add_argument("file", help="a replay file (JSON Lines)")
     a.add_argument("--at", type=int, required=True, metavar="N", help="a decision step")
-    a.add_argument("--bot", required=True, metavar="DIR_OR_BUILTIN")
+    a.add_argument("--bot", required=True, metavar="DIR_OR_BUILTIN",
+                   help="the bot to ask: a bot directory (with bot.toml) or builtin:NAME")
     a.add_argument("--seat", type=int, help="which seat, when step N is simultaneous")
     a.add_argument("--no-sandbox", action="store_true", help="run the bot unsandboxed")
     a.set_defaults(run=run_ask)
@@ -104,6 +131,13 @@ def _move_line(step: Step, move: Move, before: engine.State, names: list[str]) -
     return line
 
 
+def _debug_lines(move: Move, width: int | None = DETAIL_SHOWN) -> list[str]:
+    """A move's debug text under it, one escaped line per line."""
+    if not move.debug:
+        return []
+    return [f"        debug| {text}" for text in printable_lines(move.debug, width)]
+
+
 def _check_seat(replay: Replay, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < replay.header.players:
         raise UsageError(f"--seat must be 0 to {replay.header.players - 1}")
@@ -127,6 +161,8 @@ def run_show(args: argparse.Namespace) -> int:
                 last_to_move = before.to_move()
             for move in step.moves:
                 print(_move_line(step, move, before, names), file=out)
+                for text in _debug_lines(move):
+                    print(text, file=out)
             if after.is_over():
                 print(f"\n{after.render(args.seat)}\n", file=out)
     except ReplayError as e:
@@ -142,6 +178,9 @@ def run_show(args: argparse.Namespace) -> int:
             out_note = f"  OUT ({reason} at {when}: {detail})" if o.status == "out" else ""
             print(f"  {r.places[seat] + 1}. seat {seat} {names[seat]:<24} "
                   f"score {r.scores[seat]:g}{out_note}", file=out)
+            if o.status == "out":  # why it died: its error, from the stderr kept
+                for text in cause_lines(o.stderr_tail, SHOWN_LINES):
+                    print(f"       | {printable(text, DETAIL_SHOWN)}", file=out)
     return 0
 
 
@@ -159,6 +198,10 @@ def _show_step(replay: Replay, at: int, seat: int | None, names: list[str], out:
                 mark = "->" if action == move.action else "  "
                 print(f"  {mark} {i:>3}  {canonical_json(action)}", file=out)
         print(_move_line(step, move, before, names), file=out)
+        if move.debug:
+            print(f"seat {move.seat} debug:", file=out)
+            for text in _debug_lines(move, width=None):
+                print(text, file=out)
     return 0
 
 
@@ -182,10 +225,13 @@ def run_ask(args: argparse.Namespace) -> int:
         assert result.reply is not None
         note = f"  # {printable(result.reply.note, NOTE_LIMIT)}" if result.reply.note else ""
         print(f"now:      {printable(canonical_json(result.action))}{note}")
+        if result.reply.debug:
+            for text in printable_lines(result.reply.debug, DETAIL_SHOWN):
+                print(f"        debug| {text}")
     print("same answer" if result.same else "different answer")
     asked = bot.manifest().name
     sat = next((s for s in replay.header.seats if s.seat == q.seat), None)
     if sat is not None and sat.name != asked:
         print(f"note: step {q.decision} was answered by {printable(sat.name, NAME_SHOWN)} "
               f"{printable(sat.version, NAME_SHOWN)}; you asked {printable(asked, NAME_SHOWN)}")
-    return 0
+    return 0 if result.same else 1

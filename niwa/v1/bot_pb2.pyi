@@ -67,14 +67,16 @@ class ActRequest(_message.Message):
     def __init__(self, decision: _Optional[int] = ..., seat: _Optional[int] = ..., observation_json: _Optional[str] = ..., legal_actions_json: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ...) -> None: ...
 
 class ActReply(_message.Message):
-    __slots__ = ("index", "action_json", "note")
+    __slots__ = ("index", "action_json", "note", "debug")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     ACTION_JSON_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    DEBUG_FIELD_NUMBER: _ClassVar[int]
     index: int
     action_json: str
     note: str
-    def __init__(self, index: _Optional[int] = ..., action_json: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+    debug: str
+    def __init__(self, index: _Optional[int] = ..., action_json: _Optional[str] = ..., note: _Optional[str] = ..., debug: _Optional[str] = ...) -> None: ...
 
 class FinishRequest(_message.Message):
     __slots__ = ("scores", "places", "seat")

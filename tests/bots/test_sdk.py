@@ -12,7 +12,9 @@ import trio
 
 from bots.builtin import UnknownBuiltin, create
 from bots.manifest import ManifestError, load
-from bots.sdk import GameStart, Reply, Turn, as_reply
+from bots.sdk import DEBUG_LIMIT, GameStart, Reply, Turn, as_reply, cut_debug
+from bots.server import _Servicer
+from niwa.v1 import bot_pb2
 from referee.players import Question
 from referee.transport import BotClient
 
@@ -35,6 +37,31 @@ def test_a_reply_carries_an_index_or_an_action_not_both() -> None:
 def test_an_answer_of_another_type_is_refused() -> None:
     with pytest.raises(TypeError, match="index or a Reply"):
         as_reply("first")  # type: ignore[arg-type]
+
+
+class _Explains:
+    def act(self, turn: Turn) -> Reply:
+        return Reply(index=1, note="second", debug=f"scores: a=0.4 b=0.6 at {turn.decision}")
+
+
+def test_a_reply_s_debug_text_goes_into_the_act_reply() -> None:
+    request = bot_pb2.ActRequest(decision=4, seat=0, observation_json="{}",
+                                 legal_actions_json=['"a"', '"b"'])
+    reply = _Servicer(_Explains()).Act(request, None)  # type: ignore[arg-type]
+    assert (reply.index, reply.note, reply.debug) == (1, "second", "scores: a=0.4 b=0.6 at 4")
+
+
+def test_debug_text_within_the_limit_is_kept_whole() -> None:
+    text = "line 1\nline 2 é" + "x" * (DEBUG_LIMIT - 20)
+    assert len(text.encode()) <= DEBUG_LIMIT
+    assert cut_debug(text) == text
+
+
+def test_longer_debug_text_is_cut_to_the_limit_with_a_marker() -> None:
+    cut = cut_debug("é" * 100_000)  # two bytes each: the cut must not split one
+    assert len(cut.encode()) <= DEBUG_LIMIT
+    assert cut.startswith("é" * 900)
+    assert cut.endswith(f" [debug cut at {DEBUG_LIMIT} bytes: 200000 sent]")
 
 
 def test_turn_randomness_repeats_for_the_same_question() -> None:

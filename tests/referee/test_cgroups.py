@@ -239,3 +239,38 @@ def test_a_v1_root_without_the_freezer_is_not_enough(tmp_path: Path) -> None:
     assert probe(Limits(), tmp_path) == "cgroup v1 without freezer"
     with pytest.raises(LimitsUnavailable, match="without freezer"):
         check_required(Limits(), tmp_path)
+
+
+def _memory_files(d: Path, **files: str) -> Path:
+    d.mkdir()
+    for name, text in files.items():
+        (d / name.replace("_", ".", 1)).write_text(text)
+    return d
+
+
+def test_a_v2_oom_kill_is_read_from_memory_events(tmp_path: Path) -> None:
+    events = "low 0\nhigh 0\nmax 9\noom 1\noom_kill {}\n"
+    killed = _memory_files(tmp_path / "k", memory_events=events.format(1))
+    spared = _memory_files(tmp_path / "s", memory_events=events.format(0))
+    assert Cgroup({"v2": killed}, 2).oom_killed()
+    assert not Cgroup({"v2": spared}, 2).oom_killed()
+
+
+def test_a_v1_oom_kill_is_read_from_oom_control(tmp_path: Path) -> None:
+    control = "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n"
+    d = _memory_files(tmp_path / "m", memory_oom_control=control)
+    assert Cgroup({"memory": d}, 1).oom_killed()
+
+
+def test_an_old_v1_kernel_without_a_kill_count_reads_a_limit_reached(tmp_path: Path) -> None:
+    """Before Linux 4.13 oom_control has no oom_kill line: failed charges at a peak that
+    reached the limit say the group's OOM killer ran."""
+    limit = str(128 << 20)
+    hit = _memory_files(tmp_path / "hit", memory_oom_control="oom_kill_disable 0\nunder_oom 0\n",
+                        memory_failcnt="37", memory_max_usage_in_bytes=limit,
+                        memory_limit_in_bytes=limit)
+    under = _memory_files(tmp_path / "under", memory_oom_control="oom_kill_disable 0\n",
+                          memory_failcnt="0", memory_max_usage_in_bytes=str(40 << 20),
+                          memory_limit_in_bytes=limit)
+    assert Cgroup({"memory": hit}, 1).oom_killed()
+    assert not Cgroup({"memory": under}, 1).oom_killed()

@@ -56,9 +56,15 @@ def test_a_bot_that_spins_past_its_time_left_times_out_on_cpu(tmp_path: Path) ->
     assert first.status == "TIMEOUT" and first.cpu_ms is not None and first.cpu_ms > 0
     # Usually the watchdog stops it; on a machine so loaded that the bot gets under half
     # a CPU, the wall-time cap comes first (test_watchdog_* prove the watchdog alone).
-    if first.detail.startswith("used "):
-        assert "ms of CPU with 1300 ms left" in first.detail
+    assert first.wall_ms is not None
+    if first.detail.startswith("no answer within 1300 ms of CPU time"):
+        assert first.detail == (f"no answer within 1300 ms of CPU time (used "
+                                f"{first.cpu_ms:.0f} ms of CPU in {first.wall_ms:.0f} ms of "
+                                "wall time)")
         assert first.clock_ms is not None and first.cpu_ms >= first.clock_ms
+    else:
+        assert first.detail == ("no answer within the wall-time cap of 2650 ms (2 x 1300 ms "
+                                f"left + 50 ms; used {first.cpu_ms:.0f} ms of CPU)")
     assert second.clock_ms == FAST.per_decision_ms  # the bank is empty
     assert outcome.seats[0].reason == "TIMEOUT"
 
@@ -69,7 +75,11 @@ def test_a_bot_that_sleeps_past_the_wall_cap_times_out_with_an_empty_bank(
     outcome, replay = run_against_randoms(hostile_bot(tmp_path, "sleep"), tmp_path)
     first, second = seat0(replay)[:2]
     assert (first.status, second.status) == ("TIMEOUT", "TIMEOUT")
-    assert first.detail.endswith("no answer within 2650 ms")  # 2 x 1300 + 50: the cap
+    assert first.cpu_ms is not None  # asleep: little CPU, and the message says how much
+    assert first.detail == ("no answer within the wall-time cap of 2650 ms (2 x 1300 ms left "
+                            f"+ 50 ms; used {first.cpu_ms:.0f} ms of CPU)")
+    assert second.detail == ("no answer within the wall-time cap of 650 ms (2 x 300 ms left "
+                             f"+ 50 ms; used {second.cpu_ms:.0f} ms of CPU)")
     cap_ms = WALL_FACTOR * FULL_CLOCK + GRACE_S * 1000
     assert first.wall_ms is not None and first.wall_ms >= cap_ms
     assert (first.clock_ms, second.clock_ms) == (FULL_CLOCK, FAST.per_decision_ms)

@@ -12,11 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
+from referee.cgroups import Cgroup, CgroupUnavailable
 from referee.clock import TimeControl
 from referee.match import MatchOutcome
 from referee.process_player import LOG_LIMIT, MAX_LINE, STDERR_TAIL_LINES, TAIL_BYTES, _Tail
 from referee.replay import Replay
+from referee.sandbox import Limits
 from tests.referee.sandboxing import (
     hostile_bot,
     leftover_cgroups,
@@ -74,6 +77,26 @@ def test_a_bot_that_allocates_4_gib_is_killed_and_crashed(tmp_path: Path) -> Non
         outcome.seats[0].stderr_tail
     )
     assert_contained(outcome, replay)
+
+
+def test_a_bot_killed_by_the_memory_cgroup_is_told_its_limit(tmp_path: Path) -> None:
+    try:
+        trio.run(Cgroup.create("oom-probe", Limits()).remove)
+    except CgroupUnavailable as e:
+        pytest.skip(f"the memory limit is a cgroup's: {e}")
+    outcome, replay = run_against_randoms(
+        hostile_bot(tmp_path, "allocate"), tmp_path, limits=Limits(memory_mib=128)
+    )
+    message = "killed for using over 128 MiB of memory"
+    assert (outcome.seats[0].reason, outcome.seats[0].detail) == ("CRASHED", message)
+    assert moves_of(replay, 0)[0] == ("CRASHED", "", message)
+
+
+def test_a_bot_killed_by_a_signal_is_told_which(tmp_path: Path) -> None:
+    outcome, replay = run_against_randoms(hostile_bot(tmp_path, "segfault"), tmp_path)
+    assert (outcome.seats[0].reason, outcome.seats[0].detail) == ("CRASHED", "killed by SIGSEGV")
+    assert_contained(outcome, replay)
+
 
 
 def test_a_fork_bomb_is_contained_and_cleaned_up(tmp_path: Path) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from niwa.cli import main
+from bots import builtin
+from niwa.cli import build_parser, main
 from referee import replay
 
 RANDOM3 = ["--bot", "builtin:random"] * 3
@@ -62,21 +65,40 @@ def test_bad_play_arguments_are_one_line_and_exit_2(
     assert err.count("\n") == 1
 
 
-def test_a_bot_that_dies_at_import_shows_its_error_under_its_out_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_built_in_bot_going_out_is_not_a_failing_exit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The real cause (the traceback's last lines) is printed, not only the exit code."""
-    bot = tmp_path / "crashy"
-    bot.mkdir()
-    (bot / "bot.toml").write_text(
-        'name = "crashy"\nversion = "1"\ngames = ["*"]\ncommand = ["python3", "bot.py"]\n'
-    )
-    (bot / "bot.py").write_text("import numpyy\n")
-    for path in (tmp_path, bot, *bot.iterdir()):  # the sandbox's uid must read it
-        path.chmod(0o755)
-    assert main(["play", "blossom", "--bot", str(bot), "--bot", "builtin:random",
-                 "--seed", "1", "--quiet"]) == 0
+    """Exit 1 is for a bot directory (yours) that went out; built-ins are the field."""
+    monkeypatch.setitem(builtin.BUILTIN, "oor", "tests.referee.inproc_bots:OutOfRange")
+    argv = ["play", "blossom", "--bot", "builtin:oor", *RANDOM3[:2], "--seed", "3",
+            "--in-process", "--quiet"]
+    assert main(argv) == 0
+    assert "OUT (ILLEGAL at step " in capsys.readouterr().out
+
+
+def _options(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.Action]]:
+    """Every argument of ``parser`` and of its sub-commands, with its command path."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _options(sub)
+        elif not isinstance(action, argparse._HelpAction):
+            yield f"{parser.prog} {action.dest}", action
+
+
+@pytest.mark.parametrize("command", ["play", "replay"])
+def test_every_option_of_play_and_replay_has_help_text(command: str) -> None:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [name for name, action in _options(sub.choices[command]) if not action.help]
+    assert missing == []
+
+
+@pytest.mark.parametrize("argv", [["play", "--help"], ["replay", "verify", "--help"],
+                                  ["replay", "show", "--help"], ["replay", "ask", "--help"]])
+def test_the_help_lists_the_exit_codes(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(argv)
     out = capsys.readouterr().out
-    out_line, *below = out.split("OUT (CRASHED at start-up", 1)[1].splitlines()
-    assert "exited with code 1 before READY" in out_line
-    assert "       | ModuleNotFoundError: No module named 'numpyy'" in below
+    assert "exit status:\n  0  " in out and "\n  1  " in out and "\n  2  " in out

@@ -9,6 +9,7 @@ import pytest
 
 from niwa.cli import main
 from referee import replay
+from tests.referee.sandboxing import hostile_bot
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +100,37 @@ def test_ask_past_the_end_is_refused(
     argv = ["replay", "ask", str(blossom_replay), "--at", "100000", "--bot", "builtin:random"]
     assert main(argv) == 2
     assert "no step 100000" in capsys.readouterr().err
+
+
+def first_step_not_answered_0(path: Path) -> tuple[int, int]:
+    """A decision step (and its seat) whose recorded answer is not the first legal
+    action: a bot that always answers 0 answers it differently."""
+    for step, before, _ in replay.states(replay.read(path)):
+        for m in step.moves:
+            if step.kind == "decision" and before.legal_actions(m.seat)[0] != m.action:
+                return step.index, m.seat
+    raise AssertionError("every recorded answer was the first legal action")
+
+
+def test_ask_with_the_same_bot_gives_the_same_answer_and_exits_0(
+    blossom_replay: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    at, _ = first_step_not_answered_0(blossom_replay)
+    argv = ["replay", "ask", str(blossom_replay), "--at", str(at), "--bot", "builtin:random"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "same answer"
+
+
+def test_ask_with_a_bot_that_answers_otherwise_exits_1_and_shows_its_debug_text(
+    blossom_replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tmp_path.chmod(0o755)
+    bot = hostile_bot(tmp_path, "debug", "3")  # answers index 0, with debug text
+    at, _ = first_step_not_answered_0(blossom_replay)
+    argv = ["replay", "ask", str(blossom_replay), "--at", str(at), "--bot", str(bot)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    now = out.split("\nnow:      ", 1)[1].splitlines()
+    assert now[1:4] == [f"        debug| decision {at}", "        debug| \\x1b[31mred",
+                        "        debug| ddd"]
+    assert now[4] == "different answer"

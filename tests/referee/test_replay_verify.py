@@ -297,3 +297,33 @@ def test_replays_of_real_sandboxed_failures_verify(behaviour: str, tmp_path: Pat
     outcome, r = run_against_randoms(hostile_bot(tmp_path, behaviour), tmp_path)
     assert outcome.seats[0].status == "out"
     assert check(r, GAME).problems == []
+
+
+def test_debug_text_on_a_good_move_is_not_rated(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    _move(_steps(lines, 1, "OK")[0], 1)["debug"] = "any text: never re-simulated"
+    path = _write(lines, tmp_path / "with-debug.jsonl")
+    assert main(["replay", "verify", str(path)]) == 0
+    assert ": ok: " in capsys.readouterr().out
+
+
+def test_debug_text_on_a_default_move_fails_verification(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    step = _steps(lines, 0, "ILLEGAL")[0]
+    _move(step, 0)["debug"] = "forged"
+    out = _verify(lines, tmp_path, capsys)
+    assert f"step {step['index']} seat 0 debug: expected none on a default move" in out
+
+
+def test_debug_text_over_2_kib_fails_verification(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    step = _steps(lines, 1, "OK")[0]
+    _move(step, 1)["debug"] = "d" * 3000
+    out = _verify(lines, tmp_path, capsys)
+    assert f"step {step['index']} seat 1 debug: expected at most 2048 bytes, found 3000" in out

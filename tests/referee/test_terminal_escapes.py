@@ -1,6 +1,7 @@
 """Bot-written text reaches the terminal escaped: ``referee.text.printable``, and the
 real commands (``niwa play``, ``niwa replay show|verify|ask``) with a sandboxed bot
-whose notes, stderr and crash carry escape sequences, CR, backspace and bidi overrides."""
+whose notes, debug text, stderr and crash carry escape sequences, CR, backspace and
+bidi overrides."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class Evil:
             sys.stderr.write(EVIL + "\\n")
             sys.stderr.flush()
             os._exit(3)  # CRASHED, with this on stderr
-        return Reply(index=0, note=EVIL)
+        return Reply(index=0, note=EVIL, debug=EVIL + "\\n" + EVIL)
 
 
 serve(Evil())
@@ -115,8 +116,8 @@ def played(
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["play", "blossom", "--bot", str(evil_bot), "--bot", "builtin:random",
-                     "--seed", "4", "--replay", str(path)])
-    assert code == 0, err.getvalue()
+                     "--seed", "4", "--replay", str(path), "--debug"])
+    assert code == 1, err.getvalue()  # the bot directory crashed
     return path, out.getvalue(), err.getvalue()
 
 
@@ -137,6 +138,7 @@ def test_play_narration_result_and_logs_escape_the_bot_text(
     _assert_escaped(out)
     _assert_escaped(err)
     assert f"# {printable(EVIL)}" in out  # the note, visible as what it is
+    assert f"        debug| {printable(EVIL)}\n        debug| {printable(EVIL)}\n" in out
 
 
 def test_replay_show_escapes_notes_details_and_names(
@@ -185,7 +187,7 @@ def test_replay_ask_escapes_the_recorded_and_the_new_note(
     assert main(["replay", "ask", str(path), "--at", str(at), "--bot", str(evil_bot)]) == 0
     out, err = capsys.readouterr()
     _assert_escaped(out + err)
-    assert out.count(printable(EVIL)) == 2  # recorded and now
+    assert out.count(printable(EVIL)) == 4  # the note recorded and now, two debug lines
 
 
 def test_an_error_quoting_a_file_is_one_escaped_line(

@@ -195,6 +195,11 @@ class Hostile:
         if BEHAVIOUR == "crash" and self.calls == 2:
             print("about to crash on purpose", file=sys.stderr, flush=True)
             os._exit(3)
+        if BEHAVIOUR == "debug":  # ARGS[0] bytes of debug text, on several lines
+            text = f"decision {turn.decision}\n\x1b[31mred\n" + "d" * int(ARGS[0])
+            return Reply(index=0, note="with debug", debug=text)
+        if BEHAVIOUR == "segfault":
+            os.kill(os.getpid(), signal.SIGSEGV)
         if BEHAVIOUR == "illegal":
             return Reply(action={"no such": "action"})
         if BEHAVIOUR == "out-of-range":
