@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from niwa.v1 import ladder_pb2 as pb
+from referee.stderr_tail import cause_lines
 from referee.text import printable
 
 # Every name, version, owner, reason and error below was written by a bot's owner, a
@@ -58,11 +59,13 @@ def is_builtin(bot: pb.LadderBot) -> bool:
 
 
 def stderr_lines(tail: Iterable[str], indent: str) -> list[str]:
-    """A bot's stderr tail, escaped, under a heading."""
-    lines = [_p(line, STDERR_SHOWN) for line in tail]
+    """The lines of a bot's stderr tail that show why it died (its error line among
+    them, not Node's ``Node.js vNN`` trailer), escaped, under a heading; ``niwa ladder
+    logs`` shows the whole tail."""
+    lines = [_p(line, STDERR_SHOWN) for line in cause_lines(list(tail))]
     if not lines:
         return []
-    return [f"{indent}stderr (last {len(lines)} lines):", *(f"{indent}  {x}" for x in lines)]
+    return [f"{indent}stderr (why it stopped):", *(f"{indent}  {x}" for x in lines)]
 
 
 def _failure(r: pb.SeatResult) -> str:
