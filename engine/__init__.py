@@ -5,8 +5,6 @@
 >>> state = game.new_game(players=3)
 """
 
-from typing import TYPE_CHECKING
-
 from engine.api import (
     CHANCE,
     JSON,
@@ -25,12 +23,7 @@ from engine.api import (
     sample_chance,
     state_hash,
 )
-from engine.registry import UnknownGame, load
-
-if TYPE_CHECKING:
-    from engine.registry import games
-else:  # the package engine.games is callable: see engine/games/__init__.py
-    from engine import games
+from engine.registry import UnknownGame, games, load
 
 __all__ = [
     "CHANCE",

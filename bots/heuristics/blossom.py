@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from bots.heuristics import relative_values
 from engine import State
-from engine.games.blossom.scoring import arrange_points, flower_value
-from engine.games.blossom.state import BlossomState
+from engine.rulesets.blossom.scoring import arrange_points, flower_value
+from engine.rulesets.blossom.state import BlossomState
 
 POTENTIAL_WEIGHT = 0.6
 CARD_WEIGHT = 2.0

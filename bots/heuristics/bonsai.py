@@ -30,10 +30,10 @@ from functools import cache
 
 from bots.heuristics import relative_values
 from engine import State
-from engine.games.bonsai.rules import ANY, CARD_KINDS, FLOWER, FRUIT, GOALS, LEAF, WOOD, deck_for
-from engine.games.bonsai.seat import Seat
-from engine.games.bonsai.state import PLACING_PHASES, BonsaiState
-from engine.games.bonsai.tree import count, flowers_one_side, largest_leaf_group, legal_cells
+from engine.rulesets.bonsai.rules import ANY, CARD_KINDS, FLOWER, FRUIT, GOALS, LEAF, WOOD, deck_for
+from engine.rulesets.bonsai.seat import Seat
+from engine.rulesets.bonsai.state import PLACING_PHASES, BonsaiState
+from engine.rulesets.bonsai.tree import count, flowers_one_side, largest_leaf_group, legal_cells
 
 #: What a tile in the supply is worth, per tile code (wood, leaf, flower, fruit).
 SUPPLY_VALUE = (0.5, 1.0, 0.8, 2.0)

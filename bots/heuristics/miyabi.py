@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from bots.heuristics import relative_values
 from engine import State
-from engine.games.miyabi.scoring import end_scoring, placement_points
-from engine.games.miyabi.state import PLACE, MiyabiState
+from engine.rulesets.miyabi.scoring import end_scoring, placement_points
+from engine.rulesets.miyabi.state import PLACE, MiyabiState
 
 EARLY_MAJORITY_WEIGHT = 0.4
 OPEN_TURN_POINTS = 3.0

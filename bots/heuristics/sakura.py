@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from bots.heuristics import relative_values
 from engine import State
-from engine.games.sakura.garden import GATE
-from engine.games.sakura.scoring import rewards_for
-from engine.games.sakura.state import SakuraState
+from engine.rulesets.sakura.garden import GATE
+from engine.rulesets.sakura.scoring import rewards_for
+from engine.rulesets.sakura.state import SakuraState
 
 #: Emperor steps to the sakura at which its rewards count half.
 HALF_DISTANCE = 6.0

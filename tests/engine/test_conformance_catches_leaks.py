@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import engine
-from engine.games.blossom import BlossomGame, BlossomState
+from engine.rulesets.blossom import BlossomGame, BlossomState
 from tests.conformance import checks
 
 

@@ -12,7 +12,7 @@ import engine
 from bots import heuristics
 from bots.heuristics import relative_values
 from engine import CHANCE, State
-from engine.games.bonsai.state import BonsaiState
+from engine.rulesets.bonsai.state import BonsaiState
 
 GAMES = engine.games()
 

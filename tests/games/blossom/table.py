@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.games.blossom import BlossomState
-from engine.games.blossom.rules import FULL_DECK, KINDS
+from engine.rulesets.blossom import BlossomState
+from engine.rulesets.blossom.rules import FULL_DECK, KINDS
 
 
 def cards(text: str) -> dict[str, int]:

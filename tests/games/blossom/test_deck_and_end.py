@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from engine import CHANCE, OptionError
-from engine.games.blossom.rules import FULL_DECK, KINDS
+from engine.rulesets.blossom.rules import FULL_DECK, KINDS
 from tests.games.blossom.table import act, cards, deal, table
 
 

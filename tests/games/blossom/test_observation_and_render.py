@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from engine.games.blossom import GAME
+from engine.rulesets.blossom import GAME
 from tests.games.blossom.table import act, table
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine import CHANCE
-from engine.games.bonsai import GAME
-from engine.games.bonsai.rules import TILE_CODE, key
-from engine.games.bonsai.state import BonsaiState
-from engine.games.bonsai.tree import Tree
+from engine.rulesets.bonsai import GAME
+from engine.rulesets.bonsai.rules import TILE_CODE, key
+from engine.rulesets.bonsai.state import BonsaiState
+from engine.rulesets.bonsai.tree import Tree
 
 GLYPHS = {"Wo": "wood", "Le": "leaf", "Fl": "flower", "Fr": "fruit"}
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine import CHANCE
-from engine.games.bonsai import GAME
-from engine.games.bonsai.state import BonsaiState
+from engine.rulesets.bonsai import GAME
+from engine.rulesets.bonsai.state import BonsaiState
 
 from .table import CULTIVATE, END, cells, meditate, play, reveal, table
 

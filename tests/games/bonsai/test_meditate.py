@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import CHANCE
-from engine.games.bonsai.state import BonsaiState
+from engine.rulesets.bonsai.state import BonsaiState
 
 from .table import CULTIVATE, END, cells, meditate, place, play, reveal, supply, table
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import CHANCE, IllegalAction
-from engine.games.bonsai.state import BonsaiState
+from engine.rulesets.bonsai.state import BonsaiState
 
 from .table import CULTIVATE, meditate, place, play, table
 

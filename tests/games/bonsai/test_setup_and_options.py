@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine import CHANCE, OptionError
-from engine.games.bonsai import GAME
-from engine.games.bonsai.rules import CARD_KINDS, deck_for, key
-from engine.games.bonsai.state import BonsaiState
+from engine.rulesets.bonsai import GAME
+from engine.rulesets.bonsai.rules import CARD_KINDS, deck_for, key
+from engine.rulesets.bonsai.state import BonsaiState
 
 from .table import table
 

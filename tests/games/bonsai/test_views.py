@@ -6,7 +6,7 @@ import json
 import random
 
 from engine import CHANCE
-from engine.games.bonsai import GAME
+from engine.rulesets.bonsai import GAME
 
 from .table import CULTIVATE, meditate, place, play, supply, table, tree
 

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import IllegalAction
-from engine.games.miyabi import GAME
-from engine.games.miyabi.garden import Garden, Placement
-from engine.games.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
-from engine.games.miyabi.state import CHOOSE, PLACE, MiyabiState
+from engine.rulesets.miyabi import GAME
+from engine.rulesets.miyabi.garden import Garden, Placement
+from engine.rulesets.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
+from engine.rulesets.miyabi.state import CHOOSE, PLACE, MiyabiState
 
 Tile = tuple[Any, ...]
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from engine import CHANCE, sample_chance
-from engine.games.miyabi import GAME
-from engine.games.miyabi.rules import TYPES
+from engine.rulesets.miyabi import GAME
+from engine.rulesets.miyabi.rules import TYPES
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "variants-and-at-least": {

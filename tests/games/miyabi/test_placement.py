@@ -6,9 +6,9 @@ import random
 from typing import Any
 
 from engine import CHANCE, IllegalAction, sample_chance
-from engine.games.miyabi import GAME
-from engine.games.miyabi.moves import parse_placement
-from engine.games.miyabi.state import MiyabiState
+from engine.rulesets.miyabi import GAME
+from engine.rulesets.miyabi.moves import parse_placement
+from engine.rulesets.miyabi.state import MiyabiState
 from tests.games.miyabi.scripted import place, refusal, scripted
 
 

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from engine import CHANCE, IllegalAction, sample_chance
-from engine.games.miyabi import GAME
-from engine.games.miyabi.rules import NKINDS, SHAPES, TILE_SET, shape_of
-from engine.games.miyabi.state import MiyabiState
+from engine.rulesets.miyabi import GAME
+from engine.rulesets.miyabi.rules import NKINDS, SHAPES, TILE_SET, shape_of
+from engine.rulesets.miyabi.state import MiyabiState
 from tests.games.miyabi.scripted import place, refusal, scripted
 
 

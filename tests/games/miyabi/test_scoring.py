@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.games.miyabi import GAME
-from engine.games.miyabi.rules import TYPES, rules_for
-from engine.games.miyabi.scoring import big_meadow, colorful_garden, end_scoring, majority_points
+from engine.rulesets.miyabi import GAME
+from engine.rulesets.miyabi.rules import TYPES, rules_for
+from engine.rulesets.miyabi.scoring import big_meadow, colorful_garden, end_scoring, majority_points
 from tests.games.miyabi.scripted import kind, place, scripted
 
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from engine import CHANCE, OptionError
-from engine.games.miyabi import GAME
+from engine.rulesets.miyabi import GAME
 from tests.games.miyabi.scripted import scripted
 
 GARDEN = [

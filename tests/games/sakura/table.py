@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine import CHANCE
-from engine.games.sakura import GAME
-from engine.games.sakura.rules import Card, decks
-from engine.games.sakura.state import SakuraState
+from engine.rulesets.sakura import GAME
+from engine.rulesets.sakura.rules import Card, decks
+from engine.rulesets.sakura.state import SakuraState
 
 DEFAULT_DECK = decks()["default"]
 

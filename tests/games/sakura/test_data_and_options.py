@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from engine import OptionError
-from engine.games.sakura import GAME
-from engine.games.sakura.rules import (
+from engine.rulesets.sakura import GAME
+from engine.rulesets.sakura.rules import (
     EMP_FWD_1,
     EMP_FWD_2,
     EMP_FWD_OR_BACK_1,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from engine import CHANCE
-from engine.games.sakura import GAME
+from engine.rulesets.sakura import GAME
 from tests.games.sakura.table import play, table
 
 

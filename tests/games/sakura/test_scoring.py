@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine import CHANCE
-from engine.games.sakura import GAME
-from engine.games.sakura.garden import Garden
+from engine.rulesets.sakura import GAME
+from engine.rulesets.sakura.garden import Garden
 from tests.games.sakura.table import decide, play, table
 
 

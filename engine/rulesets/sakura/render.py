@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.api import CHANCE
-from engine.games.sakura.garden import GATE
-from engine.games.sakura.rules import distance
+from engine.rulesets.sakura.garden import GATE
+from engine.rulesets.sakura.rules import distance
 
 if TYPE_CHECKING:
-    from engine.games.sakura.state import SakuraState
+    from engine.rulesets.sakura.state import SakuraState
 
 CELL = 5
 PER_ROW = 10

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from engine.games.sakura.rules import Board
+from engine.rulesets.sakura.rules import Board
 
 GATE = 0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
-from engine.games.miyabi.rules import (
+from engine.rulesets.miyabi.rules import (
     CELLS,
     LANTERNS,
     SHAPE_OBJECTS,

@@ -31,7 +31,7 @@ probability proportional to their counts. Every number the two known rulebook pa
 not print is a named option (data/config.json, miyabi.md §0) with a documented default.
 """
 
-from engine.games.miyabi.game import MiyabiGame
+from engine.rulesets.miyabi.game import MiyabiGame
 
 GAME = MiyabiGame()
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.api import JSON, Game, GameInfo, Option, OptionError, Rng
-from engine.games.blossom import rules
-from engine.games.blossom.rules import KINDS, counts_from_json
-from engine.games.blossom.state import VERSION, BlossomState
+from engine.rulesets.blossom import rules
+from engine.rulesets.blossom.rules import KINDS, counts_from_json
+from engine.rulesets.blossom.state import VERSION, BlossomState
 
 INFO = GameInfo(
     name="blossom",

@@ -8,7 +8,7 @@ from importlib.resources import files
 from typing import Any, Final
 
 _DATA: Final[dict[str, Any]] = json.loads(
-    files("engine.games.blossom").joinpath("data/rules.json").read_text(encoding="utf-8")
+    files("engine.rulesets.blossom").joinpath("data/rules.json").read_text(encoding="utf-8")
 )
 
 #: Card kinds in a fixed order; multisets are lists of counts in this order.

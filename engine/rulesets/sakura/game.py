@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.api import JSON, Game, GameInfo, Rng
-from engine.games.sakura import rules
-from engine.games.sakura.garden import GATE, Garden
-from engine.games.sakura.state import DEAL, SakuraState
-from engine.games.sakura.views import hidden_snapshot
+from engine.rulesets.sakura import rules
+from engine.rulesets.sakura.garden import GATE, Garden
+from engine.rulesets.sakura.state import DEAL, SakuraState
+from engine.rulesets.sakura.views import hidden_snapshot
 
 
 def _garden(players: int) -> Garden:

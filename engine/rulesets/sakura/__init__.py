@@ -22,7 +22,7 @@ forward and cannot win unless ``courtCanWin``; ``trickyVariant`` lets the human 
 from the Emperor choose its card.
 """
 
-from engine.games.sakura.game import SakuraGame
+from engine.rulesets.sakura.game import SakuraGame
 
 GAME = SakuraGame()
 

@@ -130,7 +130,7 @@ class Config:
 
 
 def _load(name: str) -> Any:
-    text = resources.files("engine.games.sakura").joinpath("data", name).read_text("utf-8")
+    text = resources.files("engine.rulesets.sakura").joinpath("data", name).read_text("utf-8")
     return json.loads(text)
 
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.api import JSON, Game, GameInfo, Rng
-from engine.games.miyabi.rules import OPTIONS, rules_for
-from engine.games.miyabi.state import VERSION, MiyabiState
+from engine.rulesets.miyabi.rules import OPTIONS, rules_for
+from engine.rulesets.miyabi.state import VERSION, MiyabiState
 
 INFO = GameInfo(
     name="miyabi",

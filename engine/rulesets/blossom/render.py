@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.api import CHANCE
-from engine.games.blossom.rules import KIND_INDEX, KINDS, NAMES
-from engine.games.blossom.scoring import arrange_points, flower_value
+from engine.rulesets.blossom.rules import KIND_INDEX, KINDS, NAMES
+from engine.rulesets.blossom.scoring import arrange_points, flower_value
 
 if TYPE_CHECKING:
-    from engine.games.blossom.state import BlossomState
+    from engine.rulesets.blossom.state import BlossomState
 
 
 def _cards(counts: list[int]) -> str:

@@ -15,9 +15,9 @@ from engine.api import (
     envelope,
     places_from_keys,
 )
-from engine.games.miyabi import moves, render
-from engine.games.miyabi.garden import Garden, Placement
-from engine.games.miyabi.rules import (
+from engine.rulesets.miyabi import moves, render
+from engine.rulesets.miyabi.garden import Garden, Placement
+from engine.rulesets.miyabi.rules import (
     CLOCKWISE,
     FIRST_START_PLAYER,
     NKINDS,
@@ -31,7 +31,7 @@ from engine.games.miyabi.rules import (
     shape_of,
     type_of,
 )
-from engine.games.miyabi.scoring import earns_bonus, end_scoring, placement_points
+from engine.rulesets.miyabi.scoring import earns_bonus, end_scoring, placement_points
 
 VERSION = "miyabi@1"
 DEAL, CHOOSE, PLACE, OVER = "deal", "choose", "place", "over"

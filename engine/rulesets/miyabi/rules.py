@@ -19,7 +19,7 @@ from engine.api import Option, OptionError, canonical_json
 
 
 def _load(name: str) -> dict[str, Any]:
-    text = files("engine.games.miyabi").joinpath("data", name).read_text("utf-8")
+    text = files("engine.rulesets.miyabi").joinpath("data", name).read_text("utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.api import Action, IllegalAction
-from engine.games.miyabi.garden import Placement
-from engine.games.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
+from engine.rulesets.miyabi.garden import Placement
+from engine.rulesets.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
 
 if TYPE_CHECKING:
-    from engine.games.miyabi.state import MiyabiState
+    from engine.rulesets.miyabi.state import MiyabiState
 
 
 ActionKey = tuple[str | int, ...]

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.api import CHANCE, Action
-from engine.games.miyabi.garden import Garden
-from engine.games.miyabi.moves import parse_placement
-from engine.games.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
-from engine.games.miyabi.scoring import earns_bonus, placement_points
+from engine.rulesets.miyabi.garden import Garden
+from engine.rulesets.miyabi.moves import parse_placement
+from engine.rulesets.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
+from engine.rulesets.miyabi.scoring import earns_bonus, placement_points
 
 if TYPE_CHECKING:
-    from engine.games.miyabi.state import MiyabiState
+    from engine.rulesets.miyabi.state import MiyabiState
 
 LETTER = {t: t[0].upper() for t in TYPES}  # maple M, pagoda P, fish F, azalea A, boxwood B, stone S
 

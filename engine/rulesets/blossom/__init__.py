@@ -22,8 +22,8 @@ every card dealt or drawn from the deck is a chance outcome; the dealer is drawn
 unless the ``dealer`` option names a seat.
 """
 
-from engine.games.blossom.game import BlossomGame
-from engine.games.blossom.state import BlossomState
+from engine.rulesets.blossom.game import BlossomGame
+from engine.rulesets.blossom.state import BlossomState
 
 GAME = BlossomGame()
 

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.api import JSON, Rng, envelope
-from engine.games.sakura.rules import VERSION, decks
+from engine.rulesets.sakura.rules import VERSION, decks
 
 if TYPE_CHECKING:
-    from engine.games.sakura.state import SakuraState
+    from engine.rulesets.sakura.state import SakuraState
 
 
 def observation(state: SakuraState, seat: int | None) -> dict[str, JSON]:

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State
-from engine.games.sakura import render, rules
-from engine.games.sakura.garden import GATE, Garden
-from engine.games.sakura.scoring import final_places, rewards_for
-from engine.games.sakura.views import observation
+from engine.rulesets.sakura import render, rules
+from engine.rulesets.sakura.garden import GATE, Garden
+from engine.rulesets.sakura.scoring import final_places, rewards_for
+from engine.rulesets.sakura.views import observation
 
 DEAL: Final = "deal"
 CHOOSE: Final = "choose"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.api import Result, places_from_keys
-from engine.games.sakura.garden import Garden
-from engine.games.sakura.rules import config
+from engine.rulesets.sakura.garden import Garden
+from engine.rulesets.sakura.rules import config
 
 
 def rewards_for(players: int, last: bool) -> tuple[int, ...]:

@@ -21,8 +21,8 @@ from engine.api import (
     envelope,
     places_from_keys,
 )
-from engine.games.blossom import rules
-from engine.games.blossom.rules import (
+from engine.rulesets.blossom import rules
+from engine.rulesets.blossom.rules import (
     ACTIONS_PER_TURN,
     CHERRY,
     CHERRY_GARDEN_FILL_MIN_HAND,
@@ -38,7 +38,7 @@ from engine.games.blossom.rules import (
     counts_to_json,
     sub_multisets,
 )
-from engine.games.blossom.scoring import arrange_points, flower_value
+from engine.rulesets.blossom.scoring import arrange_points, flower_value
 
 VERSION = "blossom@1"
 
@@ -428,12 +428,12 @@ class BlossomState(State):
         return s
 
     def render(self, seat: int | None = None) -> str:
-        from engine.games.blossom.render import render
+        from engine.rulesets.blossom.render import render
 
         return render(self, seat)
 
     def describe(self, seat: int, action: Action) -> str:
-        from engine.games.blossom.render import describe
+        from engine.rulesets.blossom.render import describe
 
         return describe(self, seat, action)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.games.blossom.rules import (
+from engine.rulesets.blossom.rules import (
     ANEMONE,
     CAMELLIA,
     CHERRY,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.games.miyabi.garden import Garden
-from engine.games.miyabi.rules import (
+from engine.rulesets.miyabi.garden import Garden
+from engine.rulesets.miyabi.rules import (
     BONUS_LAYER,
     SHAPE_OBJECTS,
     SIZE,
