@@ -18,7 +18,7 @@ class LeakyState(BlossomState):
     def observe(self, seat: int | None) -> dict[str, Any]:
         obs = super().observe(seat)
         if seat is not None:
-            obs["peek"] = self.to_json()["hands"][(seat + 1) % self.n]
+            obs["peek"] = self.to_json()["state"]["hands"][(seat + 1) % self.n]
         return obs
 
     def clone(self) -> LeakyState:

@@ -20,6 +20,13 @@ Rules summary (rules reference: docs/games/blossom.md):
 Hidden: hands, face-down yard cards (counts public), removed cards and the deck. Chance:
 every card dealt or drawn from the deck is a chance outcome; the dealer is drawn at random
 unless the ``dealer`` option names a seat.
+
+Where things are: ``game.py`` info, options and new games; ``state.py`` the rules' state
+machine (set-up, turns, one method per action type); ``views.py`` observe and
+determinize; ``codec.py`` to_json/from_json in the engine's snapshot envelope;
+``render.py`` the text table and move sentences; ``rules.py`` the rules data as
+constants; ``scoring.py`` flower values; ``data/rules.json`` the numbers, with their
+provenance.
 """
 
 from engine.rulesets.blossom.game import BlossomGame

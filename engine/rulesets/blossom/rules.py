@@ -7,6 +7,11 @@ from functools import cache
 from importlib.resources import files
 from typing import Any, Final
 
+#: The rules version: observations carry it, snapshots are stamped with it.
+VERSION: Final = "blossom@1"
+#: The data files the rules are read from (hashed into every snapshot).
+DATA_FILES: Final = ("rules.json",)
+
 _DATA: Final[dict[str, Any]] = json.loads(
     files("engine.rulesets.blossom").joinpath("data/rules.json").read_text(encoding="utf-8")
 )

@@ -8,20 +8,12 @@ multiset".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
-from engine.api import (
-    CHANCE,
-    JSON,
-    Action,
-    IllegalAction,
-    Result,
-    State,
-    envelope,
-    places_from_keys,
-)
-from engine.rulesets.blossom import rules
+from engine.actions import LegalActions
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.rulesets.blossom import codec, render, rules, views
 from engine.rulesets.blossom.rules import (
     ACTIONS_PER_TURN,
     CHERRY,
@@ -34,13 +26,9 @@ from engine.rulesets.blossom.rules import (
     KIND_INDEX,
     KINDS,
     YARD_LIMIT,
-    counts_from_json,
-    counts_to_json,
     sub_multisets,
 )
 from engine.rulesets.blossom.scoring import arrange_points, flower_value
-
-VERSION = "blossom@1"
 
 # Chance targets waiting in ``queue``: a seat number deals to that seat's hand.
 DEALER, REMOVE, GARDEN = "dealer", "remove", "garden"
@@ -50,35 +38,6 @@ def _kind(name: Any, rule: str) -> int:
     if not isinstance(name, str) or name not in KIND_INDEX:
         raise IllegalAction(rule, f"{name!r} is not a flower kind ({', '.join(KINDS)})")
     return KIND_INDEX[name]
-
-
-def _listed(action: Action, actions: list[Action]) -> bool:
-    """Whether ``action`` is one of ``actions`` compared as canonical JSON, as the docs
-    promise: Python's ``==`` alone would let ``true`` or ``1.0`` stand for ``1``."""
-    try:
-        match = actions[actions.index(action)]
-    except ValueError:
-        return False
-    return match is action or _same_types(action, match)
-
-
-def _same_types(a: Any, b: Any) -> bool:
-    """For two values already ``==``: whether they are also the same JSON (walked by hand,
-    since apply runs this on every move)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is dict:
-        pairs: Any = ((v, b[k]) for k, v in a.items())
-    elif type(a) is list:
-        pairs = zip(a, b, strict=True)
-    else:
-        return True
-    for x, y in pairs:
-        if type(x) is not type(y):
-            return False
-        if (type(x) is dict or type(x) is list) and not _same_types(x, y):
-            return False
-    return True
 
 
 def _cards(names: Any, rule: str) -> list[int]:
@@ -150,7 +109,7 @@ class BlossomState(State):
         self.cherry: dict[str, Any] | None = None
         self.end_triggered = False
         self.turns = 0
-        self._legal: list[Action] | None = None
+        self._legal: LegalActions | None = None
         dealer = int(options["dealer"])
         if dealer < 0:
             self.queue = [DEALER]  # §4 PROPOSED: the dealer is drawn at random
@@ -221,19 +180,19 @@ class BlossomState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.to_move() or seat == CHANCE:
             return []
-        return list(self._choices(seat))  # a copy: a caller sorting it must not change the game
+        return self._choices(seat).listing()
 
-    def _choices(self, seat: int) -> list[Action]:
+    def _choices(self, seat: int) -> LegalActions:
         if self._legal is None:  # cached until the next apply: apply checks against it
             if self.phase == "mulligan":
-                self._legal = [
+                self._legal = LegalActions(
                     {"type": "mulligan", "cards": list(m)}
                     for m in sub_multisets(self.hands[seat], 0, HAND_LIMIT)
-                ]
+                )
             elif self.cherry is not None:
-                self._legal = self._cherry_actions()
+                self._legal = LegalActions(self._cherry_actions())
             else:
-                self._legal = self._action_choices()
+                self._legal = LegalActions(self._action_choices())
         return self._legal
 
     def apply(self, joint: Mapping[int, Action]) -> None:
@@ -250,85 +209,12 @@ class BlossomState(State):
             self._apply_chance(action)
             self._legal = None
             return
-        if not _listed(action, self._choices(seat)):
-            raise IllegalAction(*self._why_illegal(seat, action))
+        action = self._choices(seat).parse(action, lambda a: self._why_illegal(seat, a))
         self._legal = None
-        kind = action["type"]
-        if kind == "mulligan":
-            self._mulligan(seat, _cards(action["cards"], "blossom.md §9"))
-        elif kind == "feed_down":  # §5 Feed A
-            moved = _cards(action["cards"], "blossom.md §5")
-            for k in range(6):
-                self.hands[seat][k] -= moved[k]
-                self.downs[seat][k] += moved[k]
-            self._finish_action()
-        elif kind == "feed_up":  # §5 Feed B
-            k = KIND_INDEX[action["card"]]
-            self.hands[seat][k] -= 1
-            self.ups[seat][k] += 1
-            self._forget(seat, [int(i == k) for i in range(6)])
-            self._finish_action()
-        elif kind == "flip":  # §5 Feed C
-            moved = _cards(action["cards"], "blossom.md §5")
-            for k in range(6):
-                self.downs[seat][k] -= moved[k]
-                self.ups[seat][k] += moved[k]
-            self._forget(seat, moved)
-            self._finish_action()
-        elif kind == "arrange":
-            self._arrange(seat, action)
-        elif kind == "draw":
-            self._draw(seat, action)
-        elif kind == "cherry_draw":
-            self._queue_deck_draw(seat, "cherry")
-        elif kind == "cherry_take":
-            k = KIND_INDEX[action["kind"]]
-            self.garden[k] -= 1
-            self.hands[seat][k] += 1
-            self.known[seat][k] += 1
-            assert self.cherry is not None
-            self.cherry["drawn"] += 1
-            self._continue_cherry()
-        elif kind == "cherry_stop":
-            self._end_cherry()
+        _STEPS[action["type"]](self, seat, action)
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
-        obs: dict[str, JSON] = envelope(VERSION, seat, self.n, self.phase, self.to_move())
-        obs |= {
-            "dealer": self.dealer,
-            "current": self.current if self.phase == "play" else None,
-            "turn": self.turns,
-            "actions_done": self.actions_done,
-            "garden_drawn": self.garden_drawn,
-            "first_arranged": None if self.first_arranged is None else KINDS[self.first_arranged],
-            "cherry": None if self.cherry is None else dict(self.cherry),
-            "end_triggered": self.end_triggered,
-            "scores": list(self.scores),
-            "deck": sum(self.deck),
-            "removed": sum(self.removed),
-            "garden": counts_to_json(self.garden),
-            "pending_deals": list(self.queue),
-            "mulligan_next": self.mulligan_next,
-            "options": {
-                "mulligan": self.mulligan,
-                "cherryOverflowSource": self.overflow_source,
-            },
-            "seats": [
-                {
-                    "hand": sum(self.hands[s]),
-                    "yard_up": counts_to_json(self.ups[s]),
-                    "yard_down": sum(self.downs[s]),
-                    "returned": sum(self.returned[s]),
-                    "known": counts_to_json(self.known[s]),
-                }
-                for s in range(self.n)
-            ],
-        }
-        if seat is not None:
-            obs["hand"] = counts_to_json(self.hands[seat])
-            obs["yard_down"] = counts_to_json(self.downs[seat])
-            obs["returned"] = counts_to_json(self.returned[seat])
-        return obs
+        return views.observation(self, seat)
 
     def result(self) -> Result:
         # §9: most points; tie -> fewer cards in hand + yard; still tied -> shared (PROPOSED)
@@ -366,83 +252,33 @@ class BlossomState(State):
         return c
 
     def to_json(self) -> dict[str, JSON]:
-        return {
-            "game": VERSION,
-            "players": self.n,
-            "options": {
-                "mulligan": self.mulligan,
-                "cherryOverflowSource": self.overflow_source,
-            },
-            "phase": self.phase,
-            "dealer": self.dealer,
-            "queue": list(self.queue),
-            "resume": self.resume,
-            "deck": counts_to_json(self.deck),
-            "removed": counts_to_json(self.removed),
-            "garden": counts_to_json(self.garden),
-            "hands": [counts_to_json(h) for h in self.hands],
-            "yards_up": [counts_to_json(y) for y in self.ups],
-            "yards_down": [counts_to_json(y) for y in self.downs],
-            "returned": [counts_to_json(r) for r in self.returned],
-            "known": [counts_to_json(k) for k in self.known],
-            "scores": list(self.scores),
-            "mulligan_next": self.mulligan_next,
-            "current": self.current,
-            "actions_done": self.actions_done,
-            "garden_drawn": self.garden_drawn,
-            "first_arranged": None if self.first_arranged is None else KINDS[self.first_arranged],
-            "cherry": None if self.cherry is None else dict(self.cherry),
-            "end_triggered": self.end_triggered,
-            "turns": self.turns,
-        }
+        return codec.FORMAT.wrap(codec.encode(self))
 
     @classmethod
-    def from_json(cls, d: Mapping[str, JSON]) -> BlossomState:
+    def from_json(cls, data: Mapping[str, JSON]) -> BlossomState:
+        """Rebuild a state from :meth:`to_json`; a snapshot of other rules or data, or a
+        malformed one, raises :class:`engine.SnapshotError`."""
+        return codec.FORMAT.load(data, codec.FIELDS, cls.from_fields)
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, JSON]) -> BlossomState:
+        """A state from the fields of a snapshot (its ``"state"``, unwrapped)."""
         s = object.__new__(cls)
-        s.n = int(d["players"])
-        s.mulligan = bool(d["options"]["mulligan"])
-        s.overflow_source = str(d["options"]["cherryOverflowSource"])
-        s.phase = str(d["phase"])
-        s.dealer = d["dealer"]
-        s.queue = list(d["queue"])
-        s.resume = str(d["resume"])
-        s.deck = counts_from_json(d["deck"])
-        s.removed = counts_from_json(d["removed"])
-        s.garden = counts_from_json(d["garden"])
-        s.hands = [counts_from_json(h) for h in d["hands"]]
-        s.ups = [counts_from_json(y) for y in d["yards_up"]]
-        s.downs = [counts_from_json(y) for y in d["yards_down"]]
-        s.returned = [counts_from_json(r) for r in d["returned"]]
-        s.known = [counts_from_json(k) for k in d["known"]]
-        s.scores = [int(x) for x in d["scores"]]
-        s.mulligan_next = d["mulligan_next"]
-        s.current = int(d["current"])
-        s.actions_done = int(d["actions_done"])
-        s.garden_drawn = bool(d["garden_drawn"])
-        fa = d["first_arranged"]
-        s.first_arranged = None if fa is None else KIND_INDEX[fa]
-        s.cherry = None if d["cherry"] is None else dict(d["cherry"])
-        s.end_triggered = bool(d["end_triggered"])
-        s.turns = int(d["turns"])
+        codec.decode(fields, s)
         s._legal = None
         return s
 
     def render(self, seat: int | None = None) -> str:
-        from engine.rulesets.blossom.render import render
-
-        return render(self, seat)
+        return render.render(self, seat)
 
     def describe(self, seat: int, action: Action) -> str:
-        from engine.rulesets.blossom.render import describe
-
-        return describe(self, seat, action)
+        return render.describe(self, seat, action)
 
     # ------------------------------------------------------------------ chance
 
     def _apply_chance(self, action: Action) -> None:
-        legal = [a for a, _ in self.chance_outcomes()]
-        if not _listed(action, legal):
-            raise IllegalAction("blossom.md §4, §7", f"{action!r} is not a possible chance outcome")
+        outcomes = LegalActions(a for a, _ in self.chance_outcomes())
+        action = outcomes.parse(action, _not_an_outcome)
         target = self.queue.pop(0)
         if target == DEALER:
             self._set_dealer(int(action["dealer"]))
@@ -473,12 +309,10 @@ class BlossomState(State):
         self.queue = [seat]
         self.resume = resume
 
-    def _can_draw(self, seat: int) -> bool:
-        return sum(self.hands[seat]) < HAND_LIMIT and (any(self.deck) or any(self.garden))
-
     # ------------------------------------------------------------------ mulligan (§9)
 
-    def _mulligan(self, seat: int, cards: list[int]) -> None:
+    def _mulligan(self, seat: int, action: Mapping[str, Any]) -> None:
+        cards = _cards(action["cards"], "blossom.md §9")
         for k in range(6):
             self.hands[seat][k] -= cards[k]
             self.returned[seat][k] += cards[k]
@@ -578,6 +412,33 @@ class BlossomState(State):
                         out.append({"type": "draw", "from": "garden", "kind": KINDS[k]})
         return out
 
+    # ------------------------------------------------------------------ the actions (§5, §6)
+
+    def _feed_down(self, seat: int, action: Mapping[str, Any]) -> None:
+        """§5 Feed A: hand cards face down into the yard."""
+        moved = _cards(action["cards"], "blossom.md §5")
+        for k in range(6):
+            self.hands[seat][k] -= moved[k]
+            self.downs[seat][k] += moved[k]
+        self._finish_action()
+
+    def _feed_up(self, seat: int, action: Mapping[str, Any]) -> None:
+        """§5 Feed B: one hand card face up into the yard."""
+        k = KIND_INDEX[action["card"]]
+        self.hands[seat][k] -= 1
+        self.ups[seat][k] += 1
+        self._forget(seat, [int(i == k) for i in range(6)])
+        self._finish_action()
+
+    def _flip(self, seat: int, action: Mapping[str, Any]) -> None:
+        """§5 Feed C: face-down yard cards turned up."""
+        moved = _cards(action["cards"], "blossom.md §5")
+        for k in range(6):
+            self.downs[seat][k] -= moved[k]
+            self.ups[seat][k] += moved[k]
+        self._forget(seat, moved)
+        self._finish_action()
+
     def _arrange(self, seat: int, action: Mapping[str, Any]) -> None:
         k = KIND_INDEX[action["kind"]]
         if self.actions_done == 0:
@@ -611,6 +472,21 @@ class BlossomState(State):
                         out.append({"type": "cherry_take", "kind": KINDS[k]})
         out.append({"type": "cherry_stop"})
         return out
+
+    def _cherry_draw(self, seat: int, action: Mapping[str, Any]) -> None:
+        self._queue_deck_draw(seat, "cherry")
+
+    def _cherry_take(self, seat: int, action: Mapping[str, Any]) -> None:
+        k = KIND_INDEX[action["kind"]]
+        self.garden[k] -= 1
+        self.hands[seat][k] += 1
+        self.known[seat][k] += 1
+        assert self.cherry is not None
+        self.cherry["drawn"] += 1
+        self._continue_cherry()
+
+    def _cherry_stop(self, seat: int, action: Mapping[str, Any]) -> None:
+        self._end_cherry()
 
     def _continue_cherry(self) -> None:
         if len(self._cherry_actions()) == 1:  # only "stop" is left: nothing more to take
@@ -673,3 +549,21 @@ class BlossomState(State):
         if kind == "arrange" and action.get("kind") == "cherry" and "count" in action:
             return "blossom.md §6", "an Arrange moves exactly one cherry (mode points or draw)"
         return "blossom.md §5", f"{action!r} is not legal now (cards not available or wrong step)"
+
+
+def _not_an_outcome(action: Action) -> tuple[str, str]:
+    return "blossom.md §4, §7", f"{action!r} is not a possible chance outcome"
+
+
+#: One method per action type: ``apply`` has already matched the action to a legal one.
+_STEPS: Final[dict[str, Callable[[BlossomState, int, Mapping[str, Any]], None]]] = {
+    "mulligan": BlossomState._mulligan,
+    "feed_down": BlossomState._feed_down,
+    "feed_up": BlossomState._feed_up,
+    "flip": BlossomState._flip,
+    "arrange": BlossomState._arrange,
+    "draw": BlossomState._draw,
+    "cherry_draw": BlossomState._cherry_draw,
+    "cherry_take": BlossomState._cherry_take,
+    "cherry_stop": BlossomState._cherry_stop,
+}

@@ -43,9 +43,8 @@ def table(
     deck_counts = rest if deck is None else cards(deck)
     removed = {k: rest[k] - deck_counts[k] for k in KINDS}
     assert all(v >= 0 for v in removed.values()), f"more cards than the game has: {removed}"
-    return BlossomState.from_json(
+    return BlossomState.from_fields(
         {
-            "game": "blossom@1",
             "players": players,
             "options": {"mulligan": False, "cherryOverflowSource": "deck", **(options or {})},
             "phase": "play",
