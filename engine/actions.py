@@ -26,14 +26,12 @@ def action_key(action: Action) -> str | None:
 
 
 class LegalActions:
-    """One decision's legal actions, indexed by canonical JSON."""
+    """One decision's legal actions, looked up by canonical JSON."""
 
-    __slots__ = ("_actions", "_index")
+    __slots__ = ("_actions",)
 
     def __init__(self, actions: Iterable[Action]) -> None:
         self._actions = list(actions)
-        # Built on the first lookup only: most cached lists are read, not matched.
-        self._index: dict[str, Action] | None = None
 
     def listing(self) -> list[Action]:
         """A copy of the list, in the game's order: a caller sorting it changes nothing."""
@@ -47,9 +45,13 @@ class LegalActions:
         key = action_key(action)
         if key is None:
             return None
-        if self._index is None:
-            self._index = {canonical_json(a): a for a in self._actions}
-        return self._index.get(key)
+        # Same JSON implies ``==``, so ``==`` (fast, in C) narrows the list to the few
+        # candidates whose JSON is compared; chance nodes list up to 60 outcomes and this
+        # runs on every move, so no index of every action's JSON is built.
+        for listed in self._actions:
+            if listed == action and canonical_json(listed) == key:
+                return listed
+        return None
 
     def parse(self, action: Action, explain: Explain) -> Action:
         """The listed action ``action`` spells, else :class:`IllegalAction` with the rule

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.actions import LegalActions, action_key
-from engine.api import Action, IllegalAction
+from engine.api import Action, IllegalAction, canonical_json
 
 LEGAL = [{"type": "arrange", "kind": "rose", "count": 1}, {"type": "draw", "from": "deck"}]
 
@@ -48,3 +48,9 @@ def test_listing_is_a_copy_that_callers_may_reorder() -> None:
     mine.reverse()
     assert legal.listing() == LEGAL
     assert len(legal) == 2
+
+
+def test_of_two_listed_actions_equal_in_python_the_exact_json_one_matches() -> None:
+    legal = LegalActions([{"n": 1}, {"n": 1.0}])
+    assert canonical_json(legal.match({"n": 1.0})) == '{"n":1.0}'
+    assert canonical_json(legal.match({"n": 1})) == '{"n":1}'

@@ -20,6 +20,13 @@ the court painter's card, each a lazy draw from the unordered deck; an empty dec
 refilled from the discard pile. Two players add a court painter that always picks
 forward and cannot win unless ``courtCanWin``; ``trickyVariant`` lets the human further
 from the Emperor choose its card.
+
+Where things are: ``game.py`` info, options and new games; ``state.py`` the round's state
+machine; ``garden.py`` the path, the pieces and their moves (and the set-up);
+``views.py`` observe and determinize; ``codec.py`` to_json/from_json in the engine's
+snapshot envelope; ``render.py`` the text table and move sentences; ``rules.py`` the
+rules data as typed constants; ``scoring.py`` rewards and final places; ``data/`` the
+board, cards and numbers, each file with its provenance.
 """
 
 from engine.rulesets.sakura.game import SakuraGame

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from engine.rulesets.sakura.rules import Board
+from engine.rulesets.sakura.rules import Board, board_for, config
 
 GATE = 0
 
@@ -174,3 +174,21 @@ class Garden:
         for before, painter in pairwise(ranked):
             self.painters[painter] = max(GATE, self.painters[before] - 1)
         return paid
+
+
+def set_up(players: int) -> Garden:
+    """Set-up (sakura.md §6 #1): Emperor on the torii, painters on the gate, 5 tokens
+    each; the supply is the neutral tokens plus the unused colours (§5)."""
+    cfg = config()
+    board = board_for(players)
+    painters = players + 1 if players == 2 else players  # the court painter (§9)
+    return Garden(
+        board=board,
+        emperor=board.torii,
+        painters=[GATE] * painters,
+        tokens=[cfg.starting_tokens] * painters,
+        supply=cfg.neutral_tokens + cfg.starting_tokens * (cfg.colours - painters),
+        scored=[False] * len(board.sakura),
+        bump_loss=cfg.bump_loss,
+        bump_back=cfg.bump_back,
+    )

@@ -16,6 +16,8 @@ from engine.api import Option
 
 #: The game's version string (``GameInfo.version`` and every observation's ``game``).
 VERSION: Final = "sakura@1"
+#: The data files the rules are read from (hashed into every snapshot).
+DATA_FILES: Final = ("board.json", "cards.json", "config.json")
 
 # sakura.md §2.1: garden actions.
 EMP_FWD_1: Final = "EMP_FWD_1"

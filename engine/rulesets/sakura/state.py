@@ -9,14 +9,14 @@ Draws (and the opening deal) are chance nodes over the unordered deck.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from engine.actions import LegalActions
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State
-from engine.rulesets.sakura import render, rules
-from engine.rulesets.sakura.garden import GATE, Garden
+from engine.rulesets.sakura import codec, render, rules, views
+from engine.rulesets.sakura.garden import GATE, Garden, set_up
 from engine.rulesets.sakura.scoring import final_places, rewards_for
-from engine.rulesets.sakura.views import observation
 
 DEAL: Final = "deal"
 CHOOSE: Final = "choose"
@@ -80,8 +80,33 @@ class SakuraState(State):
         self.scorings: list[dict[str, Any]] = []
         # Decisions and chance outcomes of the current position, built once: search
         # bots ask for them repeatedly. apply() clears them; callers get copies.
-        self._legal: dict[int, list[Action]] = {}
+        self._legal: dict[int, LegalActions] = {}
         self._outcomes: list[tuple[Action, float]] | None = None
+
+    @classmethod
+    def new(cls, players: int, options: dict[str, Any]) -> SakuraState:
+        """A fresh game (sakura.md §6 #1) with validated ``options``: the deal is chance,
+        one card at a time, round the table."""
+        deck = sorted(rules.decks()[options["deckMix"]])
+        state = cls(players, options, set_up(players), [[] for _ in range(players)], deck, [])
+        state.draws = [s for _ in range(rules.config().hand_size) for s in range(players)]
+        state.phase = DEAL
+        return state
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> SakuraState:
+        """Rebuild a state from :meth:`to_json`; a snapshot of other rules or data, or a
+        malformed one, raises :class:`engine.SnapshotError`."""
+        return codec.FORMAT.load(data, codec.FIELDS, cls.from_fields)
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, JSON]) -> SakuraState:
+        """A state from the fields of a snapshot (its ``"state"``, unwrapped)."""
+        state = cls.__new__(cls)
+        codec.decode(fields, state)
+        state._legal = {}
+        state._outcomes = None
+        return state
 
     # -- who is who -------------------------------------------------------------------------
 
@@ -113,10 +138,13 @@ class SakuraState(State):
         return ()
 
     def legal_actions(self, seat: int) -> list[Action]:
+        return self._choices(seat).listing()
+
+    def _choices(self, seat: int) -> LegalActions:
         cached = self._legal.get(seat)
         if cached is None:
-            cached = self._legal[seat] = self._list_actions(seat)
-        return cached.copy()
+            cached = self._legal[seat] = LegalActions(self._list_actions(seat))
+        return cached
 
     def _list_actions(self, seat: int) -> list[Action]:
         if self.phase == CHOOSE and 0 <= seat < self.players:
@@ -154,11 +182,11 @@ class SakuraState(State):
             want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
             raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
         if self.phase == CHOOSE:
-            for seat in seats:
-                self._check_play(seat, joint[seat])
-            self._play_cards(joint)
+            plays = {s: self._choices(s).parse(joint[s], self._explainer(s)) for s in seats}
+            self._play_cards(plays)
         elif self.phase == RESOLVE:
-            self._resolve_choice(joint[seats[0]])
+            owner = seats[0]
+            self._resolve_choice(self._choices(owner).parse(joint[owner], self._explainer(owner)))
         else:
             self._chance(joint[CHANCE])
         self._advance()
@@ -166,7 +194,7 @@ class SakuraState(State):
         self._outcomes = None
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
-        return observation(self, seat)
+        return views.observation(self, seat)
 
     def result(self) -> Result:
         court_competes = self.court is not None and bool(self.options["courtCanWin"])
@@ -195,28 +223,7 @@ class SakuraState(State):
         return other
 
     def to_json(self) -> dict[str, JSON]:
-        g = self.garden
-        return {
-            "players": self.players,
-            "options": dict(self.options),
-            "phase": self.phase,
-            "round": self.round,
-            "emperor": g.emperor,
-            "painters": g.painters.copy(),
-            "tokens": g.tokens.copy(),
-            "supply": g.supply,
-            "scored": g.scored.copy(),
-            "hands": [sorted(h) for h in self.hands],
-            "deck": sorted(self.deck),
-            "discard": sorted(self.discard),
-            "played": [e.copy() for e in self.played],
-            "cursor": self.cursor,
-            "step": self.step,
-            "halt": self.halt,
-            "draws": self.draws.copy(),
-            "supplier": self.supplier,
-            "scorings": [dict(s, awards=[a.copy() for a in s["awards"]]) for s in self.scorings],
-        }
+        return codec.FORMAT.wrap(codec.encode(self))
 
     def render(self, seat: int | None = None) -> str:
         return render.table(self, seat)
@@ -226,10 +233,19 @@ class SakuraState(State):
 
     # -- validation -------------------------------------------------------------------------
 
-    def _check_play(self, seat: int, action: Action) -> None:
+    def _explainer(self, seat: int) -> Callable[[Action], tuple[str, str]]:
+        """Why ``seat``'s action is not one of its legal ones, in the rules' words."""
+        if self.phase == CHOOSE:
+            return lambda action: self._why_not_play(seat, action)
+        return lambda action: (
+            RULE_ACTIONS,
+            f"seat {seat} must choose one of {self.legal_actions(seat)}, not {action!r}",
+        )
+
+    def _why_not_play(self, seat: int, action: Action) -> tuple[str, str]:
         hand = self.hands[seat]
         if not isinstance(action, dict) or action.get("type") != "play":
-            raise IllegalAction(
+            return (
                 RULE_ROUND,
                 f"seat {seat} must play a card from hand: "
                 f'{{"type": "play", "card": N}}, not {action!r}',
@@ -238,23 +254,17 @@ class SakuraState(State):
         keys = {"type", "card", "court_card"} if wants_court else {"type", "card"}
         if set(action) != keys:
             what = "a card and a court_card" if wants_court else "one card"
-            raise IllegalAction(
+            return (
                 RULE_TWO if wants_court else RULE_ROUND,
                 f"seat {seat} must play {what}, not {action!r}",
             )
         cards = [action[k] for k in sorted(keys - {"type"})]
         for c in cards:
-            if isinstance(c, bool) or not isinstance(c, int) or c not in hand:
-                raise IllegalAction(RULE_ROUND, f"seat {seat} has no card {c!r} in hand")
-        if len(set(cards)) != len(cards):
-            raise IllegalAction(RULE_TWO, f"seat {seat} must play two different cards")
+            if type(c) is not int or c not in hand:
+                return RULE_ROUND, f"seat {seat} has no card {c!r} in hand"
+        return RULE_TWO, f"seat {seat} must play two different cards"
 
-    def _resolve_choice(self, action: Action) -> None:
-        if action not in self.legal_actions(self.owner()):
-            choices = self.legal_actions(self.owner())
-            raise IllegalAction(
-                RULE_ACTIONS, f"seat {self.owner()} must choose one of {choices}, not {action!r}"
-            )
+    def _resolve_choice(self, action: Mapping[str, Any]) -> None:
         if self.step == GARDEN_STEP:
             self._garden_action(action["direction"])
             self.step = PAINTER_STEP
@@ -264,16 +274,10 @@ class SakuraState(State):
 
     def _chance(self, outcome: Action) -> None:
         kind = "reveal" if self.phase == COURT else "draw"
-        if (
-            not isinstance(outcome, dict)
-            or set(outcome) != {"type", "card"}
-            or outcome["type"] != kind
-            or outcome["card"] not in self.deck
-            or isinstance(outcome["card"], bool)
-        ):
-            raise IllegalAction(
-                RULE_ROUND, f"chance must {kind} a card of the deck, not {outcome!r}"
-            )
+        outcomes = LegalActions(a for a, _ in self.chance_outcomes())
+        outcome = outcomes.parse(
+            outcome, lambda a: (RULE_ROUND, f"chance must {kind} a card of the deck, not {a!r}")
+        )
         card: int = outcome["card"]
         self.deck.remove(card)
         if self.phase == COURT:

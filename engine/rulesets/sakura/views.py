@@ -50,9 +50,10 @@ def observation(state: SakuraState, seat: int | None) -> dict[str, JSON]:
     }
 
 
-def hidden_snapshot(obs: Mapping[str, Any], seat: int, rng: Rng) -> dict[str, JSON]:
-    """A ``to_json`` snapshot that agrees with ``obs``: the cards ``seat`` cannot see
-    (other hands and the deck) are dealt at random from the cards it cannot account for."""
+def determinized_fields(obs: Mapping[str, Any], seat: int, rng: Rng) -> dict[str, JSON]:
+    """The snapshot fields (codec.FIELDS) of a full state that agrees with ``obs``: the
+    cards ``seat`` cannot see (other hands and the deck) are dealt at random from the
+    cards it cannot account for."""
     all_cards = decks()[obs["options"]["deckMix"]]
     own = [c["number"] for c in obs["hand"]]
     discard = [c["number"] for c in obs["discard"]]

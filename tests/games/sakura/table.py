@@ -37,7 +37,7 @@ def table(
     options: Mapping[str, Any] | None = None,
     cards: Mapping[int, tuple[str, str]] | None = None,
 ) -> SakuraState:
-    snap = GAME.new_game(players, options).to_json()
+    snap = GAME.new_game(players, options).to_json()["state"]
     count = len(snap["painters"])
     given = [list(h) for h in (hands or [[] for _ in range(players)])]
     taken = {c for h in given for c in h} | set(deck or [])
@@ -65,7 +65,7 @@ def table(
     if players == 2 and snap["options"]["trickyVariant"]:
         a, b = snap["painters"][0], snap["painters"][1]
         snap["supplier"] = None if a == b == 0 else (0 if a < b else 1)
-    state = GAME.from_json(snap)
+    state = SakuraState.from_fields(snap)
     if cards:
         state.cards = {**state.cards, **{n: Card(n, g, p) for n, (g, p) in cards.items()}}
     return state

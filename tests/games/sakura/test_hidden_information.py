@@ -43,7 +43,7 @@ def test_no_choice_is_visible_before_every_seat_has_chosen() -> None:
 
 def test_the_deck_order_is_no_part_of_the_state() -> None:
     state = table(3)
-    assert state.to_json()["deck"] == sorted(state.deck)
+    assert state.to_json()["state"]["deck"] == sorted(state.deck)
 
 
 def test_played_cards_are_public_once_everyone_has_chosen() -> None:
