@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from importlib.resources import files
 from typing import Any
 
@@ -88,3 +89,71 @@ def test_data_digest_hashes_the_named_files_bytes() -> None:
     body = files("engine.rulesets.blossom").joinpath("data/rules.json").read_bytes()
     want = hashlib.sha256(f"rules.json\0{len(body)}\0".encode() + body).hexdigest()
     assert data_digest("engine.rulesets.blossom", ["rules.json"]) == want
+
+
+# Every game on the shared envelope, one test per game (bonsai and miyabi join here).
+GAMES = ["blossom", "sakura"]
+
+
+def _played(name: str) -> dict[str, Any]:
+    """The snapshot of a 3-player game after 40 random moves."""
+    state = engine.load(name).new_game(3)
+    rng = random.Random(7)
+    for _ in range(40):
+        if state.is_over():
+            break
+        state.apply(
+            {
+                s: engine.sample_chance(state, rng)
+                if s == engine.CHANCE
+                else rng.choice(state.legal_actions(s))
+                for s in state.to_move()
+            }
+        )
+    return state.to_json()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_game_snapshot_is_stamped_with_game_rules_and_data_digest(name: str) -> None:
+    snap = _played(name)
+    game = engine.load(name)
+    assert (snap["game"], snap["rules"]) == (name, game.info.version)
+    assert len(snap["data"]) == 64
+    assert game.from_json(snap).to_json() == snap
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_game_refuses_a_snapshot_of_another_rules_version(name: str) -> None:
+    snap = _played(name) | {"rules": f"{name}@0"}
+    with pytest.raises(SnapshotError, match=rf"made with {name} rules {name}@0 .*installed"):
+        engine.load(name).from_json(snap)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_game_refuses_a_snapshot_of_other_rules_data(name: str) -> None:
+    snap = _played(name)
+    with pytest.raises(SnapshotError, match=rf"000000000000; installed: .*{snap['data'][:12]}"):
+        engine.load(name).from_json(snap | {"data": "0" * 64})
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_game_refuses_a_snapshot_missing_a_state_field(name: str) -> None:
+    snap = _played(name)
+    fields = dict(snap["state"])
+    del fields["phase"]
+    with pytest.raises(SnapshotError, match=r"missing phase"):
+        engine.load(name).from_json(snap | {"state": fields})
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_game_refuses_a_snapshot_with_a_field_of_the_wrong_type(name: str) -> None:
+    snap = _played(name)
+    fields = dict(snap["state"]) | {"hands": 3}
+    with pytest.raises(SnapshotError, match=r"wrong type or value"):
+        engine.load(name).from_json(snap | {"state": fields})
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_game_refuses_the_old_flat_snapshot_without_an_envelope(name: str) -> None:
+    with pytest.raises(SnapshotError, match=r"missing (game, )?rules, data, state"):
+        engine.load(name).from_json(_played(name)["state"])

@@ -74,20 +74,29 @@ def encode(s: BlossomState) -> dict[str, JSON]:
         "yards_down": [counts_to_json(y) for y in s.downs],
         "returned": [counts_to_json(r) for r in s.returned],
         "known": [counts_to_json(k) for k in s.known],
-        "scores": list(s.scores),
         "mulligan_next": s.mulligan_next,
         "current": s.current,
+        "turns": s.turns,
+        **turn_fields(s),
+    }
+
+
+def turn_fields(s: BlossomState) -> dict[str, JSON]:
+    """The public turn progress and scores, spelled the same in snapshots and views."""
+    return {
         "actions_done": s.actions_done,
         "garden_drawn": s.garden_drawn,
         "first_arranged": None if s.first_arranged is None else KINDS[s.first_arranged],
         "cherry": None if s.cherry is None else dict(s.cherry),
         "end_triggered": s.end_triggered,
-        "turns": s.turns,
+        "scores": list(s.scores),
     }
 
 
-def decode(d: Mapping[str, JSON], s: BlossomState) -> None:
-    """Set every field of ``s`` from the snapshot fields ``d`` (see :func:`encode`)."""
+def decode(d: Mapping[str, JSON], cls: type[BlossomState]) -> BlossomState:
+    """A state of class ``cls`` from the snapshot fields ``d`` (see :func:`encode`)."""
+    s = object.__new__(cls)
+    s._legal = None
     s.n = int(d["players"])
     s.mulligan = bool(d["options"]["mulligan"])
     s.overflow_source = str(d["options"]["cherryOverflowSource"])
@@ -113,3 +122,4 @@ def decode(d: Mapping[str, JSON], s: BlossomState) -> None:
     s.cherry = None if d["cherry"] is None else dict(d["cherry"])
     s.end_triggered = bool(d["end_triggered"])
     s.turns = int(d["turns"])
+    return s

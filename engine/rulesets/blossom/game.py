@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.api import JSON, Game, GameInfo, Option, OptionError, Rng
-from engine.rulesets.blossom import views
+from engine.rulesets.blossom import codec, views
 from engine.rulesets.blossom.rules import VERSION
 from engine.rulesets.blossom.state import BlossomState
 
@@ -60,4 +60,4 @@ class BlossomGame(Game):
         return BlossomState.from_json(data)
 
     def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> BlossomState:
-        return BlossomState.from_fields(views.determinized_fields(observation, seat, rng))
+        return codec.decode(views.determinized_fields(observation, seat, rng), BlossomState)

@@ -258,15 +258,7 @@ class BlossomState(State):
     def from_json(cls, data: Mapping[str, JSON]) -> BlossomState:
         """Rebuild a state from :meth:`to_json`; a snapshot of other rules or data, or a
         malformed one, raises :class:`engine.SnapshotError`."""
-        return codec.FORMAT.load(data, codec.FIELDS, cls.from_fields)
-
-    @classmethod
-    def from_fields(cls, fields: Mapping[str, JSON]) -> BlossomState:
-        """A state from the fields of a snapshot (its ``"state"``, unwrapped)."""
-        s = object.__new__(cls)
-        codec.decode(fields, s)
-        s._legal = None
-        return s
+        return codec.FORMAT.load(data, codec.FIELDS, lambda fields: codec.decode(fields, cls))
 
     def render(self, seat: int | None = None) -> str:
         return render.render(self, seat)

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from engine.api import JSON, Rng, envelope
+from engine.rulesets.blossom import codec
 from engine.rulesets.blossom.rules import (
     FULL_DECK,
-    KINDS,
     VERSION,
     counts_from_json,
     counts_to_json,
@@ -30,12 +30,7 @@ def observation(state: BlossomState, seat: int | None) -> dict[str, JSON]:
         "dealer": s.dealer,
         "current": s.current if s.phase == "play" else None,
         "turn": s.turns,
-        "actions_done": s.actions_done,
-        "garden_drawn": s.garden_drawn,
-        "first_arranged": None if s.first_arranged is None else KINDS[s.first_arranged],
-        "cherry": None if s.cherry is None else dict(s.cherry),
-        "end_triggered": s.end_triggered,
-        "scores": list(s.scores),
+        **codec.turn_fields(s),
         "deck": sum(s.deck),
         "removed": sum(s.removed),
         "garden": counts_to_json(s.garden),

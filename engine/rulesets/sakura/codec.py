@@ -82,8 +82,11 @@ def options_of(given: Mapping[str, Any]) -> dict[str, Any]:
     return {name: o.check(given[name]) for name, o in schema.items()}
 
 
-def decode(d: Mapping[str, JSON], s: SakuraState) -> None:
-    """Set every field of ``s`` from the snapshot fields ``d`` (see :func:`encode`)."""
+def decode(d: Mapping[str, JSON], cls: type[SakuraState]) -> SakuraState:
+    """A state of class ``cls`` from the snapshot fields ``d`` (see :func:`encode`)."""
+    s = cls.__new__(cls)
+    s._legal = {}
+    s._outcomes = None
     s.players = int(d["players"])
     s.options = options_of(d["options"])
     s.cards = rules.decks()[s.options["deckMix"]]
@@ -105,3 +108,4 @@ def decode(d: Mapping[str, JSON], s: SakuraState) -> None:
     s.draws = list(d["draws"])
     s.supplier = d["supplier"]
     s.scorings = [dict(r, awards=[list(a) for a in r["awards"]]) for r in d["scorings"]]
+    return s

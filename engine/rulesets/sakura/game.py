@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.api import JSON, Game, GameInfo, Rng
-from engine.rulesets.sakura import rules, views
+from engine.rulesets.sakura import codec, rules, views
 from engine.rulesets.sakura.state import SakuraState
 
 
@@ -30,4 +30,4 @@ class SakuraGame(Game):
         return SakuraState.from_json(data)
 
     def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> SakuraState:
-        return SakuraState.from_fields(views.determinized_fields(observation, seat, rng))
+        return codec.decode(views.determinized_fields(observation, seat, rng), SakuraState)

@@ -97,16 +97,7 @@ class SakuraState(State):
     def from_json(cls, data: Mapping[str, JSON]) -> SakuraState:
         """Rebuild a state from :meth:`to_json`; a snapshot of other rules or data, or a
         malformed one, raises :class:`engine.SnapshotError`."""
-        return codec.FORMAT.load(data, codec.FIELDS, cls.from_fields)
-
-    @classmethod
-    def from_fields(cls, fields: Mapping[str, JSON]) -> SakuraState:
-        """A state from the fields of a snapshot (its ``"state"``, unwrapped)."""
-        state = cls.__new__(cls)
-        codec.decode(fields, state)
-        state._legal = {}
-        state._outcomes = None
-        return state
+        return codec.FORMAT.load(data, codec.FIELDS, lambda fields: codec.decode(fields, cls))
 
     # -- who is who -------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.rulesets.blossom import BlossomState
+from engine.rulesets.blossom.codec import decode
 from engine.rulesets.blossom.rules import FULL_DECK, KINDS
 
 
@@ -43,7 +44,7 @@ def table(
     deck_counts = rest if deck is None else cards(deck)
     removed = {k: rest[k] - deck_counts[k] for k in KINDS}
     assert all(v >= 0 for v in removed.values()), f"more cards than the game has: {removed}"
-    return BlossomState.from_fields(
+    return decode(
         {
             "players": players,
             "options": {"mulligan": False, "cherryOverflowSource": "deck", **(options or {})},
@@ -68,7 +69,8 @@ def table(
             "cherry": None,
             "end_triggered": end_triggered,
             "turns": 1,
-        }
+        },
+        BlossomState,
     )
 
 

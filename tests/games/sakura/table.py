@@ -14,6 +14,7 @@ from typing import Any
 
 from engine import CHANCE
 from engine.rulesets.sakura import GAME
+from engine.rulesets.sakura.codec import decode
 from engine.rulesets.sakura.rules import Card, decks
 from engine.rulesets.sakura.state import SakuraState
 
@@ -65,7 +66,7 @@ def table(
     if players == 2 and snap["options"]["trickyVariant"]:
         a, b = snap["painters"][0], snap["painters"][1]
         snap["supplier"] = None if a == b == 0 else (0 if a < b else 1)
-    state = SakuraState.from_fields(snap)
+    state = decode(snap, SakuraState)
     if cards:
         state.cards = {**state.cards, **{n: Card(n, g, p) for n, (g, p) in cards.items()}}
     return state
