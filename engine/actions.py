@@ -1,4 +1,4 @@
-"""Legal actions of one decision, matched the way the docs promise: by canonical JSON.
+"""Legal actions of one decision, matched the way the docs promise: as canonical JSON.
 
 Bots send JSON, and Python's ``==`` would let ``1.0`` or ``true`` stand for ``1``; an
 action is legal only if its canonical JSON (:func:`engine.api.canonical_json`) is exactly
@@ -9,24 +9,33 @@ search bots ask for the list again and again) and parse every move through it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
-from engine.api import Action, IllegalAction, canonical_json
+from engine.api import Action, IllegalAction
 
 #: Given an action that matched nothing, the rule it breaks and why: the game's own words.
 Explain = Callable[[Action], tuple[str, str]]
 
 
-def action_key(action: Action) -> str | None:
-    """The canonical JSON of ``action``, or None if it is not JSON at all (a set, a
-    float NaN key, a cycle): such a value can never be a legal action."""
-    try:
-        return canonical_json(action)
-    except (TypeError, ValueError):
-        return None
+def same_json(a: Any, b: Any) -> bool:
+    """For two values already ``==``: whether their canonical JSON is the same, i.e. they
+    have the same JSON types all the way down (``1``, ``1.0`` and ``true`` are all ``==``).
+    Walked by hand rather than serialised: apply runs this on every move."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        for k, v in a.items():
+            if not same_json(v, b[k]):
+                return False
+    elif type(a) is list:
+        for x, y in zip(a, b, strict=True):
+            if not same_json(x, y):
+                return False
+    return True
 
 
 class LegalActions:
-    """One decision's legal actions, looked up by canonical JSON."""
+    """One decision's legal actions, looked up by their canonical JSON."""
 
     __slots__ = ("_actions",)
 
@@ -41,15 +50,14 @@ class LegalActions:
         return len(self._actions)
 
     def match(self, action: Action) -> Action | None:
-        """The listed action whose canonical JSON is exactly that of ``action``, or None."""
-        key = action_key(action)
-        if key is None:
-            return None
-        # Same JSON implies ``==``, so ``==`` (fast, in C) narrows the list to the few
-        # candidates whose JSON is compared; chance nodes list up to 60 outcomes and this
-        # runs on every move, so no index of every action's JSON is built.
+        """The listed action whose canonical JSON is exactly that of ``action``, or None.
+
+        Same JSON implies ``==``, so ``==`` (in C) finds the candidates and
+        :func:`same_json` confirms the types; a value that is not JSON at all (a set, a
+        tuple) is ``==`` to no listed action."""
         for listed in self._actions:
-            if listed == action and canonical_json(listed) == key:
+            # ``is``: an in-process bot hands back one of the listed objects themselves.
+            if listed is action or (listed == action and same_json(listed, action)):
                 return listed
         return None
 

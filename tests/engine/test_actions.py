@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import LegalActions, action_key
+from engine.actions import LegalActions, same_json
 from engine.api import Action, IllegalAction, canonical_json
 
 LEGAL = [{"type": "arrange", "kind": "rose", "count": 1}, {"type": "draw", "from": "deck"}]
@@ -33,8 +33,17 @@ def test_an_extra_key_is_illegal() -> None:
 
 
 def test_a_value_that_is_not_json_is_illegal_not_a_crash() -> None:
-    assert action_key({"type": {1, 2}}) is None
     assert LegalActions(LEGAL).match({"type": {1, 2}}) is None
+    assert LegalActions([[1, 2]]).match((1, 2)) is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [(1, 1.0), (1, True), ({"a": [1, {"b": 0}]}, {"a": [1, {"b": 0.0}]}), ("x", "x"), (None, None)],
+)
+def test_same_json_agrees_with_canonical_json_for_equal_values(a: object, b: object) -> None:
+    assert a == b
+    assert same_json(a, b) == (canonical_json(a) == canonical_json(b))
 
 
 def test_the_error_carries_the_games_rule_and_reason() -> None:
