@@ -24,6 +24,7 @@ from engine.api import (
     state_hash,
 )
 from engine.registry import UnknownGame, games, load
+from engine.snapshot import SnapshotError
 
 __all__ = [
     "CHANCE",
@@ -36,6 +37,7 @@ __all__ = [
     "OptionError",
     "Result",
     "Rng",
+    "SnapshotError",
     "State",
     "UnknownGame",
     "canonical_json",
