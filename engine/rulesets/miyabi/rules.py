@@ -17,6 +17,14 @@ from typing import Any
 
 from engine.api import Option, OptionError, canonical_json
 
+#: The rules version: snapshots and observations carry it (``game`` is name@version).
+VERSION = "miyabi@1"
+#: The rules data files (data/); their SHA-256 stamps every snapshot (engine.snapshot).
+DATA_FILES = ("board.json", "tiles.json", "config.json")
+#: The phases of a game: the round's tiles are dealt (chance), a seat takes a tile or
+#: passes, then places it; ``over`` after the last round (miyabi.md §5.1).
+PHASES = ("deal", "choose", "place", "over")
+
 
 def _load(name: str) -> dict[str, Any]:
     text = files("engine.rulesets.miyabi").joinpath("data", name).read_text("utf-8")
@@ -58,10 +66,6 @@ def shape_of(kind: int) -> int:
 
 def type_of(kind: int) -> int:
     return kind % len(TYPES)
-
-
-def kind_name(kind: int) -> tuple[str, str]:
-    return SHAPES[shape_of(kind)], TYPES[type_of(kind)]
 
 
 def _option(entry: Mapping[str, Any]) -> Option:
