@@ -25,7 +25,7 @@ multiset. Nothing else is hidden: cards are taken face up, so the engine remembe
 for everyone (docs/games/bonsai.md).
 """
 
-from .game import BonsaiGame
+from engine.rulesets.bonsai.game import BonsaiGame
 
 GAME = BonsaiGame()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .rules import KIND_ORDER
+from engine.rulesets.bonsai.rules import KIND_ORDER
 
 
 def draw_odds(

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine import CHANCE
-
-from .rules import CARD_KINDS, GOALS, POT, POT_FLIPPED, SLOTS, TILES, coords
-from .tree import Tree
+from engine.rulesets.bonsai.rules import CARD_KINDS, GOALS, POT, POT_FLIPPED, SLOTS, TILES, coords
+from engine.rulesets.bonsai.tree import Tree
 
 if TYPE_CHECKING:
-    from .state import BonsaiState
+    from engine.rulesets.bonsai.state import BonsaiState
 
 GLYPH = {0: "Wo", 1: "Le", 2: "Fl", 3: "Fr"}
 POT_GLYPH = "~~"

@@ -13,9 +13,16 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
+#: The rules version: snapshots and observations carry it (``game`` is name@version).
+VERSION: Final = "bonsai@1"
+#: The rules data files (data/); their SHA-256 stamps every snapshot (engine.snapshot).
+DATA_FILES: Final = ("cards.json", "goals.json", "setup.json")
+
 
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
+    text = (
+        resources.files("engine.rulesets.bonsai").joinpath("data", name).read_text(encoding="utf-8")
+    )
     data: dict[str, Any] = json.loads(text)
     return data
 
