@@ -1,6 +1,6 @@
 """Bonsai snapshots: ``to_json`` / ``from_json`` in the shared envelope (engine.snapshot).
 
-The envelope stamps the snapshot with the rules version and the SHA-256 of data/*.json,
+The envelope (rules.SNAPSHOT) stamps a snapshot with the rules version and data SHA-256,
 so a snapshot made with other rules or other data is refused with a clear error instead
 of being misread; the state's own fields are listed in :data:`FIELDS`. Cells are written
 ``[u, v, tile]`` in doubled-width hex coordinates (bonsai.md §6.2).
@@ -14,23 +14,19 @@ from typing import TYPE_CHECKING, Any
 from engine.api import JSON
 from engine.rulesets.bonsai.rules import (
     ANY,
-    DATA_FILES,
     KIND_ORDER,
+    SNAPSHOT,
     TILE_CODE,
     TILES,
-    VERSION,
     coords,
     key,
 )
 from engine.rulesets.bonsai.seat import Seat
-from engine.snapshot import SnapshotFormat, data_digest
 
 if TYPE_CHECKING:
     from engine.rulesets.bonsai.state import BonsaiState
 
-SNAPSHOT = SnapshotFormat(
-    game="bonsai", rules=VERSION, data=data_digest("engine.rulesets.bonsai", DATA_FILES)
-)
+#: The state's own fields, in snapshot order.
 FIELDS = (
     "players",
     "options",

@@ -13,10 +13,17 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
+from engine.snapshot import SnapshotFormat, data_digest
+
 #: The rules version: snapshots and observations carry it (``game`` is name@version).
 VERSION: Final = "bonsai@1"
 #: The rules data files (data/); their SHA-256 stamps every snapshot (engine.snapshot).
 DATA_FILES: Final = ("cards.json", "goals.json", "setup.json")
+
+#: The stamp on every snapshot: game, rules version, SHA-256 of the data files.
+SNAPSHOT: Final = SnapshotFormat(
+    game="bonsai", rules=VERSION, data=data_digest("engine.rulesets.bonsai", DATA_FILES)
+)
 
 
 def _load(name: str) -> dict[str, Any]:

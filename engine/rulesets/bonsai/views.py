@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.api import JSON, envelope
 from engine.rulesets.bonsai import codec
-from engine.rulesets.bonsai.rules import EMPEROR_TARGET, SOLO_LEVELS, VERSION
+from engine.rulesets.bonsai.rules import EMPEROR_TARGET, SNAPSHOT, SOLO_LEVELS, VERSION
 
 if TYPE_CHECKING:
     from engine.rulesets.bonsai.state import BonsaiState
@@ -53,4 +53,4 @@ def determinize(observation: Mapping[str, Any], blank: codec.Blank) -> BonsaiSta
     if observation.get("game") != VERSION:
         raise ValueError(f"not a {VERSION} observation (game {observation.get('game')!r})")
     fields = {k: v for k, v in observation.items() if k not in DERIVED}
-    return codec.from_json(codec.SNAPSHOT.wrap(fields), blank)
+    return codec.from_json(SNAPSHOT.wrap(fields), blank)

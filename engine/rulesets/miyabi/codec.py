@@ -1,6 +1,6 @@
 """Miyabi snapshots: ``to_json`` / ``from_json`` in the shared envelope (engine.snapshot).
 
-The envelope stamps the snapshot with the rules version and the SHA-256 of data/*.json,
+The envelope (rules.SNAPSHOT) stamps a snapshot with the rules version and data SHA-256,
 so a snapshot made with other rules or other data is refused with a clear error instead
 of being misread; the state's own fields are listed in :data:`FIELDS`.
 """
@@ -13,26 +13,22 @@ from typing import TYPE_CHECKING, Any
 from engine.api import JSON
 from engine.rulesets.miyabi.garden import Garden
 from engine.rulesets.miyabi.rules import (
-    DATA_FILES,
     NKINDS,
     PHASES,
     SHAPES,
+    SNAPSHOT,
     TYPES,
-    VERSION,
     Rules,
     kind_of,
     rules_for,
     shape_of,
     type_of,
 )
-from engine.snapshot import SnapshotFormat, data_digest
 
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
 
-SNAPSHOT = SnapshotFormat(
-    game="miyabi", rules=VERSION, data=data_digest("engine.rulesets.miyabi", DATA_FILES)
-)
+#: The state's own fields, in snapshot order.
 FIELDS = (
     "players",
     "options",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from engine.api import JSON, envelope
 from engine.rulesets.miyabi import codec
 from engine.rulesets.miyabi.garden import Garden
-from engine.rulesets.miyabi.rules import SIZE, TYPES, VERSION, type_of
+from engine.rulesets.miyabi.rules import SIZE, SNAPSHOT, TYPES, VERSION, type_of
 
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
@@ -51,4 +51,4 @@ def determinize(observation: Mapping[str, Any], blank: codec.Blank) -> MiyabiSta
     fields["gardens"] = [
         {k: v for k, v in g.items() if k not in DERIVED_GARDEN} for g in observation["gardens"]
     ]
-    return codec.from_json(codec.SNAPSHOT.wrap(fields), blank)
+    return codec.from_json(SNAPSHOT.wrap(fields), blank)
