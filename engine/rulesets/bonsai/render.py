@@ -141,23 +141,10 @@ def _standing_lines(state: BonsaiState) -> list[str]:
 def describe(state: BonsaiState, seat: int, action: Any) -> str:
     kind = action.get("type") if isinstance(action, dict) else None
     if seat == CHANCE:
-        if kind == "goals":
-            return "the goal colours are " + ", ".join(action["colours"])
-        if state.burn:
-            return f"the top card, {card_name(action['card'])}, is revealed and discarded"
-        return f"{card_name(action['card'])} is revealed on the board"
+        return _describe_chance(state, action)
     me = f"seat {seat}"
     if kind == "meditate":
-        i = action["slot"] - 1
-        tiles = [TILES[t] for t in SLOTS[i].take] + ([action["tile"]] if "tile" in action else [])
-        with_tiles = f" with {' and '.join(tiles)}" if tiles else ""
-        solo = ""
-        if state.solo and i > 0 and state.board[i - 1] is not None:
-            solo = f", discarding {card_name(state.board[i - 1])}"
-        elif state.solo and i == 0 and state.deck_size():
-            solo = ", burning the top deck card"
-        took = f"takes {card_name(state.board[i])} from slot {i + 1}"
-        return f"{me} meditates: {took}{with_tiles}{solo}"
+        return f"{me} meditates: {_meditation(state, action)}"
     if kind == "cultivate":
         if state.solo and state.board[3] is not None:
             return f"{me} cultivates, discarding {card_name(state.board[3])}"
@@ -181,3 +168,24 @@ def describe(state: BonsaiState, seat: int, action: Any) -> str:
     if kind == "flip_pot":
         return f"{me} flips the pot"
     return f"{me} plays {action!r}"
+
+
+def _describe_chance(state: BonsaiState, action: Any) -> str:
+    if action.get("type") == "goals":
+        return "the goal colours are " + ", ".join(action["colours"])
+    if state.burn:
+        return f"the top card, {card_name(action['card'])}, is revealed and discarded"
+    return f"{card_name(action['card'])} is revealed on the board"
+
+
+def _meditation(state: BonsaiState, action: Any) -> str:
+    """What a Meditate takes, and in solo what it discards or burns (bonsai.md §8)."""
+    i = action["slot"] - 1
+    tiles = [TILES[t] for t in SLOTS[i].take] + ([action["tile"]] if "tile" in action else [])
+    with_tiles = f" with {' and '.join(tiles)}" if tiles else ""
+    solo = ""
+    if state.solo and i > 0 and state.board[i - 1] is not None:
+        solo = f", discarding {card_name(state.board[i - 1])}"
+    elif state.solo and i == 0 and state.deck_size():
+        solo = ", burning the top deck card"
+    return f"takes {card_name(state.board[i])} from slot {i + 1}{with_tiles}{solo}"
