@@ -23,9 +23,17 @@ three goals claimed and the points of your level (80/100/120/140). The Emperor c
 Chance: the goal colours and every card reveal are chance nodes drawn from the deck
 multiset. Nothing else is hidden: cards are taken face up, so the engine remembers them
 for everyone (docs/games/bonsai.md).
+
+Files: ``game.py`` the info and options; ``state.py`` the rules' state machine (set-up,
+turn flow, chance); ``moves.py`` the legal actions of each decision and the rule each
+refused move breaks; ``seat.py`` a player's side of the table; ``tree.py`` placement and
+the goal measures of a bonsai; ``deck.py`` the lazy deck; ``scoring.py`` goals and final
+scores; ``rules.py`` the rules data as constants and the hex geometry; ``views.py``
+observe and determinize; ``codec.py`` snapshots in the shared envelope; ``render.py``
+text pictures and narration; ``data/`` the rules data, each file with its provenance.
 """
 
-from .game import BonsaiGame
+from engine.rulesets.bonsai.game import BonsaiGame
 
 GAME = BonsaiGame()
 

@@ -1,28 +1,51 @@
-"""JSON snapshots and observations of a Bonsai state.
+"""Bonsai snapshots: ``to_json`` / ``from_json`` in the shared envelope (engine.snapshot).
 
-Nothing in Bonsai is secret from a player with a perfect memory: every card a player
-holds was taken face up from the board, and the deck is an unordered multiset whose
-contents follow from the cards seen so far (DECIDED, see docs/games/bonsai.md). So an
-observation is the full snapshot plus a few derived fields (scores, capacities, deck
-size), and determinize only has to read the snapshot back.
+The envelope (rules.SNAPSHOT) stamps a snapshot with the rules version and data SHA-256,
+so a snapshot made with other rules or other data is refused with a clear error instead
+of being misread; the state's own fields are listed in :data:`FIELDS`. Cells are written
+``[u, v, tile]`` in doubled-width hex coordinates (bonsai.md §6.2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from engine import JSON, envelope
-
-from .rules import ANY, EMPEROR_TARGET, KIND_ORDER, SOLO_LEVELS, TILE_CODE, TILES, coords, key
+from engine.api import JSON
+from engine.rulesets.bonsai.rules import (
+    ANY,
+    KIND_ORDER,
+    SNAPSHOT,
+    TILE_CODE,
+    TILES,
+    coords,
+    key,
+)
+from engine.rulesets.bonsai.seat import Seat
 
 if TYPE_CHECKING:
-    from .state import BonsaiState
+    from engine.rulesets.bonsai.state import BonsaiState
 
-VERSION = "bonsai@1"
-#: Observation fields that are not part of the snapshot (the envelope's ``game`` stands
-#: for the snapshot's ``version``).
-DERIVED = ("game", "seat", "to_move", "scores", "capacity", "deck_size", "solo")
+#: The state's own fields, in snapshot order.
+FIELDS = (
+    "players",
+    "options",
+    "phase",
+    "current",
+    "goal_colours",
+    "goals_open",
+    "board",
+    "deck",
+    "discards",
+    "burn",
+    "end_triggered",
+    "turns_left",
+    "turn",
+    "seats",
+)
+
+#: Makes a fresh state for a player count and options (BonsaiState itself).
+Blank = Callable[[int, dict[str, Any]], "BonsaiState"]
 
 
 def _multiset(d: Mapping[str, int]) -> dict[str, int]:
@@ -33,9 +56,9 @@ def _allowance(a: list[int]) -> dict[str, int]:
     return {**{TILES[t]: a[t] for t in range(4)}, "any": a[ANY]}
 
 
-def state_to_json(s: BonsaiState) -> dict[str, JSON]:
+def state_fields(s: BonsaiState) -> dict[str, JSON]:
+    """The state's own fields: the snapshot's ``state``, and the body of observations."""
     return {
-        "version": VERSION,
         "players": s.players,
         "options": dict(s.options),
         "phase": s.phase,
@@ -59,31 +82,34 @@ def state_to_json(s: BonsaiState) -> dict[str, JSON]:
             "wild_tiles": s.wild_tiles,
             "pending_goals": list(s.pending_goals),
         },
-        "seats": [
-            {
-                "trees": [
-                    [[*coords(c), TILES[t]] for c, t in sorted(tree.items())] for tree in seat.trees
-                ],
-                "active": seat.active,
-                "supply": {TILES[t]: seat.supply[t] for t in range(4)},
-                "cards": list(seat.cards),
-                "claimed": list(seat.claimed),
-                "claimed_on": list(seat.claimed_on),
-                "renounced": list(seat.renounced),
-                "pot_flipped": list(seat.flips),
-            }
-            for seat in s.seats
-        ],
+        "seats": [_seat_json(seat) for seat in s.seats],
     }
 
 
-def state_from_json(data: Mapping[str, Any]) -> BonsaiState:
-    from .seat import Seat
-    from .state import BonsaiState
+def _seat_json(seat: Seat) -> dict[str, JSON]:
+    return {
+        "trees": [[[*coords(c), TILES[t]] for c, t in sorted(tree.items())] for tree in seat.trees],
+        "active": seat.active,
+        "supply": {TILES[t]: seat.supply[t] for t in range(4)},
+        "cards": list(seat.cards),
+        "claimed": list(seat.claimed),
+        "claimed_on": list(seat.claimed_on),
+        "renounced": list(seat.renounced),
+        "pot_flipped": list(seat.flips),
+    }
 
-    if data.get("version") != VERSION:
-        raise ValueError(f"not a {VERSION} snapshot (version {data.get('version')!r})")
-    s = BonsaiState(int(data["players"]), dict(data["options"]))
+
+def to_json(s: BonsaiState) -> dict[str, JSON]:
+    return SNAPSHOT.wrap(state_fields(s))
+
+
+def from_json(snapshot: Any, blank: Blank) -> BonsaiState:
+    """The state a snapshot holds; :class:`engine.SnapshotError` if it is not one."""
+    return SNAPSHOT.load(snapshot, FIELDS, lambda d: _build(d, blank))
+
+
+def _build(data: Mapping[str, Any], blank: Blank) -> BonsaiState:
+    s = blank(int(data["players"]), dict(data["options"]))
     s.phase = data["phase"]
     s.current = data["current"]
     s.goal_colours = list(data["goal_colours"])
@@ -104,49 +130,18 @@ def state_from_json(data: Mapping[str, Any]) -> BonsaiState:
     s.allowance = [a[t] for t in TILES] + [a["any"]]
     s.wild_tiles = turn["wild_tiles"]
     s.pending_goals = list(turn["pending_goals"])
-    s.seats = [
-        Seat(
-            [{key(u, v): TILE_CODE[t] for u, v, t in tree} for tree in seat["trees"]],
-            [bool(f) for f in seat["pot_flipped"]],
-            [seat["supply"][t] for t in TILES],
-            list(seat["cards"]),
-            list(seat["claimed"]),
-            list(seat["renounced"]),
-            seat["active"],
-            list(seat["claimed_on"]),
-        )
-        for seat in data["seats"]
-    ]
+    s.seats = [_seat_from_json(seat) for seat in data["seats"]]
     return s
 
 
-def observe(s: BonsaiState, seat: int | None) -> dict[str, JSON]:
-    """The envelope every niwa game starts with (game, seat, players, phase, to_move),
-    then the snapshot (all public, see the module docstring) and derived fields."""
-    snapshot = state_to_json(s)
-    del snapshot["version"]
-    view = envelope(VERSION, seat, s.players, s.phase, s.to_move())
-    view.update(snapshot)
-    view["scores"] = s.scores()
-    view["capacity"] = [me.capacity() for me in s.seats]
-    view["deck_size"] = s.deck_size()
-    view["solo"] = (
-        {
-            "scenario": s.options["soloScenario"],
-            "level": None if s.emperor else s.options["soloLevel"],
-            "target": EMPEROR_TARGET if s.emperor else SOLO_LEVELS[s.options["soloLevel"]],
-            "goals_claimed": len(s.seats[0].claimed),
-            "won": s.solo_won(),
-        }
-        if s.solo
-        else None
+def _seat_from_json(seat: Mapping[str, Any]) -> Seat:
+    return Seat(
+        [{key(u, v): TILE_CODE[t] for u, v, t in tree} for tree in seat["trees"]],
+        [bool(f) for f in seat["pot_flipped"]],
+        [seat["supply"][t] for t in TILES],
+        list(seat["cards"]),
+        list(seat["claimed"]),
+        list(seat["renounced"]),
+        seat["active"],
+        list(seat["claimed_on"]),
     )
-    return view
-
-
-def from_observation(observation: Mapping[str, Any]) -> BonsaiState:
-    """Rebuild the state an observation shows (nothing is hidden, see above)."""
-    if observation.get("game") != VERSION:
-        raise ValueError(f"not a {VERSION} observation (game {observation.get('game')!r})")
-    snapshot = {k: v for k, v in observation.items() if k not in DERIVED}
-    return state_from_json({**snapshot, "version": VERSION})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .rules import KIND_ORDER
+from engine.rulesets.bonsai.rules import KIND_ORDER
 
 
 def draw_odds(
@@ -22,13 +22,8 @@ def draw_odds(
     if not top:  # no Tokonoma top pile: a plain multiset draw
         total = sum(pool.values())
         return [(k, pool[k] / total) for k in KIND_ORDER if pool.get(k)]
-    weights: dict[str, float] = {}
-    if top:
-        for k, n in top_parchments.items():
-            weights[k] = n / top
-        share = top_others / top / sum(pool.values()) if top_others else 0.0
-    else:
-        share = 1 / sum(pool.values())
+    weights = {k: n / top for k, n in top_parchments.items()}
+    share = top_others / top / sum(pool.values()) if top_others else 0.0
     if share:
         for k, n in pool.items():
             weights[k] = weights.get(k, 0.0) + n * share

@@ -1,27 +1,15 @@
-"""The Bonsai :class:`engine.Game`: info, options, set-up and rebuilding states."""
+"""The Bonsai :class:`engine.Game`: info and options; new games are set up by
+:meth:`BonsaiState.set_up`, snapshots read by codec.py, observations by views.py."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from engine import JSON, Game, GameInfo, Option, Rng, State
-
-from . import codec
-from .rules import (
-    CARD_KINDS,
-    EMPEROR_GOAL_LEVEL,
-    GOAL_ORDER,
-    GOALS,
-    OPTION_DEFAULTS,
-    SOLO_LEVELS,
-    SOLO_SCENARIOS,
-    SOLO_STARTING_TILES,
-    STARTING_TILES,
-    deck_for,
-)
-from .seat import new_seat
-from .state import BonsaiState
+from engine.api import JSON, Game, GameInfo, Option, Rng, State
+from engine.rulesets.bonsai import views
+from engine.rulesets.bonsai.rules import OPTION_DEFAULTS, SOLO_LEVELS, SOLO_SCENARIOS, VERSION
+from engine.rulesets.bonsai.state import BonsaiState
 
 OPTIONS = (
     Option(
@@ -62,7 +50,7 @@ OPTIONS = (
 class BonsaiGame(Game):
     info = GameInfo(
         name="bonsai",
-        version=codec.VERSION,
+        version=VERSION,
         min_players=1,
         max_players=4,
         simultaneous=False,
@@ -72,37 +60,11 @@ class BonsaiGame(Game):
     )
 
     def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> State:
-        opts = self.info.validate(players, options)
-        # Goals are compulsory in solo (bonsai.md §4.2, §8): useGoals only applies to
-        # 2-4 players, as soloLevel and soloScenario only apply to 1 (all kept valid
-        # everywhere so one option set can serve every player count).
-        use_goals = opts["useGoals"] or players == 1
-        s = BonsaiState(players, opts)
-        deck = deck_for(players)
-        if opts["tokonoma"]:
-            # Parchments go on top with the smaller half of the rest (bonsai.md §9).
-            s.top_parchments = {k: n for k, n in deck.items() if CARD_KINDS[k].type == "parchment"}
-            s.pool = {k: n for k, n in deck.items() if CARD_KINDS[k].type != "parchment"}
-            s.top_others = sum(s.pool.values()) // 2
-        else:
-            s.pool = deck
-        if s.emperor:
-            # Two pots and every intermediate goal, no colour draw (bonsai.md §8.1).
-            s.seats = [new_seat(SOLO_STARTING_TILES, bonsai=2)]
-            s.goals_open = [g for g in GOAL_ORDER if GOALS[g].level == EMPEROR_GOAL_LEVEL]
-            s.goal_colours = [GOALS[g].colour for g in s.goals_open]
-            s.phase = "reveal"
-            return s
-        s.seats = [
-            new_seat(SOLO_STARTING_TILES if players == 1 else STARTING_TILES[seat])
-            for seat in range(players)
-        ]
-        s.phase = "goal_setup" if use_goals else "reveal"
-        return s
+        return BonsaiState.set_up(players, self.info.validate(players, options))
 
     def from_json(self, data: Mapping[str, JSON]) -> State:
-        return codec.state_from_json(data)
+        return BonsaiState.from_json(data)
 
     def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> State:
-        # Nothing is hidden beyond the deck order, which is chance (codec docstring).
-        return codec.from_observation(observation)
+        # Nothing is hidden beyond the deck order, which is chance (views docstring).
+        return views.determinize(observation, BonsaiState)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine import CHANCE
-
-from .rules import CARD_KINDS, GOALS, POT, POT_FLIPPED, SLOTS, TILES, coords
-from .tree import Tree
+from engine.rulesets.bonsai.rules import CARD_KINDS, GOALS, POT, POT_FLIPPED, SLOTS, TILES, coords
+from engine.rulesets.bonsai.seat import Seat
+from engine.rulesets.bonsai.tree import Tree
 
 if TYPE_CHECKING:
-    from .state import BonsaiState
+    from engine.rulesets.bonsai.state import BonsaiState
 
 GLYPH = {0: "Wo", 1: "Le", 2: "Fl", 3: "Fr"}
 POT_GLYPH = "~~"
@@ -68,16 +68,27 @@ def tree_picture(tree: Tree, flipped: bool = False) -> list[str]:
 
 
 def render(state: BonsaiState, seat: int | None = None) -> str:
-    scores = state.scores()
-    out = []
+    """The whole table: the shared part, each seat's side, then how the game stands."""
     who = "spectator" if seat is None else f"seat {seat}"
-    out.append(f"Bonsai, {state.players} player(s), seen by {who}; phase {state.phase}")
+    out = [f"Bonsai, {state.players} player(s), seen by {who}; phase {state.phase}"]
+    out += _table_lines(state)
+    scores = state.scores()
+    for i, me in enumerate(state.seats):
+        mark = " <- to move" if i == state.current and state.phase != "over" else ""
+        out += ["", f"seat {i}: {scores[i]['total']} points{mark}", *_seat_lines(me)]
+    out.append(LEGEND)
+    out += _standing_lines(state)
+    return "\n".join(out)
+
+
+def _table_lines(state: BonsaiState) -> list[str]:
+    """The deck, the four board slots with their tiles, open goals and discards."""
     deck = f"deck {state.deck_size()} card(s)"
     if state.phase == "over":
         deck += ", game over"
     elif state.end_triggered:
         deck += f", last round ({state.turns_left} more turn(s) after this one)"
-    out.append(deck)
+    out = [deck]
     for i, kind in enumerate(state.board):
         slot = SLOTS[i]
         extra = [TILES[t] for t in slot.take] + (
@@ -90,26 +101,32 @@ def render(state: BonsaiState, seat: int | None = None) -> str:
         out.append(f"goals on the table: {goals}")
     if state.discards:
         out.append(f"discard pile: {len(state.discards)} card(s)")
-    for i, me in enumerate(state.seats):
-        mark = " <- to move" if i == state.current and state.phase != "over" else ""
-        out.append("")
-        out.append(f"seat {i}: {scores[i]['total']} points{mark}")
-        supply = ", ".join(f"{me.supply[t]} {TILES[t]}" for t in range(4) if me.supply[t])
-        out.append(f"  supply ({sum(me.supply)}/{me.capacity()}): {supply or 'empty'}")
-        face_up = [c for c in me.cards if CARD_KINDS[c].type in FACE_UP]
-        pile = [c for c in me.cards if CARD_KINDS[c].type not in FACE_UP]
-        if face_up:
-            out.append("  face up: " + _card_list(face_up))
-        if pile:
-            out.append("  face-down pile: " + _card_list(pile))
-        if me.claimed or me.renounced:
-            out.append(f"  goals claimed: {me.claimed}, renounced: {me.renounced}")
-        for b, (tree, flipped) in enumerate(zip(me.trees, me.flips, strict=True)):
-            if len(me.trees) > 1:
-                active = " (active)" if b == me.active else ""
-                out.append(f"  bonsai {b + 1}{active}:")
-            out += ["  " + line for line in tree_picture(tree, flipped)]
-    out.append(LEGEND)
+    return out
+
+
+def _seat_lines(me: Seat) -> list[str]:
+    """One player's supply, cards, goal tiles and bonsai (two in the Emperor challenge)."""
+    supply = ", ".join(f"{me.supply[t]} {TILES[t]}" for t in range(4) if me.supply[t])
+    out = [f"  supply ({sum(me.supply)}/{me.capacity()}): {supply or 'empty'}"]
+    face_up = [c for c in me.cards if CARD_KINDS[c].type in FACE_UP]
+    pile = [c for c in me.cards if CARD_KINDS[c].type not in FACE_UP]
+    if face_up:
+        out.append("  face up: " + _card_list(face_up))
+    if pile:
+        out.append("  face-down pile: " + _card_list(pile))
+    if me.claimed or me.renounced:
+        out.append(f"  goals claimed: {me.claimed}, renounced: {me.renounced}")
+    for b, (tree, flipped) in enumerate(zip(me.trees, me.flips, strict=True)):
+        if len(me.trees) > 1:
+            active = " (active)" if b == me.active else ""
+            out.append(f"  bonsai {b + 1}{active}:")
+        out += ["  " + line for line in tree_picture(tree, flipped)]
+    return out
+
+
+def _standing_lines(state: BonsaiState) -> list[str]:
+    """The final ranking once the game is over; in solo, whether it is won (§8)."""
+    out = []
     if state.phase == "over" and not state.solo:
         places = state.result().places
         ranking = sorted(range(state.players), key=lambda i: places[i])
@@ -118,29 +135,16 @@ def render(state: BonsaiState, seat: int | None = None) -> str:
         won = "won" if state.solo_won() else "not won (yet)"
         what = "Emperor challenge" if state.emperor else f"level {state.options['soloLevel']}"
         out.append(f"solo, {what}: {won}")
-    return "\n".join(out)
+    return out
 
 
 def describe(state: BonsaiState, seat: int, action: Any) -> str:
     kind = action.get("type") if isinstance(action, dict) else None
     if seat == CHANCE:
-        if kind == "goals":
-            return "the goal colours are " + ", ".join(action["colours"])
-        if state.burn:
-            return f"the top card, {card_name(action['card'])}, is revealed and discarded"
-        return f"{card_name(action['card'])} is revealed on the board"
+        return _describe_chance(state, action)
     me = f"seat {seat}"
     if kind == "meditate":
-        i = action["slot"] - 1
-        tiles = [TILES[t] for t in SLOTS[i].take] + ([action["tile"]] if "tile" in action else [])
-        with_tiles = f" with {' and '.join(tiles)}" if tiles else ""
-        solo = ""
-        if state.solo and i > 0 and state.board[i - 1] is not None:
-            solo = f", discarding {card_name(state.board[i - 1])}"
-        elif state.solo and i == 0 and state.deck_size():
-            solo = ", burning the top deck card"
-        took = f"takes {card_name(state.board[i])} from slot {i + 1}"
-        return f"{me} meditates: {took}{with_tiles}{solo}"
+        return f"{me} meditates: {_meditation(state, action)}"
     if kind == "cultivate":
         if state.solo and state.board[3] is not None:
             return f"{me} cultivates, discarding {card_name(state.board[3])}"
@@ -164,3 +168,24 @@ def describe(state: BonsaiState, seat: int, action: Any) -> str:
     if kind == "flip_pot":
         return f"{me} flips the pot"
     return f"{me} plays {action!r}"
+
+
+def _describe_chance(state: BonsaiState, action: Any) -> str:
+    if action.get("type") == "goals":
+        return "the goal colours are " + ", ".join(action["colours"])
+    if state.burn:
+        return f"the top card, {card_name(action['card'])}, is revealed and discarded"
+    return f"{card_name(action['card'])} is revealed on the board"
+
+
+def _meditation(state: BonsaiState, action: Any) -> str:
+    """What a Meditate takes, and in solo what it discards or burns (bonsai.md §8)."""
+    i = action["slot"] - 1
+    tiles = [TILES[t] for t in SLOTS[i].take] + ([action["tile"]] if "tile" in action else [])
+    with_tiles = f" with {' and '.join(tiles)}" if tiles else ""
+    solo = ""
+    if state.solo and i > 0 and state.board[i - 1] is not None:
+        solo = f", discarding {card_name(state.board[i - 1])}"
+    elif state.solo and i == 0 and state.deck_size():
+        solo = ", burning the top deck card"
+    return f"takes {card_name(state.board[i])} from slot {i + 1}{with_tiles}{solo}"

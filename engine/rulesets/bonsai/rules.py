@@ -13,9 +13,23 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
+from engine.snapshot import SnapshotFormat, data_digest
+
+#: The rules version: snapshots and observations carry it (``game`` is name@version).
+VERSION: Final = "bonsai@1"
+#: The rules data files (data/); their SHA-256 stamps every snapshot (engine.snapshot).
+DATA_FILES: Final = ("cards.json", "goals.json", "setup.json")
+
+#: The stamp on every snapshot: game, rules version, SHA-256 of the data files.
+SNAPSHOT: Final = SnapshotFormat(
+    game="bonsai", rules=VERSION, data=data_digest("engine.rulesets.bonsai", DATA_FILES)
+)
+
 
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
+    text = (
+        resources.files("engine.rulesets.bonsai").joinpath("data", name).read_text(encoding="utf-8")
+    )
     data: dict[str, Any] = json.loads(text)
     return data
 
@@ -124,26 +138,24 @@ GOAL_ORDER: Final[tuple[str, ...]] = tuple(GOALS)  # colour order, then low < mi
 
 
 # --- geometry (bonsai.md §6) --------------------------------------------------------
-_SPAN: Final = 1024  # keys stay distinct for |u|, |v| < 512: far beyond any real tree
-_OFF: Final = 512
-
-
-SPAN: Final = _SPAN  # key = (v + OFFSET) * SPAN + (u + OFFSET)
-OFFSET: Final = _OFF
+#: key = (v + OFFSET) * SPAN + (u + OFFSET): keys stay distinct for |u|, |v| < 512,
+#: far beyond any real tree.
+SPAN: Final = 1024
+OFFSET: Final = 512
 
 
 def key(u: int, v: int) -> int:
-    return (v + _OFF) * _SPAN + (u + _OFF)
+    return (v + OFFSET) * SPAN + (u + OFFSET)
 
 
 def coords(k: int) -> tuple[int, int]:
-    v, u = divmod(k, _SPAN)
-    return u - _OFF, v - _OFF
+    v, u = divmod(k, SPAN)
+    return u - OFFSET, v - OFFSET
 
 
 #: Neighbour offsets in the cyclic order of bonsai.md §6.2:
 #: (u+2,v), (u+1,v+1), (u-1,v+1), (u-2,v), (u-1,v-1), (u+1,v-1).
-NEIGHBOURS: Final[tuple[int, ...]] = (2, _SPAN + 1, _SPAN - 1, -2, -_SPAN - 1, -_SPAN + 1)
+NEIGHBOURS: Final[tuple[int, ...]] = (2, SPAN + 1, SPAN - 1, -2, -SPAN - 1, -SPAN + 1)
 
 BUD: Final[int] = key(*_SETUP["bud"])
 

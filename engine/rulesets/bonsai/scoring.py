@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .rules import CARD_KINDS, FLOWER, FRUIT, GOALS, LEAF, SCORING, TILE_CODE, Goal
-from .tree import (
+from engine.rulesets.bonsai.rules import (
+    CARD_KINDS,
+    FLOWER,
+    FRUIT,
+    GOALS,
+    LEAF,
+    SCORING,
+    TILE_CODE,
+    Goal,
+)
+from engine.rulesets.bonsai.tree import (
     Tree,
     count,
     flowers_one_side,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .rules import (
+from engine.rulesets.bonsai.rules import (
     BASE_CAPACITY,
     CARD_KINDS,
     POT,
@@ -10,7 +10,7 @@ from .rules import (
     SEISHI_ALLOWANCE,
     TOOL_CAPACITY,
 )
-from .tree import Tree, new_tree
+from engine.rulesets.bonsai.tree import Tree, new_tree
 
 
 class Seat:

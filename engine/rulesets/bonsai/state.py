@@ -17,37 +17,39 @@ Phases (``state.phase``):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import combinations
 from typing import Any
 
-from engine import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
-
-from . import codec, render
-from .deck import can_draw, draw_odds, take
-from .rules import (
+from engine.actions import LegalActions
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.rulesets.bonsai import codec, moves, render, views
+from engine.rulesets.bonsai.deck import can_draw, draw_odds, take
+from engine.rulesets.bonsai.moves import rule
+from engine.rulesets.bonsai.rules import (
     ANY,
     CARD_KINDS,
     COLOURS,
+    EMPEROR_GOAL_LEVEL,
     EMPEROR_TARGET,
     GOAL_COLOURS_IN_PLAY,
     GOAL_ORDER,
     GOALS,
     SLOTS,
     SOLO_LEVELS,
+    SOLO_STARTING_TILES,
+    STARTING_TILES,
     TILE_CODE,
     TILES,
-    coords,
+    deck_for,
     key,
 )
-from .scoring import breakdown, goals_met
-from .seat import Seat
-from .tree import can_place, is_stuck, legal_cells, removable
+from engine.rulesets.bonsai.scoring import breakdown, goals_met
+from engine.rulesets.bonsai.seat import Seat, new_seat
 
 CHANCE_PHASES = frozenset({"goal_setup", "reveal"})
 PLACING_PHASES = frozenset({"helper", "cultivate"})
-
-
-def _rule(section: str) -> str:
-    return f"bonsai.md {section}"
+#: The goal-colour draws of the set-up (bonsai.md §4.2), each equally likely.
+COLOUR_COMBOS = [list(c) for c in combinations(COLOURS, GOAL_COLOURS_IN_PLAY)]
 
 
 class BonsaiState(State):
@@ -78,7 +80,40 @@ class BonsaiState(State):
         self.seats: list[Seat] = []
         # The current decision's legal actions, kept until the next apply: a player
         # move is checked against them, so the list is built once per decision.
-        self._legal: list[Action] | None = None
+        self._legal: LegalActions | None = None
+
+    @classmethod
+    def set_up(cls, players: int, options: dict[str, Any]) -> BonsaiState:
+        """A new game for validated options, before the set-up chance (bonsai.md §4.2,
+        §8.1, §9): the deck, the seats with their starting tiles, the first phase."""
+        s = cls(players, options)
+        deck = deck_for(players)
+        if options["tokonoma"]:
+            # Parchments go on top with the smaller half of the rest (bonsai.md §9).
+            s.top_parchments = {k: n for k, n in deck.items() if CARD_KINDS[k].type == "parchment"}
+            s.pool = {k: n for k, n in deck.items() if CARD_KINDS[k].type != "parchment"}
+            s.top_others = sum(s.pool.values()) // 2
+        else:
+            s.pool = deck
+        if s.emperor:
+            # Two pots and every intermediate goal, no colour draw (bonsai.md §8.1).
+            s.seats = [new_seat(SOLO_STARTING_TILES, bonsai=2)]
+            s.goals_open = [g for g in GOAL_ORDER if GOALS[g].level == EMPEROR_GOAL_LEVEL]
+            s.goal_colours = [GOALS[g].colour for g in s.goals_open]
+            return s
+        s.seats = [
+            new_seat(SOLO_STARTING_TILES if players == 1 else STARTING_TILES[seat])
+            for seat in range(players)
+        ]
+        # Goals are compulsory in solo (bonsai.md §4.2, §8): useGoals only applies to
+        # 2-4 players, as soloLevel and soloScenario only apply to 1 (all kept valid
+        # everywhere so one option set can serve every player count).
+        s.phase = "goal_setup" if options["useGoals"] or players == 1 else "reveal"
+        return s
+
+    @classmethod
+    def from_json(cls, snapshot: Mapping[str, JSON]) -> BonsaiState:
+        return codec.from_json(snapshot, cls)
 
     # --- queries ----------------------------------------------------------------------
     @property
@@ -102,7 +137,7 @@ class BonsaiState(State):
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase == "goal_setup":
-            combos = _colour_combos()
+            combos = COLOUR_COMBOS
             return [({"type": "goals", "colours": c}, 1 / len(combos)) for c in combos]
         if self.phase != "reveal":
             return []
@@ -114,46 +149,25 @@ class BonsaiState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if seat == CHANCE or seat not in self.to_move():
             return []
+        return self._decision().listing()
+
+    def _decision(self) -> LegalActions:
         if self._legal is None:
-            self._legal = self._list_actions(self.seats[seat])
-        return list(self._legal)
+            self._legal = LegalActions(self._list_actions(self.seats[self.current]))
+        return self._legal
 
     def _list_actions(self, me: Seat) -> list[Action]:
         phase = self.phase
         if phase == "choose":
-            return self._choose_actions(me)
+            return moves.choose_actions(self, me)
         if phase == "master":
             return [{"type": "choose_tile", "tile": t} for t in TILES]
         if phase in PLACING_PHASES:
-            acts: list[Action] = []
-            for t in range(4):
-                if me.supply[t] and (self.allowance[t] or self.allowance[ANY]):
-                    for cell in legal_cells(me.tree, me.pot, t):
-                        acts.append({"type": "place", "tile": TILES[t], "cell": list(coords(cell))})
-            acts.append({"type": "end_placing"})
-            return acts
+            return moves.placing_actions(self, me)
         if phase == "claim":
             g = self.pending_goals[0]
             return [{"type": "claim", "goal": g}, {"type": "renounce", "goal": g}]
         return [{"type": "discard", "tile": TILES[t]} for t in range(4) if me.supply[t]]
-
-    def _choose_actions(self, me: Seat) -> list[Action]:
-        acts: list[Action] = []
-        if is_stuck(me.tree, me.pot):
-            acts += [{"type": "remove", "cell": list(coords(c))} for c in removable(me.tree)]
-        if self.options["allowPotFlip"] and not me.flipped and len(me.tree) == 1:
-            acts.append({"type": "flip_pot"})
-        for i, card in enumerate(self.board):
-            if card is None:
-                continue
-            if SLOTS[i].choice:
-                acts += [
-                    {"type": "meditate", "slot": i + 1, "tile": TILES[t]} for t in SLOTS[i].choice
-                ]
-            else:
-                acts.append({"type": "meditate", "slot": i + 1})
-        acts.append({"type": "cultivate"})
-        return acts
 
     def eligible(self, seat: Seat, goal: str) -> bool:
         """A goal still on the table, not renounced, in a colour not yet held (§4.3)."""
@@ -188,10 +202,10 @@ class BonsaiState(State):
     def apply(self, joint: Mapping[int, Action]) -> None:
         movers = self.to_move()
         if not movers:
-            raise IllegalAction(_rule("§7.2"), "the game is over")
+            raise IllegalAction(rule("§7.2"), "the game is over")
         if not isinstance(joint, Mapping) or set(joint) != {movers[0]}:
             who = "chance" if movers[0] == CHANCE else f"seat {movers[0]}"
-            raise IllegalAction(_rule("§7.1"), f"exactly one move is expected, from {who}")
+            raise IllegalAction(rule("§7.1"), f"exactly one move is expected, from {who}")
         action = joint[movers[0]]
         if movers[0] == CHANCE:
             self._apply_chance(action)
@@ -201,7 +215,7 @@ class BonsaiState(State):
 
     def _apply_chance(self, action: Action) -> None:
         if not self._possible_outcome(action):
-            raise IllegalAction(_rule("§3"), f"{action!r} is not a possible chance outcome")
+            raise IllegalAction(rule("§3"), f"{action!r} is not a possible chance outcome")
         if self.phase == "goal_setup":
             self._lay_out_goals(action["colours"])
             self._continue_reveals()
@@ -292,15 +306,7 @@ class BonsaiState(State):
         if self.phase in PLACING_PHASES and kind == "place":
             self._place(me, action)
             return
-        if self._legal is None:
-            self._legal = self._list_actions(me)
-        if action not in self._legal:
-            types = sorted({a["type"] for a in self._legal})
-            raise IllegalAction(
-                _phase_rule(self.phase),
-                f"{action!r} is not legal in phase {self.phase!r}; pick one of the legal"
-                f" actions (types now: {', '.join(types)})",
-            )
+        action = self._decision().parse(action, self._refusal)
         if kind == "remove":
             u, v = action["cell"]
             del me.tree[key(u, v)]
@@ -325,26 +331,16 @@ class BonsaiState(State):
             if sum(me.supply) <= me.capacity():
                 self._end_turn()
 
+    def _refusal(self, action: Action) -> tuple[str, str]:
+        types = sorted({a["type"] for a in self._decision().listing()})
+        return (
+            moves.phase_rule(self.phase),
+            f"{action!r} is not legal in phase {self.phase!r}; pick one of the legal"
+            f" actions (types now: {', '.join(types)})",
+        )
+
     def _place(self, me: Seat, action: dict[str, Any]) -> None:
-        rule = _rule("§6.6")
-        tile = action.get("tile")
-        if set(action) != {"type", "tile", "cell"} or tile not in TILES:
-            raise IllegalAction(rule, f"a placement is {{type, tile, cell}}, not {action!r}")
-        cell = action["cell"]
-        if (
-            not isinstance(cell, list | tuple)
-            or len(cell) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
-        ):
-            raise IllegalAction(rule, f"a cell is [u, v], not {cell!r}")
-        t = TILE_CODE[tile]
-        if not me.supply[t]:
-            raise IllegalAction(_rule("§7.1"), f"there is no {TILES[t]} tile in your supply")
-        if not (self.allowance[t] or self.allowance[ANY]):
-            raise IllegalAction(_rule("§2.4"), f"no placement left for a {TILES[t]} tile")
-        k = key(cell[0], cell[1])
-        if abs(cell[0]) >= 500 or abs(cell[1]) >= 500 or not can_place(me.tree, me.pot, t, k):
-            raise IllegalAction(rule, f"a {TILES[t]} tile may not go on {list(cell)}")
+        t, k = moves.placement(self, me, action)
         me.supply[t] -= 1
         me.tree[k] = t
         # A tile uses a slot of its own type first, then a wild slot (bonsai.md §2.4).
@@ -455,30 +451,13 @@ class BonsaiState(State):
         return c
 
     def to_json(self) -> dict[str, JSON]:
-        return codec.state_to_json(self)
+        return codec.to_json(self)
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
-        return codec.observe(self, seat)
+        return views.observe(self, seat)
 
     def render(self, seat: int | None = None) -> str:
         return render.render(self, seat)
 
     def describe(self, seat: int, action: Action) -> str:
         return render.describe(self, seat, action)
-
-
-def _colour_combos() -> list[list[str]]:
-    from itertools import combinations
-
-    return [list(c) for c in combinations(COLOURS, GOAL_COLOURS_IN_PLAY)]
-
-
-def _phase_rule(phase: str) -> str:
-    return _rule(
-        {
-            "choose": "§7.1",
-            "master": "§2.3",
-            "claim": "§4.3",
-            "discard": "§7.1",
-        }.get(phase, "§7.1")
-    )

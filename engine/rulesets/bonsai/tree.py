@@ -7,7 +7,7 @@ the pot is flipped, bonsai.md §6.7).
 
 from __future__ import annotations
 
-from .rules import (
+from engine.rulesets.bonsai.rules import (
     BELOW_FROM,
     BUD,
     FLOWER,

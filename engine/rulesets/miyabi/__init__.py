@@ -29,6 +29,14 @@ content follows from what has been seen. Chance is the round's layout: one chanc
 node per tile drawn, shape by shape, over the object types left in the box with
 probability proportional to their counts. Every number the two known rulebook pages do
 not print is a named option (data/config.json, miyabi.md §0) with a documented default.
+
+Files: ``game.py`` the info, options and new games; ``state.py`` the rules' state
+machine (rounds, turns, scoring as tiles are placed); ``moves.py`` each refused move
+and the rule it breaks; ``garden.py`` one player's board; ``scoring.py`` placement
+points, bonus tiles, end-game majorities and variants; ``rules.py`` the rules data as
+constants, the options and the tile geometry; ``views.py`` observe and determinize;
+``codec.py`` snapshots in the shared envelope; ``render.py`` text pictures and
+narration; ``data/`` the rules data, each file with its provenance.
 """
 
 from engine.rulesets.miyabi.game import MiyabiGame

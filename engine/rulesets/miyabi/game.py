@@ -1,4 +1,5 @@
-"""The Miyabi ``Game``: info and option schema, new games, snapshots, determinize."""
+"""The Miyabi ``Game``: info and option schema, new games (set up by the state's own
+``start_round``), snapshots (codec.py) and determinize (views.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.api import JSON, Game, GameInfo, Rng
-from engine.rulesets.miyabi.rules import OPTIONS, rules_for
-from engine.rulesets.miyabi.state import VERSION, MiyabiState
+from engine.rulesets.miyabi import views
+from engine.rulesets.miyabi.rules import OPTIONS, VERSION, rules_for
+from engine.rulesets.miyabi.state import MiyabiState
 
 INFO = GameInfo(
     name="miyabi",
@@ -37,4 +39,4 @@ class MiyabiGame(Game):
     def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> MiyabiState:
         """Nothing is hidden: the box's content follows from the known tile set and the
         face-up draws, so the observation rebuilds the one true state; ``rng`` is unused."""
-        return MiyabiState.from_json(observation)
+        return views.determinize(observation, MiyabiState)

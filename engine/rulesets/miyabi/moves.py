@@ -18,35 +18,11 @@ if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
 
 
-ActionKey = tuple[str | int, ...]
-
-
-def action_key(action: object) -> ActionKey | None:
-    """A hashable spelling of a well-formed action, to find it among the legal ones
-    without re-checking the rules; None for anything else (a bool is refused so that
-    ``true`` never passes for column 1)."""
-    if type(action) is not dict:
-        return None
-    kind = action.get("type")
-    if kind == "place" and len(action) == 4:
-        row, col, rotation = action.get("row"), action.get("col"), action.get("rotation")
-        if type(row) is int and type(col) is int and type(rotation) is int:
-            return (kind, row, col, rotation)
-    elif kind == "take" and len(action) == 3:
-        shape, obj = action.get("shape"), action.get("object")
-        if type(shape) is str and type(obj) is str:
-            return (kind, shape, obj)
-    elif kind == "pass" and len(action) == 1:
-        return (kind,)
-    return None
-
-
-def kind_json(kind: int) -> dict[str, str]:
-    return {"shape": SHAPES[shape_of(kind)], "object": TYPES[type_of(kind)]}
-
-
-def kind_from_json(d: Any) -> int:
-    return kind_of(SHAPES.index(d["shape"]), TYPES.index(d["object"]))
+def chosen_kind(action: Action) -> int:
+    """The tile kind a legal choice takes from the middle, or -1 for a pass."""
+    if action["type"] == "pass":
+        return -1
+    return kind_of(SHAPES.index(action["shape"]), TYPES.index(action["object"]))
 
 
 def _fields(action: Action, rule: str, kind: str, keys: tuple[str, ...]) -> dict[str, Any]:

@@ -13,9 +13,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from typing import Any, Final
 
 from engine.api import Option, OptionError, canonical_json
+from engine.snapshot import SnapshotFormat, data_digest
+
+#: The rules version: snapshots and observations carry it (``game`` is name@version).
+VERSION = "miyabi@1"
+#: The rules data files (data/); their SHA-256 stamps every snapshot (engine.snapshot).
+DATA_FILES = ("board.json", "tiles.json", "config.json")
+#: The phases of a game: the round's tiles are dealt (chance), a seat takes a tile or
+#: passes, then places it; ``over`` after the last round (miyabi.md §5.1).
+PHASES = ("deal", "choose", "place", "over")
+
+#: The stamp on every snapshot: game, rules version, SHA-256 of the data files.
+SNAPSHOT: Final = SnapshotFormat(
+    game="miyabi", rules=VERSION, data=data_digest("engine.rulesets.miyabi", DATA_FILES)
+)
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -58,10 +72,6 @@ def shape_of(kind: int) -> int:
 
 def type_of(kind: int) -> int:
     return kind % len(TYPES)
-
-
-def kind_name(kind: int) -> tuple[str, str]:
-    return SHAPES[shape_of(kind)], TYPES[type_of(kind)]
 
 
 def _option(entry: Mapping[str, Any]) -> Option:

@@ -5,60 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.api import (
-    CHANCE,
-    JSON,
-    Action,
-    IllegalAction,
-    Result,
-    State,
-    envelope,
-    places_from_keys,
-)
-from engine.rulesets.miyabi import moves, render
+from engine.actions import LegalActions
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.rulesets.miyabi import codec, moves, render, views
 from engine.rulesets.miyabi.garden import Garden, Placement
 from engine.rulesets.miyabi.rules import (
     CLOCKWISE,
     FIRST_START_PLAYER,
     NKINDS,
+    PHASES,
     SHAPES,
-    SIZE,
     TILE_SET,
     TYPES,
     Rules,
     kind_of,
-    rules_for,
     shape_of,
     type_of,
 )
 from engine.rulesets.miyabi.scoring import earns_bonus, end_scoring, placement_points
 
-VERSION = "miyabi@1"
-DEAL, CHOOSE, PLACE, OVER = "deal", "choose", "place", "over"
-PHASES = (DEAL, CHOOSE, PLACE, OVER)
-
-
-def counts_json(counts: list[int]) -> dict[str, dict[str, int]]:
-    """Tile counts per kind as {shape: {object: n}}, zero counts left out."""
-    out: dict[str, dict[str, int]] = {s: {} for s in SHAPES}
-    for k, n in enumerate(counts):
-        if n:
-            out[SHAPES[shape_of(k)]][TYPES[type_of(k)]] = n
-    return out
-
-
-def counts_from_json(d: Mapping[str, Mapping[str, int]]) -> list[int]:
-    counts = [0] * NKINDS
-    for shape, by_type in d.items():
-        for obj, n in by_type.items():
-            counts[kind_of(SHAPES.index(shape), TYPES.index(obj))] = int(n)
-    return counts
+DEAL, CHOOSE, PLACE, OVER = PHASES
 
 
 class MiyabiState(State):
     __slots__ = (
-        "_index",
-        "_kinds",
         "_legal",
         "_spots",
         "bonus_left",
@@ -94,42 +64,28 @@ class MiyabiState(State):
 
     # the current decision's legal actions, built once and kept until the next apply
     def _forget(self) -> None:
-        self._legal: list[Action] | None = None
-        self._index: dict[moves.ActionKey, int] = {}
-        self._kinds: list[int] = []  # choose: the kind each action takes, -1 for pass
-        self._spots: list[Placement] = []  # place: where each action puts the tile
+        self._legal: LegalActions | None = None
+        self._spots: dict[tuple[int, int], Placement] = {}  # place: (col, rotation) -> spot
 
-    def _decision(self) -> list[Action]:
+    def _decision(self) -> LegalActions:
         if self._legal is None:
             legal: list[Action] = []
-            index: dict[moves.ActionKey, int] = {}
-            kinds: list[int] = []
-            spots: list[Placement] = []
+            spots: dict[tuple[int, int], Placement] = {}
             if self.phase == PLACE:
                 row = type_of(self.chosen) + 1
                 for p in self.gardens[self.current].placements(self.rules, self.chosen):
                     col, rotation = p.col + 1, p.orientation.rotation
-                    index["place", row, col, rotation] = len(legal)
                     legal.append({"type": "place", "row": row, "col": col, "rotation": rotation})
-                    spots.append(p)
+                    spots[col, rotation] = p
             else:
                 for k in self.takeable(self.current):
-                    shape, obj = SHAPES[shape_of(k)], TYPES[type_of(k)]
-                    index["take", shape, obj] = len(legal)
-                    legal.append({"type": "take", "shape": shape, "object": obj})
-                    kinds.append(k)
+                    legal.append(
+                        {"type": "take", "shape": SHAPES[shape_of(k)], "object": TYPES[type_of(k)]}
+                    )
                 if not legal or self.rules.voluntary_pass:  # miyabi.md §5.2
-                    index["pass",] = len(legal)
                     legal.append({"type": "pass"})
-                    kinds.append(-1)
-            self._legal, self._index, self._kinds, self._spots = legal, index, kinds, spots
+            self._legal, self._spots = LegalActions(legal), spots
         return self._legal
-
-    def _lookup(self, action: Action) -> int:
-        """The index of ``action`` among the legal ones, or -1."""
-        self._decision()
-        key = moves.action_key(action)
-        return -1 if key is None else self._index.get(key, -1)
 
     # turn structure (miyabi.md §5.1)
     def start_round(self) -> None:
@@ -208,7 +164,7 @@ class MiyabiState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if self.phase not in (CHOOSE, PLACE) or seat != self.current:
             return []
-        return list(self._decision())
+        return self._decision().listing()
 
     def apply(self, joint: Mapping[int, Action]) -> None:
         seats = self.to_move()
@@ -221,12 +177,15 @@ class MiyabiState(State):
             self._forget()
             self._deal(kind)
             return
-        action, found = joint[self.current], self._lookup(joint[self.current])
+        action = joint[self.current]
+        # a legal action is read from the table; anything else is parsed for the rule it
+        # breaks
+        found = self._decision().match(action)
         if self.phase == CHOOSE:
-            # a legal action is read from the table; anything else is parsed for the
-            # rule it breaks
             kind = (
-                self._kinds[found] if found >= 0 else moves.parse_choice(self, self.current, action)
+                moves.parse_choice(self, self.current, action)
+                if found is None
+                else moves.chosen_kind(found)
             )
             self._forget()
             if kind < 0:
@@ -237,9 +196,9 @@ class MiyabiState(State):
                 self.chosen, self.phase = kind, PLACE
         else:
             spot = (
-                self._spots[found]
-                if found >= 0
-                else moves.parse_placement(self, self.current, action)
+                moves.parse_placement(self, self.current, action)
+                if found is None
+                else self._spots[found["col"], found["rotation"]]
             )
             self._forget()
             self._place(spot)
@@ -278,72 +237,21 @@ class MiyabiState(State):
         c.bonus_left = self.bonus_left[:]
         c.gardens = [g.clone() for g in self.gardens]
         # the cached decision is never changed in place, so the copy may share it
-        c._legal, c._index, c._kinds, c._spots = self._legal, self._index, self._kinds, self._spots
+        c._legal, c._spots = self._legal, self._spots
         return c
 
     def to_json(self) -> dict[str, JSON]:
-        return {
-            "players": self.players,
-            "options": dict(self.rules.options),
-            "round": self.round,
-            "rounds": self.rules.rounds,
-            "start_player": self.start,
-            "phase": self.phase,
-            "current": self.current,
-            "chosen": None if self.chosen < 0 else moves.kind_json(self.chosen),
-            "to_deal": {s: n for s, n in zip(SHAPES, self.to_deal, strict=True)},
-            "supply": counts_json(self.supply),
-            "display": counts_json(self.display),
-            "removed": counts_json(self.removed),
-            "bonus_tiles": {
-                t: self.rules.bonus_points[i] for i, t in enumerate(TYPES) if self.bonus_left[i]
-            },
-            "gardens": [g.to_json(self.rules) for g in self.gardens],
-        }
+        return codec.to_json(self)
 
     @classmethod
-    def from_json(cls, d: Mapping[str, JSON]) -> MiyabiState:
-        players = int(d["players"])
-        rules = rules_for(players, d["options"])
-        s = cls(rules, players)
-        s.round, s.start = int(d["round"]), int(d["start_player"])
-        s.phase, s.current = str(d["phase"]), int(d["current"])
-        assert s.phase in PHASES, f"unknown phase {s.phase!r}"
-        chosen = d["chosen"]
-        s.chosen = -1 if chosen is None else moves.kind_from_json(chosen)
-        s.to_deal = [int(d["to_deal"][shape]) for shape in SHAPES]
-        s.supply = counts_from_json(d["supply"])
-        s.display = counts_from_json(d["display"])
-        s.removed = counts_from_json(d["removed"])
-        s.bonus_left = [t in d["bonus_tiles"] for t in TYPES]
-        s.gardens = [Garden.from_json(rules, g) for g in d["gardens"]]
-        return s
+    def from_json(cls, snapshot: Mapping[str, JSON]) -> MiyabiState:
+        return codec.from_json(snapshot, cls)
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
-        """Miyabi has no hidden information: every tile in the box is known and every
-        draw is face up, so each seat sees the full snapshot plus derived views. The
-        envelope every game shares comes first (docs/games/miyabi.md)."""
-        view = envelope(VERSION, seat, self.players, self.phase, self.to_move())
-        view.update(self.to_json())
-        for g, gj in zip(self.gardens, view["gardens"], strict=True):
-            objects = g.visible_object_cells()
-            green = g.green_cells()
-            gj["height"] = [g.heights[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
-            gj["top"] = [
-                [_top_cell(g, r * SIZE + c, objects, green) for c in range(SIZE)]
-                for r in range(SIZE)
-            ]
-            gj["visible_objects"] = dict(zip(TYPES, g.objects_by_type(), strict=True))
-        return view
+        return views.observe(self, seat)
 
     def render(self, seat: int | None = None) -> str:
         return render.table(self, seat)
 
     def describe(self, seat: int, action: Action) -> str:
         return render.describe(self, seat, action)
-
-
-def _top_cell(g: Garden, cell: int, objects: list[int], green: list[bool]) -> str | None:
-    if objects[cell]:
-        return TYPES[type_of(g.tiles[g.top[cell]].kind)]
-    return "green" if green[cell] else None

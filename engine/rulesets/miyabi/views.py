@@ -1,0 +1,54 @@
+"""What a seat sees (``observe``) and the states consistent with it (``determinize``).
+
+Miyabi has no hidden information: every tile in the box is known and every draw is face
+up, so each seat sees the full snapshot plus derived views, and an observation rebuilds
+the one true state. The envelope every game shares comes first (docs/games/miyabi.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from engine.api import JSON, envelope
+from engine.rulesets.miyabi import codec
+from engine.rulesets.miyabi.garden import Garden
+from engine.rulesets.miyabi.rules import SIZE, SNAPSHOT, TYPES, VERSION, type_of
+
+if TYPE_CHECKING:
+    from engine.rulesets.miyabi.state import MiyabiState
+
+#: Fields a garden's view adds to its snapshot.
+DERIVED_GARDEN = ("height", "top", "visible_objects")
+
+
+def observe(s: MiyabiState, seat: int | None) -> dict[str, JSON]:
+    view = envelope(VERSION, seat, s.players, s.phase, s.to_move())
+    view.update(codec.state_fields(s))
+    for g, gj in zip(s.gardens, view["gardens"], strict=True):
+        objects = g.visible_object_cells()
+        green = g.green_cells()
+        gj["height"] = [g.heights[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
+        gj["top"] = [
+            [_top_cell(g, r * SIZE + c, objects, green) for c in range(SIZE)] for r in range(SIZE)
+        ]
+        gj["visible_objects"] = dict(zip(TYPES, g.objects_by_type(), strict=True))
+    return view
+
+
+def _top_cell(g: Garden, cell: int, objects: list[int], green: list[bool]) -> str | None:
+    if objects[cell]:
+        return TYPES[type_of(g.tiles[g.top[cell]].kind)]
+    return "green" if green[cell] else None
+
+
+def determinize(observation: Mapping[str, Any], blank: codec.Blank) -> MiyabiState:
+    """The state ``observation`` shows: its snapshot fields, stamped as a snapshot of
+    the installed rules once the observation's ``game`` says it is of them."""
+    if observation.get("game") != VERSION:
+        raise ValueError(f"not a {VERSION} observation (game {observation.get('game')!r})")
+    fields = {k: v for k, v in observation.items() if k in codec.FIELDS}
+    fields["gardens"] = [
+        {k: v for k, v in g.items() if k not in DERIVED_GARDEN} for g in observation["gardens"]
+    ]
+    return codec.from_json(SNAPSHOT.wrap(fields), blank)
