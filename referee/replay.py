@@ -3,7 +3,7 @@
 The first line is the header, then one line per step (a decision of one or more seats,
 or a chance outcome) with the hash of the full state after it, and last the result::
 
-    {"kind":"header","schema":"niwa-replay/1","game":"blossom","version":"blossom@1",...}
+    {"kind":"header","schema":"niwa-replay/1","game":"blossom","version":"blossom@2",...}
     {"kind":"chance","index":0,"moves":[{"seat":-1,"action":...}],"hash":"3f0c..."}
     {"kind":"decision","index":1,"moves":[{"seat":0,"action":...,"status":"OK",...}],...}
     {"kind":"result","scores":[...],"places":[...],"seats":[{"seat":0,"status":"ok"},...]}

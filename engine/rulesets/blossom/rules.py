@@ -8,7 +8,7 @@ from importlib.resources import files
 from typing import Any, Final
 
 #: The rules version: observations carry it, snapshots are stamped with it.
-VERSION: Final = "blossom@1"
+VERSION: Final = "blossom@2"
 #: The data files the rules are read from (hashed into every snapshot).
 DATA_FILES: Final = ("rules.json",)
 

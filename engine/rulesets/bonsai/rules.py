@@ -16,7 +16,7 @@ from typing import Any, Final
 from engine.snapshot import SnapshotFormat, data_digest
 
 #: The rules version: snapshots and observations carry it (``game`` is name@version).
-VERSION: Final = "bonsai@1"
+VERSION: Final = "bonsai@2"
 #: The rules data files (data/); their SHA-256 stamps every snapshot (engine.snapshot).
 DATA_FILES: Final = ("cards.json", "goals.json", "setup.json")
 

@@ -19,7 +19,7 @@ from engine.api import Option, OptionError, canonical_json
 from engine.snapshot import SnapshotFormat, data_digest
 
 #: The rules version: snapshots and observations carry it (``game`` is name@version).
-VERSION = "miyabi@1"
+VERSION = "miyabi@2"
 #: The rules data files (data/); their SHA-256 stamps every snapshot (engine.snapshot).
 DATA_FILES = ("board.json", "tiles.json", "config.json")
 #: The phases of a game: the round's tiles are dealt (chance), a seat takes a tile or

@@ -44,7 +44,7 @@ def test_every_observation_starts_with_the_shared_envelope() -> None:
         view = state.observe(seat)
         assert list(view)[:5] == ["game", "seat", "players", "phase", "to_move"]
         assert [view[k] for k in ("game", "seat", "players", "phase", "to_move")] == [
-            "blossom@1",
+            "blossom@2",
             seat,
             3,
             "play",

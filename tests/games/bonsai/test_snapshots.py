@@ -13,12 +13,12 @@ from tests.games.snapshots import Refusal, refusals, settled_snapshot
 
 def test_a_snapshot_is_stamped_with_the_game_its_rules_version_and_data_hash() -> None:
     snap = settled_snapshot(GAME, 2)
-    assert (snap["game"], snap["rules"], len(snap["data"])) == ("bonsai", "bonsai@1", 64)
+    assert (snap["game"], snap["rules"], len(snap["data"])) == ("bonsai", "bonsai@2", 64)
     assert snap["state"]["phase"] == "choose"
 
 
 @pytest.mark.parametrize(
-    "refusal", refusals("bonsai", "bonsai@1", "deck", ("seats", 2)), ids=lambda r: r.name
+    "refusal", refusals("bonsai", "bonsai@2", "deck", ("seats", 2)), ids=lambda r: r.name
 )
 def test_a_snapshot_of_other_rules_or_data_or_malformed_is_refused(refusal: Refusal) -> None:
     refusal.check(GAME, settled_snapshot(GAME, 2))

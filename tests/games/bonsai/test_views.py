@@ -23,7 +23,7 @@ def test_the_observation_starts_with_the_niwa_envelope() -> None:
     s = table(players=3)
     obs = s.observe(1)
     assert list(obs)[:5] == ["game", "seat", "players", "phase", "to_move"]
-    assert [obs[k] for k in list(obs)[:5]] == ["bonsai@1", 1, 3, "choose", [0]]
+    assert [obs[k] for k in list(obs)[:5]] == ["bonsai@2", 1, 3, "choose", [0]]
     assert s.observe(None)["seat"] is None
 
 

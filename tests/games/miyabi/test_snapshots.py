@@ -10,7 +10,7 @@ from tests.games.snapshots import Refusal, refusals, settled_snapshot
 
 
 @pytest.mark.parametrize(
-    "refusal", refusals("miyabi", "miyabi@1", "supply", ("round", "one")), ids=lambda r: r.name
+    "refusal", refusals("miyabi", "miyabi@2", "supply", ("round", "one")), ids=lambda r: r.name
 )
 def test_a_snapshot_of_other_rules_or_data_or_malformed_is_refused(refusal: Refusal) -> None:
     refusal.check(GAME, settled_snapshot(GAME, 3))

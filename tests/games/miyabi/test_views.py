@@ -120,7 +120,7 @@ def test_info_names_the_game_and_its_nature() -> None:
     info = GAME.info
     assert (info.name, info.version, info.min_players, info.max_players) == (
         "miyabi",
-        "miyabi@1",
+        "miyabi@2",
         2,
         4,
     )
@@ -149,7 +149,7 @@ def test_every_observation_starts_with_the_shared_envelope() -> None:
     for seat in (None, 0, 1, 2):
         view = state.observe(seat)
         assert list(view)[:5] == ["game", "seat", "players", "phase", "to_move"]
-        assert (view["game"], view["seat"], view["players"]) == ("miyabi@1", seat, 3)
+        assert (view["game"], view["seat"], view["players"]) == ("miyabi@2", seat, 3)
         assert (view["phase"], view["to_move"]) == ("choose", [1])
 
 
