@@ -47,7 +47,7 @@ from referee import cgroups, sandbox, stderr_tail, uids
 from referee.cgroups import LimitsUnavailable
 from referee.clock import GRACE_S, WALL_FACTOR, Clock, TimeControl, wall_cap_s
 from referee.failures import FATAL, BotFailure, Failure, clip
-from referee.players import InProcessPlayer, Player, Question
+from referee.players import InProcessPlayer, Player, Question, make_question
 from referee.replay import (
     Header,
     Isolation,
@@ -192,6 +192,7 @@ class _Seat:
         self.player = player
         self.clock = Clock(match.time_control)
         self.defaults = stream(match.seed, "default", index)
+        self.seed = bot_seed(match.seed, index)  # the bot's own, sent in Start and Act
         self.failures = 0
         self.outcome = SeatOutcome(index)
         self.log = structlog.get_logger("niwa.referee").bind(
@@ -230,20 +231,6 @@ class _Match:
         self.clock: ClockKind = "wall"  # what decisions are charged; set once seats start
         self.log = structlog.get_logger("niwa.referee").bind(match=self.match_id)
 
-    def game_start(self, seat: int) -> GameStart:
-        tc = self.spec.time_control
-        return GameStart(
-            game=self.game.info.name,
-            version=self.game.info.version,
-            seat=seat,
-            players=self.spec.players,
-            options=self.options,
-            per_decision_ms=tc.per_decision_ms,
-            bank_ms=tc.bank_ms,
-            seed=bot_seed(self.spec.seed, seat),
-            match_id=self.match_id,
-        )
-
     async def put_out(self, seat: _Seat, kind: Failure, at: int | None, detail: str) -> None:
         """Stop the seat's bot and record why; ``at`` is the step, None at start-up."""
         await seat.player.close()  # reap first, so the stderr tail is complete
@@ -263,7 +250,7 @@ class _Match:
         try:
             # The player enforces READY and Start limits itself; this is a safety net.
             with trio.fail_after(2 * limit + 1):
-                await seat.player.start(self.game_start(seat.index), limit)
+                await seat.player.start(game_start(self.header(), seat.index), limit)
         except trio.TooSlowError:
             seat.failures += 1
             await self.put_out(seat, Failure.TIMEOUT, None, "start-up took too long")
@@ -274,20 +261,16 @@ class _Match:
             seat.log.info("seat_started", name=seat.player.name, version=seat.player.version)
 
     async def ask(self, seat: _Seat, index: int, state: State, moves: dict[int, Move]) -> None:
-        legal = state.legal_actions(seat.index)
         if seat.out:
+            legal = state.legal_actions(seat.index)
             moves[seat.index] = Move(seat.index, seat.defaults.choice(legal), status="OUT")
             return
         time_left = seat.clock.time_left_ms()
-        question = Question(
-            index,
-            seat.index,
-            state.observe(seat.index),
-            legal,
-            int(time_left),
-            seat.clock.control.per_decision_ms,
-            int(seat.clock.bank_ms),
+        question = make_question(
+            index, seat.index, state, int(time_left), seat.clock.control.per_decision_ms,
+            seat.seed,
         )
+        legal = question.legal_actions
         cpu0 = seat.player.cpu_seconds()
         t0 = time.perf_counter()
         reply, failure = await self.call_act(seat, question, time_left, cpu0)
@@ -520,6 +503,22 @@ class _Match:
             clock=self.clock,
             max_failures=self.spec.max_failures,
         )
+
+
+def game_start(header: Header, seat: int) -> GameStart:
+    """The ``Start`` a seat's bot gets, from the replay header's values only, so
+    ``niwa replay ask`` (which has nothing else) sends the same one again."""
+    return GameStart(
+        game=header.game,
+        version=header.version,
+        seat=seat,
+        players=header.players,
+        options=header.options,
+        per_decision_ms=header.time_control["per_decision_ms"],
+        bank_ms=header.time_control["bank_ms"],
+        seed=bot_seed(header.seed, seat),
+        match_id=header.match_id,
+    )
 
 
 async def watch_cpu(
