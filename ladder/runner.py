@@ -14,7 +14,6 @@ and the runner stops with that error (a one-line message naming the fix).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import random
 import threading
@@ -33,6 +32,7 @@ from ladder.worker import Job, init_worker, run_job
 from referee import cgroups
 from referee.cgroups import LimitsUnavailable
 from referee.leftovers import leftovers
+from referee.pool import cores, spawn_pool
 from referee.sandbox import Limits
 
 
@@ -58,7 +58,7 @@ class Settings:
 
     @property
     def worker_count(self) -> int:
-        return self.workers or os.cpu_count() or 1
+        return self.workers or cores()
 
 
 FinishedHook = Callable[[Match], None]
@@ -104,12 +104,8 @@ class Runner:
         return limit is not None and self.rated_finished >= limit
 
     def _pool(self) -> ProcessPoolExecutor:
-        # spawn: the ladder may have gRPC threads running, which fork would copy half-way.
-        return ProcessPoolExecutor(
-            max_workers=self.settings.worker_count,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=init_worker,
-            initargs=(os.getpid(), self.settings.log_level),
+        return spawn_pool(
+            self.settings.worker_count, init_worker, (os.getpid(), self.settings.log_level)
         )
 
     def _run_pool(self, store: Store, stop: threading.Event) -> None:

@@ -32,9 +32,10 @@ from typing import Any
 import engine
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
-from niwa.series.games import GameJob, cores, play_game, run_jobs
+from niwa.series.games import GameJob, play_game, run_jobs
 from niwa.series.headtohead import a_score
 from niwa.series.stats import elo, wilson
+from referee.pool import cores
 
 __all__ = ["elo", "interval", "match_score", "run", "seatings", "t_quantile_975", "wilson"]
 

@@ -13,10 +13,11 @@ import engine
 from niwa.cli import UsageError
 from niwa.commands.play import limits_banner
 from niwa.series import schedule, stats
-from niwa.series.games import GameJob, GameRecord, cores, play_game, run_jobs
+from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.headtohead import HeadToHead
 from niwa.series.report import JsonLines, Live, Standings, progress
 from niwa.series.setup import check_seating, labels, parse_bots
+from referee.pool import cores
 from referee.text import printable
 
 EPILOG = """\
