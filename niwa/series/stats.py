@@ -35,7 +35,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-Z95 = 1.959963984540054
+from ladder.elo import Z95, expected
+
 #: Added to every outcome count before the SPRT's fit (as fishtest does).
 REGULARISATION = 1e-3
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -54,8 +55,9 @@ def elo(score: float) -> float:
 
 
 def expected_score(elo_diff: float) -> float:
-    """The score an Elo difference of ``elo_diff`` expects: the inverse of :func:`elo`."""
-    return 1.0 / (1.0 + math.pow(10.0, -elo_diff / 400.0))
+    """The score an Elo difference of ``elo_diff`` expects: the inverse of :func:`elo`
+    (the ladder's own formula, :func:`ladder.elo.expected`)."""
+    return expected(elo_diff, 0.0)
 
 
 def normal_cdf(x: float) -> float:
