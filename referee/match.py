@@ -154,6 +154,26 @@ class MatchSpec:
     def players(self) -> int:
         return len(self.bots)
 
+    @classmethod
+    def from_job(
+        cls,
+        game: str,
+        bots: Sequence[str | BotSpec],
+        options: Mapping[str, Any],
+        seed: int,
+        time_control: str,
+    ) -> MatchSpec:
+        """A match from the plain values a worker process receives (a bot as its
+        ``BotSpec`` text, the time control as ``"1s+30s"``); the other settings keep
+        their defaults (set them with :func:`dataclasses.replace`)."""
+        return cls(
+            game=game,
+            bots=[b if isinstance(b, BotSpec) else BotSpec.parse(b) for b in bots],
+            options=options,
+            seed=seed,
+            time_control=TimeControl.parse(time_control),
+        )
+
 
 @dataclass(frozen=True)
 class MatchOutcome:
@@ -547,6 +567,17 @@ def _cpu_ms(before: float | None, after: float | None) -> float | None:
     return max(0.0, after - before) * 1000
 
 
+def check_bots_play(game: str, bots: Sequence[BotSpec]) -> None:
+    """Raise ValueError (one line) if a bot's ``bot.toml`` does not list ``game``."""
+    for bot in bots:
+        manifest = bot.manifest()
+        if not manifest.plays(game):
+            raise ValueError(
+                f"bot {manifest.name} ({bot}) does not play {game}: "
+                f"its bot.toml lists {', '.join(manifest.games)}"
+            )
+
+
 def check_sandbox(bot_dirs: Sequence[BotSpec]) -> None:
     """Fail before any process starts if sandboxed bots cannot run here."""
     sandbox.bwrap()
@@ -589,13 +620,7 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
     """Play one match to the end and return its outcome (see the module docstring)."""
     game = load_game(spec.game)
     options = game.info.validate(spec.players, spec.options)
-    for bot in spec.bots:
-        manifest = bot.manifest()
-        if not manifest.plays(game.info.name):
-            raise ValueError(
-                f"bot {manifest.name} ({bot}) does not play {game.info.name}: "
-                f"its bot.toml lists {', '.join(manifest.games)}"
-            )
+    check_bots_play(game.info.name, spec.bots)
     if spec.sandbox and not all(b.is_builtin and spec.in_process for b in spec.bots):
         check_sandbox([b for b in spec.bots if not b.is_builtin])
         if spec.require_limits:  # refuse before any bot starts, not half-way

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -104,18 +104,13 @@ class FailureCounter:
 
 def play_game(job: GameJob) -> GameRecord:
     """Run one game in this (worker) process."""
-    from referee.clock import TimeControl
     from referee.logs import configure_cli_logging
-    from referee.match import BotSpec, MatchSpec, play_match
+    from referee.match import MatchSpec, play_match
 
     configure_cli_logging()  # warnings only, on stderr
     counter = FailureCounter(len(job.bots))
-    spec = MatchSpec(
-        game=job.game,
-        bots=[BotSpec.parse(b) for b in job.bots],
-        options=job.options,
-        seed=job.seed,
-        time_control=TimeControl.parse(job.time_control),
+    spec = replace(
+        MatchSpec.from_job(job.game, job.bots, job.options, job.seed, job.time_control),
         sandbox=job.sandbox,
         replay_path=job.replay,
         ponder=job.ponder,
