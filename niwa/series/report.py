@@ -115,8 +115,9 @@ class Standings:
         return rows
 
 
-def fmt_elo(x: float) -> str:
-    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x + 0.0:+.1f}"
+def fmt_elo(x: float, digits: int = 1) -> str:
+    """``+12.3`` (signed, ``digits`` decimals), or ``inf`` / ``-inf``."""
+    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x + 0.0:+.{digits}f}"
 
 
 def progress(done: int, total: int, started: float) -> str:
