@@ -66,14 +66,18 @@ class GameStart:
 
 @dataclass(frozen=True)
 class Turn:
-    """One question: what ``seat`` plays at ``decision``, given what it sees."""
+    """One question (the ``Act`` call): what ``seat`` plays at ``decision``, given what
+    it sees. The referee asks with this same type (``referee.players.Question``), so
+    what a bot is given and what the referee sent cannot drift apart."""
 
     decision: int
     seat: int
     observation: dict[str, JSON]
     legal_actions: list[Action]
     time_left_ms: int
-    seed: int = 0
+    seed: int = 0  # the bot's seed from ``Start``
+    per_decision_ms: int = 0  # of time_left_ms, what does not draw on the bank
+    bank_ms: int = 0  # the bank left before this decision
 
     def rng(self) -> random.Random:
         """A generator fixed by the bot's seed and the decision index, so asking the

@@ -49,6 +49,8 @@ class _Servicer(bot_pb2_grpc.BotServicer):
             legal_actions=[json.loads(a) for a in request.legal_actions_json],
             time_left_ms=request.clock.time_left_ms,
             seed=self.seed,
+            per_decision_ms=request.clock.per_decision_ms,
+            bank_ms=request.clock.bank_ms,
         )
         try:
             reply = as_reply(self.bot.act(turn))

@@ -14,7 +14,6 @@ and the runner stops with that error (a one-line message naming the fix).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import random
 import threading
@@ -33,6 +32,7 @@ from ladder.worker import Job, init_worker, run_job
 from referee import cgroups
 from referee.cgroups import LimitsUnavailable
 from referee.leftovers import leftovers
+from referee.pool import cores, spawn_pool
 from referee.sandbox import Limits
 
 
@@ -58,7 +58,7 @@ class Settings:
 
     @property
     def worker_count(self) -> int:
-        return self.workers or os.cpu_count() or 1
+        return self.workers or cores()
 
 
 FinishedHook = Callable[[Match], None]
@@ -104,57 +104,31 @@ class Runner:
         return limit is not None and self.rated_finished >= limit
 
     def _pool(self) -> ProcessPoolExecutor:
-        # spawn: the ladder may have gRPC threads running, which fork would copy half-way.
-        return ProcessPoolExecutor(
-            max_workers=self.settings.worker_count,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=init_worker,
-            initargs=(os.getpid(), self.settings.log_level),
+        return spawn_pool(
+            self.settings.worker_count, init_worker, (os.getpid(), self.settings.log_level)
         )
 
     def _run_pool(self, store: Store, stop: threading.Event) -> None:
+        """Play with one pool until stopped or ``max_matches`` finished; each turn
+        schedules, claims and collects. A broken pool fails its matches and returns
+        (:meth:`run` starts a fresh one)."""
         capacity = self.settings.concurrency or self.settings.worker_count
         in_flight: dict[Future[Finished], Match] = {}
         pool = self._pool()
         try:
             while not stop.is_set():
-                limit = self.settings.max_matches
-                room = None
-                if limit is not None:  # finished + waiting must not pass the limit
-                    room = limit - self.rated_finished - store.pending_rated()
-                if room is None or room > 0:
-                    self._top_up(store, capacity, room)
-                while len(in_flight) < capacity:
-                    match = store.claim_next()
-                    if match is None:
-                        break
-                    try:
-                        future = pool.submit(run_job, self._job(store, match))
-                    except BrokenProcessPool:
-                        # claimed but never handed to a worker: give it back, or it
-                        # would stay "running" until the next restart
-                        store.fail_match(match.id, "a worker process died")
-                        raise
-                    in_flight[future] = match
+                self._schedule(store, capacity)
+                self._claim(store, pool, in_flight, capacity)
                 if not in_flight:
                     if self._enough():
                         return
                     stop.wait(0.5)  # nothing to play: wait for bots to arrive
                     continue
-                done, _ = wait(in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in done:
-                    match = in_flight.pop(future)
-                    try:
-                        self._record(store, match, future)
-                    except BrokenProcessPool:
-                        in_flight[future] = match  # failed with the others below
-                        raise
+                self._collect(store, in_flight)
                 if self._enough() and not in_flight:
                     return
         except BrokenProcessPool:
-            self.log.error("worker_pool_broken", matches=[m.id for m in in_flight.values()])
-            for match in in_flight.values():
-                store.fail_match(match.id, "a worker process died")
+            self._recover(store, in_flight)
         except LimitsUnavailable as e:  # no bot's fault: hand every match back, stop
             self.log.error("limits_unavailable", error=str(e))
             store.requeue_running()
@@ -165,6 +139,53 @@ class Runner:
                 requeued = store.requeue_running()
                 self.log.info("matches_requeued", matches=requeued, reason="stopping")
             pool.shutdown(wait=not stop.is_set(), cancel_futures=True)
+
+    def _schedule(self, store: Store, capacity: int) -> None:
+        """Queue rated matches up to ``capacity`` waiting, never so many that finished
+        plus waiting would pass ``max_matches``."""
+        limit = self.settings.max_matches
+        room = None if limit is None else limit - self.rated_finished - store.pending_rated()
+        if room is None or room > 0:
+            self._top_up(store, capacity, room)
+
+    def _claim(
+        self,
+        store: Store,
+        pool: ProcessPoolExecutor,
+        in_flight: dict[Future[Finished], Match],
+        capacity: int,
+    ) -> None:
+        """Hand queued matches to the workers until ``capacity`` are in flight."""
+        while len(in_flight) < capacity:
+            match = store.claim_next()
+            if match is None:
+                return
+            try:
+                future = pool.submit(run_job, self._job(store, match))
+            except BrokenProcessPool:
+                # claimed but never handed to a worker: give it back, or it would stay
+                # "running" until the next restart
+                store.fail_match(match.id, "a worker process died")
+                raise
+            in_flight[future] = match
+
+    def _collect(self, store: Store, in_flight: dict[Future[Finished], Match]) -> None:
+        """Record the matches that finish within half a second."""
+        done, _ = wait(in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
+        for future in done:
+            match = in_flight.pop(future)
+            try:
+                self._record(store, match, future)
+            except BrokenProcessPool:
+                in_flight[future] = match  # failed with the others by _recover
+                raise
+
+    def _recover(self, store: Store, in_flight: dict[Future[Finished], Match]) -> None:
+        """A worker died and took the pool with it: fail (for a retry) every match it
+        held, so none stays "running"."""
+        self.log.error("worker_pool_broken", matches=[m.id for m in in_flight.values()])
+        for match in in_flight.values():
+            store.fail_match(match.id, "a worker process died")
 
     def _top_up(self, store: Store, capacity: int, room: int | None) -> int:
         """Queue new rated matches until ``capacity`` are waiting; return how many."""

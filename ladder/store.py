@@ -374,13 +374,6 @@ class Store:
         )
         return None if row is None else _bot(row)
 
-    def find_bot(self, name: str, version: str, game: str) -> Bot | None:
-        row = self.db.one(
-            f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.name = ? AND b.version = ? AND b.game = ?",
-            (elo.BASE, name, version, game),
-        )
-        return None if row is None else _bot(row)
-
     def bots(self, game: str | None = None, statuses: Iterable[str] | None = None) -> list[Bot]:
         where, params = ["1 = 1"], list[Any]([elo.BASE])
         if game:
@@ -667,9 +660,14 @@ class Store:
         )
         return {(int(r["bot_id"]), int(r["seat"])): int(r["n"]) for r in rows}
 
-    def games_with_matches(self) -> list[str]:
+    def games_with_bots(self) -> list[str]:
+        """The games some bot was submitted (or added as sparring partner) for, A to Z."""
         rows = self.db.execute("SELECT DISTINCT game FROM bots ORDER BY game")
         return [str(r["game"]) for r in rows]
+
+    # The old, wrong name: ladder/service.py (another branch's file this round) still
+    # calls it. Delete once its one call says games_with_bots.
+    games_with_matches = games_with_bots
 
     def counts(self) -> dict[str, int]:
         rows = self.db.execute("SELECT state, COUNT(*) AS n FROM matches GROUP BY state")

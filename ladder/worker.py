@@ -23,7 +23,7 @@ import structlog
 from engine import canonical_json
 from ladder import logs
 from ladder.store import Finished, SeatResult
-from referee.match import BotSpec, MatchSpec, TimeControl, play_match
+from referee.match import BotSpec, MatchSpec, play_match
 
 _PR_SET_PDEATHSIG = 1
 #: Characters of a seat's detail line kept in the store.
@@ -67,12 +67,9 @@ def run_job(job: Job) -> Finished:
     final.parent.mkdir(parents=True, exist_ok=True)
     partial = final.with_name(f"{final.name}.{os.getpid()}.part")
     Path(job.log_dir).mkdir(parents=True, exist_ok=True)
-    spec = MatchSpec(
-        game=job.game,
-        bots=[_spec(job, seat) for seat in range(len(job.bots))],
-        options=job.options,
-        seed=job.seed,
-        time_control=TimeControl.parse(job.time_control),
+    bots = [_spec(job, seat) for seat in range(len(job.bots))]
+    spec = replace(
+        MatchSpec.from_job(job.game, bots, job.options, job.seed, job.time_control),
         sandbox=True,  # the ladder never runs a submitted bot outside the sandbox
         require_limits=True,  # nor without its cgroup limits (LimitsUnavailable)
         in_process=job.builtins_in_process,  # built-in bots are our code: no process needed

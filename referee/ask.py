@@ -11,13 +11,21 @@ from dataclasses import dataclass
 
 import trio
 
-from bots.sdk import GameStart, Reply
+from bots.sdk import Reply
 from engine import Action, Game
+from referee.clock import GRACE_S
 from referee.failures import BotFailure, Failure
-from referee.match import BotSpec, Limits, MatchSpec, TimeControl, make_player, resolve_reply
-from referee.players import Question
+from referee.match import (
+    BotSpec,
+    Limits,
+    MatchSpec,
+    TimeControl,
+    game_start,
+    make_player,
+    resolve_reply,
+)
+from referee.players import Question, make_question
 from referee.replay import Move, Replay, ReplayError, states
-from referee.seeds import bot_seed
 
 
 @dataclass(frozen=True)
@@ -51,18 +59,10 @@ def question_at(
         raise ReplayError(f"seat {seat} does not decide at step {at} (seats {seats} do)")
     before = next(b for s, b, _ in states(replay, game) if s.index == at)
     recorded = next(m for m in step.moves if m.seat == seat)
-    tc = replay.header.time_control
-    time_left = recorded.clock_ms if recorded.clock_ms is not None else tc["per_decision_ms"]
-    question = Question(
-        decision=at,
-        seat=seat,
-        observation=before.observe(seat),
-        legal_actions=before.legal_actions(seat),
-        time_left_ms=time_left,
-        per_decision_ms=tc["per_decision_ms"],
-        bank_ms=max(0, time_left - tc["per_decision_ms"]),
-    )
-    return question, recorded
+    per_decision_ms = replay.header.time_control["per_decision_ms"]
+    time_left = recorded.clock_ms if recorded.clock_ms is not None else per_decision_ms
+    seed = game_start(replay.header, seat).seed
+    return make_question(at, seat, before, time_left, per_decision_ms, seed), recorded
 
 
 async def ask_again(
@@ -86,23 +86,13 @@ async def ask_again(
         in_process=in_process,
         limits=limits or Limits(),
     )
-    start = GameStart(
-        game=h.game,
-        version=h.version,
-        seat=question.seat,
-        players=h.players,
-        options=h.options,
-        per_decision_ms=h.time_control["per_decision_ms"],
-        bank_ms=h.time_control["bank_ms"],
-        seed=bot_seed(h.seed, question.seat),
-        match_id=h.match_id,
-    )
+    start = game_start(h, question.seat)
     reply = action = failure = None
     async with trio.open_nursery() as nursery:
         player = make_player(spec, bot, question.seat, f"ask-{h.match_id}", nursery)
         try:
             await player.start(start, spec.startup_timeout_s)
-            with trio.move_on_after(question.time_left_ms / 1000 + 0.05):
+            with trio.move_on_after(question.time_left_ms / 1000 + GRACE_S):
                 reply = await player.act(question, question.time_left_ms / 1000)
             if reply is None:
                 raise BotFailure(

@@ -349,16 +349,6 @@ class Cgroup:
         except (OSError, ValueError):
             return None
 
-    def memory_peak_bytes(self) -> int | None:
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        d = self.dirs.get("v2" if self.version == 2 else "memory")
-        if d is None:
-            return None
-        try:
-            return int((d / name).read_text())
-        except (OSError, ValueError):
-            return None
-
     def oom_killed(self) -> bool:
         """Whether the kernel killed a process of the group for memory."""
         try:

@@ -1,5 +1,7 @@
-"""structlog set-up for the command line: events go to stderr, never stdout (which
-carries the narration), and only warnings unless NIWA_LOG=info or debug."""
+"""The one structlog set-up, for every process: the command line (events on stderr,
+never stdout, which carries the narration; warnings only unless NIWA_LOG=info or
+debug), the ladder and its workers (:mod:`ladder.logs`). JSON lines when the stream is
+not a terminal (the ladder), readable lines otherwise."""
 
 from __future__ import annotations
 
@@ -38,16 +40,32 @@ def escape_strings(_: Any, __: str, event: MutableMapping[str, Any]) -> dict[str
     return out
 
 
-def configure_cli_logging() -> None:
-    level = getattr(logging, os.environ.get("NIWA_LOG", "warning").upper(), logging.WARNING)
+def configure(level: str = "info", json: bool | None = None, stream: Any = None) -> None:
+    """Set up structlog for this process. ``json``: None to decide by whether the stream
+    is a terminal. ``stream``: None for whatever ``sys.stderr`` is at each event."""
+    use_json = not (stream or sys.stderr).isatty() if json is None else json
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if use_json
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
     structlog.configure(
         processors=[
+            structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            escape_strings,
-            structlog.dev.ConsoleRenderer(colors=False),
+            structlog.processors.format_exc_info,
+            *(() if use_json else (escape_strings,)),  # JSON escapes control characters
+            renderer,
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=_stderr_logger,
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping().get(level.upper(), logging.WARNING)
+        ),
+        logger_factory=_stderr_logger if stream is None else structlog.PrintLoggerFactory(stream),
         cache_logger_on_first_use=False,
     )
+
+
+def configure_cli_logging() -> None:
+    """Readable lines on stderr, at the level NIWA_LOG names (warning by default)."""
+    configure(os.environ.get("NIWA_LOG", "warning"), json=False)

@@ -47,7 +47,7 @@ from referee import cgroups, sandbox, stderr_tail, uids
 from referee.cgroups import LimitsUnavailable
 from referee.clock import GRACE_S, WALL_FACTOR, Clock, TimeControl, wall_cap_s
 from referee.failures import FATAL, BotFailure, Failure, clip
-from referee.players import InProcessPlayer, Player, Question
+from referee.players import InProcessPlayer, Player, Question, make_question
 from referee.replay import (
     Header,
     Isolation,
@@ -154,6 +154,26 @@ class MatchSpec:
     def players(self) -> int:
         return len(self.bots)
 
+    @classmethod
+    def from_job(
+        cls,
+        game: str,
+        bots: Sequence[str | BotSpec],
+        options: Mapping[str, Any],
+        seed: int,
+        time_control: str,
+    ) -> MatchSpec:
+        """A match from the plain values a worker process receives (a bot as its
+        ``BotSpec`` text, the time control as ``"1s+30s"``); the other settings keep
+        their defaults (set them with :func:`dataclasses.replace`)."""
+        return cls(
+            game=game,
+            bots=[b if isinstance(b, BotSpec) else BotSpec.parse(b) for b in bots],
+            options=options,
+            seed=seed,
+            time_control=TimeControl.parse(time_control),
+        )
+
 
 @dataclass(frozen=True)
 class MatchOutcome:
@@ -192,6 +212,7 @@ class _Seat:
         self.player = player
         self.clock = Clock(match.time_control)
         self.defaults = stream(match.seed, "default", index)
+        self.seed = bot_seed(match.seed, index)  # the bot's own, sent in Start and Act
         self.failures = 0
         self.outcome = SeatOutcome(index)
         self.log = structlog.get_logger("niwa.referee").bind(
@@ -230,20 +251,6 @@ class _Match:
         self.clock: ClockKind = "wall"  # what decisions are charged; set once seats start
         self.log = structlog.get_logger("niwa.referee").bind(match=self.match_id)
 
-    def game_start(self, seat: int) -> GameStart:
-        tc = self.spec.time_control
-        return GameStart(
-            game=self.game.info.name,
-            version=self.game.info.version,
-            seat=seat,
-            players=self.spec.players,
-            options=self.options,
-            per_decision_ms=tc.per_decision_ms,
-            bank_ms=tc.bank_ms,
-            seed=bot_seed(self.spec.seed, seat),
-            match_id=self.match_id,
-        )
-
     async def put_out(self, seat: _Seat, kind: Failure, at: int | None, detail: str) -> None:
         """Stop the seat's bot and record why; ``at`` is the step, None at start-up."""
         await seat.player.close()  # reap first, so the stderr tail is complete
@@ -263,7 +270,7 @@ class _Match:
         try:
             # The player enforces READY and Start limits itself; this is a safety net.
             with trio.fail_after(2 * limit + 1):
-                await seat.player.start(self.game_start(seat.index), limit)
+                await seat.player.start(game_start(self.header(), seat.index), limit)
         except trio.TooSlowError:
             seat.failures += 1
             await self.put_out(seat, Failure.TIMEOUT, None, "start-up took too long")
@@ -274,20 +281,16 @@ class _Match:
             seat.log.info("seat_started", name=seat.player.name, version=seat.player.version)
 
     async def ask(self, seat: _Seat, index: int, state: State, moves: dict[int, Move]) -> None:
-        legal = state.legal_actions(seat.index)
         if seat.out:
+            legal = state.legal_actions(seat.index)
             moves[seat.index] = Move(seat.index, seat.defaults.choice(legal), status="OUT")
             return
         time_left = seat.clock.time_left_ms()
-        question = Question(
-            index,
-            seat.index,
-            state.observe(seat.index),
-            legal,
-            int(time_left),
-            seat.clock.control.per_decision_ms,
-            int(seat.clock.bank_ms),
+        question = make_question(
+            index, seat.index, state, int(time_left), seat.clock.control.per_decision_ms,
+            seat.seed,
         )
+        legal = question.legal_actions
         cpu0 = seat.player.cpu_seconds()
         t0 = time.perf_counter()
         reply, failure = await self.call_act(seat, question, time_left, cpu0)
@@ -522,6 +525,22 @@ class _Match:
         )
 
 
+def game_start(header: Header, seat: int) -> GameStart:
+    """The ``Start`` a seat's bot gets, from the replay header's values only, so
+    ``niwa replay ask`` (which has nothing else) sends the same one again."""
+    return GameStart(
+        game=header.game,
+        version=header.version,
+        seat=seat,
+        players=header.players,
+        options=header.options,
+        per_decision_ms=header.time_control["per_decision_ms"],
+        bank_ms=header.time_control["bank_ms"],
+        seed=bot_seed(header.seed, seat),
+        match_id=header.match_id,
+    )
+
+
 async def watch_cpu(
     player: Player, cpu0: float, budget_s: float, scope: trio.CancelScope
 ) -> None:
@@ -546,6 +565,17 @@ def _cpu_ms(before: float | None, after: float | None) -> float | None:
     if before is None or after is None:
         return None
     return max(0.0, after - before) * 1000
+
+
+def check_bots_play(game: str, bots: Sequence[BotSpec]) -> None:
+    """Raise ValueError (one line) if a bot's ``bot.toml`` does not list ``game``."""
+    for bot in bots:
+        manifest = bot.manifest()
+        if not manifest.plays(game):
+            raise ValueError(
+                f"bot {manifest.name} ({bot}) does not play {game}: "
+                f"its bot.toml lists {', '.join(manifest.games)}"
+            )
 
 
 def check_sandbox(bot_dirs: Sequence[BotSpec]) -> None:
@@ -590,13 +620,7 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
     """Play one match to the end and return its outcome (see the module docstring)."""
     game = load_game(spec.game)
     options = game.info.validate(spec.players, spec.options)
-    for bot in spec.bots:
-        manifest = bot.manifest()
-        if not manifest.plays(game.info.name):
-            raise ValueError(
-                f"bot {manifest.name} ({bot}) does not play {game.info.name}: "
-                f"its bot.toml lists {', '.join(manifest.games)}"
-            )
+    check_bots_play(game.info.name, spec.bots)
     if spec.sandbox and not all(b.is_builtin and spec.in_process for b in spec.bots):
         check_sandbox([b for b in spec.bots if not b.is_builtin])
         if spec.require_limits:  # refuse before any bot starts, not half-way

@@ -8,25 +8,32 @@ The match loop sees only this protocol, so a bot in a sandboxed process
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bots.sdk import Finish, GameStart, Reply, Turn, as_reply
-from engine import JSON, Action
+from engine import State
 from referee.failures import BotFailure, Failure
 
+#: One ``Act`` call, as the referee asks it: the SDK's :class:`bots.sdk.Turn`, so an
+#: in-process bot gets the very object the referee built.
+Question = Turn
 
-@dataclass(frozen=True)
-class Question:
-    """One ``Act`` call: what the seat sees and may do at step ``decision``."""
 
-    decision: int
-    seat: int
-    observation: dict[str, JSON]
-    legal_actions: list[Action]
-    time_left_ms: int
-    per_decision_ms: int = 0
-    bank_ms: int = 0
+def make_question(
+    decision: int, seat: int, state: State, time_left_ms: int, per_decision_ms: int, seed: int
+) -> Question:
+    """What ``seat`` is asked at step ``decision``: built here only, so the match and
+    ``niwa replay ask`` (which re-asks from the replay) send the same question."""
+    return Question(
+        decision=decision,
+        seat=seat,
+        observation=state.observe(seat),
+        legal_actions=state.legal_actions(seat),
+        time_left_ms=time_left_ms,
+        seed=seed,
+        per_decision_ms=per_decision_ms,
+        bank_ms=max(0, time_left_ms - per_decision_ms),
+    )
 
 
 class Player(Protocol):
@@ -68,25 +75,15 @@ class InProcessPlayer:
         self.bot = bot
         self.name = name
         self.version = version
-        self._seed = 0
         self._cpu = 0.0
 
     async def start(self, game: GameStart, timeout_s: float) -> None:
-        self._seed = game.seed
         hook = getattr(self.bot, "start", None)
         if hook is not None:
             self._call(hook, game)
 
     async def act(self, question: Question, timeout_s: float) -> Reply:
-        turn = Turn(
-            decision=question.decision,
-            seat=question.seat,
-            observation=question.observation,
-            legal_actions=question.legal_actions,
-            time_left_ms=question.time_left_ms,
-            seed=self._seed,
-        )
-        answer = self._call(self.bot.act, turn)
+        answer = self._call(self.bot.act, question)
         try:
             return as_reply(answer)
         except (TypeError, ValueError) as e:

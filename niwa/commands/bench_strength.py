@@ -32,11 +32,13 @@ from typing import Any
 import engine
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
-from niwa.series.games import GameJob, cores, play_game, run_jobs
+from niwa.series.games import GameJob, play_game, run_jobs
 from niwa.series.headtohead import a_score
-from niwa.series.stats import elo, wilson
+from niwa.series.report import fmt_elo, json_number
+from niwa.series.stats import block_interval, elo
+from referee.pool import cores
 
-__all__ = ["elo", "interval", "match_score", "run", "seatings", "t_quantile_975", "wilson"]
+__all__ = ["match_score", "run", "seatings"]
 
 DEFAULT_PAIRINGS = ("greedy:random", "mcts:greedy")
 
@@ -114,32 +116,6 @@ def match_score(places: Sequence[int], seating: Sequence[str]) -> float:
     return a_score(places, seating, "a", "b")
 
 
-def t_quantile_975(df: int) -> float:
-    """Student t 97.5 % quantile (Cornish-Fisher expansion; within 0.2 % for df >= 5)."""
-    z = 1.959964
-    if df <= 0:
-        return math.inf
-    return (
-        z
-        + (z**3 + z) / (4 * df)
-        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
-    )
-
-
-def interval(block_means: Sequence[float], matches: int) -> tuple[float, float, float]:
-    """Mean score and its 95 % interval: Student t on the independent per-deal means,
-    widened to at least the Wilson interval of ``matches`` games, which stays honest
-    when every game went the same way (the t interval then shrinks to a point)."""
-    mean = statistics.fmean(block_means)
-    n = len(block_means)
-    low, high = wilson(mean, matches)
-    if n >= 2:
-        half = t_quantile_975(n - 1) * statistics.stdev(block_means) / math.sqrt(n)
-        low, high = min(low, max(0.0, mean - half)), max(high, min(1.0, mean + half))
-    return mean, low, high
-
-
 def play(job: Job) -> Played:
     """Run one match in this (worker) process: the series' worker, scored for A."""
     # The names were checked by _split_pair (bots.builtin.create, options included).
@@ -149,11 +125,14 @@ def play(job: Job) -> Played:
     played = Played(job, match_score(record.places(), job.seating),
                     decisions=record.decisions, wall_s=record.wall_s)
     for seat in record.seats:
-        bot = job.a if seat.bot == "a" else job.b
-        for status, n in seat.failures.items():
-            counts = played.failures.setdefault(bot, {})
-            counts[status] = counts.get(status, 0) + n
+        _add_failures(played.failures, job.a if seat.bot == "a" else job.b, seat.failures)
     return played
+
+
+def _add_failures(into: dict[str, dict[str, int]], bot: str, counts: dict[str, int]) -> None:
+    for status, n in counts.items():
+        per_bot = into.setdefault(bot, {})  # only bots that failed are listed
+        per_bot[status] = per_bot.get(status, 0) + n
 
 
 def jobs_for(args: argparse.Namespace, a: str, b: str, players: int, out: Path) -> Iterator[Job]:
@@ -219,17 +198,13 @@ def run(args: argparse.Namespace) -> int:
         "rows": [{
             "players": r["players"], "a": r["a"], "b": r["b"], "matches": r["matches"],
             "deals": r["deals"], "score": r["score"][0], "score_low": r["score"][1],
-            "score_high": r["score"][2], "elo": _json_elo(elo(r["score"][0])),
-            "elo_low": _json_elo(elo(r["score"][1])), "elo_high": _json_elo(elo(r["score"][2])),
+            "score_high": r["score"][2], "elo": json_number(elo(r["score"][0])),
+            "elo_low": json_number(elo(r["score"][1])), "elo_high": json_number(elo(r["score"][2])),
             "failures": r["failures"], "decisions": r["decisions"], "wall_s": r["wall_s"],
         } for r in rows],
     })
     failed = sum(n for r in rows for per in r["failures"].values() for n in per.values())
     return 1 if failed else 0
-
-
-def _json_elo(x: float) -> float | str:
-    return _fmt_elo(x) if math.isinf(x) else x
 
 
 def _run_pairing(jobs: list[Job], workers: int, label: str) -> dict[str, Any]:
@@ -250,10 +225,8 @@ def _run_pairing(jobs: list[Job], workers: int, label: str) -> dict[str, Any]:
     for r in results:
         by_deal.setdefault(r.job.seed, []).append(r.score)
         for bot, per in r.failures.items():
-            for status, n in per.items():
-                per_bot = failures.setdefault(bot, {})
-                per_bot[status] = per_bot.get(status, 0) + n
-    mean, low, high = interval([statistics.fmean(v) for v in by_deal.values()], len(results))
+            _add_failures(failures, bot, per)
+    mean, low, high = block_interval([statistics.fmean(v) for v in by_deal.values()], len(results))
     first = jobs[0]
     return {
         "players": first.players,
@@ -268,10 +241,6 @@ def _run_pairing(jobs: list[Job], workers: int, label: str) -> dict[str, Any]:
     }
 
 
-def _fmt_elo(x: float) -> str:
-    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x + 0.0:+.0f}"
-
-
 def _print_table(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
     out = text_out(args)
     sandbox = "no sandbox" if args.no_sandbox else "sandboxed"
@@ -281,7 +250,7 @@ def _print_table(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
     for r in rows:
         mean, low, high = r["score"]
         score = f"{mean:.3f} [{low:.3f}, {high:.3f}]"
-        rating = f"{_fmt_elo(elo(mean))} [{_fmt_elo(elo(low))}, {_fmt_elo(elo(high))}]"
+        rating = f"{fmt_elo(elo(mean), 0)} [{fmt_elo(elo(low), 0)}, {fmt_elo(elo(high), 0)}]"
         fails = "/".join(
             str(sum(r["failures"].get(bot, {}).values())) for bot in (r["a"], r["b"])
         )

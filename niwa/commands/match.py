@@ -11,12 +11,13 @@ from typing import Any, TextIO
 
 import engine
 from niwa.cli import UsageError
-from niwa.commands.play import limits_banner
+from niwa.commands.play import warn_isolation
 from niwa.series import schedule, stats
-from niwa.series.games import GameJob, GameRecord, cores, play_game, run_jobs
+from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.headtohead import HeadToHead
 from niwa.series.report import JsonLines, Live, Standings, progress
 from niwa.series.setup import check_seating, labels, parse_bots
+from referee.pool import cores
 from referee.text import printable
 
 EPILOG = """\
@@ -153,12 +154,7 @@ def run(args: argparse.Namespace) -> int:
           f"{'' if first.sandbox else ' (NOT sandboxed)'}", file=out)
     for label, i in zip("AB", ids, strict=False):
         print(f"  {label} = {printable(i, 200)}", file=out)
-    if not first.sandbox:
-        print("warning: bots run WITHOUT a sandbox (--no-sandbox): only for bots you trust",
-              file=sys.stderr)
-    banner = limits_banner(first)
-    if banner:
-        print(banner, file=sys.stderr, flush=True)
+    warn_isolation(first)
 
     jobs = [
         GameJob(

@@ -127,6 +127,16 @@ def build_spec(args: argparse.Namespace, on_step: Any = None) -> MatchSpec:
     )
 
 
+def warn_isolation(spec: MatchSpec) -> None:
+    """Say on stderr when bots run unsandboxed, or sandboxed without their limits."""
+    if not spec.sandbox:
+        print("warning: bots run WITHOUT a sandbox (--no-sandbox): only for bots you trust",
+              file=sys.stderr)
+    banner = limits_banner(spec)
+    if banner:
+        print(banner, file=sys.stderr, flush=True)
+
+
 def limits_banner(spec: MatchSpec) -> str:
     """A loud warning when sandboxed bot processes would run without every cgroup
     limit; "" when they are all enforced (or no bot runs as a sandboxed process)."""
@@ -223,12 +233,7 @@ def run(args: argparse.Namespace) -> int:
         f"{'' if spec.sandbox or spec.in_process else ' (NOT sandboxed)'}",
         file=out,
     )
-    if not spec.sandbox:
-        print("warning: bots run WITHOUT a sandbox (--no-sandbox): only for bots you trust",
-              file=sys.stderr)
-    banner = limits_banner(spec)
-    if banner:
-        print(banner, file=sys.stderr, flush=True)
+    warn_isolation(spec)
     try:
         outcome = play_match(spec)
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game

@@ -7,13 +7,14 @@ needs only the referee, and a game that wedges its process cannot stall the othe
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
+
+from referee.pool import cores as cores  # re-exported: the series commands import it here
+from referee.pool import spawn_pool
 
 #: Decision statuses that count against a bot (DESIGN.md "Matches, clocks and failures").
 FAILURES = ("TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED")
@@ -103,18 +104,13 @@ class FailureCounter:
 
 def play_game(job: GameJob) -> GameRecord:
     """Run one game in this (worker) process."""
-    from referee.clock import TimeControl
     from referee.logs import configure_cli_logging
-    from referee.match import BotSpec, MatchSpec, play_match
+    from referee.match import MatchSpec, play_match
 
     configure_cli_logging()  # warnings only, on stderr
     counter = FailureCounter(len(job.bots))
-    spec = MatchSpec(
-        game=job.game,
-        bots=[BotSpec.parse(b) for b in job.bots],
-        options=job.options,
-        seed=job.seed,
-        time_control=TimeControl.parse(job.time_control),
+    spec = replace(
+        MatchSpec.from_job(job.game, job.bots, job.options, job.seed, job.time_control),
         sandbox=job.sandbox,
         replay_path=job.replay,
         ponder=job.ponder,
@@ -141,13 +137,6 @@ def play_game(job: GameJob) -> GameRecord:
     return GameRecord(job, seats, outcome.decisions, outcome.wall_s, outcome.match_id)
 
 
-def cores() -> int:
-    """CPUs this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def run_jobs(
     jobs: Iterable[J],
     work: Callable[[J], R],
@@ -161,11 +150,9 @@ def run_jobs(
     already running finish and are passed to ``on_done`` too. Returns True when every
     job ran. An exception in a job is raised here, after the running ones finish."""
     pending: Iterator[J] = iter(jobs)
-    # Fresh interpreters: a worker needs the referee only, not whatever the CLI imported.
-    context = multiprocessing.get_context("spawn")
     running: set[Future[R]] = set()
     stopped = False
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with spawn_pool(workers) as pool:
 
         def top_up() -> None:
             while not stopped and len(running) < workers:

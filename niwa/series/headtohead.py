@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ladder.elo import pair_score
 from niwa.series import stats
 from niwa.series.games import GameRecord
 from niwa.series.report import fmt_elo, json_number
@@ -23,7 +24,7 @@ def a_score(places: Sequence[int], seats: Sequence[str], a: str, b: str) -> floa
     total = 0.0
     for i in a_seats:
         for j in b_seats:
-            total += 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
+            total += pair_score(places[i], places[j])
     return total / (len(a_seats) * len(b_seats))
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from ladder.elo import pair_score
 from niwa.series.games import FAILURES, GameRecord
 from referee.text import printable
 
@@ -61,7 +62,7 @@ def points(place: int, places: Sequence[int]) -> float:
     others = len(places) - 1
     if others == 0:
         return 0.0
-    ahead = sum(1.0 if place < p else 0.5 if place == p else 0.0 for p in places)
+    ahead = sum(pair_score(place, p) for p in places)
     return (ahead - 0.5) / others  # the seat's own place counted ½ above
 
 
@@ -114,8 +115,9 @@ class Standings:
         return rows
 
 
-def fmt_elo(x: float) -> str:
-    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x + 0.0:+.1f}"
+def fmt_elo(x: float, digits: int = 1) -> str:
+    """``+12.3`` (signed, ``digits`` decimals), or ``inf`` / ``-inf``."""
+    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x + 0.0:+.{digits}f}"
 
 
 def progress(done: int, total: int, started: float) -> str:

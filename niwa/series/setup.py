@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from niwa.cli import UsageError
 from niwa.commands.play import build_spec
-from referee.match import BotSpec, MatchSpec, check_sandbox, load_game
+from referee.match import BotSpec, MatchSpec, check_bots_play, check_sandbox, load_game
 from referee.sandbox import SandboxUnavailable, bwrap
 
 
@@ -21,14 +21,10 @@ def check_seating(args: argparse.Namespace, seats: Sequence[str]) -> MatchSpec:
         log_dir=None, ponder=getattr(args, "ponder", False),
     )
     spec = build_spec(one)
-    name = load_game(spec.game).info.name
-    for bot in spec.bots:
-        manifest = bot.manifest()
-        if not manifest.plays(name):
-            raise UsageError(
-                f"bot {manifest.name} ({bot}) does not play {name}: "
-                f"its bot.toml lists {', '.join(manifest.games)}"
-            )
+    try:
+        check_bots_play(load_game(spec.game).info.name, spec.bots)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if spec.sandbox:
         try:
             bwrap()

@@ -31,11 +31,13 @@ From the counts ``n_i`` of each outcome (N observations):
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-Z95 = 1.959963984540054
+from ladder.elo import Z95, expected
+
 #: Added to every outcome count before the SPRT's fit (as fishtest does).
 REGULARISATION = 1e-3
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -54,8 +56,9 @@ def elo(score: float) -> float:
 
 
 def expected_score(elo_diff: float) -> float:
-    """The score an Elo difference of ``elo_diff`` expects: the inverse of :func:`elo`."""
-    return 1.0 / (1.0 + math.pow(10.0, -elo_diff / 400.0))
+    """The score an Elo difference of ``elo_diff`` expects: the inverse of :func:`elo`
+    (the ladder's own formula, :func:`ladder.elo.expected`)."""
+    return expected(elo_diff, 0.0)
 
 
 def normal_cdf(x: float) -> float:
@@ -68,6 +71,32 @@ def wilson(score: float, n: float) -> tuple[float, float]:
     centre = (score + z2 / (2 * n)) / (1 + z2 / n)
     half = Z95 / (1 + z2 / n) * math.sqrt(score * (1 - score) / n + z2 / (4 * n * n))
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def t_quantile_975(df: int) -> float:
+    """Student t 97.5 % quantile (Cornish-Fisher expansion; within 0.2 % for df >= 5)."""
+    z = 1.959964
+    if df <= 0:
+        return math.inf
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
+
+
+def block_interval(block_means: Sequence[float], matches: int) -> tuple[float, float, float]:
+    """Mean score and its 95 % interval: Student t on the independent per-deal means,
+    widened to at least the Wilson interval of ``matches`` games, which stays honest
+    when every game went the same way (the t interval then shrinks to a point)."""
+    mean = statistics.fmean(block_means)
+    n = len(block_means)
+    low, high = wilson(mean, matches)
+    if n >= 2:
+        half = t_quantile_975(n - 1) * statistics.stdev(block_means) / math.sqrt(n)
+        low, high = min(low, max(0.0, mean - half)), max(high, min(1.0, mean + half))
+    return mean, low, high
 
 
 @dataclass(frozen=True)

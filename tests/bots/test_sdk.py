@@ -137,3 +137,30 @@ def test_a_served_bot_prints_ready_and_answers_act_over_its_socket(tmp_path: Pat
     finally:
         bot.terminate()
         bot.wait()
+
+
+class _Keeps:
+    """Keeps the turn it was asked."""
+
+    def __init__(self) -> None:
+        self.turns: list[Turn] = []
+
+    def act(self, turn: Turn) -> int:
+        self.turns.append(turn)
+        return 0
+
+
+def test_a_served_bot_gets_the_very_question_the_referee_built(tmp_path: Path) -> None:
+    question = Question(7, 1, {"hand": [1, 2]}, [{"t": "a"}, "b"], 1500, seed=99,
+                        per_decision_ms=1000, bank_ms=500)
+    client = BotClient(str(tmp_path / "unused.sock"), 1 << 20)
+    try:
+        request = client.act_request(question)
+    finally:
+        client.close()
+    bot = _Keeps()
+    servicer = _Servicer(bot)
+    start = bot_pb2.StartRequest(game="toy", version="toy@1", seat=1, players=2, seed=99)
+    servicer.Start(start, None)  # type: ignore[arg-type]
+    servicer.Act(request, None)  # type: ignore[arg-type]
+    assert bot.turns == [question]

@@ -249,3 +249,11 @@ def test_settings_are_kept_in_the_store(store: Store) -> None:
     store.set_setting("quota.versions", "4")
     assert store.setting("quota.versions") == "4"
     assert store.setting("nothing") is None
+
+
+def test_games_with_bots_lists_each_game_a_bot_was_added_for_once_a_to_z(store: Store) -> None:
+    assert store.games_with_bots() == []
+    owner = store.system_owner()
+    for name, game in [("a", "sakura"), ("b", "blossom"), ("c", "sakura")]:
+        store.add_bot(name, "1", game, owner.id, "builtin:random", None, ACTIVE)
+    assert store.games_with_bots() == ["blossom", "sakura"]

@@ -19,6 +19,26 @@ RAW = Path(__file__).parent / "hostile" / "raw.py"
 FAST = TimeControl.parse("300ms+1s")
 
 
+def readable(*paths: Path) -> None:
+    """The sandbox runs bots as an unprivileged uid: it must read them."""
+    for path in paths:
+        for p in (path, *path.rglob("*")):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+
+
+def bot_crashing_at_import(root: Path) -> Path:
+    """A Python bot directory ``root/crashy`` whose bot.py dies at its second line:
+    ``ModuleNotFoundError: No module named 'numpyy'``."""
+    bot = root / "crashy"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(
+        'name = "crashy"\nversion = "1"\ngames = ["*"]\ncommand = ["python3", "bot.py"]\n'
+    )
+    (bot / "bot.py").write_text("import json\nimport numpyy\n")
+    readable(root)
+    return bot
+
+
 def hostile_bot(root: Path, behaviour: str, *args: str, script: Path = HOSTILE) -> Path:
     """A bot directory running ``script`` (hostile.py) with ``behaviour``.
     World-readable, because the sandbox runs bots as an unprivileged uid."""

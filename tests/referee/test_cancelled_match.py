@@ -5,6 +5,7 @@ closing a player must not depend on them."""
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from pathlib import Path
 
 import trio
@@ -16,7 +17,8 @@ from tests.referee.toy import GAME
 
 
 def test_a_match_cancelled_mid_decision_stops_and_reaps_every_bot(tmp_path: Path) -> None:
-    match_id = "cancelled-mid-decision"
+    # Unique: another run of this test on the machine must not count as our leftover.
+    match_id = f"cancelled-mid-decision-{uuid.uuid4().hex[:8]}"
     spec = MatchSpec(
         game=GAME,
         bots=[BotSpec.parse(str(hostile_bot(tmp_path, "nap", "2000"))),

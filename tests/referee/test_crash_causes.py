@@ -12,6 +12,7 @@ import pytest
 from niwa.cli import main
 from referee import replay
 from referee.stderr_tail import REPLAY_TAIL_BYTES, cause_lines, for_replay
+from tests.referee.sandboxing import bot_crashing_at_import, readable
 
 JS_EXAMPLE = Path(__file__).parents[2] / "examples" / "js-bot"
 
@@ -35,24 +36,6 @@ Require stack:
 }
 
 Node.js v20.11.1""".splitlines()
-
-
-def readable(*paths: Path) -> None:
-    """The sandbox runs bots as an unprivileged uid: it must read them."""
-    for path in paths:
-        for p in (path, *path.rglob("*")):
-            p.chmod(0o755 if p.is_dir() else 0o644)
-
-
-def python_bot_importing_numpyy(root: Path) -> Path:
-    bot = root / "crashy"
-    bot.mkdir()
-    (bot / "bot.toml").write_text(
-        'name = "crashy"\nversion = "1"\ngames = ["*"]\ncommand = ["python3", "bot.py"]\n'
-    )
-    (bot / "bot.py").write_text("import json\nimport numpyy\n")
-    readable(root)
-    return bot
 
 
 def node_bot_without_its_packages(root: Path) -> Path:
@@ -87,7 +70,7 @@ def lines_under_out(output: str) -> list[str]:
 def test_a_python_bot_dying_at_import_shows_its_error_in_play_and_replay_show(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, played, shown = play_and_show(python_bot_importing_numpyy(tmp_path), tmp_path, capsys)
+    code, played, shown = play_and_show(bot_crashing_at_import(tmp_path), tmp_path, capsys)
     assert code == 1  # a bot directory went out
     for output in (played, shown):
         under = lines_under_out(output)

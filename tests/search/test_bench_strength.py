@@ -10,15 +10,8 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import UsageError
-from niwa.commands.bench_strength import (
-    elo,
-    interval,
-    match_score,
-    run,
-    seatings,
-    t_quantile_975,
-    wilson,
-)
+from niwa.commands.bench_strength import match_score, run, seatings
+from niwa.series.stats import block_interval, elo, t_quantile_975, wilson
 
 
 def test_two_players_swap_seats() -> None:
@@ -52,13 +45,13 @@ def test_the_t_quantile_matches_the_tables() -> None:
 
 
 def test_the_interval_is_the_mean_plus_minus_t_standard_errors_within_0_1() -> None:
-    mean, low, high = interval([1.0, 0.5, 1.0, 0.5], matches=8)
+    mean, low, high = block_interval([1.0, 0.5, 1.0, 0.5], matches=8)
     half = t_quantile_975(3) * 0.288675 / 2
     assert (mean, low, high) == pytest.approx((0.75, 0.75 - half, min(1.0, 0.75 + half)))
 
 
 def test_a_clean_sweep_still_gets_the_wilson_interval() -> None:
-    mean, low, high = interval([1.0] * 50, matches=100)
+    mean, low, high = block_interval([1.0] * 50, matches=100)
     assert (mean, high) == (1.0, 1.0)
     assert low == pytest.approx(wilson(1.0, 100)[0]) and low == pytest.approx(0.963, abs=0.001)
 

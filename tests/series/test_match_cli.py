@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
+from tests.referee.sandboxing import bot_crashing_at_import
 
 FAST = ["--time", "0.1s+1s", "--concurrency", "2"]
 
@@ -75,14 +76,7 @@ def test_three_players_fill_the_third_seat_from_the_field(tmp_path: Path) -> Non
 def test_a_bot_directory_that_goes_out_makes_exit_code_1_and_shows_its_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bot = tmp_path / "crashy"
-    bot.mkdir()
-    (bot / "bot.toml").write_text(
-        'name = "crashy"\nversion = "1"\ngames = ["*"]\ncommand = ["python3", "bot.py"]\n'
-    )
-    (bot / "bot.py").write_text("import numpyy\n")
-    for path in (tmp_path, bot, *bot.iterdir()):  # the sandbox's uid must read it
-        path.chmod(0o755)
+    bot = bot_crashing_at_import(tmp_path)
     argv = ["match", "blossom", "--bot", str(bot), "--bot", "builtin:random", "--games", "2",
             "--seed", "1", *FAST]
     assert main(argv) == 1
