@@ -8,8 +8,8 @@ from pathlib import Path
 
 import grpc
 
-from niwa.v1 import ladder_pb2 as pb
-from niwa.v1 import ladder_pb2_grpc as pb_grpc
+from niwa_proto.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 
 Metadata = tuple[tuple[str, str], ...]
 

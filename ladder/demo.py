@@ -19,7 +19,7 @@ from ladder import report, submission
 from ladder.runner import Runner, Settings
 from ladder.service import Reads
 from ladder.store import ACTIVE, DONE, Bot, Match, Store
-from niwa.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2 as pb
 
 DEFAULT_MATCHES_PER_GAME = 25
 #: The search bot thinks for a fixed 30 ms a decision here, so that the demo's hundred

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from niwa.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2 as pb
 from referee.stderr_tail import cause_lines
 from referee.text import printable
 

@@ -42,8 +42,8 @@ from ladder.store import (
     Store,
     StoreError,
 )
-from niwa.v1 import ladder_pb2 as pb
-from niwa.v1 import ladder_pb2_grpc as pb_grpc
+from niwa_proto.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 
 WATCH_POLL_S = 0.3
 #: How long anonymous callers share one computed leaderboard.

@@ -31,7 +31,7 @@ import trio
 
 from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, cut_debug
 from engine import JSON, canonical_json
-from niwa.v1 import bot_pb2
+from niwa_proto.v1 import bot_pb2
 from referee.failures import BotFailure, Failure, clip
 from referee.players import Question
 

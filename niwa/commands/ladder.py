@@ -28,7 +28,7 @@ from ladder.runner import Settings
 from ladder.service import Reads
 from ladder.store import PENDING, Store, StoreError
 from niwa.cli import UsageError
-from niwa.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2 as pb
 from referee.cgroups import LimitsUnavailable
 from referee.text import printable
 

@@ -14,8 +14,8 @@ import pytest
 from ladder import archive, client, server, service
 from ladder.admission import Admission, Limits
 from ladder.store import ACTIVE, Finished, SeatResult, Store
-from niwa.v1 import ladder_pb2 as pb
-from niwa.v1 import ladder_pb2_grpc as pb_grpc
+from niwa_proto.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 from tests.ladder.serving import start_ladder, wait_for
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "python-bot"

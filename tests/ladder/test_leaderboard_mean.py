@@ -6,7 +6,7 @@ from __future__ import annotations
 from ladder import elo
 from ladder.service import Reads, shown_placings
 from ladder.store import ACTIVE, SUPERSEDED, Finished, SeatResult, Store
-from niwa.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2 as pb
 
 
 def play(store: Store, winner: int, loser: int) -> None:

@@ -14,7 +14,7 @@ import trio
 
 from bots.sdk import GameStart
 from bots.server import _Servicer
-from niwa.v1 import bot_pb2, bot_pb2_grpc
+from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
 from referee.failures import BotFailure, Failure, clip
 from referee.transport import (
     MAX_ACTION_CHARS,
