@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 
 from bots.sdk import READY_LINE, SOCKET_ENV, Bot, Finish, GameStart, Turn, as_reply
-from niwa.v1 import bot_pb2, bot_pb2_grpc
+from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
 
 
 class _Servicer(bot_pb2_grpc.BotServicer):

@@ -16,10 +16,9 @@ from typing import TextIO
 import engine
 from bots import builtin
 from ladder import report, submission
+from ladder.reads import Reads
 from ladder.runner import Runner, Settings
-from ladder.service import Reads
 from ladder.store import ACTIVE, DONE, Bot, Match, Store
-from niwa.v1 import ladder_pb2 as pb
 
 DEFAULT_MATCHES_PER_GAME = 25
 #: The search bot thinks for a fixed 30 ms a decision here, so that the demo's hundred
@@ -113,8 +112,7 @@ def run(
         progress = Progress(total)
         Runner(settings, on_finished=progress.update).run(threading.Event())
         progress.close()
-        boards = Reads(store).leaderboard(pb.LeaderboardRequest())
-        for board in boards.boards:
+        for board in Reads(store).leaderboards():
             print("\n" + report.leaderboard(board), file=out)
         latest = store.matches(state=DONE, limit=1)
         print(f"\ndatabase: {data_dir / 'ladder.db'}   replays: {data_dir / 'replays'}/", file=out)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from niwa.v1 import ladder_pb2 as pb
+from ladder.views import BotListing, BotLogs, LadderBot, Leaderboard, MatchView, SeatResult
 from referee.stderr_tail import cause_lines
 from referee.text import printable
 
@@ -27,7 +27,7 @@ def _p(text: str, limit: int = NAME_SHOWN) -> str:
     return printable(text, limit)
 
 
-def leaderboard(board: pb.Leaderboard) -> str:
+def leaderboard(board: Leaderboard) -> str:
     lines = [f"{_p(board.game)}: {board.matches} rated matches"]
     if not board.rows:
         lines.append("  no active bots yet")
@@ -54,7 +54,7 @@ def _when(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def is_builtin(bot: pb.LadderBot) -> bool:
+def is_builtin(bot: LadderBot) -> bool:
     return bot.source.startswith("builtin:")
 
 
@@ -68,16 +68,16 @@ def stderr_lines(tail: Iterable[str], indent: str) -> list[str]:
     return [f"{indent}stderr (why it stopped):", *(f"{indent}  {x}" for x in lines)]
 
 
-def _failure(r: pb.SeatResult) -> str:
+def _failure(r: SeatResult) -> str:
     return r.failure or r.reason.split(":")[0]
 
 
-def _placing(r: pb.SeatResult) -> str:
+def _placing(r: SeatResult) -> str:
     out = f" (out: {_p(_failure(r))})" if r.status != "ok" else ""
     return f"{r.place + 1}. {_p(r.bot)}{out}"
 
 
-def out_lines(m: pb.Match) -> list[str]:
+def out_lines(m: MatchView) -> list[str]:
     """Under a match: each seat that went out, why, when, and (for its owner) the end
     of its stderr."""
     lines = []
@@ -91,11 +91,11 @@ def out_lines(m: pb.Match) -> list[str]:
     return lines
 
 
-def matches(listing: pb.ListMatchesResponse, details: bool = False) -> str:
-    if not listing.matches:
+def matches(listing: Sequence[MatchView], details: bool = False) -> str:
+    if not listing:
         return "no matches"
     lines = [f"{'id':>6}  {'game':<8} {'kind':<10} {'state':<8} {'finished (UTC)':<19}  result"]
-    for m in listing.matches:
+    for m in listing:
         if m.results:
             result = ", ".join(
                 _placing(r) for r in sorted(m.results, key=lambda r: (r.place, r.seat))
@@ -111,7 +111,7 @@ def matches(listing: pb.ListMatchesResponse, details: bool = False) -> str:
     return "\n".join(lines)
 
 
-def bots(listing: pb.ListBotsResponse) -> str:
+def bots(listing: BotListing) -> str:
     waiting = [f"{_p(g.game)}: {_p(g.waiting, REASON_SHOWN)}" for g in listing.games if g.waiting]
     if not listing.bots:
         return "\n".join(["no bots", *waiting])
@@ -128,7 +128,7 @@ def bots(listing: pb.ListBotsResponse) -> str:
     return "\n".join(lines)
 
 
-def bot_logs(logs: pb.BotLogs) -> str:
+def bot_logs(logs: BotLogs) -> str:
     lines = []
     for seat in logs.seats:
         status = f"out ({_p(seat.failure)})" if seat.status != "ok" else "ok"
@@ -152,7 +152,7 @@ def print_json(value: dict[str, Any]) -> None:
     sys.stdout.write("\n")
 
 
-def _bot_json(b: pb.LadderBot) -> dict[str, Any]:
+def _bot_json(b: LadderBot) -> dict[str, Any]:
     return {
         "id": b.id, "bot": f"{b.name}@{b.version}", "name": b.name, "version": b.version,
         "game": b.game, "owner": b.owner, "builtin": is_builtin(b), "status": b.status,
@@ -161,7 +161,7 @@ def _bot_json(b: pb.LadderBot) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def leaderboard_json(reply: pb.LeaderboardResponse) -> dict[str, Any]:
+def leaderboard_json(boards: Sequence[Leaderboard]) -> dict[str, Any]:
     return {"boards": [
         {
             "game": board.game,
@@ -176,11 +176,11 @@ def leaderboard_json(reply: pb.LeaderboardResponse) -> dict[str, Any]:
                 for row in board.rows
             ],
         }
-        for board in reply.boards
+        for board in boards
     ]}  # fmt: skip
 
 
-def _seat_json(r: pb.SeatResult) -> dict[str, Any]:
+def _seat_json(r: SeatResult) -> dict[str, Any]:
     out = r.status != "ok"
     return {
         "seat": r.seat, "bot_id": r.bot_id, "bot": r.bot, "place": r.place + 1,
@@ -192,7 +192,7 @@ def _seat_json(r: pb.SeatResult) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def matches_json(listing: pb.ListMatchesResponse) -> dict[str, Any]:
+def matches_json(listing: Sequence[MatchView]) -> dict[str, Any]:
     return {"matches": [
         {
             "id": m.id, "game": m.game, "game_version": m.game_version, "kind": m.kind,
@@ -204,11 +204,11 @@ def matches_json(listing: pb.ListMatchesResponse) -> dict[str, Any]:
             "duplicate_group": m.duplicate_group or None,
             "results": [_seat_json(r) for r in sorted(m.results, key=lambda r: r.seat)],
         }
-        for m in listing.matches
+        for m in listing
     ]}  # fmt: skip
 
 
-def bots_json(listing: pb.ListBotsResponse) -> dict[str, Any]:
+def bots_json(listing: BotListing) -> dict[str, Any]:
     return {
         "bots": [_bot_json(b) for b in listing.bots],
         "games": [

@@ -21,8 +21,8 @@ import engine
 from ladder import archive
 from ladder.admission import Admission, Limits, Tokens
 from ladder.service import LadderService
-from niwa.v1 import ladder_pb2 as pb
-from niwa.v1 import ladder_pb2_grpc as pb_grpc
+from niwa_proto.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Ladder"].full_name
 MAX_MESSAGE = archive.DEFAULT_LIMITS.archive_bytes + (1 << 20)

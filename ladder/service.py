@@ -1,10 +1,8 @@
-"""The ``niwa.v1.Ladder`` gRPC service, and the same reads for a local store.
+"""The ``niwa.v1.Ladder`` gRPC service: requests in, ``ladder.reads`` and
+``ladder.submission`` on the store, messages out (``ladder.wire`` converts).
 
-The read functions (:class:`Reads`) turn store rows into API messages; the server
-answers with them and the CLI, given ``--db``, calls them directly, so both print the
-same thing, and both refuse malformed requests the same way. Writes check the caller's
-token (gRPC metadata ``authorization: Bearer TOKEN``): an owner may submit and retire
-their own bots, an admin anything.
+Writes check the caller's token (gRPC metadata ``authorization: Bearer TOKEN``): an
+owner may submit and retire their own bots, an admin anything.
 
 The servicer runs on an asyncio event loop (see ``ladder.server``); every store call runs
 on a small thread pool: one for anonymous callers, one for callers with a token, one for
@@ -15,11 +13,9 @@ one task polls the store for finished matches and wakes the watchers.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,341 +23,32 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
-import engine
-from ladder import elo, sparring, submission
+from ladder import submission
 from ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, Limits, caller
-from ladder.store import (
-    ACTIVE,
-    DONE,
-    REJECTED,
-    RETIRED,
-    SYSTEM_OWNER,
-    Bot,
-    Match,
-    Owner,
-    Store,
-    StoreError,
+from ladder.reads import (
+    WATCH_BATCH,
+    Denied,
+    NotFound,
+    Reads,
+    ReplayTampered,
+    bot_view,
+    check_game,
+    check_id,
+    check_text,
+    known_games,
 )
-from niwa.v1 import ladder_pb2 as pb
-from niwa.v1 import ladder_pb2_grpc as pb_grpc
+from ladder.store import RETIRED, Bot, Owner, Store, StoreError
+from ladder.views import MatchQuery, MatchView
+from ladder.wire import from_message, to_message
+from niwa_proto.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 
 WATCH_POLL_S = 0.3
 #: How long anonymous callers share one computed leaderboard.
 BOARD_CACHE_S = 2.0
-#: Matches sent per store query while a watcher catches up.
-WATCH_BATCH = 100
-#: ListMatches answers at most this many per call; page with ``before_id``.
-MAX_LIST = 200
-DEFAULT_LIST = 20
-#: Longest game name, state or owner name a request may carry.
-MAX_TEXT = 64
-STATES = ("queued", "running", "done", "failed")
 
 T = TypeVar("T")
 log = structlog.get_logger("niwa.ladder.api")
-
-
-class NotFound(StoreError):
-    """What the request names does not exist (gRPC NOT_FOUND)."""
-
-
-class Denied(StoreError):
-    """The caller may not read this (gRPC PERMISSION_DENIED)."""
-
-
-class ReplayTampered(StoreError):
-    """A replay file no longer matches the SHA-256 recorded when its match finished
-    (gRPC DATA_LOSS)."""
-
-
-def bot_message(bot: Bot, stderr_tail: Iterable[str] = ()) -> pb.LadderBot:
-    return pb.LadderBot(
-        id=bot.id,
-        name=bot.name,
-        version=bot.version,
-        game=bot.game,
-        owner=bot.owner,
-        source=bot.source,
-        archive_hash=bot.archive_hash or "",
-        status=bot.status,
-        reason=bot.reason,
-        elo=bot.elo,
-        games=bot.games,
-        wins=bot.wins,
-        stderr_tail=list(stderr_tail),
-    )
-
-
-def _text(what: str, value: str) -> str:
-    if len(value) > MAX_TEXT:
-        raise StoreError(f"{what} is {len(value)} characters long: at most {MAX_TEXT}")
-    return value
-
-
-def known_games(games: Iterable[str] | None = None) -> frozenset[str]:
-    """The ladder's games and every registered one (a store may hold bots of both)."""
-    return frozenset(games or ()) | frozenset(engine.games())
-
-
-def check_game(name: str, games: frozenset[str]) -> str | None:
-    """A game filter: None for all, else a known game's name."""
-    if not name:
-        return None
-    _text("the game name", name)
-    if name not in games:
-        raise NotFound(f"no game {name!r} on this ladder: games are {', '.join(sorted(games))}")
-    return name
-
-
-def _id(what: str, value: int, optional: bool = False) -> int:
-    if value < 0 or (value == 0 and not optional):
-        raise StoreError(f"{what} {value}: ids are positive")
-    return value
-
-
-def shown_placings(
-    placings: Iterable[Sequence[tuple[int, int]]], shown: Collection[int]
-) -> list[list[tuple[int, int]]]:
-    """The leaderboard's evidence: every rated match with only the seats of the bots it
-    shows (superseded, retired and reserve bots are left out of the fit, so the mean
-    of 1500 is the mean of the rows shown); a match left with fewer than two seats
-    says nothing about how they compare."""
-    kept = [[(bot, place) for bot, place in match if bot in shown] for match in placings]
-    return [match for match in kept if len(match) >= 2]
-
-
-class Reads:
-    """Reads over one store: leaderboards, bots, matches, replays, bot logs. Malformed
-    requests raise :class:`StoreError` (or :class:`NotFound`) with one line.
-
-    ``viewer`` is the caller (None: anonymous): a bot's stderr goes only to its owner
-    and to admins. ``trusted`` reads (the CLI's ``--db``, which has the files anyway)
-    see everything."""
-
-    def __init__(
-        self,
-        store: Store,
-        games: Iterable[str] | None = None,
-        viewer: Owner | None = None,
-        trusted: bool = False,
-    ) -> None:
-        self.store = store
-        self.ladder_games = list(games or ()) or engine.games()
-        self.games = known_games(games)
-        self.viewer = viewer
-        self.trusted = trusted
-
-    def game(self, name: str) -> str | None:
-        return check_game(name, self.games)
-
-    def may_read_logs(self, owner_id: int) -> bool:
-        """May the caller read the stderr of a bot of ``owner_id``?"""
-        v = self.viewer
-        return self.trusted or (v is not None and (v.is_admin or v.id == owner_id))
-
-    def list_bots(self, request: pb.ListBotsRequest) -> pb.ListBotsResponse:
-        statuses = None if request.all else [ACTIVE]
-        game = self.game(request.game)
-        bots = self.store.bots(game, statuses)
-        return pb.ListBotsResponse(
-            bots=[bot_message(b, self._verdict_tail(b)) for b in bots],
-            games=[self.game_status(g) for g in ([game] if game else self.ladder_games)],
-        )
-
-    def _verdict_tail(self, bot: Bot) -> tuple[str, ...]:
-        """A bot rejected because it went out in validation: the end of its stderr
-        there, for its owner."""
-        if bot.status != REJECTED or not self.may_read_logs(bot.owner_id):
-            return ()
-        return self.store.validation_tail(bot.id)
-
-    def game_status(self, game: str) -> pb.GameStatus:
-        """Whether ``game`` can make a match; said to be waiting only once a bot has
-        been submitted to it (a game nobody plays is not news)."""
-        bots = self.store.bots(game)
-        active = sum(b.status == ACTIVE for b in bots)
-        need = sparring.needed(engine.load(game).info.min_players)
-        submitted = any(b.owner != SYSTEM_OWNER for b in bots)
-        return pb.GameStatus(
-            game=game, active=active, needed=need,
-            waiting=sparring.waiting(active, need) if submitted else "",
-        )  # fmt: skip
-
-    def leaderboard(self, request: pb.LeaderboardRequest) -> pb.LeaderboardResponse:
-        game = self.game(request.game)
-        games = [game] if game else self.store.games_with_matches()
-        return pb.LeaderboardResponse(boards=[self._board(g) for g in games])
-
-    def _board(self, game: str) -> pb.Leaderboard:
-        placings = self.store.rated_placings(game)
-        bots = self.store.bots(game, [ACTIVE])
-        estimates = elo.batch_elo(shown_placings(placings, {b.id for b in bots}))
-        unrated = elo.Estimate(elo.BASE, float("inf"))
-        ranked = sorted(
-            bots,
-            key=lambda b: (b.id not in estimates, -estimates.get(b.id, unrated).elo, b.name),
-        )
-        rows = [
-            pb.LeaderboardRow(
-                rank=rank,
-                bot=bot_message(b),
-                elo=estimates.get(b.id, unrated).elo,
-                ci95=estimates.get(b.id, unrated).ci95,
-            )
-            for rank, b in enumerate(ranked, start=1)
-        ]
-        return pb.Leaderboard(game=game, matches=len(placings), rows=rows)
-
-    def match_message(self, match: Match) -> pb.Match:
-        bots = {b: self.store.bot(b) for b in set(match.seats)}
-        results = []
-        for r in self.store.results(match.id):
-            bot = bots.get(r.bot_id)
-            out = r.status != "ok"
-            results.append(pb.SeatResult(
-                seat=r.seat,
-                bot_id=r.bot_id,
-                bot=bot.label if bot else str(r.bot_id),
-                place=r.place,
-                score=r.score,
-                status=r.status,
-                reason=f"{r.reason}: {r.detail}" if out and r.detail else r.reason,
-                failure=r.reason if out else "",
-                out_step=r.out_step or 0,
-                out_at_start=out and r.out_step is None,
-                detail=r.detail if out else "",
-                stderr_tail=list(r.stderr_tail)
-                if bot is not None and self.may_read_logs(bot.owner_id) else [],
-            ))  # fmt: skip
-        return pb.Match(
-            id=match.id,
-            game=match.game,
-            game_version=match.game_version,
-            kind=match.kind,
-            seed=match.seed,
-            options_json=json.dumps(match.options, sort_keys=True),
-            state=match.state,
-            seats=list(match.seats),
-            results=results,
-            created_at=match.created_at,
-            started_at=match.started_at or 0.0,
-            finished_at=match.finished_at or 0.0,
-            wall_s=match.wall_s or 0.0,
-            decisions=match.decisions or 0,
-            error=match.error,
-            seq=match.seq or 0,
-            replay_sha256=match.replay_sha256 or "",
-            duplicate_group=match.duplicate_group or 0,
-        )
-
-    def list_matches(self, request: pb.ListMatchesRequest) -> pb.ListMatchesResponse:
-        if request.limit < 0:
-            raise StoreError(
-                f"limit {request.limit}: give 1 to {MAX_LIST} (0: {DEFAULT_LIST}), "
-                "and page with before_id"
-            )
-        if request.state and _text("the state", request.state) not in STATES:
-            raise StoreError(f"state {request.state!r}: one of {', '.join(STATES)}")
-        game = self.game(request.game)
-        bot_ids = None
-        if request.bot:
-            bot_ids = [b.id for b in self.bots_named(request.bot, game)]
-        matches = self.store.matches(
-            game=game,
-            bot_id=_id("bot", request.bot_id, optional=True) or None,
-            bot_ids=bot_ids,
-            state=request.state or None,
-            limit=min(request.limit or DEFAULT_LIST, MAX_LIST),
-            before_id=_id("before_id", request.before_id, optional=True) or None,
-        )
-        return pb.ListMatchesResponse(matches=[self.match_message(m) for m in matches])
-
-    def bots_named(self, text: str, game: str | None = None) -> list[Bot]:
-        """The bots ``text`` names: a name (every version), ``name@version``, or an id."""
-        _text("the bot", text)
-        if text.isdigit():
-            try:
-                return [self.store.bot(int(text))]
-            except StoreError as e:
-                raise NotFound(str(e)) from None
-        name, _, version = text.partition("@")
-        found = [
-            b for b in self.store.bots(game)
-            if b.name.lower() == name.lower() and (not version or b.version == version)
-        ]
-        if not found:
-            raise NotFound(f"no bot {text!r} on this ladder: see niwa ladder bots --all")
-        return found
-
-    def bot_logs(self, request: pb.GetBotLogsRequest) -> pb.BotLogs:
-        """The stderr tail of the named bot in one match: its owner's and admins' only."""
-        match = self.match(request.match_id)
-        if not request.bot:
-            raise StoreError("name the bot: its name, name@version or id")
-        named = {b.id: b for b in self.bots_named(request.bot, match.game)}
-        seats = [r for r in self.store.results(match.id) if r.bot_id in named]
-        if not seats:
-            if not set(named) & set(match.seats):
-                raise NotFound(
-                    f"{request.bot!r} did not play in match {match.id}: its seats are "
-                    + ", ".join(self.store.bot(b).label for b in match.seats)
-                )
-            raise StoreError(f"match {match.id} is {match.state}: it has no logs yet")
-        for r in seats:
-            bot = named[r.bot_id]
-            if not self.may_read_logs(bot.owner_id):
-                raise Denied(
-                    f"the logs of {bot.label} are for its owner ({bot.owner}) and admins: "
-                    "pass their token (--token or NIWA_TOKEN)"
-                )
-        return pb.BotLogs(match_id=match.id, seats=[
-            pb.SeatLog(
-                seat=r.seat, bot_id=r.bot_id, bot=named[r.bot_id].label, status=r.status,
-                failure=r.reason if r.status != "ok" else "", stderr_tail=list(r.stderr_tail),
-            )
-            for r in seats
-        ])  # fmt: skip
-
-    def match(self, match_id: int) -> Match:
-        _id("match", match_id)
-        try:
-            return self.store.match(match_id)
-        except StoreError as e:
-            raise NotFound(str(e)) from None
-
-    def replay(self, request: pb.GetReplayRequest) -> pb.Replay:
-        """The replay file, only if it still has the SHA-256 recorded when its match
-        finished: a file changed on disk is refused (and logged), never served."""
-        match = self.match(request.match_id)
-        if match.state != DONE:
-            raise StoreError(
-                f"match {match.id} is {match.state}: only finished matches have a replay"
-            )
-        path = self.store.replay_path(match.id)
-        content = path.read_bytes()
-        digest = hashlib.sha256(content).hexdigest()
-        recorded = match.replay_sha256 or ""
-        if digest != recorded:
-            log.error(
-                "replay_tampered", match_id=match.id, path=str(path), recorded=recorded,
-                actual=digest,
-            )  # fmt: skip
-            raise ReplayTampered(
-                f"the replay of match {match.id} ({path}) no longer matches its recorded "
-                f"SHA-256 ({recorded[:16] or 'none recorded'}, the file has {digest[:16]}): "
-                "it was changed or damaged on disk; restore it from a backup"
-            )
-        return pb.Replay(match_id=match.id, content=content, sha256=digest)
-
-    def head(self) -> int:
-        """The finish number (seq) of the last finished match; 0 if none."""
-        return int(self.store.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches"))
-
-    def finished_after(self, game: str | None, seq: int) -> list[pb.Match]:
-        return [
-            self.match_message(m)
-            for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH)
-        ]
 
 
 class LadderService(pb_grpc.LadderServicer):
@@ -451,7 +138,7 @@ class LadderService(pb_grpc.LadderServicer):
             lambda r: submission.submit(r.store, owner, request.archive, self.games),
             self.uploads,
         )
-        return pb.SubmitBotResponse(bots=[bot_message(b) for b in bots])
+        return pb.SubmitBotResponse(bots=[to_message(bot_view(b), pb.LadderBot) for b in bots])
 
     async def RetireBot(
         self, request: pb.RetireBotRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -459,7 +146,7 @@ class LadderService(pb_grpc.LadderServicer):
         owner = await self._caller(context)
 
         def retire(reads: Reads) -> Bot | str:
-            _id("bot", request.bot_id)
+            check_id("bot", request.bot_id)
             try:
                 bot = reads.store.bot(request.bot_id)
             except StoreError as e:
@@ -473,7 +160,7 @@ class LadderService(pb_grpc.LadderServicer):
         if isinstance(bot, str):
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, bot)
         assert not isinstance(bot, str)
-        return bot_message(bot)
+        return to_message(bot_view(bot), pb.LadderBot)
 
     async def AddOwner(
         self, request: pb.AddOwnerRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -485,14 +172,15 @@ class LadderService(pb_grpc.LadderServicer):
             )
         owner, token = await self._guard(
             context,
-            lambda r: r.store.add_owner(_text("the owner name", request.name), request.admin),
+            lambda r: r.store.add_owner(check_text("the owner name", request.name), request.admin),
         )
         return pb.AddOwnerResponse(name=owner.name, token=token)
 
     async def ListBots(
         self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListBotsResponse:
-        return await self._guard(context, lambda r: r.list_bots(request))
+        listing = await self._guard(context, lambda r: r.list_bots(request.game, request.all))
+        return to_message(listing, pb.ListBotsResponse)
 
     async def GetLeaderboard(
         self, request: pb.LeaderboardRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -503,27 +191,32 @@ class LadderService(pb_grpc.LadderServicer):
         cached = self._boards.get(request.game)
         if anonymous and cached is not None and time.monotonic() - cached[0] < BOARD_CACHE_S:
             return cached[1]
-        reply = await self._guard(context, lambda r: r.leaderboard(request))
+        boards = await self._guard(context, lambda r: r.leaderboards(request.game))
+        reply = pb.LeaderboardResponse(boards=[to_message(b, pb.Leaderboard) for b in boards])
         self._boards[request.game] = (time.monotonic(), reply)  # a known game or ""
         return reply
 
     async def ListMatches(
         self, request: pb.ListMatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListMatchesResponse:
-        return await self._guard(context, lambda r: r.list_matches(request))
+        query = from_message(MatchQuery, request)
+        found = await self._guard(context, lambda r: r.list_matches(query))
+        return pb.ListMatchesResponse(matches=[to_message(m, pb.Match) for m in found])
 
     async def GetReplay(
         self, request: pb.GetReplayRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.Replay:
-        return await self._guard(context, lambda r: r.replay(request))
+        replay = await self._guard(context, lambda r: r.replay(request.match_id))
+        return to_message(replay, pb.Replay)
 
     async def GetBotLogs(
         self, request: pb.GetBotLogsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.BotLogs:
-        return await self._guard(context, lambda r: r.bot_logs(request))
+        logs = await self._guard(context, lambda r: r.bot_logs(request.match_id, request.bot))
+        return to_message(logs, pb.BotLogs)
 
     @staticmethod
-    def _finished_after(game: str | None, seq: int) -> Callable[[Reads], list[pb.Match]]:
+    def _finished_after(game: str | None, seq: int) -> Callable[[Reads], list[MatchView]]:
         return lambda reads: reads.finished_after(game, seq)
 
     async def _follow(self) -> None:
@@ -553,7 +246,7 @@ class LadderService(pb_grpc.LadderServicer):
     ) -> AsyncIterator[pb.Match]:
         try:
             game = check_game(request.game, self.known)
-            last = _id("after_seq", request.after_seq, optional=True)
+            last = check_id("after_seq", request.after_seq, optional=True)
         except NotFound as e:
             await context.abort(grpc.StatusCode.NOT_FOUND, str(e))
         except StoreError as e:
@@ -568,7 +261,7 @@ class LadderService(pb_grpc.LadderServicer):
                 batch = await self._run(self._finished_after(game, last))
                 for match in batch:
                     last = max(last, match.seq)
-                    yield match
+                    yield to_message(match, pb.Match)
                 if len(batch) < WATCH_BATCH:
                     last = max(last, head)  # the rest up to head are other games'
                 continue

@@ -41,7 +41,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-import grpc
 import structlog
 import trio
 
@@ -64,7 +63,7 @@ from referee.sandbox import (
     sandbox_pid,
     seccomp_fd,
 )
-from referee.transport import BotClient, CallError
+from referee.transport import BotClient, CallEnd, CallError
 
 #: Lines of stderr kept when a seat goes out (the replay keeps at most 4 KiB of them:
 #: referee.stderr_tail); enough for a Node error line above its stack.
@@ -98,8 +97,6 @@ DEADLINE_SLACK_S = 0.002
 #: longer when its cgroup has OOM-killed a process of it (its exit is on the way).
 EXIT_WAIT_S = 0.2
 OOM_EXIT_WAIT_S = 2.0
-#: Statuses a call gets when the process at the other end dies mid-call.
-_BROKEN_CALL = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 
 T = TypeVar("T")
 
@@ -562,13 +559,12 @@ class ProcessPlayer:
         """What a failed call means (docs/protocol.md, "Failures"). A status the bot's
         server returned is ILLEGAL whatever its code: only the referee's own deadline
         is a TIMEOUT, and only a connection that no longer answers DISCONNECTED."""
-        code = error.code
         late = elapsed_s >= timeout_s - DEADLINE_SLACK_S
-        if code == grpc.StatusCode.DEADLINE_EXCEEDED and late:
+        if error.end is CallEnd.DEADLINE and late:
             return BotFailure(
                 Failure.TIMEOUT, f"{call}: no answer within {timeout_s * 1000:.0f} ms"
             )
-        if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "received" in error.details.lower():
+        if error.end is CallEnd.TOO_LARGE:
             return BotFailure(
                 Failure.ILLEGAL,
                 f"{call}: answer over the {self.limits.message_bytes}-byte limit",
@@ -577,16 +573,16 @@ class ProcessPlayer:
             # The connection looks up, but a process being killed (by the memory cgroup,
             # say) breaks its calls before the channel notices: UNAVAILABLE "Stream
             # removed". Only a live process's status is the bot's server's own answer.
-            if code in _BROKEN_CALL and await self._exits_soon():
+            if error.end is CallEnd.BROKEN and await self._exits_soon():
                 return BotFailure(Failure.CRASHED, self._exit_text())
             return BotFailure(
                 Failure.ILLEGAL,
-                f"{call}: an error status from your server: {code.name} {error.details}",
+                f"{call}: an error status from your server: {error.status} {error.details}",
             )
         # A broken call often means the process is dying: give it a moment to be reaped.
         if await self._exits_soon():
             return BotFailure(Failure.CRASHED, self._exit_text())
-        return BotFailure(Failure.DISCONNECTED, f"{call}: {code.name} {error.details}")
+        return BotFailure(Failure.DISCONNECTED, f"{call}: {error.status} {error.details}")
 
     async def _exits_soon(self) -> bool:
         """Whether the process exits within :data:`EXIT_WAIT_S` (or, when its cgroup

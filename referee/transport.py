@@ -18,6 +18,7 @@ worker's read.
 from __future__ import annotations
 
 import contextlib
+import enum
 import itertools
 import json
 import math
@@ -31,7 +32,7 @@ import trio
 
 from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, cut_debug
 from engine import JSON, canonical_json
-from niwa.v1 import bot_pb2
+from niwa_proto.v1 import bot_pb2
 from referee.failures import BotFailure, Failure, clip
 from referee.players import Question
 
@@ -48,14 +49,46 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-class CallError(Exception):
-    """A failed call as gRPC reported it, before the process player classifies it.
-    (Not a frozen dataclass: raising it sets ``__traceback__``.)"""
+class CallEnd(enum.Enum):
+    """How a failed call ended, in the referee's terms: which gRPC statuses mean what
+    is decided here, so the rest of the referee never sees grpc."""
 
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
-        super().__init__(f"{code.name}: {details}")
-        self.code = code
+    #: DEADLINE_EXCEEDED: the deadline passed (ours, unless the bot sent it early).
+    DEADLINE = "deadline"
+    #: RESOURCE_EXHAUSTED from our client: the reply was over the receive limit.
+    TOO_LARGE = "too large"
+    #: UNAVAILABLE or CANCELLED: the connection broke mid-call (often a dying process).
+    BROKEN = "broken"
+    #: Any other status.
+    STATUS = "status"
+
+
+class CallError(Exception):
+    """A failed call, before the process player classifies it: how it ended, the gRPC
+    status's name (for messages) and its details. (Not a frozen dataclass: raising it
+    sets ``__traceback__``.)"""
+
+    def __init__(self, end: CallEnd, status: str, details: str) -> None:
+        super().__init__(f"{status}: {details}")
+        self.end = end
+        self.status = status
         self.details = details
+
+
+_ENDS = {
+    grpc.StatusCode.DEADLINE_EXCEEDED: CallEnd.DEADLINE,
+    grpc.StatusCode.UNAVAILABLE: CallEnd.BROKEN,
+    grpc.StatusCode.CANCELLED: CallEnd.BROKEN,
+}
+
+
+def call_error(code: grpc.StatusCode, details: str) -> CallError:
+    """The neutral form of a gRPC status. grpc's own client says "Received message
+    larger than max" when a reply passes the receive limit."""
+    end = _ENDS.get(code, CallEnd.STATUS)
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "received" in details.lower():
+        end = CallEnd.TOO_LARGE
+    return CallError(end, code.name, details)
 
 
 @dataclass(frozen=True)
@@ -95,7 +128,7 @@ def _read_one(call: Any) -> Any:
     except grpc.RpcError as e:
         code: grpc.StatusCode = e.code()
         details: str = e.details() or ""
-        raise CallError(code, clip(details)) from None
+        raise call_error(code, clip(details)) from None
     if isinstance(first, _Malformed):
         raise BotFailure(Failure.ILLEGAL, f"the reply is not a valid message ({first.why})")
     return first

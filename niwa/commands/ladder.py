@@ -15,20 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import grpc
-
 import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
 from bots.manifest import parse as parse_manifest
 from ladder import archive, client, demo, logs, report, sparring, submission
 from ladder.admission import Limits
+from ladder.client import CallFailed, LadderClient
 from ladder.db import DatabaseError
+from ladder.reads import Reads
 from ladder.runner import Settings
-from ladder.service import Reads
 from ladder.store import PENDING, Store, StoreError
+from ladder.views import LadderBot, MatchQuery
 from niwa.cli import UsageError
-from niwa.v1 import ladder_pb2 as pb
 from referee.cgroups import LimitsUnavailable
 from referee.text import printable
 
@@ -206,36 +205,34 @@ def _open_store(args: argparse.Namespace, create: bool = True) -> Store:
         raise UsageError(str(e)) from None
 
 
-def _call(args: argparse.Namespace, method: str, request: Any, local: Callable[[Reads], T]) -> T:
-    """A read: from the store with --db, else from the server."""
+def _read(args: argparse.Namespace, read: Callable[[Reads | LadderClient], T]) -> T:
+    """A read: from the store with --db, else from the server (the same answer types)."""
     if args.db:
         store = _open_store(args, create=False)
         try:
-            return local(Reads(store, trusted=True))  # whoever has the store has its files
+            return read(Reads(store, trusted=True))  # whoever has the store has its files
         except StoreError as e:
             raise UsageError(str(e)) from None
         except FileNotFoundError as e:
             raise UsageError(f"file missing: {e.filename}") from None
         finally:
             store.close()
-    answer: T = _remote(args, method, request, getattr(args, "token", None))
-    return answer
+    return _remote(args, read, getattr(args, "token", None))
 
 
-def _remote(args: argparse.Namespace, method: str, request: Any, token: str | None = None) -> Any:
-    channel, stub = client.connect(args.server, args.tls_ca)
+def _remote(
+    args: argparse.Namespace, call: Callable[[LadderClient], T], token: str | None = None
+) -> T:
     try:
-        return getattr(stub, method)(request, metadata=client.auth(token), timeout=60)
-    except grpc.RpcError as e:
-        code = e.code()
-        if code == grpc.StatusCode.UNAVAILABLE:
+        with LadderClient(args.server, args.tls_ca, token) as ladder:
+            return call(ladder)
+    except CallFailed as e:
+        if e.unavailable:
             raise UsageError(
                 f"no ladder answers at {args.server}: start one (niwa ladder serve) "
                 "or pass --server, or read a store with --db"
             ) from None
-        raise UsageError(f"{e.details()} ({code.name.lower()})") from None
-    finally:
-        channel.close()
+        raise UsageError(str(e)) from None
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -305,12 +302,12 @@ def _submit(args: argparse.Namespace) -> int:
             raise UsageError(f"{path} does not exist: give a bot folder or archive")
     except (archive.ArchiveError, ManifestError) as e:
         raise UsageError(str(e)) from None
-    reply = _remote(args, "SubmitBot", pb.SubmitBotRequest(archive=data), args.token)
-    for bot in reply.bots:
+    submitted = _remote(args, lambda ladder: ladder.submit(data), args.token)
+    for bot in submitted:
         print(f"submitted {_label(bot)} for {printable(bot.game, 60)} as bot {bot.id}")
     if args.no_wait:
         return 0
-    return _await_validation(args, [b.id for b in reply.bots])
+    return _await_validation(args, [b.id for b in submitted])
 
 
 def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
@@ -319,7 +316,7 @@ def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
     print("waiting for the validation match against builtin:random ...", file=sys.stderr)
     failed = False
     while waiting:
-        listing = _remote(args, "ListBots", pb.ListBotsRequest(all=True), args.token)
+        listing = _remote(args, lambda ladder: ladder.list_bots(everyone=True), args.token)
         for bot in listing.bots:
             if bot.id in waiting and bot.status != PENDING:
                 waiting.discard(bot.id)
@@ -341,34 +338,32 @@ def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
     return 1 if failed else 0
 
 
-def _label(bot: Any) -> str:
+def _label(bot: LadderBot) -> str:
     """``name@version`` of a bot the server described, safe to print."""
     return printable(f"{bot.name}@{bot.version}", report.NAME_SHOWN)
 
 
 def _retire(args: argparse.Namespace) -> int:
-    bot = _remote(args, "RetireBot", pb.RetireBotRequest(bot_id=args.bot_id), args.token)
+    bot = _remote(args, lambda ladder: ladder.retire(args.bot_id), args.token)
     print(f"bot {bot.id} ({_label(bot)}) is {printable(bot.status, 60)}")
     return 0
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
     _check_game(args.game)
-    request = pb.LeaderboardRequest(game=args.game)
-    reply = _call(args, "GetLeaderboard", request, lambda r: r.leaderboard(request))
+    boards = _read(args, lambda ladder: ladder.leaderboards(args.game))
     if args.json:
-        report.print_json(report.leaderboard_json(reply))
-    elif not reply.boards:
+        report.print_json(report.leaderboard_json(boards))
+    elif not boards:
         print("no games with bots yet")
     else:
-        print("\n\n".join(report.leaderboard(b) for b in reply.boards))
+        print("\n\n".join(report.leaderboard(b) for b in boards))
     return 0
 
 
 def _bots(args: argparse.Namespace) -> int:
     _check_game(args.game)
-    request = pb.ListBotsRequest(game=args.game, all=args.all)
-    reply = _call(args, "ListBots", request, lambda r: r.list_bots(request))
+    reply = _read(args, lambda ladder: ladder.list_bots(args.game, args.all))
     if args.json:
         report.print_json(report.bots_json(reply))
     else:
@@ -379,12 +374,12 @@ def _bots(args: argparse.Namespace) -> int:
 def _matches(args: argparse.Namespace) -> int:
     _check_game(args.game)
     bot: str = args.bot
-    request = pb.ListMatchesRequest(
+    query = MatchQuery(
         game=args.game, bot_id=int(bot) if bot.isdigit() else 0,
         bot="" if bot.isdigit() else bot, state=args.state, limit=args.limit,
         before_id=args.before,
     )  # fmt: skip
-    reply = _call(args, "ListMatches", request, lambda r: r.list_matches(request))
+    reply = _read(args, lambda ladder: ladder.list_matches(query))
     if args.json:
         report.print_json(report.matches_json(reply))
     else:
@@ -393,32 +388,27 @@ def _matches(args: argparse.Namespace) -> int:
 
 
 def _logs(args: argparse.Namespace) -> int:
-    request = pb.GetBotLogsRequest(match_id=args.match_id, bot=args.bot)
-    reply = _call(args, "GetBotLogs", request, lambda r: r.bot_logs(request))
+    reply = _read(args, lambda ladder: ladder.bot_logs(args.match_id, args.bot))
     print(report.bot_logs(reply))
     return 0
 
 
 def _watch(args: argparse.Namespace) -> int:
     _check_game(args.game)
-    channel, stub = client.connect(args.server, args.tls_ca)
-    request = pb.WatchMatchesRequest(game=args.game, after_seq=args.after)
     try:
-        for match in stub.WatchMatches(request):
-            print(report.matches(pb.ListMatchesResponse(matches=[match])).splitlines()[1])
-            sys.stdout.flush()
-    except grpc.RpcError as e:
-        if e.code() == grpc.StatusCode.UNAVAILABLE:
+        with LadderClient(args.server, args.tls_ca) as ladder:
+            for match in ladder.watch(args.game, args.after):
+                print(report.matches([match]).splitlines()[1])
+                sys.stdout.flush()
+    except CallFailed as e:
+        if e.unavailable:
             raise UsageError(f"no ladder answers at {args.server}: pass --server") from None
-        raise UsageError(f"{e.details()} ({e.code().name.lower()})") from None
-    finally:
-        channel.close()
+        raise UsageError(str(e)) from None
     return 0
 
 
 def _replay(args: argparse.Namespace) -> int:
-    request = pb.GetReplayRequest(match_id=args.match_id)
-    reply = _call(args, "GetReplay", request, lambda r: r.replay(request))
+    reply = _read(args, lambda ladder: ladder.replay(args.match_id))
     try:
         content = client.checked_replay(reply, args.match_id)
     except client.ReplayMismatch as e:

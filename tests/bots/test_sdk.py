@@ -14,7 +14,7 @@ from bots.builtin import UnknownBuiltin, create
 from bots.manifest import ManifestError, load
 from bots.sdk import DEBUG_LIMIT, GameStart, Reply, Turn, as_reply, cut_debug
 from bots.server import _Servicer
-from niwa.v1 import bot_pb2
+from niwa_proto.v1 import bot_pb2
 from referee.players import Question
 from referee.transport import BotClient
 

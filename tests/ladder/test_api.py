@@ -14,8 +14,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from ladder import archive, client, server
 from ladder.store import ACTIVE, PENDING, VALIDATION, Store
-from niwa.v1 import ladder_pb2 as pb
-from niwa.v1 import ladder_pb2_grpc as pb_grpc
+from niwa_proto.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
 

@@ -11,11 +11,12 @@ from pathlib import Path
 import grpc
 import pytest
 
-from ladder import archive, client, server, service
+from ladder import archive, client, reads, server
 from ladder.admission import Admission, Limits
 from ladder.store import ACTIVE, Finished, SeatResult, Store
-from niwa.v1 import ladder_pb2 as pb
-from niwa.v1 import ladder_pb2_grpc as pb_grpc
+from ladder.views import BotListing
+from niwa_proto.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 from tests.ladder.serving import start_ladder, wait_for
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
@@ -225,7 +226,7 @@ def queued_matches(store: Store, count: int) -> None:
 def test_list_matches_answers_at_most_200(ladder: Ladder) -> None:
     queued_matches(ladder.store, 230)
     reply = ladder.stub().ListMatches(pb.ListMatchesRequest(limit=100_000), timeout=DEADLINE_S)
-    assert len(reply.matches) == service.MAX_LIST == 200
+    assert len(reply.matches) == reads.MAX_LIST == 200
 
 
 def test_a_negative_list_limit_is_invalid(ladder: Ladder) -> None:
@@ -305,10 +306,10 @@ def test_retiring_an_unknown_bot_is_not_found(ladder: Ladder) -> None:
 def test_an_unexpected_failure_is_internal_with_one_line(
     ladder: Ladder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(self: service.Reads, request: pb.ListBotsRequest) -> pb.ListBotsResponse:
+    def broken(self: reads.Reads, game_name: str = "", everyone: bool = False) -> BotListing:
         raise RuntimeError("disk on fire\nline two")
 
-    monkeypatch.setattr(service.Reads, "list_bots", broken)
+    monkeypatch.setattr(reads.Reads, "list_bots", broken)
     stub = ladder.stub()
     error = status(lambda: stub.ListBots(pb.ListBotsRequest(), timeout=DEADLINE_S))
     assert error.code() == grpc.StatusCode.INTERNAL

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder import logs, sparring, submission
+from ladder import logs, server, sparring, submission
 from ladder.runner import Runner, Settings
 from ladder.store import ACTIVE, RESERVE, Finished, SeatResult, Store
 from niwa.cli import build_parser, main
@@ -87,6 +87,30 @@ def test_bots_json_lists_bots_and_each_games_state(
         ("fern@0.1.0", "superseded"), ("fern@0.2.0", "active"), ("greedy@1", "active"),
     }
     assert data["games"] == [{"game": "blossom", "active": 2, "needed": 2, "waiting": None}]
+
+
+@pytest.mark.parametrize(
+    "read",
+    [["leaderboard", "blossom", "--json"], ["bots", "--all", "--json"],
+     ["matches", "--json"], ["logs", "1", "--bot", "fern"]],
+    ids=lambda read: read[0],
+)  # fmt: skip
+def test_a_served_ladder_prints_what_its_store_prints(
+    played: Path, read: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over gRPC (the client's views) and from the store (the reads' views): one output."""
+    store = Store.open(str(played))
+    try:
+        _, token = store.add_owner("root", admin=True)
+    finally:
+        store.close()
+    running, port = server.start(str(played), None, "127.0.0.1:0")
+    try:
+        served = run(capsys, "ladder", *read, "--server", f"127.0.0.1:{port}", "--token", token)
+    finally:
+        running.stop(None).wait()
+    local = run(capsys, "ladder", *read, "--db", str(played))
+    assert served == local and served[0] == 0 and "fern" in served[1]
 
 
 @pytest.mark.parametrize(("bot", "ids"), [("fern", [2, 1]), ("fern@0.1.0", [1]), ("2", [2])])

@@ -14,7 +14,7 @@ import pytest
 
 from ladder import client
 from niwa.cli import main
-from niwa.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2 as pb
 from tests.ladder.serving import wait_for
 from tests.ladder.tiny_bots import QUICK, cli, write_bot
 

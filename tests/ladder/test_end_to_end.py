@@ -10,7 +10,7 @@ import pytest
 
 from ladder import client
 from niwa.cli import main
-from niwa.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2 as pb
 from tests.ladder.serving import start_ladder, wait_for
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

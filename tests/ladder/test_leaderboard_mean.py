@@ -4,9 +4,8 @@ of the fit, so a weak old version cannot lift everyone shown above 1500."""
 from __future__ import annotations
 
 from ladder import elo
-from ladder.service import Reads, shown_placings
+from ladder.reads import Reads, shown_placings
 from ladder.store import ACTIVE, SUPERSEDED, Finished, SeatResult, Store
-from niwa.v1 import ladder_pb2 as pb
 
 
 def play(store: Store, winner: int, loser: int) -> None:
@@ -34,7 +33,7 @@ def test_a_bot_below_the_others_win_rate_is_not_shown_above_the_mean(store: Stor
     assert store.bot(old).status == SUPERSEDED
     assert (store.bot(c).games, store.bot(c).wins) == (438, 80)
 
-    board = Reads(store).leaderboard(pb.LeaderboardRequest(game="blossom")).boards[0]
+    board = Reads(store).leaderboards("blossom")[0]
     rated = {row.bot.name: row.elo for row in board.rows if row.bot.games}
     assert set(rated) == {"ash", "birch", "cedar"}  # the old version is not shown
     assert abs(sum(rated.values()) / len(rated) - elo.BASE) < 1e-6

@@ -21,8 +21,8 @@ import structlog
 from ladder import client, server
 from ladder.store import ACTIVE, Finished, SeatResult, Store
 from niwa.cli import main
-from niwa.v1 import ladder_pb2 as pb
-from niwa.v1 import ladder_pb2_grpc as pb_grpc
+from niwa_proto.v1 import ladder_pb2 as pb
+from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 
 REPLAY = b'{"header": "a replay"}\n{"move": 1}\n'
 

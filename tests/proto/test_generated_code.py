@@ -1,4 +1,4 @@
-"""The generated gRPC code in niwa/v1 is exactly what the .proto files give today."""
+"""The generated gRPC code in niwa_proto/v1 is exactly what the .proto files give today."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).parents[2]
 REGENERATE = (
     "python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. "
-    "proto/niwa/v1/{name}.proto"
+    "proto/niwa_proto/v1/{name}.proto"
 )
 
 
@@ -20,15 +20,15 @@ def test_regenerating_from_the_proto_changes_nothing(name: str, tmp_path: Path) 
     subprocess.run(
         [sys.executable, "-m", "grpc_tools.protoc", f"-I{ROOT / 'proto'}",
          f"--python_out={tmp_path}", f"--pyi_out={tmp_path}", f"--grpc_python_out={tmp_path}",
-         str(ROOT / f"proto/niwa/v1/{name}.proto")],
+         str(ROOT / f"proto/niwa_proto/v1/{name}.proto")],
         check=True,
     )  # fmt: skip
     for generated in (f"{name}_pb2.py", f"{name}_pb2.pyi", f"{name}_pb2_grpc.py"):
-        fresh = (tmp_path / "niwa/v1" / generated).read_text()
-        kept = (ROOT / "niwa/v1" / generated).read_text()
-        assert fresh == kept, f"niwa/v1/{generated} is stale: {REGENERATE.format(name=name)}"
+        fresh = (tmp_path / "niwa_proto/v1" / generated).read_text()
+        kept = (ROOT / "niwa_proto/v1" / generated).read_text()
+        assert fresh == kept, f"niwa_proto/v1/{generated} is stale: {REGENERATE.format(name=name)}"
 
 
 @pytest.mark.parametrize("copy", ["examples/js-bot/proto/niwa/v1/bot.proto"])
 def test_example_bots_ship_the_same_proto(copy: str) -> None:
-    assert (ROOT / copy).read_bytes() == (ROOT / "proto/niwa/v1/bot.proto").read_bytes()
+    assert (ROOT / copy).read_bytes() == (ROOT / "proto/niwa_proto/v1/bot.proto").read_bytes()

@@ -14,14 +14,16 @@ import trio
 
 from bots.sdk import GameStart
 from bots.server import _Servicer
-from niwa.v1 import bot_pb2, bot_pb2_grpc
+from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
 from referee.failures import BotFailure, Failure, clip
 from referee.transport import (
     MAX_ACTION_CHARS,
     BotClient,
+    CallEnd,
     CallError,
     _Malformed,
     _read_one,
+    call_error,
     decode_action_json,
     json_depth,
     reply_from_proto,
@@ -83,10 +85,29 @@ def test_a_reply_that_does_not_parse_is_illegal() -> None:
     assert e.value.kind == Failure.ILLEGAL
 
 
-def test_a_status_becomes_a_call_error_with_its_code() -> None:
+def test_a_dropped_connection_becomes_a_broken_call_with_its_status_name() -> None:
     with pytest.raises(CallError) as e:
         _read_one(FakeStream(error=Unavailable()))
-    assert e.value.code == grpc.StatusCode.UNAVAILABLE and e.value.details == "socket closed"
+    assert (e.value.end, e.value.status, e.value.details) == (
+        CallEnd.BROKEN, "UNAVAILABLE", "socket closed"
+    )
+
+
+@pytest.mark.parametrize(
+    ("code", "details", "end"),
+    [
+        (grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded", CallEnd.DEADLINE),
+        (grpc.StatusCode.CANCELLED, "Cancelled", CallEnd.BROKEN),
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "Received message larger than max", CallEnd.TOO_LARGE),
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot's own quota", CallEnd.STATUS),
+        (grpc.StatusCode.INTERNAL, "boom", CallEnd.STATUS),
+    ],
+)
+def test_each_grpc_status_maps_to_how_the_call_ended(
+    code: grpc.StatusCode, details: str, end: CallEnd
+) -> None:
+    error = call_error(code, details)
+    assert (error.end, error.status, error.details) == (end, code.name, details)
 
 
 def test_an_answer_with_an_index_keeps_its_note() -> None:

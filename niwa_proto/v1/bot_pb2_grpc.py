@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from niwa.v1 import bot_pb2 as niwa_dot_v1_dot_bot__pb2
+from niwa_proto.v1 import bot_pb2 as niwa__proto_dot_v1_dot_bot__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -18,7 +18,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in niwa/v1/bot_pb2_grpc.py depends on'
+        + ' but the generated code in niwa_proto/v1/bot_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
@@ -36,18 +36,18 @@ class BotStub:
         """
         self.Start = channel.unary_unary(
                 '/niwa.v1.Bot/Start',
-                request_serializer=niwa_dot_v1_dot_bot__pb2.StartRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_bot__pb2.StartReply.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_bot__pb2.StartRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_bot__pb2.StartReply.FromString,
                 _registered_method=True)
         self.Act = channel.unary_unary(
                 '/niwa.v1.Bot/Act',
-                request_serializer=niwa_dot_v1_dot_bot__pb2.ActRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_bot__pb2.ActReply.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_bot__pb2.ActRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_bot__pb2.ActReply.FromString,
                 _registered_method=True)
         self.Finish = channel.unary_unary(
                 '/niwa.v1.Bot/Finish',
-                request_serializer=niwa_dot_v1_dot_bot__pb2.FinishRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_bot__pb2.FinishReply.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_bot__pb2.FinishRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_bot__pb2.FinishReply.FromString,
                 _registered_method=True)
 
 
@@ -81,18 +81,18 @@ def add_BotServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'Start': grpc.unary_unary_rpc_method_handler(
                     servicer.Start,
-                    request_deserializer=niwa_dot_v1_dot_bot__pb2.StartRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_bot__pb2.StartReply.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_bot__pb2.StartRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_bot__pb2.StartReply.SerializeToString,
             ),
             'Act': grpc.unary_unary_rpc_method_handler(
                     servicer.Act,
-                    request_deserializer=niwa_dot_v1_dot_bot__pb2.ActRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_bot__pb2.ActReply.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_bot__pb2.ActRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_bot__pb2.ActReply.SerializeToString,
             ),
             'Finish': grpc.unary_unary_rpc_method_handler(
                     servicer.Finish,
-                    request_deserializer=niwa_dot_v1_dot_bot__pb2.FinishRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_bot__pb2.FinishReply.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_bot__pb2.FinishRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_bot__pb2.FinishReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -120,8 +120,8 @@ class Bot:
             request,
             target,
             '/niwa.v1.Bot/Start',
-            niwa_dot_v1_dot_bot__pb2.StartRequest.SerializeToString,
-            niwa_dot_v1_dot_bot__pb2.StartReply.FromString,
+            niwa__proto_dot_v1_dot_bot__pb2.StartRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_bot__pb2.StartReply.FromString,
             options,
             channel_credentials,
             insecure,
@@ -147,8 +147,8 @@ class Bot:
             request,
             target,
             '/niwa.v1.Bot/Act',
-            niwa_dot_v1_dot_bot__pb2.ActRequest.SerializeToString,
-            niwa_dot_v1_dot_bot__pb2.ActReply.FromString,
+            niwa__proto_dot_v1_dot_bot__pb2.ActRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_bot__pb2.ActReply.FromString,
             options,
             channel_credentials,
             insecure,
@@ -174,8 +174,8 @@ class Bot:
             request,
             target,
             '/niwa.v1.Bot/Finish',
-            niwa_dot_v1_dot_bot__pb2.FinishRequest.SerializeToString,
-            niwa_dot_v1_dot_bot__pb2.FinishReply.FromString,
+            niwa__proto_dot_v1_dot_bot__pb2.FinishRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_bot__pb2.FinishReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from niwa.v1 import ladder_pb2 as niwa_dot_v1_dot_ladder__pb2
+from niwa_proto.v1 import ladder_pb2 as niwa__proto_dot_v1_dot_ladder__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -18,7 +18,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in niwa/v1/ladder_pb2_grpc.py depends on'
+        + ' but the generated code in niwa_proto/v1/ladder_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
@@ -36,48 +36,48 @@ class LadderStub:
         """
         self.SubmitBot = channel.unary_unary(
                 '/niwa.v1.Ladder/SubmitBot',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.SubmitBotRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.SubmitBotResponse.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotResponse.FromString,
                 _registered_method=True)
         self.RetireBot = channel.unary_unary(
                 '/niwa.v1.Ladder/RetireBot',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.RetireBotRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.LadderBot.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.RetireBotRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.LadderBot.FromString,
                 _registered_method=True)
         self.AddOwner = channel.unary_unary(
                 '/niwa.v1.Ladder/AddOwner',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.AddOwnerRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.AddOwnerResponse.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.AddOwnerRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.AddOwnerResponse.FromString,
                 _registered_method=True)
         self.ListBots = channel.unary_unary(
                 '/niwa.v1.Ladder/ListBots',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.ListBotsRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.ListBotsResponse.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.ListBotsRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.ListBotsResponse.FromString,
                 _registered_method=True)
         self.GetLeaderboard = channel.unary_unary(
                 '/niwa.v1.Ladder/GetLeaderboard',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.LeaderboardRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.LeaderboardResponse.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.LeaderboardRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.LeaderboardResponse.FromString,
                 _registered_method=True)
         self.ListMatches = channel.unary_unary(
                 '/niwa.v1.Ladder/ListMatches',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.ListMatchesRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.ListMatchesResponse.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.ListMatchesResponse.FromString,
                 _registered_method=True)
         self.GetReplay = channel.unary_unary(
                 '/niwa.v1.Ladder/GetReplay',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.GetReplayRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.Replay.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.GetReplayRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.Replay.FromString,
                 _registered_method=True)
         self.WatchMatches = channel.unary_stream(
                 '/niwa.v1.Ladder/WatchMatches',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.WatchMatchesRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.Match.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.WatchMatchesRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.Match.FromString,
                 _registered_method=True)
         self.GetBotLogs = channel.unary_unary(
                 '/niwa.v1.Ladder/GetBotLogs',
-                request_serializer=niwa_dot_v1_dot_ladder__pb2.GetBotLogsRequest.SerializeToString,
-                response_deserializer=niwa_dot_v1_dot_ladder__pb2.BotLogs.FromString,
+                request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.GetBotLogsRequest.SerializeToString,
+                response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.BotLogs.FromString,
                 _registered_method=True)
 
 
@@ -150,48 +150,48 @@ def add_LadderServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'SubmitBot': grpc.unary_unary_rpc_method_handler(
                     servicer.SubmitBot,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.SubmitBotRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.SubmitBotResponse.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotResponse.SerializeToString,
             ),
             'RetireBot': grpc.unary_unary_rpc_method_handler(
                     servicer.RetireBot,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.RetireBotRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.LadderBot.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.RetireBotRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.LadderBot.SerializeToString,
             ),
             'AddOwner': grpc.unary_unary_rpc_method_handler(
                     servicer.AddOwner,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.AddOwnerRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.AddOwnerResponse.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.AddOwnerRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.AddOwnerResponse.SerializeToString,
             ),
             'ListBots': grpc.unary_unary_rpc_method_handler(
                     servicer.ListBots,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.ListBotsRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.ListBotsResponse.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.ListBotsRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.ListBotsResponse.SerializeToString,
             ),
             'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLeaderboard,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.LeaderboardRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.LeaderboardResponse.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.LeaderboardRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.LeaderboardResponse.SerializeToString,
             ),
             'ListMatches': grpc.unary_unary_rpc_method_handler(
                     servicer.ListMatches,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.ListMatchesRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.ListMatchesResponse.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.ListMatchesRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.ListMatchesResponse.SerializeToString,
             ),
             'GetReplay': grpc.unary_unary_rpc_method_handler(
                     servicer.GetReplay,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.GetReplayRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.Replay.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.GetReplayRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.Replay.SerializeToString,
             ),
             'WatchMatches': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchMatches,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.WatchMatchesRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.Match.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.WatchMatchesRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.Match.SerializeToString,
             ),
             'GetBotLogs': grpc.unary_unary_rpc_method_handler(
                     servicer.GetBotLogs,
-                    request_deserializer=niwa_dot_v1_dot_ladder__pb2.GetBotLogsRequest.FromString,
-                    response_serializer=niwa_dot_v1_dot_ladder__pb2.BotLogs.SerializeToString,
+                    request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.GetBotLogsRequest.FromString,
+                    response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.BotLogs.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -219,8 +219,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/SubmitBot',
-            niwa_dot_v1_dot_ladder__pb2.SubmitBotRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.SubmitBotResponse.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -246,8 +246,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/RetireBot',
-            niwa_dot_v1_dot_ladder__pb2.RetireBotRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.LadderBot.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.RetireBotRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.LadderBot.FromString,
             options,
             channel_credentials,
             insecure,
@@ -273,8 +273,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/AddOwner',
-            niwa_dot_v1_dot_ladder__pb2.AddOwnerRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.AddOwnerResponse.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.AddOwnerRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.AddOwnerResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -300,8 +300,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/ListBots',
-            niwa_dot_v1_dot_ladder__pb2.ListBotsRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.ListBotsResponse.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.ListBotsRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.ListBotsResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -327,8 +327,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/GetLeaderboard',
-            niwa_dot_v1_dot_ladder__pb2.LeaderboardRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.LeaderboardResponse.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.LeaderboardRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.LeaderboardResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -354,8 +354,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/ListMatches',
-            niwa_dot_v1_dot_ladder__pb2.ListMatchesRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.ListMatchesResponse.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.ListMatchesRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.ListMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -381,8 +381,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/GetReplay',
-            niwa_dot_v1_dot_ladder__pb2.GetReplayRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.Replay.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.GetReplayRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.Replay.FromString,
             options,
             channel_credentials,
             insecure,
@@ -408,8 +408,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/WatchMatches',
-            niwa_dot_v1_dot_ladder__pb2.WatchMatchesRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.Match.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.WatchMatchesRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.Match.FromString,
             options,
             channel_credentials,
             insecure,
@@ -435,8 +435,8 @@ class Ladder:
             request,
             target,
             '/niwa.v1.Ladder/GetBotLogs',
-            niwa_dot_v1_dot_ladder__pb2.GetBotLogsRequest.SerializeToString,
-            niwa_dot_v1_dot_ladder__pb2.BotLogs.FromString,
+            niwa__proto_dot_v1_dot_ladder__pb2.GetBotLogsRequest.SerializeToString,
+            niwa__proto_dot_v1_dot_ladder__pb2.BotLogs.FromString,
             options,
             channel_credentials,
             insecure,

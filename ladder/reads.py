@@ -1,0 +1,350 @@
+"""The ladder's reads over one store: leaderboards, bots, matches, replays, bot logs.
+
+They return the ladder's own types (``ladder.views``): the gRPC servicer
+(``ladder.service``) answers with them, and the CLI, given ``--db``, calls them
+directly, so both print the same thing, and both refuse malformed requests the same
+way (:class:`StoreError` with one line, or one of its kinds below).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Collection, Iterable, Sequence
+
+import structlog
+
+import engine
+from ladder import elo, sparring
+from ladder.store import ACTIVE, DONE, REJECTED, SYSTEM_OWNER, Bot, Match, Owner, Store, StoreError
+from ladder.views import (
+    BotListing,
+    BotLogs,
+    GameStatus,
+    LadderBot,
+    Leaderboard,
+    LeaderboardRow,
+    MatchQuery,
+    MatchView,
+    Replay,
+    SeatLog,
+    SeatResult,
+)
+
+#: Matches sent per store query while a watcher catches up.
+WATCH_BATCH = 100
+#: ListMatches answers at most this many per call; page with ``before_id``.
+MAX_LIST = 200
+DEFAULT_LIST = 20
+#: Longest game name, state or owner name a request may carry.
+MAX_TEXT = 64
+STATES = ("queued", "running", "done", "failed")
+
+log = structlog.get_logger("niwa.ladder.api")
+
+
+class NotFound(StoreError):
+    """What the request names does not exist (gRPC NOT_FOUND)."""
+
+
+class Denied(StoreError):
+    """The caller may not read this (gRPC PERMISSION_DENIED)."""
+
+
+class ReplayTampered(StoreError):
+    """A replay file no longer matches the SHA-256 recorded when its match finished
+    (gRPC DATA_LOSS)."""
+
+
+def bot_view(bot: Bot, stderr_tail: Iterable[str] = ()) -> LadderBot:
+    return LadderBot(
+        id=bot.id,
+        name=bot.name,
+        version=bot.version,
+        game=bot.game,
+        owner=bot.owner,
+        source=bot.source,
+        archive_hash=bot.archive_hash or "",
+        status=bot.status,
+        reason=bot.reason,
+        elo=bot.elo,
+        games=bot.games,
+        wins=bot.wins,
+        stderr_tail=tuple(stderr_tail),
+    )
+
+
+def check_text(what: str, value: str) -> str:
+    if len(value) > MAX_TEXT:
+        raise StoreError(f"{what} is {len(value)} characters long: at most {MAX_TEXT}")
+    return value
+
+
+def known_games(games: Iterable[str] | None = None) -> frozenset[str]:
+    """The ladder's games and every registered one (a store may hold bots of both)."""
+    return frozenset(games or ()) | frozenset(engine.games())
+
+
+def check_game(name: str, games: frozenset[str]) -> str | None:
+    """A game filter: None for all, else a known game's name."""
+    if not name:
+        return None
+    check_text("the game name", name)
+    if name not in games:
+        raise NotFound(f"no game {name!r} on this ladder: games are {', '.join(sorted(games))}")
+    return name
+
+
+def check_id(what: str, value: int, optional: bool = False) -> int:
+    if value < 0 or (value == 0 and not optional):
+        raise StoreError(f"{what} {value}: ids are positive")
+    return value
+
+
+def shown_placings(
+    placings: Iterable[Sequence[tuple[int, int]]], shown: Collection[int]
+) -> list[list[tuple[int, int]]]:
+    """The leaderboard's evidence: every rated match with only the seats of the bots it
+    shows (superseded, retired and reserve bots are left out of the fit, so the mean
+    of 1500 is the mean of the rows shown); a match left with fewer than two seats
+    says nothing about how they compare."""
+    kept = [[(bot, place) for bot, place in match if bot in shown] for match in placings]
+    return [match for match in kept if len(match) >= 2]
+
+
+class Reads:
+    """Reads over one store: leaderboards, bots, matches, replays, bot logs. Malformed
+    requests raise :class:`StoreError` (or :class:`NotFound`) with one line.
+
+    ``viewer`` is the caller (None: anonymous): a bot's stderr goes only to its owner
+    and to admins. ``trusted`` reads (the CLI's ``--db``, which has the files anyway)
+    see everything."""
+
+    def __init__(
+        self,
+        store: Store,
+        games: Iterable[str] | None = None,
+        viewer: Owner | None = None,
+        trusted: bool = False,
+    ) -> None:
+        self.store = store
+        self.ladder_games = list(games or ()) or engine.games()
+        self.games = known_games(games)
+        self.viewer = viewer
+        self.trusted = trusted
+
+    def game(self, name: str) -> str | None:
+        return check_game(name, self.games)
+
+    def may_read_logs(self, owner_id: int) -> bool:
+        """May the caller read the stderr of a bot of ``owner_id``?"""
+        v = self.viewer
+        return self.trusted or (v is not None and (v.is_admin or v.id == owner_id))
+
+    def list_bots(self, game_name: str = "", everyone: bool = False) -> BotListing:
+        """The active bots (``everyone``: also pending, rejected, retired, ...), of one
+        game or all, and whether each game can make a match."""
+        statuses = None if everyone else [ACTIVE]
+        game = self.game(game_name)
+        bots = self.store.bots(game, statuses)
+        return BotListing(
+            bots=tuple(bot_view(b, self._verdict_tail(b)) for b in bots),
+            games=tuple(self.game_status(g) for g in ([game] if game else self.ladder_games)),
+        )
+
+    def _verdict_tail(self, bot: Bot) -> tuple[str, ...]:
+        """A bot rejected because it went out in validation: the end of its stderr
+        there, for its owner."""
+        if bot.status != REJECTED or not self.may_read_logs(bot.owner_id):
+            return ()
+        return self.store.validation_tail(bot.id)
+
+    def game_status(self, game: str) -> GameStatus:
+        """Whether ``game`` can make a match; said to be waiting only once a bot has
+        been submitted to it (a game nobody plays is not news)."""
+        bots = self.store.bots(game)
+        active = sum(b.status == ACTIVE for b in bots)
+        need = sparring.needed(engine.load(game).info.min_players)
+        submitted = any(b.owner != SYSTEM_OWNER for b in bots)
+        return GameStatus(
+            game=game, active=active, needed=need,
+            waiting=sparring.waiting(active, need) if submitted else "",
+        )  # fmt: skip
+
+    def leaderboards(self, game_name: str = "") -> tuple[Leaderboard, ...]:
+        """One game's leaderboard, or every game's that has matches."""
+        game = self.game(game_name)
+        games = [game] if game else self.store.games_with_matches()
+        return tuple(self._board(g) for g in games)
+
+    def _board(self, game: str) -> Leaderboard:
+        placings = self.store.rated_placings(game)
+        bots = self.store.bots(game, [ACTIVE])
+        estimates = elo.batch_elo(shown_placings(placings, {b.id for b in bots}))
+        unrated = elo.Estimate(elo.BASE, float("inf"))
+        ranked = sorted(
+            bots,
+            key=lambda b: (b.id not in estimates, -estimates.get(b.id, unrated).elo, b.name),
+        )
+        rows = tuple(
+            LeaderboardRow(
+                rank=rank,
+                bot=bot_view(b),
+                elo=estimates.get(b.id, unrated).elo,
+                ci95=estimates.get(b.id, unrated).ci95,
+            )
+            for rank, b in enumerate(ranked, start=1)
+        )
+        return Leaderboard(game=game, matches=len(placings), rows=rows)
+
+    def match_view(self, match: Match) -> MatchView:
+        bots = {b: self.store.bot(b) for b in set(match.seats)}
+        results = []
+        for r in self.store.results(match.id):
+            bot = bots.get(r.bot_id)
+            out = r.status != "ok"
+            results.append(SeatResult(
+                seat=r.seat,
+                bot_id=r.bot_id,
+                bot=bot.label if bot else str(r.bot_id),
+                place=r.place,
+                score=r.score,
+                status=r.status,
+                reason=f"{r.reason}: {r.detail}" if out and r.detail else r.reason,
+                failure=r.reason if out else "",
+                out_step=r.out_step or 0,
+                out_at_start=out and r.out_step is None,
+                detail=r.detail if out else "",
+                stderr_tail=tuple(r.stderr_tail)
+                if bot is not None and self.may_read_logs(bot.owner_id) else (),
+            ))  # fmt: skip
+        return MatchView(
+            id=match.id,
+            game=match.game,
+            game_version=match.game_version,
+            kind=match.kind,
+            seed=match.seed,
+            options_json=json.dumps(match.options, sort_keys=True),
+            state=match.state,
+            seats=tuple(match.seats),
+            results=tuple(results),
+            created_at=match.created_at,
+            started_at=match.started_at or 0.0,
+            finished_at=match.finished_at or 0.0,
+            wall_s=match.wall_s or 0.0,
+            decisions=match.decisions or 0,
+            error=match.error,
+            seq=match.seq or 0,
+            replay_sha256=match.replay_sha256 or "",
+            duplicate_group=match.duplicate_group or 0,
+        )
+
+    def list_matches(self, request: MatchQuery) -> tuple[MatchView, ...]:
+        if request.limit < 0:
+            raise StoreError(
+                f"limit {request.limit}: give 1 to {MAX_LIST} (0: {DEFAULT_LIST}), "
+                "and page with before_id"
+            )
+        if request.state and check_text("the state", request.state) not in STATES:
+            raise StoreError(f"state {request.state!r}: one of {', '.join(STATES)}")
+        game = self.game(request.game)
+        bot_ids = None
+        if request.bot:
+            bot_ids = [b.id for b in self.bots_named(request.bot, game)]
+        matches = self.store.matches(
+            game=game,
+            bot_id=check_id("bot", request.bot_id, optional=True) or None,
+            bot_ids=bot_ids,
+            state=request.state or None,
+            limit=min(request.limit or DEFAULT_LIST, MAX_LIST),
+            before_id=check_id("before_id", request.before_id, optional=True) or None,
+        )
+        return tuple(self.match_view(m) for m in matches)
+
+    def bots_named(self, text: str, game: str | None = None) -> list[Bot]:
+        """The bots ``text`` names: a name (every version), ``name@version``, or an id."""
+        check_text("the bot", text)
+        if text.isdigit():
+            try:
+                return [self.store.bot(int(text))]
+            except StoreError as e:
+                raise NotFound(str(e)) from None
+        name, _, version = text.partition("@")
+        found = [
+            b for b in self.store.bots(game)
+            if b.name.lower() == name.lower() and (not version or b.version == version)
+        ]
+        if not found:
+            raise NotFound(f"no bot {text!r} on this ladder: see niwa ladder bots --all")
+        return found
+
+    def bot_logs(self, match_id: int, bot_text: str) -> BotLogs:
+        """The stderr tail of the bot ``bot_text`` names in one match: its owner's and
+        admins' only."""
+        match = self.match(match_id)
+        if not bot_text:
+            raise StoreError("name the bot: its name, name@version or id")
+        named = {b.id: b for b in self.bots_named(bot_text, match.game)}
+        seats = [r for r in self.store.results(match.id) if r.bot_id in named]
+        if not seats:
+            if not set(named) & set(match.seats):
+                raise NotFound(
+                    f"{bot_text!r} did not play in match {match.id}: its seats are "
+                    + ", ".join(self.store.bot(b).label for b in match.seats)
+                )
+            raise StoreError(f"match {match.id} is {match.state}: it has no logs yet")
+        for r in seats:
+            bot = named[r.bot_id]
+            if not self.may_read_logs(bot.owner_id):
+                raise Denied(
+                    f"the logs of {bot.label} are for its owner ({bot.owner}) and admins: "
+                    "pass their token (--token or NIWA_TOKEN)"
+                )
+        return BotLogs(match_id=match.id, seats=tuple(
+            SeatLog(
+                seat=r.seat, bot_id=r.bot_id, bot=named[r.bot_id].label, status=r.status,
+                failure=r.reason if r.status != "ok" else "", stderr_tail=tuple(r.stderr_tail),
+            )
+            for r in seats
+        ))  # fmt: skip
+
+    def match(self, match_id: int) -> Match:
+        check_id("match", match_id)
+        try:
+            return self.store.match(match_id)
+        except StoreError as e:
+            raise NotFound(str(e)) from None
+
+    def replay(self, match_id: int) -> Replay:
+        """The replay file, only if it still has the SHA-256 recorded when its match
+        finished: a file changed on disk is refused (and logged), never served."""
+        match = self.match(match_id)
+        if match.state != DONE:
+            raise StoreError(
+                f"match {match.id} is {match.state}: only finished matches have a replay"
+            )
+        path = self.store.replay_path(match.id)
+        content = path.read_bytes()
+        digest = hashlib.sha256(content).hexdigest()
+        recorded = match.replay_sha256 or ""
+        if digest != recorded:
+            log.error(
+                "replay_tampered", match_id=match.id, path=str(path), recorded=recorded,
+                actual=digest,
+            )  # fmt: skip
+            raise ReplayTampered(
+                f"the replay of match {match.id} ({path}) no longer matches its recorded "
+                f"SHA-256 ({recorded[:16] or 'none recorded'}, the file has {digest[:16]}): "
+                "it was changed or damaged on disk; restore it from a backup"
+            )
+        return Replay(match_id=match.id, content=content, sha256=digest)
+
+    def head(self) -> int:
+        """The finish number (seq) of the last finished match; 0 if none."""
+        return int(self.store.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches"))
+
+    def finished_after(self, game: str | None, seq: int) -> list[MatchView]:
+        return [
+            self.match_view(m)
+            for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH)
+        ]

@@ -1,0 +1,135 @@
+"""What the ladder's reads return: its own types, one per ``niwa.v1`` message it sends.
+
+:class:`ladder.reads.Reads` builds them from the store; the servicer turns them into
+messages and the client turns messages back into them (``ladder.wire``), so the CLI and
+``ladder.report`` print the same values whether they read a store or a server, and
+never see protobuf. Field names are the messages' (a test holds them together); repeated
+fields are tuples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LadderBot:
+    id: int
+    name: str
+    version: str
+    game: str
+    owner: str
+    source: str
+    archive_hash: str
+    status: str
+    reason: str
+    elo: float
+    games: int
+    wins: int
+    stderr_tail: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GameStatus:
+    """Whether a game can make a match; ``waiting`` says why not ("" when it can)."""
+
+    game: str
+    active: int
+    needed: int
+    waiting: str
+
+
+@dataclass(frozen=True)
+class BotListing:
+    bots: tuple[LadderBot, ...]
+    games: tuple[GameStatus, ...]
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    bot: LadderBot
+    elo: float
+    ci95: float  # inf: not rated yet
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    game: str
+    matches: int
+    rows: tuple[LeaderboardRow, ...]
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: int
+    bot_id: int
+    bot: str
+    place: int
+    score: float
+    status: str
+    reason: str
+    failure: str
+    out_step: int
+    out_at_start: bool
+    detail: str
+    stderr_tail: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """A match as the API shows it (times 0.0 and numbers 0: not yet, or none)."""
+
+    id: int
+    game: str
+    game_version: str
+    kind: str
+    seed: int
+    options_json: str
+    state: str
+    seats: tuple[int, ...]
+    results: tuple[SeatResult, ...]
+    created_at: float
+    started_at: float
+    finished_at: float
+    wall_s: float
+    decisions: int
+    error: str
+    seq: int
+    replay_sha256: str
+    duplicate_group: int
+
+
+@dataclass(frozen=True)
+class MatchQuery:
+    """Which matches to list: every filter is off when empty or 0."""
+
+    game: str = ""
+    bot_id: int = 0
+    state: str = ""
+    limit: int = 0
+    before_id: int = 0
+    bot: str = ""
+
+
+@dataclass(frozen=True)
+class SeatLog:
+    seat: int
+    bot_id: int
+    bot: str
+    status: str
+    failure: str
+    stderr_tail: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BotLogs:
+    match_id: int
+    seats: tuple[SeatLog, ...]
+
+
+@dataclass(frozen=True)
+class Replay:
+    match_id: int
+    content: bytes
+    sha256: str

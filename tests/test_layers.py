@@ -1,0 +1,103 @@
+"""Every layer in its place, read from the source (ast): the CLI (``niwa``) is the top
+layer nothing imports; the wire contract (``niwa_proto``) is a leaf; gRPC, protobuf and
+the generated code stay in the modules at the gRPC edge; and a sandboxed Python bot
+finds every package the SDK needs among those the sandbox mounts."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+from referee.sandbox import NIWA_PACKAGES
+
+ROOT = Path(__file__).parents[1]
+#: The packages below the CLI.
+LOWER = ("engine", "referee", "bots", "ladder")
+FIRST_PARTY = frozenset({*LOWER, "niwa", "niwa_proto"})
+#: The only modules that may import grpc, protobuf or the generated code: a bot's server,
+#: the referee's client, the ladder's servicer, server, interceptor, client and the
+#: conversion between its own types and the messages.
+GRPC_EDGE = frozenset({
+    "bots/server.py",
+    "referee/transport.py",
+    "ladder/admission.py",
+    "ladder/client.py",
+    "ladder/server.py",
+    "ladder/service.py",
+    "ladder/wire.py",
+})  # fmt: skip
+
+
+def modules(*packages: str) -> list[Path]:
+    return sorted(p for package in packages for p in (ROOT / package).rglob("*.py"))
+
+
+def imports(path: Path) -> list[str]:
+    """Every module ``path`` imports, anywhere in it (inside functions too); relative
+    imports are left out (they stay in their own package)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append(node.module)
+    return found
+
+
+def top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def is_wire(module: str) -> bool:
+    """grpc (and its health and reflection packages), protobuf, or the generated code."""
+    return top(module).startswith("grpc") or module.startswith("google.protobuf") or (
+        top(module) == "niwa_proto"
+    )
+
+
+def offenders(paths: list[Path], bad: Callable[[Path, str], bool]) -> list[str]:
+    return [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in paths
+        for module in imports(path)
+        if bad(path, module)
+    ]
+
+
+def test_nothing_below_the_cli_imports_it() -> None:
+    assert modules(*LOWER), "no modules found: is ROOT the repository?"
+    assert offenders(modules(*LOWER), lambda _, m: top(m) == "niwa") == []
+
+
+def test_only_the_grpc_edge_modules_import_grpc_protobuf_or_generated_code() -> None:
+    def outside_the_edge(path: Path, module: str) -> bool:
+        return is_wire(module) and path.relative_to(ROOT).as_posix() not in GRPC_EDGE
+
+    assert offenders(modules(*LOWER, "niwa"), outside_the_edge) == []
+
+
+def test_every_edge_module_exists_and_is_at_the_edge() -> None:
+    """The allowed list names real modules that do import the wire (no stale entries
+    that would let a new module in unnoticed)."""
+    for name in sorted(GRPC_EDGE):
+        assert any(is_wire(m) for m in imports(ROOT / name)), name
+
+
+def test_the_wire_package_imports_nothing_of_niwa() -> None:
+    paths = modules("niwa_proto")
+    assert any(p.name == "bot_pb2_grpc.py" for p in paths)
+
+    def first_party(_: Path, module: str) -> bool:
+        return top(module) in FIRST_PARTY - {"niwa_proto"}
+
+    assert offenders(paths, first_party) == []
+
+
+def test_a_sandboxed_bot_finds_what_the_sdk_imports_among_the_mounted_packages() -> None:
+    assert "niwa" not in NIWA_PACKAGES
+
+    def not_mounted(_: Path, module: str) -> bool:
+        return top(module) in FIRST_PARTY and top(module) not in NIWA_PACKAGES
+
+    assert offenders(modules(*NIWA_PACKAGES), not_mounted) == []
