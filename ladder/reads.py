@@ -174,7 +174,7 @@ class Reads:
     def leaderboards(self, game_name: str = "") -> tuple[Leaderboard, ...]:
         """One game's leaderboard, or every game's that has matches."""
         game = self.game(game_name)
-        games = [game] if game else self.store.games_with_matches()
+        games = [game] if game else self.store.games_with_bots()
         return tuple(self._board(g) for g in games)
 
     def _board(self, game: str) -> Leaderboard:

@@ -665,10 +665,6 @@ class Store:
         rows = self.db.execute("SELECT DISTINCT game FROM bots ORDER BY game")
         return [str(r["game"]) for r in rows]
 
-    # The old, wrong name: ladder/service.py (another branch's file this round) still
-    # calls it. Delete once its one call says games_with_bots.
-    games_with_matches = games_with_bots
-
     def counts(self) -> dict[str, int]:
         rows = self.db.execute("SELECT state, COUNT(*) AS n FROM matches GROUP BY state")
         return {str(r["state"]): int(r["n"]) for r in rows}

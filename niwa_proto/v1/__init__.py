@@ -1,7 +1,8 @@
-"""Generated gRPC/protobuf code for proto/niwa_proto/v1/*.proto (do not edit; regenerate).
+"""Generated gRPC/protobuf code for proto/niwa/v1/*.proto (do not edit; regenerate).
 
-Regenerate from the repository root with::
+The .proto files stay where the design names them (proto/niwa/v1/); the ``-I`` mapping
+gives the Python modules this package's path. Regenerate from the repository root with::
 
-    python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. \\
-        proto/niwa_proto/v1/bot.proto proto/niwa_proto/v1/ladder.proto
+    python -m grpc_tools.protoc -Iniwa_proto/v1=proto/niwa/v1 --python_out=. \\
+        --pyi_out=. --grpc_python_out=. niwa_proto/v1/bot.proto niwa_proto/v1/ladder.proto
 """

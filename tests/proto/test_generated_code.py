@@ -10,17 +10,17 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 REGENERATE = (
-    "python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. "
-    "proto/niwa_proto/v1/{name}.proto"
+    "python -m grpc_tools.protoc -Iniwa_proto/v1=proto/niwa/v1 --python_out=. --pyi_out=. "
+    "--grpc_python_out=. niwa_proto/v1/{name}.proto"
 )
 
 
 @pytest.mark.parametrize("name", ["bot", "ladder"])
 def test_regenerating_from_the_proto_changes_nothing(name: str, tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "grpc_tools.protoc", f"-I{ROOT / 'proto'}",
+        [sys.executable, "-m", "grpc_tools.protoc", f"-Iniwa_proto/v1={ROOT / 'proto/niwa/v1'}",
          f"--python_out={tmp_path}", f"--pyi_out={tmp_path}", f"--grpc_python_out={tmp_path}",
-         str(ROOT / f"proto/niwa_proto/v1/{name}.proto")],
+         f"niwa_proto/v1/{name}.proto"],
         check=True,
     )  # fmt: skip
     for generated in (f"{name}_pb2.py", f"{name}_pb2.pyi", f"{name}_pb2_grpc.py"):
@@ -31,4 +31,4 @@ def test_regenerating_from_the_proto_changes_nothing(name: str, tmp_path: Path) 
 
 @pytest.mark.parametrize("copy", ["examples/js-bot/proto/niwa/v1/bot.proto"])
 def test_example_bots_ship_the_same_proto(copy: str) -> None:
-    assert (ROOT / copy).read_bytes() == (ROOT / "proto/niwa_proto/v1/bot.proto").read_bytes()
+    assert (ROOT / copy).read_bytes() == (ROOT / "proto/niwa/v1/bot.proto").read_bytes()

@@ -41,7 +41,7 @@ def test_play_writes_a_replay_that_verifies(tmp_path: Path) -> None:
     assert main(["play", "blossom", *RANDOM3, "--seed", "7", "--in-process", "--quiet",
                  "--replay", str(path)]) == 0
     r = replay.read(path)
-    assert r.header.version == "blossom@1" and r.result is not None
+    assert r.header.version == "blossom@2" and r.result is not None
     assert replay.verify(r) == len(r.steps)
 
 
