@@ -13,20 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import (
-    CHANCE,
-    JSON,
-    Action,
-    Game,
-    GameInfo,
-    IllegalAction,
-    Option,
-    Result,
-    Rng,
-    State,
-    envelope,
-    places_from_keys,
-)
+import engine
+from engine import CHANCE, JSON, Action, Game, GameInfo, IllegalAction, Option, Result, State
 
 VERSION = "highcard@1"
 CARDS = (1, 2, 3, 4, 5, 6)
@@ -97,7 +85,7 @@ class HighCardState(State):
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         over = self.phase() == "over"
-        obs = envelope(VERSION, seat, self.players, self.phase(), self.to_move())
+        obs = engine.envelope(VERSION, seat, self.players, self.phase(), self.to_move())
         obs["options"] = dict(self.options)
         obs["dealt"] = sum(c is not None for c in self.cards)
         obs["deck_size"] = len(self.deck)
@@ -112,7 +100,7 @@ class HighCardState(State):
         # a seat scores its card, or 7 minus it when the lowest wins: more is better
         low = self.options["lowest_wins"]
         points = [(7 - (c or 0)) if low else (c or 0) for c in self.cards]
-        return Result(scores=tuple(map(float, points)), places=places_from_keys(points))
+        return Result(scores=tuple(map(float, points)), places=engine.places_from_keys(points))
 
     def clone(self) -> HighCardState:
         return HighCardState(self.to_json())
@@ -165,7 +153,9 @@ class HighCardGame(Game):
     def from_json(self, data: Mapping[str, JSON]) -> HighCardState:
         return HighCardState(data)
 
-    def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> HighCardState:
+    def determinize(
+        self, observation: Mapping[str, JSON], seat: int, rng: engine.Rng
+    ) -> HighCardState:
         """Deal the cards ``seat`` cannot see (other seats' cards, the deck) at random."""
         obs = observation
         players, dealt = int(obs["players"]), int(obs["dealt"])
