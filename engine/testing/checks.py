@@ -234,8 +234,8 @@ def check_no_leak(
     What it does not prove: (1) that ``determinize`` resamples everything the seat should
     not see: a hidden card that the observation carries and ``determinize`` copies back
     passes; (2) anything about ``render``, ``describe`` or error messages; (3) anything
-    about states no playout reached. :func:`check_hidden_views_agree` covers part of (1)
-    and (2) independently."""
+    about states no playout reached. :func:`check_hidden_views_agree` covers ``render``
+    and the case of (1) where nothing at all is resampled."""
     rng = random.Random(seed + 4)
     for step, state in enumerate(every_state(game, players, seed, options)):
         if step % every:
@@ -275,9 +275,10 @@ def check_hidden_views_agree(game: Game, players: int, seed: int, options: Optio
     never do, ``determinize`` copies everything from the observation, so the observation
     already holds what the seat should not see (or the flag is wrong).
 
-    Unlike :func:`check_no_leak` it never compares a world with the observation it was
-    built from, so a leak that ``determinize`` reproduces faithfully still shows here
-    whenever the two worlds differ in the leaked part; and it covers ``render``.
+    Beyond :func:`check_no_leak` it covers the ``render`` texts, checks the legal actions
+    in every sampled world, and fails a hidden-information game whose samples never vary
+    (``determinize`` copying everything back, which check_no_leak cannot see). Like it,
+    it cannot see one leaked part that ``determinize`` copies back while other parts vary.
 
     Why the worlds are not played on with the same actions and compared later: a later
     action may reveal a hidden card on purpose (a draw, the end-game count), so later
