@@ -48,6 +48,7 @@ from referee.cgroups import LimitsUnavailable
 from referee.clock import GRACE_S, WALL_FACTOR, Clock, TimeControl, wall_cap_s
 from referee.failures import FATAL, BotFailure, Failure, clip
 from referee.players import InProcessPlayer, Player, Question, make_question
+from referee.process_player import ProcessPlayer
 from referee.replay import (
     Header,
     Isolation,
@@ -599,8 +600,6 @@ def make_player(
     manifest = bot.manifest()
     if bot.is_builtin and spec.in_process:
         return InProcessPlayer(builtin.create(bot.target), manifest.name, manifest.version)
-    from referee.process_player import ProcessPlayer
-
     return ProcessPlayer(
         manifest=manifest,
         bot_dir=None if bot.is_builtin else Path(bot.target),

@@ -8,9 +8,9 @@ or a chance outcome) with the hash of the full state after it, and last the resu
     {"kind":"decision","index":1,"moves":[{"seat":0,"action":...,"status":"OK",...}],...}
     {"kind":"result","scores":[...],"places":[...],"seats":[{"seat":0,"status":"ok"},...]}
 
-Because chance outcomes are recorded like moves, :func:`verify` re-simulates a file
-with nothing but the engine and checks every hash. :func:`states` walks the match for
-``niwa replay show`` and ``niwa replay ask``.
+Because chance outcomes are recorded like moves, :func:`referee.replay_check.verify`
+re-simulates a file with nothing but the engine and checks every hash. :func:`states`
+walks the match for ``niwa replay show`` and ``niwa replay ask``.
 """
 
 from __future__ import annotations
@@ -582,16 +582,3 @@ class ReplayMismatch(ReplayError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
-
-
-def verify(replay: Replay, game: Game | None = None) -> int:
-    """Check everything the replay claims (see :mod:`referee.replay_check`).
-
-    Returns the number of steps checked; raises :class:`ReplayMismatch` listing every
-    difference (or :class:`ReplayError` if the game it names is not installed)."""
-    from referee.replay_check import check  # it needs referee.match, which imports us
-
-    report = check(replay, game)
-    if report.problems:
-        raise ReplayMismatch(report.problems)
-    return report.steps

@@ -33,7 +33,16 @@ from bots.sdk import DEBUG_LIMIT, NOTE_LIMIT
 from engine import CHANCE, JSON, Game, State, canonical_json
 from referee.failures import FATAL, Failure
 from referee.match import BotSpec, final_places
-from referee.replay import Move, Replay, ReplayError, SeatOutcome, Step, apply_step, new_game
+from referee.replay import (
+    Move,
+    Replay,
+    ReplayError,
+    ReplayMismatch,
+    SeatOutcome,
+    Step,
+    apply_step,
+    new_game,
+)
 from referee.seeds import stream
 from referee.text import printable
 
@@ -337,3 +346,14 @@ def check(replay: Replay, game: Game | None = None) -> Report:
     ``game`` defaults to the registered game the header names; ReplayError if that is
     not installed."""
     return _Checker(replay, game).run()
+
+
+def verify(replay: Replay, game: Game | None = None) -> int:
+    """Check everything the replay claims (see :func:`check`).
+
+    Returns the number of steps checked; raises :class:`ReplayMismatch` listing every
+    difference (or :class:`ReplayError` if the game it names is not installed)."""
+    report = check(replay, game)
+    if report.problems:
+        raise ReplayMismatch(report.problems)
+    return report.steps

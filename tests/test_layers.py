@@ -101,3 +101,31 @@ def test_a_sandboxed_bot_finds_what_the_sdk_imports_among_the_mounted_packages()
         return top(module) in FIRST_PARTY and top(module) not in NIWA_PACKAGES
 
     assert offenders(modules(*NIWA_PACKAGES), not_mounted) == []
+
+
+#: Imports that stay inside a function, and why: each loads something optional or slow
+#: that the module's other callers never need. Nothing else imports inside a function
+#: (no import deferred to break a cycle).
+DEFERRED = frozenset({
+    ("bots/sdk.py", "bots.server"),  # grpc only when a bot serves, so tests and tools need none
+    ("ladder/db.py", "psycopg"),  # the optional PostgreSQL driver
+    ("engine/testing/suite.py", "pytest"),  # the engine itself never needs pytest
+})  # fmt: skip
+
+
+def test_no_module_imports_inside_a_function_but_the_listed_optional_ones() -> None:
+    found = set()
+    for path in modules(*LOWER, "niwa"):
+        tree = ast.parse(path.read_text(), str(path))
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                found |= {(str(path.relative_to(ROOT)), name) for name in names}
+    assert found <= DEFERRED, sorted(found - DEFERRED)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from bots import builtin
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.series.games import GameJob, play_game, run_jobs
@@ -150,7 +151,6 @@ def _slug(bot: str) -> str:
 
 
 def _split_pair(text: str) -> tuple[str, str]:
-    from bots import builtin
 
     # A bot name may carry options after "?" (``mcts?seconds=0.05``); split on the
     # first ":" outside them.

@@ -19,7 +19,7 @@ import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
 from bots.manifest import parse as parse_manifest
-from ladder import archive, client, demo, logs, report, sparring, submission
+from ladder import app, archive, client, demo, logs, report, sparring, submission
 from ladder.admission import Limits
 from ladder.client import CallFailed, LadderClient
 from ladder.db import DatabaseError
@@ -236,8 +236,6 @@ def _remote(
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from ladder import app
-
     logs.configure(args.log_level)
     settings = Settings(
         db_url=args.db,
@@ -451,8 +449,6 @@ def _demo(args: argparse.Namespace) -> int:
     logs.configure("warning")
     settings = demo.run(args.data, args.matches, args.workers, args.seed)
     if args.serve:
-        from ladder import app
-
         logs.configure("info")
         # Keep playing while serving: the bots submitted meanwhile get their validation
         # and rated matches (the built-ins keep playing too), with no match limit.

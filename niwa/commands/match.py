@@ -4,6 +4,7 @@ with standings, Elo and LOS for two bots, and an optional SPRT that stops early.
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.headtohead import HeadToHead
 from niwa.series.report import JsonLines, Live, Standings, progress
 from niwa.series.setup import check_seating, labels, parse_bots
+from referee.logs import configure_cli_logging
 from referee.pool import cores
 from referee.text import printable
 
@@ -95,7 +97,6 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
 
 def series_seed(args: argparse.Namespace) -> int:
-    import random
 
     return args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
 
@@ -108,7 +109,6 @@ def check_counts(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.logs import configure_cli_logging
 
     configure_cli_logging()
     check_counts(args)

@@ -19,6 +19,7 @@ from niwa.series import schedule
 from niwa.series.games import GameJob, GameRecord, cores, play_game, run_jobs
 from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
 from niwa.series.setup import check_seating, labels, parse_bots
+from referee.logs import configure_cli_logging
 from referee.text import printable
 
 FORMATS = ("round-robin", "gauntlet", "swiss")
@@ -140,7 +141,6 @@ class Tournament:
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.logs import configure_cli_logging
 
     configure_cli_logging()
     if args.concurrency < 0:

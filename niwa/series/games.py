@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from referee.logs import configure_cli_logging
+from referee.match import MatchSpec, play_match
 from referee.pool import cores as cores  # re-exported: the series commands import it here
 from referee.pool import spawn_pool
 
@@ -104,8 +106,6 @@ class FailureCounter:
 
 def play_game(job: GameJob) -> GameRecord:
     """Run one game in this (worker) process."""
-    from referee.logs import configure_cli_logging
-    from referee.match import MatchSpec, play_match
 
     configure_cli_logging()  # warnings only, on stderr
     counter = FailureCounter(len(job.bots))

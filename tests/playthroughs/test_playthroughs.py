@@ -88,9 +88,11 @@ def test_a_rules_change_without_a_version_bump_fails_the_replay() -> None:
 
 def test_a_version_bump_without_a_new_golden_names_the_file_and_the_command() -> None:
     game = ChangedRulesGame()
-    game.info = dataclasses.replace(game.info, version="blossom@2")
+    name, _, number = game.info.version.partition("@")
+    bumped = f"{name}@{int(number) + 1}"  # the next version, whatever is installed now
+    game.info = dataclasses.replace(game.info, version=bumped)
     path = golden.path_for(game, 2)
-    assert path.name == "blossom@2-2p.jsonl" and not path.exists()
+    assert path.name == f"{bumped}-2p.jsonl" and not path.exists()
     assert "python -m tests.playthroughs.regenerate blossom" in _missing(path, "blossom")
     problem = playthrough.replay(game, _blossom_golden(), "REGEN")
     assert problem is not None and problem.startswith("header ")

@@ -14,7 +14,7 @@ import pytest
 
 from bots.sdk import DEBUG_LIMIT
 from niwa.cli import main
-from referee import replay
+from referee import replay, replay_check
 from referee.replay import Move, Replay
 from tests.referee.sandboxing import hostile_bot, run_against_randoms
 from tests.referee.toy import GAME
@@ -93,7 +93,7 @@ def test_a_replay_with_debug_text_verifies(
     debug_replay: tuple[Path, Replay], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, r = debug_replay
-    assert replay.verify(replay.read(path)) == len(r.steps)
+    assert replay_check.verify(replay.read(path)) == len(r.steps)
     assert main(["replay", "verify", str(path)]) == 0
     assert ": ok: " in capsys.readouterr().out
 
@@ -135,4 +135,4 @@ def test_debug_text_past_2_kib_is_cut_with_a_marker_and_still_verifies(
             assert len(m.debug.encode()) <= DEBUG_LIMIT
             assert m.debug.startswith(f"decision {step.index}\n")
             assert m.debug.endswith(f"d [debug cut at {DEBUG_LIMIT} bytes: {sent} sent]")
-    assert replay.verify(r, GAME) == len(r.steps)
+    assert replay_check.verify(r, GAME) == len(r.steps)

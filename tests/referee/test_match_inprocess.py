@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bots import builtin
-from referee import replay
+from referee import replay, replay_check
 from referee.match import SeatOutcome, final_places
 from tests.referee.conftest import RunToy
 from tests.referee.toy import GAME
@@ -46,7 +46,7 @@ def test_another_seed_gives_another_game(run_toy: RunToy, tmp_path: Path) -> Non
 def test_replay_of_a_match_verifies(run_toy: RunToy, tmp_path: Path) -> None:
     outcome = run_toy("builtin:random", "builtin:random", "builtin:random")
     r = replay.read(tmp_path / "toy.jsonl")
-    assert replay.verify(r, GAME) == len(r.steps)
+    assert replay_check.verify(r, GAME) == len(r.steps)
     assert r.result is not None and r.result.places == list(outcome.result.places)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from bots import builtin
 from niwa.cli import build_parser, main
-from referee import replay
+from referee import replay, replay_check
 
 RANDOM3 = ["--bot", "builtin:random"] * 3
 
@@ -42,7 +42,7 @@ def test_play_writes_a_replay_that_verifies(tmp_path: Path) -> None:
                  "--replay", str(path)]) == 0
     r = replay.read(path)
     assert r.header.version == "blossom@2" and r.result is not None
-    assert replay.verify(r) == len(r.steps)
+    assert replay_check.verify(r) == len(r.steps)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import replay
+from referee import replay, replay_check
 from tests.referee.conftest import RunToy
 from tests.referee.toy import GAME
 
@@ -43,7 +43,7 @@ def test_a_changed_hash_fails_verification_at_its_step(run_toy: RunToy, tmp_path
     path = tmp_path / "toy.jsonl"
     _rewrite(path, 4, {"hash": "0000000000000000"})
     with pytest.raises(replay.ReplayError, match="step 3: state hash"):
-        replay.verify(replay.read(path), GAME)
+        replay_check.verify(replay.read(path), GAME)
 
 
 def test_a_changed_move_fails_verification(run_toy: RunToy, tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_a_changed_move_fails_verification(run_toy: RunToy, tmp_path: Path) -> N
     path = tmp_path / "toy.jsonl"
     _rewrite(path, 1, {"moves": [{"seat": -1, "action": 7}]})
     with pytest.raises(replay.ReplayError, match="step 0: the recorded move is illegal"):
-        replay.verify(replay.read(path), GAME)
+        replay_check.verify(replay.read(path), GAME)
 
 
 def test_a_changed_result_fails_verification(run_toy: RunToy, tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_a_changed_result_fails_verification(run_toy: RunToy, tmp_path: Path) ->
     last = len(path.read_text().splitlines()) - 1
     _rewrite(path, last, {"scores": [99.0, 0.0]})
     with pytest.raises(replay.ReplayError, match="result scores: expected"):
-        replay.verify(replay.read(path), GAME)
+        replay_check.verify(replay.read(path), GAME)
 
 
 def test_a_file_that_is_not_a_replay_is_named_as_such(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_an_interrupted_replay_reads_without_a_result(run_toy: RunToy, tmp_path:
     path = tmp_path / "toy.jsonl"
     path.write_text("\n".join(path.read_text().splitlines()[:6]) + "\n")
     r = replay.read(path)
-    assert r.result is None and replay.verify(r, GAME) == 5
+    assert r.result is None and replay_check.verify(r, GAME) == 5
 
 
 

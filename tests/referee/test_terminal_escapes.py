@@ -15,7 +15,7 @@ import pytest
 
 from engine import canonical_json
 from niwa.cli import main
-from referee import replay, sandbox
+from referee import replay, replay_check, sandbox
 from referee.text import printable
 
 #: Clear the screen, retitle the window, return to column 0, reverse the text, erase.
@@ -128,7 +128,7 @@ def test_the_match_recorded_the_raw_text(played: tuple[Path, str, str]) -> None:
     assert r.result is not None and r.result.seats[0].reason == "CRASHED"
     assert EVIL in {m.note for s in r.steps for m in s.moves}
     assert EVIL in r.result.seats[0].stderr_tail
-    assert replay.verify(r) == len(r.steps)  # a real sandboxed crash verifies
+    assert replay_check.verify(r) == len(r.steps)  # a real sandboxed crash verifies
 
 
 def test_play_narration_result_and_logs_escape_the_bot_text(
