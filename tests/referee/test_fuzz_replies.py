@@ -17,7 +17,8 @@ import pytest
 
 from referee.clock import TimeControl
 from referee.match import BotSpec, MatchSpec, play_match
-from referee.replay import read, verify
+from referee.replay import read
+from referee.replay_check import verify
 from tests.referee.sandboxing import RAW, hostile_bot, leftover_processes
 from tests.referee.toy import GAME
 
