@@ -24,6 +24,18 @@ def test_bench_engine_writes_its_rows_as_json_to_stdout(
     assert "games/s" in captured.err  # the text table moved to stderr
 
 
+def test_bench_engine_counts_chance_apart_from_player_decisions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "engine", "blossom", "--players", "2", "--runs", "1", "--seconds", "0.05",
+            "--warmup", "0", "--json", "-"]
+    assert main(argv) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]
+    decisions, chance = row["player_decisions_per_s"], row["chance_applies_per_s"]
+    assert decisions > 0 and chance > 0  # Blossom deals and draws: both happen
+    assert row["applies_per_s"] == pytest.approx(decisions + chance)
+
+
 def test_bench_referee_writes_modes_and_start_ups_to_a_file(tmp_path: Path) -> None:
     out = tmp_path / "referee.json"
     argv = ["bench", "referee", "--matches", "1", "--startups", "1", "--bot", "builtin:random",
