@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import engine
 from engine import CHANCE, IllegalAction
 from tests.games.blossom.table import act, deal, table
 
@@ -208,6 +209,30 @@ def test_a_chance_outcome_must_match_a_listed_one_as_json() -> None:
     with pytest.raises(IllegalAction) as err:
         state.apply({CHANCE: {"card": "rose", "extra": True}})
     assert err.value.rule == "blossom.md §4, §7"
+
+
+@pytest.mark.parametrize(
+    "outcome", [{"card": "cherry"}, {"card": "tulip"}, {"card": 1}, ["card", "rose"], {}]
+)
+def test_a_drawn_card_must_be_a_kind_left_in_the_deck(outcome: object) -> None:
+    state = table(garden="rose")
+    state.deck = [0, 0, 0, 2, 0, 0]  # roses only
+    act(state, {"type": "draw", "from": "deck"})
+    before = state.to_json()
+    with pytest.raises(IllegalAction) as err:
+        state.apply({CHANCE: outcome})
+    assert err.value.rule == "blossom.md §4, §7" and state.to_json() == before
+    state.apply({CHANCE: {"card": "rose"}})
+    assert state.deck[3] == 1
+
+
+@pytest.mark.parametrize("outcome", [{"dealer": 3}, {"dealer": True}, {"dealer": -1}])
+def test_a_drawn_dealer_must_be_one_of_the_seats(outcome: object) -> None:
+    state = engine.load("blossom").new_game(3)
+    with pytest.raises(IllegalAction):
+        state.apply({CHANCE: outcome})
+    state.apply({CHANCE: {"dealer": 2}})
+    assert state.dealer == 2
 
 
 def test_changing_the_returned_legal_actions_does_not_change_the_game() -> None:
