@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any, Final
 
 from engine.actions import LegalActions
@@ -43,6 +44,19 @@ DIRECTIONS: Final = (FORWARD, BACK)
 _CARD_NUMBERS: Final = sorted({n for deck in rules.decks().values() for n in deck})
 _DRAW_OUTCOMES: Final = {n: {"type": "draw", "card": n} for n in _CARD_NUMBERS}
 _REVEAL_OUTCOMES: Final = {n: {"type": "reveal", "card": n} for n in _CARD_NUMBERS}
+
+
+
+@cache
+def _all_seats(players: int) -> tuple[int, ...]:
+    return tuple(range(players))
+
+
+@cache
+def _seat_set(seats: tuple[int, ...]) -> frozenset[int]:
+    """``to_move`` as a set, for checking a joint move's keys against it in one step."""
+    return frozenset(seats)
+
 
 RULE_ROUND: Final = "sakura.md §6"
 RULE_ACTIONS: Final = "sakura.md §2"
@@ -124,7 +138,7 @@ class SakuraState(State):
         if self.phase in (DEAL, DRAW, COURT):
             return (CHANCE,)
         if self.phase == CHOOSE:
-            return tuple(range(self.players))
+            return _all_seats(self.players)
         if self.phase == RESOLVE:
             return (self.owner(),)
         return ()
@@ -179,7 +193,7 @@ class SakuraState(State):
         seats = self.to_move()
         if not seats:
             raise IllegalAction(RULE_END, "the game is over; no move can be made")
-        if set(joint) != set(seats):
+        if joint.keys() != _seat_set(seats):
             want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
             raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
         if self.phase == CHOOSE:
