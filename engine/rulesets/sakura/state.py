@@ -44,7 +44,14 @@ DIRECTIONS: Final = (FORWARD, BACK)
 _CARD_NUMBERS: Final = sorted({n for deck in rules.decks().values() for n in deck})
 _DRAW_OUTCOMES: Final = {n: {"type": "draw", "card": n} for n in _CARD_NUMBERS}
 _REVEAL_OUTCOMES: Final = {n: {"type": "reveal", "card": n} for n in _CARD_NUMBERS}
-
+#: The printed distance of every FWD_n / FWD_OR_BACK_n painter action.
+_DISTANCE: Final = {a: rules.distance(a) for a in (*rules.FWD, *rules.FWD_OR_BACK)}
+#: Built once too: the actions of a plain play and of a direction choice.
+_PLAYS: Final = {n: {"type": "play", "card": n} for n in _CARD_NUMBERS}
+_DIRECTION_CHOICES: Final = {
+    kind: [{"type": kind, "direction": d} for d in DIRECTIONS]
+    for kind in ("emperor", "painter")
+}
 
 
 @cache
@@ -140,7 +147,7 @@ class SakuraState(State):
         if self.phase == CHOOSE:
             return _all_seats(self.players)
         if self.phase == RESOLVE:
-            return (self.owner(),)
+            return (self.played[self.cursor][0],)  # the owner of the resolving card
         return ()
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -162,10 +169,9 @@ class SakuraState(State):
                     for b in hand
                     if a != b
                 ]
-            return [{"type": "play", "card": c} for c in hand]
+            return [_PLAYS[c] for c in hand]
         if self.phase == RESOLVE and seat == self.owner():
-            kind = "emperor" if self.step == GARDEN_STEP else "painter"
-            return [{"type": kind, "direction": d} for d in DIRECTIONS]
+            return _DIRECTION_CHOICES["emperor" if self.step == GARDEN_STEP else "painter"]
         return []
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
@@ -197,11 +203,9 @@ class SakuraState(State):
             want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
             raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
         if self.phase == CHOOSE:
-            plays = {s: self._choices(s).parse(joint[s], self._explainer(s)) for s in seats}
-            self._play_cards(plays)
+            self._play_cards({s: self._parse(s, joint[s]) for s in seats})
         elif self.phase == RESOLVE:
-            owner = seats[0]
-            self._resolve_choice(self._choices(owner).parse(joint[owner], self._explainer(owner)))
+            self._resolve_choice(self._parse(seats[0], joint[seats[0]]))
         else:
             self._chance(joint[CHANCE])
         self._advance()
@@ -247,6 +251,14 @@ class SakuraState(State):
         return render.describe(self, seat, action)
 
     # -- validation -------------------------------------------------------------------------
+
+    def _parse(self, seat: int, action: Action) -> Action:
+        """The legal action of ``seat`` that ``action`` spells, else IllegalAction; the
+        explanation is built only for an illegal one."""
+        found = self._choices(seat).match(action)
+        if found is None:
+            raise IllegalAction(*self._explainer(seat)(action))
+        return found
 
     def _explainer(self, seat: int) -> Callable[[Action], tuple[str, str]]:
         """Why ``seat``'s action is not one of its legal ones, in the rules' words."""
@@ -414,9 +426,9 @@ class SakuraState(State):
         elif action == rules.COUNT_AHEAD:
             g.count_ahead(painter)
         elif action in rules.FWD or direction == FORWARD:
-            g.forward(painter, rules.distance(action))
+            g.forward(painter, _DISTANCE[action])
         else:
-            g.back(painter, rules.distance(action))
+            g.back(painter, _DISTANCE[action])
 
     def _finish_card(self) -> None:
         """Discard the resolved card; after a sakura stop, discard the rest and score
