@@ -27,6 +27,9 @@ RESOLVE: Final = "resolve"
 DRAW: Final = "draw"
 OVER: Final = "over"
 
+#: Phases whose chance node deals a card to a seat.
+_DRAWING: Final = frozenset({DEAL, DRAW})
+
 GARDEN_STEP: Final = "garden"
 PAINTER_STEP: Final = "painter"
 
@@ -196,6 +199,13 @@ class SakuraState(State):
         return (_REVEAL_OUTCOMES if self.phase == COURT else _DRAW_OUTCOMES)[deck[i]]
 
     def apply(self, joint: Mapping[int, Action]) -> None:
+        if self.phase in _DRAWING and len(joint) == 1 and CHANCE in joint:
+            self._chance(joint[CHANCE])  # most applies: a draw, with nothing to resolve after
+            self._after_draw()
+            if self._legal:  # someone asked a seat's (empty) actions while chance moved
+                self._legal = {}
+            self._outcomes = None
+            return
         seats = self.to_move()
         if not seats:
             raise IllegalAction(RULE_END, "the game is over; no move can be made")
@@ -209,7 +219,8 @@ class SakuraState(State):
         else:
             self._chance(joint[CHANCE])
         self._advance()
-        self._legal = {}
+        if self._legal:
+            self._legal = {}
         self._outcomes = None
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
@@ -365,11 +376,8 @@ class SakuraState(State):
     def _advance(self) -> None:
         """Run every step that needs no decision (sakura.md §6 #2, #14)."""
         while True:
-            if self.phase in (DEAL, DRAW):
-                if not self.draws:
-                    self._start_round()
-                    return
-                self._refill_deck()
+            if self.phase in _DRAWING:
+                self._after_draw()
                 return
             if self.phase == COURT:
                 self._refill_deck()
@@ -391,6 +399,13 @@ class SakuraState(State):
                 return
             self._painter_action(FORWARD)
             self._finish_card()
+
+    def _after_draw(self) -> None:
+        """A deal or draw is done: the next draw needs a deck, or the round begins."""
+        if not self.draws:
+            self._start_round()
+        elif not self.deck:
+            self._refill_deck()
 
     def _refill_deck(self) -> None:
         """An empty deck is refilled with the discard pile (sakura.md §6 #2)."""

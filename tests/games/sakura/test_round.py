@@ -194,3 +194,11 @@ def test_a_chance_outcome_that_is_not_a_deck_card_is_refused(outcome: object) ->
         state.apply({CHANCE: outcome})
     assert err.value.rule == "sakura.md §6"
     assert state.to_json() == before
+
+
+def test_actions_asked_for_during_the_deal_are_not_kept_once_the_round_begins() -> None:
+    state = GAME.new_game(2)
+    while state.to_move() == (CHANCE,):
+        assert state.legal_actions(0) == []  # chance moves: nobody else does
+        state.apply({CHANCE: engine.sample_chance(state, _Fixed(0.25))})
+    assert len(state.legal_actions(0)) == 5
