@@ -304,10 +304,10 @@ class SakuraState(State):
 
     def _resolve_choice(self, action: Mapping[str, Any]) -> None:
         if self.step == GARDEN_STEP:
-            self._garden_action(action["direction"])
+            self._garden_action(self.current_card().garden, action["direction"])
             self.step = PAINTER_STEP
         else:
-            self._painter_action(action["direction"])
+            self._painter_action(self.owner(), self.current_card().painter, action["direction"])
             self._finish_card()
 
     def _chance(self, outcome: Action) -> None:
@@ -387,17 +387,18 @@ class SakuraState(State):
             if self.cursor >= len(self.played):
                 self._end_round()
                 continue
-            painter = self.owner()
-            card = self.current_card()
+            painter, number, _ = self.played[self.cursor]
+            card = self.cards[number]
             human = painter < self.players
             if self.step == GARDEN_STEP:
                 if human and card.garden in rules.CHOICE_ACTIONS:
                     return
-                self._garden_action(FORWARD)  # the court painter always picks forward (§9)
+                # the court painter always picks forward (§9)
+                self._garden_action(card.garden, FORWARD)
                 self.step = PAINTER_STEP
             if human and card.painter in rules.CHOICE_ACTIONS:
                 return
-            self._painter_action(FORWARD)
+            self._painter_action(painter, card.painter, FORWARD)
             self._finish_card()
 
     def _after_draw(self) -> None:
@@ -413,9 +414,9 @@ class SakuraState(State):
             self.deck = sorted(self.discard)
             self.discard = []
 
-    def _garden_action(self, direction: str) -> None:
+    def _garden_action(self, action: str, direction: str) -> None:
+        """The resolving card's garden ``action`` (sakura.md §2.1) in ``direction``."""
         g = self.garden
-        action = self.current_card().garden
         forward_1 = action == rules.EMP_FWD_OR_BACK_1 and direction == FORWARD
         if action == rules.EMP_FWD_1 or forward_1:
             self.halt = g.emperor_forward(1)
@@ -432,10 +433,9 @@ class SakuraState(State):
             if target is not None:
                 g.forward(target, 2)
 
-    def _painter_action(self, direction: str) -> None:
+    def _painter_action(self, painter: int, action: str, direction: str) -> None:
+        """The resolving card's painter ``action`` (sakura.md §2.2) for its owner."""
         g = self.garden
-        painter = self.owner()
-        action = self.current_card().painter
         if action == rules.JUMP_AHEAD:
             g.jump_ahead(painter)
         elif action == rules.COUNT_AHEAD:
