@@ -7,6 +7,7 @@ import pytest
 import engine
 from engine import CHANCE, IllegalAction
 from tests.games.blossom.table import act, deal, table
+from tests.games.fixed_rng import FixedRng
 
 
 def test_a_turn_is_two_actions_then_the_next_seat_plays() -> None:
@@ -268,3 +269,11 @@ def test_every_action_involves_at_least_one_card() -> None:
         assert empty not in state.legal_actions(0)
         with pytest.raises(IllegalAction):
             act(state, empty)
+
+
+def test_a_deck_draw_is_weighted_by_the_cards_left_of_each_kind() -> None:
+    state = table(garden="rose")
+    state.deck = [0, 0, 0, 2, 0, 1]  # two roses, one anemone
+    act(state, {"type": "draw", "from": "deck"})
+    picks = [engine.sample_chance(state, FixedRng(x)) for x in (0.0, 0.6, 0.7, 0.99)]
+    assert picks == [{"card": "rose"}, {"card": "rose"}, {"card": "anemone"}, {"card": "anemone"}]

@@ -7,6 +7,7 @@ import pytest
 import engine
 from engine import CHANCE, IllegalAction
 from engine.rulesets.sakura import GAME
+from tests.games.fixed_rng import FixedRng
 from tests.games.sakura.table import decide, draw_all, play, table
 
 
@@ -145,27 +146,11 @@ def test_a_clone_offers_the_decisions_of_its_own_position() -> None:
     assert state.legal_actions(1) == before
 
 
-class _Fixed:
-    """An rng whose ``random()`` always returns ``x``: which card a draw yields."""
-
-    def __init__(self, x: float) -> None:
-        self.x = x
-
-    def random(self) -> float:
-        return self.x
-
-    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
-        raise AssertionError("a draw uses random() only")
-
-    def shuffle(self, x: list[object]) -> None:
-        raise AssertionError("a draw uses random() only")
-
-
 def test_a_draw_takes_the_card_at_the_random_fraction_of_the_sorted_deck() -> None:
     state = GAME.new_game(3)
     deck = sorted(state.deck)
     for x, index in ((0.0, 0), (0.5, 30), (0.999, 59), (1 - 2**-53, 59)):
-        assert engine.sample_chance(state, _Fixed(x)) == {"type": "draw", "card": deck[index]}
+        assert engine.sample_chance(state, FixedRng(x)) == {"type": "draw", "card": deck[index]}
 
 
 def test_a_drawn_card_leaves_the_deck_and_joins_the_hand_in_order() -> None:
@@ -200,5 +185,15 @@ def test_actions_asked_for_during_the_deal_are_not_kept_once_the_round_begins() 
     state = GAME.new_game(2)
     while state.to_move() == (CHANCE,):
         assert state.legal_actions(0) == []  # chance moves: nobody else does
-        state.apply({CHANCE: engine.sample_chance(state, _Fixed(0.25))})
+        state.apply({CHANCE: engine.sample_chance(state, FixedRng(0.25))})
     assert len(state.legal_actions(0)) == 5
+
+
+def test_a_sampled_court_card_is_one_of_the_listed_reveals() -> None:
+    state = draw_all(GAME.new_game(2))
+    state.apply({0: {"type": "play", "card": state.hands[0][0]},
+                 1: {"type": "play", "card": state.hands[1][0]}})
+    listed = [outcome for outcome, _ in state.chance_outcomes()]
+    for x in (0.0, 0.3, 0.999999):
+        assert engine.sample_chance(state, FixedRng(x)) in listed
+    assert listed[0]["type"] == "reveal"
