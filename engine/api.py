@@ -187,6 +187,21 @@ class State(ABC):
     def is_over(self) -> bool:
         return not self.to_move()
 
+    def sample_chance(self, rng: Rng) -> Action:
+        """A chance outcome drawn with the probabilities :meth:`chance_outcomes` lists,
+        from one ``rng.random()``: walks the list. A game whose chance nodes are large
+        (a draw from a whole deck) may override it to draw without listing them; changing
+        which outcome a given ``rng`` yields is a rules-version change."""
+        outcomes = self.chance_outcomes()
+        if not outcomes:
+            raise ValueError("no chance outcome is pending")
+        x = rng.random() * sum(p for _, p in outcomes)
+        for action, p in outcomes:
+            x -= p
+            if x < 0:
+                return action
+        return outcomes[-1][0]
+
     @abstractmethod
     def result(self) -> Result:
         """Scores and places; only meaningful when :meth:`is_over`."""
@@ -253,13 +268,6 @@ def state_hash(state: State) -> str:
 
 
 def sample_chance(state: State, rng: Rng) -> Action:
-    """Pick a chance outcome with the probabilities the state lists."""
-    outcomes = state.chance_outcomes()
-    if not outcomes:
-        raise ValueError("no chance outcome is pending")
-    x = rng.random() * sum(p for _, p in outcomes)
-    for action, p in outcomes:
-        x -= p
-        if x < 0:
-            return action
-    return outcomes[-1][0]
+    """Pick a chance outcome with the probabilities the state lists
+    (:meth:`State.sample_chance`, which a game may make faster than listing them)."""
+    return state.sample_chance(rng)

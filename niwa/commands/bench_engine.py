@@ -1,61 +1,217 @@
-"""``niwa bench engine [GAME]``: random playouts per second, per game and player count."""
+"""``niwa bench engine [GAME]``: random playouts per second, per game and player count.
+
+Player decisions and chance applies are counted apart: chance is a draw from the deck, not
+a decision, and counting it as one made chance-heavy games look up to 3x faster. Each case
+is warmed up before it is timed (the first second ran at about half speed)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TextIO
 
 import engine
 from engine import CHANCE, State
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 
+#: What ``--clock`` may count seconds with.
+CLOCKS: Final = {"wall": time.perf_counter, "cpu": time.process_time}
+
+#: The project's goals (issue 14): pure-Python random playouts per second.
+GOAL_DECISIONS_PER_S: Final = 100_000
+GOAL_APPLIES_PER_S: Final = 150_000
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "engine",
-        help="random-playout games/s and decisions/s per game and player count",
-        description="Plays random games in process (no referee) and reports the median "
-        "of several runs. Decisions count every apply(), chance included.",
+        help="random-playout player decisions/s and chance applies/s per game and player count",
+        description="Plays random games in process (no referee) and reports the median of "
+        "several runs: player decisions (a joint move of simultaneous seats counts once) and "
+        "chance applies per second, each apart, judged against the goals "
+        f"(>= {GOAL_DECISIONS_PER_S:,} player decisions/s, >= {GOAL_APPLIES_PER_S:,} "
+        "applies/s with chance). Every case is warmed up before it is timed.",
     )
     p.add_argument("game", nargs="?", help="one registered game (default: all)")
     p.add_argument("--players", type=int, action="append",
                    help="player count (repeatable; default: every count the game allows)")
-    p.add_argument("--runs", type=int, default=5, help="runs per case (default 5)")
+    p.add_argument("--runs", type=int, default=5, help="timed runs per case (default 5)")
     p.add_argument("--seconds", type=float, default=1.0, help="length of one run (default 1)")
+    p.add_argument("--warmup", type=float, default=0.5,
+                   help="seconds of untimed play before each case's runs (default 0.5)")
     p.add_argument("--seed", type=int, default=0, help="first run's seed (default 0)")
+    p.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                   help="what a second is: wall time (default), or this process's CPU time, "
+                   "steadier when other work shares the cores")
+    p.add_argument("--baseline", metavar="CHECKOUT", type=Path,
+                   help="also measure the engine/ package of another checkout (e.g. a git "
+                   "worktree of the base commit), run by run alternating with this one, each "
+                   "run in a fresh process, and print the ratio this / baseline per case")
     add_json_option(p)
     p.set_defaults(run=run)
 
 
-def _one_game(state: State, rng: random.Random) -> int:
-    decisions = 0
+@dataclass(frozen=True)
+class Rate:
+    """One run's counts per second of wall time."""
+
+    games: float
+    decisions: float
+    chance: float
+
+    @property
+    def applies(self) -> float:
+        return self.decisions + self.chance
+
+
+def _one_game(state: State, rng: random.Random) -> tuple[int, int]:
+    """Play to the end; (player decisions, chance applies)."""
+    decisions = chance = 0
     while True:
         seats = state.to_move()
         if not seats:
-            return decisions
+            return decisions, chance
         if seats == (CHANCE,):
             state.apply({CHANCE: engine.sample_chance(state, rng)})
+            chance += 1
         else:
             state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
-        decisions += 1
+            decisions += 1
 
 
-def measure(name: str, players: int, seconds: float, seed: int) -> tuple[float, float]:
-    """(games per second, decisions per second) over one run of about ``seconds``."""
+def measure(name: str, players: int, seconds: float, seed: int, clock: str = "wall") -> Rate:
+    """Counts per second of ``clock`` over one run of about ``seconds``."""
     game = engine.load(name)
     rng = random.Random(seed)
-    games = decisions = 0
-    start = time.perf_counter()
+    now = CLOCKS[clock]
+    games = decisions = chance = 0
+    start = now()
     while True:
-        decisions += _one_game(game.new_game(players, {}), rng)
-        games += 1
-        elapsed = time.perf_counter() - start
+        d, c = _one_game(game.new_game(players, {}), rng)
+        games, decisions, chance = games + 1, decisions + d, chance + c
+        elapsed = now() - start
         if elapsed >= seconds:
-            return games / elapsed, decisions / elapsed
+            return Rate(games / elapsed, decisions / elapsed, chance / elapsed)
+
+
+def _child_run(name: str, players: int, args: argparse.Namespace, seed: int,
+               pythonpath: str | None) -> Rate:
+    """One run in a fresh process (its own warm-up), importing ``engine`` from
+    ``pythonpath`` first if given: the same harness measures both checkouts."""
+    argv = [sys.executable, "-m", "niwa", "bench", "engine", name, "--players", str(players),
+            "--runs", "1", "--seconds", str(args.seconds), "--warmup", str(args.warmup),
+            "--seed", str(seed), "--clock", args.clock, "--json", "-"]
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise UsageError(f"a measuring process failed ({done.returncode}): "
+                         f"{done.stderr.strip().splitlines()[-1:]}")
+    [row] = json.loads(done.stdout)["rows"]
+    return Rate(row["games_per_s"], row["player_decisions_per_s"], row["chance_applies_per_s"])
+
+
+def _median(runs: list[Rate]) -> Rate:
+    return Rate(statistics.median(r.games for r in runs),
+                statistics.median(r.decisions for r in runs),
+                statistics.median(r.chance for r in runs))
+
+
+def run_against(args: argparse.Namespace, names: list[str], out: TextIO) -> list[dict[str, Any]]:
+    """Every case measured here and in ``--baseline``, alternating run by run (the order
+    flips each run, so a change of load falls on both); ratios of paired runs."""
+    base = args.baseline.resolve()
+    if not (base / "engine" / "__init__.py").is_file():
+        raise UsageError(f"--baseline {args.baseline} has no engine/ package; give a checkout "
+                         "of niwa, e.g. one made by `git worktree add DIR COMMIT`")
+    print(f"{'game':<10} {'players':>7} {'base dec/s':>11} {'this dec/s':>11} {'ratio':>6} "
+          f"{'min-max':>11} {'base app/s':>11} {'this app/s':>11} {'ratio':>6}  goal (this)",
+          file=out)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
+        (Path(tmp) / "engine").symlink_to(base / "engine")  # that engine, this harness
+        for name, players in _cases(args, names):
+            here: list[Rate] = []
+            there: list[Rate] = []
+            for r in range(args.runs):
+                seed = args.seed + r
+                order = [(here, None), (there, tmp)]
+                for into, path in order if r % 2 == 0 else order[::-1]:
+                    into.append(_child_run(name, players, args, seed, path))
+            ratios = [a.decisions / b.decisions for a, b in zip(here, there, strict=True)]
+            now, was = _median(here), _median(there)
+            ratio, app_ratio = statistics.median(ratios), now.applies / was.applies
+            judged = verdict(now)
+            print(f"{name:<10} {players:>7} {was.decisions:>11.0f} {now.decisions:>11.0f} "
+                  f"{ratio:>6.2f} {min(ratios):>5.2f}-{max(ratios):<5.2f} {was.applies:>11.0f} "
+                  f"{now.applies:>11.0f} {app_ratio:>6.2f}  {judged}", file=out, flush=True)
+            rows.append({"game": name, "players": players,
+                         "baseline_player_decisions_per_s": was.decisions,
+                         "player_decisions_per_s": now.decisions,
+                         "baseline_applies_per_s": was.applies, "applies_per_s": now.applies,
+                         "chance_applies_per_s": now.chance, "games_per_s": now.games,
+                         "ratio_median": ratio, "ratio_min": min(ratios),
+                         "ratio_max": max(ratios), "meets_goal": judged == "ok"})
+    return rows
+
+
+def _cases(args: argparse.Namespace, names: list[str]) -> list[tuple[str, int]]:
+    cases = []
+    for name in names:
+        info = engine.load(name).info
+        for players in args.players or range(info.min_players, info.max_players + 1):
+            if not info.min_players <= players <= info.max_players:
+                raise UsageError(f"{name} is played by {info.min_players}-{info.max_players}")
+            cases.append((name, players))
+    return cases
+
+
+def verdict(rate: Rate) -> str:
+    """Whether a case meets both goals, or which it misses."""
+    missed = [what for what, ok in (("decisions", rate.decisions >= GOAL_DECISIONS_PER_S),
+                                    ("applies", rate.applies >= GOAL_APPLIES_PER_S)) if not ok]
+    return "ok" if not missed else "below goal: " + ", ".join(missed)
+
+
+def _header(out: TextIO) -> None:
+    print(f"{'game':<10} {'players':>7} {'games/s':>9} {'decisions/s':>12} {'chance/s':>9} "
+          f"{'applies/s':>10} {'spread %':>8} {'dec/game':>8}  goal", file=out)
+
+
+def measure_cases(args: argparse.Namespace, names: list[str], out: TextIO) -> list[dict[str, Any]]:
+    """Every case measured in this process, warm-up first; medians of the runs."""
+    _header(out)
+    rows: list[dict[str, Any]] = []
+    for name, players in _cases(args, names):
+        if args.warmup > 0:
+            measure(name, players, args.warmup, args.seed - 1, args.clock)
+        runs = [measure(name, players, args.seconds, args.seed + r, args.clock)
+                for r in range(args.runs)]
+        med = _median(runs)
+        low, high = min(r.decisions for r in runs), max(r.decisions for r in runs)
+        spread = 100 * (high - low) / med.decisions
+        judged = verdict(med)
+        print(f"{name:<10} {players:>7} {med.games:>9.1f} {med.decisions:>12.0f} "
+              f"{med.chance:>9.0f} {med.applies:>10.0f} {spread:>8.1f} "
+              f"{med.decisions / med.games:>8.1f}  {judged}", file=out, flush=True)
+        rows.append({"game": name, "players": players, "games_per_s": med.games,
+                     "player_decisions_per_s": med.decisions,
+                     "chance_applies_per_s": med.chance, "applies_per_s": med.applies,
+                     "player_decisions_min": low, "player_decisions_max": high,
+                     "decisions_per_game": med.decisions / med.games,
+                     "meets_goal": judged == "ok"})
+    return rows
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,25 +220,21 @@ def run(args: argparse.Namespace) -> int:
         if args.game not in names:
             raise UsageError(f"unknown game {args.game!r}; registered games: {', '.join(names)}")
         names = [args.game]
-    if args.runs < 1 or args.seconds <= 0:
-        raise UsageError("--runs must be at least 1 and --seconds above 0")
+    if args.runs < 1 or args.seconds <= 0 or args.warmup < 0:
+        raise UsageError("--runs must be at least 1, --seconds above 0 and --warmup 0 or more")
     out = text_out(args)
-    rows: list[dict[str, Any]] = []
-    print(f"{'game':<10} {'players':>7} {'games/s':>10} {'decisions/s':>12} {'dec/game':>9}",
-          file=out)
-    for name in names:
-        info = engine.load(name).info
-        counts = args.players or list(range(info.min_players, info.max_players + 1))
-        for players in counts:
-            if not info.min_players <= players <= info.max_players:
-                raise UsageError(f"{name} is played by {info.min_players}-{info.max_players}")
-            runs = [measure(name, players, args.seconds, args.seed + r) for r in range(args.runs)]
-            gps = statistics.median(g for g, _ in runs)
-            dps = statistics.median(d for _, d in runs)
-            print(f"{name:<10} {players:>7} {gps:>10.1f} {dps:>12.0f} {dps / gps:>9.1f}",
-                  file=out, flush=True)
-            rows.append({"game": name, "players": players, "games_per_s": gps,
-                         "decisions_per_s": dps, "decisions_per_game": dps / gps})
+    load_start = os.getloadavg()[0]
+    print(f"load average {load_start:.2f} on {os.cpu_count()} CPUs; {args.clock} clock; goals: "
+          f">= {GOAL_DECISIONS_PER_S:,} player decisions/s, >= {GOAL_APPLIES_PER_S:,} "
+          "applies/s (decisions + chance)", file=out)
+    rows = run_against(args, names, out) if args.baseline else measure_cases(args, names, out)
+    load_end = os.getloadavg()[0]
+    print(f"load average at the end: {load_end:.2f}", file=out)
     write_json(args, {"benchmark": "engine", "runs": args.runs, "seconds": args.seconds,
-                      "seed": args.seed, "rows": rows})
+                      "warmup": args.warmup, "seed": args.seed, "clock": args.clock,
+                      "goal_player_decisions_per_s": GOAL_DECISIONS_PER_S,
+                      "goal_applies_per_s": GOAL_APPLIES_PER_S,
+                      "baseline": None if args.baseline is None else str(args.baseline),
+                      "load_average_start": load_start, "load_average_end": load_end,
+                      "rows": rows})
     return 0

@@ -24,6 +24,18 @@ def test_bench_engine_writes_its_rows_as_json_to_stdout(
     assert "games/s" in captured.err  # the text table moved to stderr
 
 
+def test_bench_engine_counts_chance_apart_from_player_decisions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "engine", "blossom", "--players", "2", "--runs", "1", "--seconds", "0.05",
+            "--warmup", "0", "--json", "-"]
+    assert main(argv) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]
+    decisions, chance = row["player_decisions_per_s"], row["chance_applies_per_s"]
+    assert decisions > 0 and chance > 0  # Blossom deals and draws: both happen
+    assert row["applies_per_s"] == pytest.approx(decisions + chance)
+
+
 def test_bench_referee_writes_modes_and_start_ups_to_a_file(tmp_path: Path) -> None:
     out = tmp_path / "referee.json"
     argv = ["bench", "referee", "--matches", "1", "--startups", "1", "--bot", "builtin:random",
@@ -74,3 +86,23 @@ def test_every_bench_option_has_help(capsys: pytest.CaptureFixture[str]) -> None
     for name, p in targets.choices.items():
         for action in p._actions:
             assert action.help, f"bench {name} {action.option_strings or action.dest}"
+
+
+def test_bench_engine_against_a_baseline_checkout_reports_paired_ratios(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    checkout = Path(__file__).resolve().parents[2]  # this checkout against itself
+    argv = ["bench", "engine", "sakura", "--players", "3", "--runs", "2", "--seconds", "0.05",
+            "--warmup", "0", "--baseline", str(checkout), "--json", "-"]
+    assert main(argv) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]
+    assert row["baseline_player_decisions_per_s"] > 0 and row["player_decisions_per_s"] > 0
+    assert 0 < row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
+
+
+def test_bench_engine_refuses_a_baseline_without_an_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["bench", "engine", "sakura", "--baseline", str(tmp_path)]
+    assert main(argv) == 2
+    assert "has no engine/ package" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from importlib.resources import files
 from typing import Any, Final
@@ -54,7 +55,9 @@ def cards_to_list(counts: list[int]) -> list[str]:
     return [k for i, k in enumerate(KINDS) for _ in range(counts[i])]
 
 
-def sub_multisets(counts: list[int], min_size: int, max_size: int) -> tuple[tuple[str, ...], ...]:
+def sub_multisets(
+    counts: Sequence[int], min_size: int, max_size: int
+) -> tuple[tuple[str, ...], ...]:
     """Every sub-multiset of ``counts`` with a size in [min_size, max_size], each as a
     sorted tuple of kind names (the spelling actions use)."""
     return _sub_multisets(tuple(counts), min_size, max_size)

@@ -9,6 +9,7 @@ multiset".
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any, Final
 
 from engine.actions import LegalActions
@@ -32,6 +33,53 @@ from engine.rulesets.blossom.scoring import arrange_points, flower_value
 
 # Chance targets waiting in ``queue``: a seat number deals to that seat's hand.
 DEALER, REMOVE, GARDEN = "dealer", "remove", "garden"
+
+# Actions and chance outcomes are built once and shared by every state and decision:
+# building a dozen dicts per decision was most of the engine's time. Like every action
+# handed out, they must not be mutated.
+_FEED_UP: Final = tuple({"type": "feed_up", "card": k} for k in KINDS)
+_ARRANGE: Final = tuple(
+    tuple({"type": "arrange", "kind": k, "count": c} for c in range(1, YARD_LIMIT + 1))
+    for k in KINDS
+)
+_ARRANGE_CHERRY: Final = (
+    {"type": "arrange", "kind": "cherry", "mode": "points"},
+    {"type": "arrange", "kind": "cherry", "mode": "draw"},
+)
+_DRAW_DECK: Final = {"type": "draw", "from": "deck"}
+_DRAW_GARDEN: Final = tuple({"type": "draw", "from": "garden", "kind": k} for k in KINDS)
+_CHERRY_DRAW: Final = {"type": "cherry_draw"}
+_CHERRY_TAKE: Final = tuple({"type": "cherry_take", "kind": k} for k in KINDS)
+_CHERRY_STOP: Final = {"type": "cherry_stop"}
+_CARD_OUTCOMES: Final = tuple({"card": k} for k in KINDS)
+
+
+@cache
+def _feeds(hand: tuple[int, ...], room: int) -> tuple[Action, ...]:
+    """§5 Feed A and B for a hand with ``room`` (>= 1) free places in the yard."""
+    down = tuple({"type": "feed_down", "cards": list(m)} for m in sub_multisets(hand, 1, room))
+    return down + tuple(_FEED_UP[k] for k in range(6) if hand[k])
+
+
+@cache
+def _flips(down: tuple[int, ...]) -> tuple[Action, ...]:
+    """§5 Feed C for these face-down yard cards."""
+    return tuple({"type": "flip", "cards": list(m)} for m in sub_multisets(down, 1, YARD_LIMIT))
+
+
+@cache
+def _arranges(up: tuple[int, ...]) -> tuple[Action, ...]:
+    """§5/§6 Arrange for these face-up yard cards: exactly one cherry, in two modes."""
+    out: list[Action] = []
+    for k in range(6):
+        if up[k]:
+            out += _ARRANGE_CHERRY if k == CHERRY else _ARRANGE[k][: up[k]]
+    return tuple(out)
+
+
+@cache
+def _dealer_outcomes(n: int) -> tuple[Action, ...]:
+    return tuple({"dealer": s} for s in range(n))
 
 
 def _kind(name: Any, rule: str) -> int:
@@ -173,9 +221,9 @@ class BlossomState(State):
         if self.phase == "over" or not self.queue:
             return []
         if self.queue[0] == DEALER:
-            return [({"dealer": s}, 1 / self.n) for s in range(self.n)]
+            return [(a, 1 / self.n) for a in _dealer_outcomes(self.n)]
         total = sum(self.deck)
-        return [({"card": KINDS[k]}, c / total) for k, c in enumerate(self.deck) if c]
+        return [(_CARD_OUTCOMES[k], c / total) for k, c in enumerate(self.deck) if c]
 
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.to_move() or seat == CHANCE:
@@ -199,11 +247,11 @@ class BlossomState(State):
         seats = self.to_move()
         if not seats:
             raise IllegalAction("blossom.md §9", "the game is over")
-        if set(joint) != set(seats):
+        seat = seats[0]  # one seat moves at a time: the joint move has its entry only
+        if len(joint) != 1 or seat not in joint:
             raise IllegalAction(
-                "blossom.md §5", f"the move must be for seat {seats[0]}, not {sorted(joint)}"
+                "blossom.md §5", f"the move must be for seat {seat}, not {sorted(joint)}"
             )
-        seat = seats[0]
         action = joint[seat]
         if seat == CHANCE:
             self._apply_chance(action)
@@ -269,13 +317,21 @@ class BlossomState(State):
     # ------------------------------------------------------------------ chance
 
     def _apply_chance(self, action: Action) -> None:
-        outcomes = LegalActions(a for a, _ in self.chance_outcomes())
-        action = outcomes.parse(action, _not_an_outcome)
-        target = self.queue.pop(0)
+        # Checked in place rather than against a list of outcomes: the same test (exactly
+        # one key, a value of the right JSON type, a possible outcome) without building it.
+        target = self.queue[0]
+        key = "dealer" if target == DEALER else "card"
+        value = action.get(key) if type(action) is dict and len(action) == 1 else None
         if target == DEALER:
-            self._set_dealer(int(action["dealer"]))
+            if type(value) is not int or not 0 <= value < self.n:
+                raise IllegalAction(*_not_an_outcome(action))
+            self.queue.pop(0)
+            self._set_dealer(value)
             return
-        k = KIND_INDEX[action["card"]]
+        k = KIND_INDEX.get(value) if type(value) is str else None
+        if k is None or not self.deck[k]:
+            raise IllegalAction(*_not_an_outcome(action))
+        self.queue.pop(0)
         self.deck[k] -= 1
         if target == REMOVE:
             self.removed[k] += 1
@@ -379,29 +435,19 @@ class BlossomState(State):
         yard = sum(up) + sum(down)
         out: list[Action] = []
         if yard < YARD_LIMIT:  # §5: A and B need room in the yard
-            for m in sub_multisets(hand, 1, YARD_LIMIT - yard):
-                out.append({"type": "feed_down", "cards": list(m)})
-            for k in range(6):
-                if hand[k]:
-                    out.append({"type": "feed_up", "card": KINDS[k]})
-        for m in sub_multisets(down, 1, YARD_LIMIT):
-            out.append({"type": "flip", "cards": list(m)})
-        for k in range(6):
-            if not up[k]:
-                continue
-            if k == CHERRY:  # §6: exactly one cherry per Arrange, two modes
-                out.append({"type": "arrange", "kind": "cherry", "mode": "points"})
-                out.append({"type": "arrange", "kind": "cherry", "mode": "draw"})
-            else:
-                for count in range(1, up[k] + 1):
-                    out.append({"type": "arrange", "kind": KINDS[k], "count": count})
+            out += _feeds(tuple(hand), YARD_LIMIT - yard)
+        if any(down):
+            out += _flips(tuple(down))
+        if any(up):
+            out += _arranges(tuple(up))
         if sum(hand) < HAND_LIMIT:
-            if any(self.deck) or any(self.garden):  # §8: nothing to take -> no Draw
-                out.append({"type": "draw", "from": "deck"})
+            garden = self.garden
+            if any(self.deck) or any(garden):  # §8: nothing to take -> no Draw
+                out.append(_DRAW_DECK)
             if not self.garden_drawn:  # §5: at most one garden draw per turn
                 for k in range(6):
-                    if self.garden[k] and k != self.first_arranged:
-                        out.append({"type": "draw", "from": "garden", "kind": KINDS[k]})
+                    if garden[k] and k != self.first_arranged:
+                        out.append(_DRAW_GARDEN[k])
         return out
 
     # ------------------------------------------------------------------ the actions (§5, §6)
@@ -419,7 +465,9 @@ class BlossomState(State):
         k = KIND_INDEX[action["card"]]
         self.hands[seat][k] -= 1
         self.ups[seat][k] += 1
-        self._forget(seat, [int(i == k) for i in range(6)])
+        known = self.known[seat]
+        if known[k]:  # _forget for one card of kind k
+            known[k] -= 1
         self._finish_action()
 
     def _flip(self, seat: int, action: Mapping[str, Any]) -> None:
@@ -457,12 +505,12 @@ class BlossomState(State):
         if self.cherry["drawn"] < CHERRY_MAX_DRAW and sum(self.hands[seat]) < HAND_LIMIT:
             if self.cherry["source"] == "deck":
                 if any(self.deck) or any(self.garden):
-                    out.append({"type": "cherry_draw"})
+                    out.append(_CHERRY_DRAW)
             else:
                 for k in range(6):
                     if self.garden[k]:
-                        out.append({"type": "cherry_take", "kind": KINDS[k]})
-        out.append({"type": "cherry_stop"})
+                        out.append(_CHERRY_TAKE[k])
+        out.append(_CHERRY_STOP)
         return out
 
     def _cherry_draw(self, seat: int, action: Mapping[str, Any]) -> None:

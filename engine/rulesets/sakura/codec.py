@@ -96,8 +96,8 @@ def decode(d: Mapping[str, JSON], cls: type[SakuraState]) -> SakuraState:
     s.garden.tokens = list(d["tokens"])
     s.garden.supply = d["supply"]
     s.garden.scored = list(d["scored"])
-    s.hands = [list(h) for h in d["hands"]]
-    s.deck = list(d["deck"])
+    s.hands = [sorted(h) for h in d["hands"]]  # the state relies on sorted piles
+    s.deck = sorted(d["deck"])
     s.discard = list(d["discard"])
     s.phase = d["phase"]
     s.round = d["round"]

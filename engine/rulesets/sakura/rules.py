@@ -15,7 +15,7 @@ from typing import Any, Final
 from engine.api import Option
 
 #: The game's version string (``GameInfo.version`` and every observation's ``game``).
-VERSION: Final = "sakura@2"
+VERSION: Final = "sakura@3"
 #: The data files the rules are read from (hashed into every snapshot).
 DATA_FILES: Final = ("board.json", "cards.json", "config.json")
 

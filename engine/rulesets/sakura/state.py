@@ -9,11 +9,13 @@ Draws (and the opening deal) are chance nodes over the unordered deck.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any, Final
 
 from engine.actions import LegalActions
-from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State
 from engine.rulesets.sakura import codec, render, rules, views
 from engine.rulesets.sakura.garden import GATE, Garden, set_up
 from engine.rulesets.sakura.scoring import final_places, rewards_for
@@ -24,6 +26,9 @@ COURT: Final = "court"
 RESOLVE: Final = "resolve"
 DRAW: Final = "draw"
 OVER: Final = "over"
+
+#: Phases whose chance node deals a card to a seat.
+_DRAWING: Final = frozenset({DEAL, DRAW})
 
 GARDEN_STEP: Final = "garden"
 PAINTER_STEP: Final = "painter"
@@ -42,6 +47,26 @@ DIRECTIONS: Final = (FORWARD, BACK)
 _CARD_NUMBERS: Final = sorted({n for deck in rules.decks().values() for n in deck})
 _DRAW_OUTCOMES: Final = {n: {"type": "draw", "card": n} for n in _CARD_NUMBERS}
 _REVEAL_OUTCOMES: Final = {n: {"type": "reveal", "card": n} for n in _CARD_NUMBERS}
+#: The printed distance of every FWD_n / FWD_OR_BACK_n painter action.
+_DISTANCE: Final = {a: rules.distance(a) for a in (*rules.FWD, *rules.FWD_OR_BACK)}
+#: Built once too: the actions of a plain play and of a direction choice.
+_PLAYS: Final = {n: {"type": "play", "card": n} for n in _CARD_NUMBERS}
+_DIRECTION_CHOICES: Final = {
+    kind: [{"type": kind, "direction": d} for d in DIRECTIONS]
+    for kind in ("emperor", "painter")
+}
+
+
+@cache
+def _all_seats(players: int) -> tuple[int, ...]:
+    return tuple(range(players))
+
+
+@cache
+def _seat_set(seats: tuple[int, ...]) -> frozenset[int]:
+    """``to_move`` as a set, for checking a joint move's keys against it in one step."""
+    return frozenset(seats)
+
 
 RULE_ROUND: Final = "sakura.md §6"
 RULE_ACTIONS: Final = "sakura.md §2"
@@ -123,9 +148,9 @@ class SakuraState(State):
         if self.phase in (DEAL, DRAW, COURT):
             return (CHANCE,)
         if self.phase == CHOOSE:
-            return tuple(range(self.players))
+            return _all_seats(self.players)
         if self.phase == RESOLVE:
-            return (self.owner(),)
+            return (self.played[self.cursor][0],)  # the owner of the resolving card
         return ()
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -147,10 +172,9 @@ class SakuraState(State):
                     for b in hand
                     if a != b
                 ]
-            return [{"type": "play", "card": c} for c in hand]
+            return [_PLAYS[c] for c in hand]
         if self.phase == RESOLVE and seat == self.owner():
-            kind = "emperor" if self.step == GARDEN_STEP else "painter"
-            return [{"type": kind, "direction": d} for d in DIRECTIONS]
+            return _DIRECTION_CHOICES["emperor" if self.step == GARDEN_STEP else "painter"]
         return []
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
@@ -165,23 +189,38 @@ class SakuraState(State):
         p = 1.0 / len(self.deck)
         return [(outcomes[c], p) for c in self.deck]
 
+    def sample_chance(self, rng: Rng) -> Action:
+        """One card of the (sorted) deck, each equally likely, from one ``rng.random()``
+        and without listing the deck: O(1) per draw (since sakura@3)."""
+        if self.phase not in (DEAL, DRAW, COURT):
+            raise ValueError("no chance outcome is pending")
+        deck = self.deck
+        i = min(int(rng.random() * len(deck)), len(deck) - 1)  # guards x * n rounding to n
+        return (_REVEAL_OUTCOMES if self.phase == COURT else _DRAW_OUTCOMES)[deck[i]]
+
     def apply(self, joint: Mapping[int, Action]) -> None:
+        if self.phase in _DRAWING and len(joint) == 1 and CHANCE in joint:
+            self._chance(joint[CHANCE])  # most applies: a draw, with nothing to resolve after
+            self._after_draw()
+            if self._legal:  # someone asked a seat's (empty) actions while chance moved
+                self._legal = {}
+            self._outcomes = None
+            return
         seats = self.to_move()
         if not seats:
             raise IllegalAction(RULE_END, "the game is over; no move can be made")
-        if set(joint) != set(seats):
+        if joint.keys() != _seat_set(seats):
             want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
             raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
         if self.phase == CHOOSE:
-            plays = {s: self._choices(s).parse(joint[s], self._explainer(s)) for s in seats}
-            self._play_cards(plays)
+            self._play_cards({s: self._parse(s, joint[s]) for s in seats})
         elif self.phase == RESOLVE:
-            owner = seats[0]
-            self._resolve_choice(self._choices(owner).parse(joint[owner], self._explainer(owner)))
+            self._resolve_choice(self._parse(seats[0], joint[seats[0]]))
         else:
             self._chance(joint[CHANCE])
         self._advance()
-        self._legal = {}
+        if self._legal:
+            self._legal = {}
         self._outcomes = None
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
@@ -224,6 +263,14 @@ class SakuraState(State):
 
     # -- validation -------------------------------------------------------------------------
 
+    def _parse(self, seat: int, action: Action) -> Action:
+        """The legal action of ``seat`` that ``action`` spells, else IllegalAction; the
+        explanation is built only for an illegal one."""
+        found = self._choices(seat).match(action)
+        if found is None:
+            raise IllegalAction(*self._explainer(seat)(action))
+        return found
+
     def _explainer(self, seat: int) -> Callable[[Action], tuple[str, str]]:
         """Why ``seat``'s action is not one of its legal ones, in the rules' words."""
         if self.phase == CHOOSE:
@@ -257,29 +304,36 @@ class SakuraState(State):
 
     def _resolve_choice(self, action: Mapping[str, Any]) -> None:
         if self.step == GARDEN_STEP:
-            self._garden_action(action["direction"])
+            self._garden_action(self.current_card().garden, action["direction"])
             self.step = PAINTER_STEP
         else:
-            self._painter_action(action["direction"])
+            self._painter_action(self.owner(), self.current_card().painter, action["direction"])
             self._finish_card()
 
     def _chance(self, outcome: Action) -> None:
+        # Checked in place rather than against the listed outcomes (the whole deck): the
+        # same test, exactly {"type": kind, "card": a card in the deck} in JSON types.
         kind = "reveal" if self.phase == COURT else "draw"
-        outcomes = LegalActions(a for a, _ in self.chance_outcomes())
-        outcome = outcomes.parse(
-            outcome, lambda a: (RULE_ROUND, f"chance must {kind} a card of the deck, not {a!r}")
-        )
-        card: int = outcome["card"]
-        self.deck.remove(card)
+        deck = self.deck
+        i = -1  # where the card lies in the deck, once it is known to be one
+        if type(outcome) is dict and len(outcome) == 2:
+            tag, number = outcome.get("type"), outcome.get("card")
+            if type(tag) is str and tag == kind and type(number) is int:
+                i = bisect_left(deck, number)
+                if i == len(deck) or deck[i] != number:
+                    i = -1
+        if i < 0:
+            raise IllegalAction(
+                RULE_ROUND, f"chance must {kind} a card of the deck, not {outcome!r}"
+            )
+        card: int = deck.pop(i)
         if self.phase == COURT:
             court = self.court
             assert court is not None
             self.played.append([court, card, PENDING])
             self._start_resolving()
         else:
-            seat = self.draws.pop(0)
-            self.hands[seat].append(card)
-            self.hands[seat].sort()
+            insort(self.hands[self.draws.pop(0)], card)  # hands stay sorted
 
     # -- the round --------------------------------------------------------------------------
 
@@ -322,11 +376,8 @@ class SakuraState(State):
     def _advance(self) -> None:
         """Run every step that needs no decision (sakura.md §6 #2, #14)."""
         while True:
-            if self.phase in (DEAL, DRAW):
-                if not self.draws:
-                    self._start_round()
-                    return
-                self._refill_deck()
+            if self.phase in _DRAWING:
+                self._after_draw()
                 return
             if self.phase == COURT:
                 self._refill_deck()
@@ -336,18 +387,26 @@ class SakuraState(State):
             if self.cursor >= len(self.played):
                 self._end_round()
                 continue
-            painter = self.owner()
-            card = self.current_card()
+            painter, number, _ = self.played[self.cursor]
+            card = self.cards[number]
             human = painter < self.players
             if self.step == GARDEN_STEP:
                 if human and card.garden in rules.CHOICE_ACTIONS:
                     return
-                self._garden_action(FORWARD)  # the court painter always picks forward (§9)
+                # the court painter always picks forward (§9)
+                self._garden_action(card.garden, FORWARD)
                 self.step = PAINTER_STEP
             if human and card.painter in rules.CHOICE_ACTIONS:
                 return
-            self._painter_action(FORWARD)
+            self._painter_action(painter, card.painter, FORWARD)
             self._finish_card()
+
+    def _after_draw(self) -> None:
+        """A deal or draw is done: the next draw needs a deck, or the round begins."""
+        if not self.draws:
+            self._start_round()
+        elif not self.deck:
+            self._refill_deck()
 
     def _refill_deck(self) -> None:
         """An empty deck is refilled with the discard pile (sakura.md §6 #2)."""
@@ -355,9 +414,9 @@ class SakuraState(State):
             self.deck = sorted(self.discard)
             self.discard = []
 
-    def _garden_action(self, direction: str) -> None:
+    def _garden_action(self, action: str, direction: str) -> None:
+        """The resolving card's garden ``action`` (sakura.md §2.1) in ``direction``."""
         g = self.garden
-        action = self.current_card().garden
         forward_1 = action == rules.EMP_FWD_OR_BACK_1 and direction == FORWARD
         if action == rules.EMP_FWD_1 or forward_1:
             self.halt = g.emperor_forward(1)
@@ -374,18 +433,17 @@ class SakuraState(State):
             if target is not None:
                 g.forward(target, 2)
 
-    def _painter_action(self, direction: str) -> None:
+    def _painter_action(self, painter: int, action: str, direction: str) -> None:
+        """The resolving card's painter ``action`` (sakura.md §2.2) for its owner."""
         g = self.garden
-        painter = self.owner()
-        action = self.current_card().painter
         if action == rules.JUMP_AHEAD:
             g.jump_ahead(painter)
         elif action == rules.COUNT_AHEAD:
             g.count_ahead(painter)
         elif action in rules.FWD or direction == FORWARD:
-            g.forward(painter, rules.distance(action))
+            g.forward(painter, _DISTANCE[action])
         else:
-            g.back(painter, rules.distance(action))
+            g.back(painter, _DISTANCE[action])
 
     def _finish_card(self) -> None:
         """Discard the resolved card; after a sakura stop, discard the rest and score

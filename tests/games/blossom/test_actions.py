@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+import engine
 from engine import CHANCE, IllegalAction
 from tests.games.blossom.table import act, deal, table
+from tests.games.fixed_rng import FixedRng
 
 
 def test_a_turn_is_two_actions_then_the_next_seat_plays() -> None:
@@ -210,6 +212,30 @@ def test_a_chance_outcome_must_match_a_listed_one_as_json() -> None:
     assert err.value.rule == "blossom.md §4, §7"
 
 
+@pytest.mark.parametrize(
+    "outcome", [{"card": "cherry"}, {"card": "tulip"}, {"card": 1}, ["card", "rose"], {}]
+)
+def test_a_drawn_card_must_be_a_kind_left_in_the_deck(outcome: object) -> None:
+    state = table(garden="rose")
+    state.deck = [0, 0, 0, 2, 0, 0]  # roses only
+    act(state, {"type": "draw", "from": "deck"})
+    before = state.to_json()
+    with pytest.raises(IllegalAction) as err:
+        state.apply({CHANCE: outcome})
+    assert err.value.rule == "blossom.md §4, §7" and state.to_json() == before
+    state.apply({CHANCE: {"card": "rose"}})
+    assert state.deck[3] == 1
+
+
+@pytest.mark.parametrize("outcome", [{"dealer": 3}, {"dealer": True}, {"dealer": -1}])
+def test_a_drawn_dealer_must_be_one_of_the_seats(outcome: object) -> None:
+    state = engine.load("blossom").new_game(3)
+    with pytest.raises(IllegalAction):
+        state.apply({CHANCE: outcome})
+    state.apply({CHANCE: {"dealer": 2}})
+    assert state.dealer == 2
+
+
 def test_changing_the_returned_legal_actions_does_not_change_the_game() -> None:
     state = table(hands=["rose lily", "", ""])
     actions = state.legal_actions(0)
@@ -243,3 +269,11 @@ def test_every_action_involves_at_least_one_card() -> None:
         assert empty not in state.legal_actions(0)
         with pytest.raises(IllegalAction):
             act(state, empty)
+
+
+def test_a_deck_draw_is_weighted_by_the_cards_left_of_each_kind() -> None:
+    state = table(garden="rose")
+    state.deck = [0, 0, 0, 2, 0, 1]  # two roses, one anemone
+    act(state, {"type": "draw", "from": "deck"})
+    picks = [engine.sample_chance(state, FixedRng(x)) for x in (0.0, 0.6, 0.7, 0.99)]
+    assert picks == [{"card": "rose"}, {"card": "rose"}, {"card": "anemone"}, {"card": "anemone"}]

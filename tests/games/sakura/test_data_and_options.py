@@ -71,7 +71,7 @@ def test_the_options_and_their_defaults() -> None:
     assert {o.name: o.default for o in GAME.info.options} == {
         "courtCanWin": False, "deckMix": "default", "trickyVariant": False,
     }
-    assert GAME.info.version == "sakura@2"
+    assert GAME.info.version == "sakura@3"
     assert (GAME.info.min_players, GAME.info.max_players) == (2, 6)
 
 

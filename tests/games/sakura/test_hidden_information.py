@@ -125,7 +125,7 @@ def test_every_view_starts_with_the_envelope_all_games_share() -> None:
     for seat in (None, 0, 1, 2):
         obs = state.observe(seat)
         assert list(obs)[:5] == ["game", "seat", "players", "phase", "to_move"]
-        assert (obs["game"], obs["seat"], obs["players"]) == ("sakura@2", seat, 3)
+        assert (obs["game"], obs["seat"], obs["players"]) == ("sakura@3", seat, 3)
         assert (obs["phase"], obs["to_move"]) == ("choose", [0, 1, 2])
 
 

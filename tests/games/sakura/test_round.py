@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+import engine
 from engine import CHANCE, IllegalAction
 from engine.rulesets.sakura import GAME
+from tests.games.fixed_rng import FixedRng
 from tests.games.sakura.table import decide, draw_all, play, table
 
 
@@ -142,3 +144,56 @@ def test_a_clone_offers_the_decisions_of_its_own_position() -> None:
     play(copy, {0: 11, 1: 13, 2: 50})
     assert copy.legal_actions(1)[0] == {"type": "emperor", "direction": "forward"}
     assert state.legal_actions(1) == before
+
+
+def test_a_draw_takes_the_card_at_the_random_fraction_of_the_sorted_deck() -> None:
+    state = GAME.new_game(3)
+    deck = sorted(state.deck)
+    for x, index in ((0.0, 0), (0.5, 30), (0.999, 59), (1 - 2**-53, 59)):
+        assert engine.sample_chance(state, FixedRng(x)) == {"type": "draw", "card": deck[index]}
+
+
+def test_a_drawn_card_leaves_the_deck_and_joins_the_hand_in_order() -> None:
+    state = GAME.new_game(3)
+    for card in (40, 7, 23):  # seats 0, 1, 2 ...
+        state.apply({CHANCE: {"type": "draw", "card": card}})
+    state.apply({CHANCE: {"type": "draw", "card": 2}})  # ... and seat 0 again
+    assert state.hands[0] == [2, 40] and state.hands[1] == [7]
+    assert not {40, 7, 23, 2} & set(state.deck) and state.deck == sorted(state.deck)
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        {"type": "draw", "card": 999},  # not in the deck
+        {"type": "draw", "card": True},  # true is == 1 but not a card number
+        {"type": "reveal", "card": 1},  # a reveal is the court card's, not a deal
+        {"type": "draw", "card": 1, "extra": 0},
+        [("type", "draw"), ("card", 1)],
+    ],
+)
+def test_a_chance_outcome_that_is_not_a_deck_card_is_refused(outcome: object) -> None:
+    state = GAME.new_game(3)
+    before = state.to_json()
+    with pytest.raises(IllegalAction) as err:
+        state.apply({CHANCE: outcome})
+    assert err.value.rule == "sakura.md §6"
+    assert state.to_json() == before
+
+
+def test_actions_asked_for_during_the_deal_are_not_kept_once_the_round_begins() -> None:
+    state = GAME.new_game(2)
+    while state.to_move() == (CHANCE,):
+        assert state.legal_actions(0) == []  # chance moves: nobody else does
+        state.apply({CHANCE: engine.sample_chance(state, FixedRng(0.25))})
+    assert len(state.legal_actions(0)) == 5
+
+
+def test_a_sampled_court_card_is_one_of_the_listed_reveals() -> None:
+    state = draw_all(GAME.new_game(2))
+    state.apply({0: {"type": "play", "card": state.hands[0][0]},
+                 1: {"type": "play", "card": state.hands[1][0]}})
+    listed = [outcome for outcome, _ in state.chance_outcomes()]
+    for x in (0.0, 0.3, 0.999999):
+        assert engine.sample_chance(state, FixedRng(x)) in listed
+    assert listed[0]["type"] == "reveal"
