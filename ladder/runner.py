@@ -27,7 +27,7 @@ import structlog
 
 import engine
 from ladder import scheduler, sparring, submission
-from ladder.store import ACTIVE, VALIDATION, Finished, Match, Store
+from ladder.store import VALIDATION, Finished, Match, Store
 from ladder.worker import Job, init_worker, run_job
 from referee import cgroups
 from referee.cgroups import LimitsUnavailable
@@ -211,10 +211,10 @@ class Runner:
 
     def _schedule_game(self, store: Store, game: str) -> int:
         info = engine.load(game).info
-        bots = store.bots(game, [ACTIVE])
         busy = store.scheduled_counts(game)
         candidates = [
-            scheduler.Candidate(b.id, b.elo, b.games + busy.get(b.id, 0)) for b in bots
+            scheduler.Candidate(bot_id, rating, games + busy.get(bot_id, 0))
+            for bot_id, rating, games in store.ratings(game)
         ]
         players = scheduler.player_count(
             info.min_players, info.max_players, len(candidates), self.rng

@@ -103,8 +103,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 4: totals kept up to date by the transactions that queue and commit matches, so
     # the scheduler and the leaderboard never rescan every match: each bot's seat counts,
     # the rated pairwise games of every ordered pair of bots (weighted 1/(n-1) per
-    # n-seat match, as in ladder.elo) and the count of rated matches per game; an index
-    # for the newest duplicate group. Filled here from the matches already played.
+    # n-seat match, as in ladder.elo) and the count of rated matches per game; indexes
+    # for the newest duplicate group and for a game's unfinished matches. Filled here
+    # from the matches already played.
     (
         """CREATE TABLE seat_totals (
             bot_id BIGINT NOT NULL REFERENCES bots(id),
@@ -126,6 +127,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             matches BIGINT NOT NULL
         )""",
         "CREATE INDEX matches_duplicate_group ON matches (duplicate_group)",
+        # a game's queued and running matches without walking all its finished ones
+        "CREATE INDEX matches_state_game ON matches (state, game)",
         """INSERT INTO seat_totals (bot_id, seat, matches)
             SELECT bot_id, seat, COUNT(*) FROM match_seats GROUP BY bot_id, seat""",
         """INSERT INTO rated_totals (game, matches)

@@ -392,6 +392,16 @@ class Store:
         )
         return [_bot(r) for r in rows]
 
+    def ratings(self, game: str) -> list[tuple[int, float, int]]:
+        """(id, running Elo, games) of the active bots of ``game``, in the order of
+        :meth:`bots`: what the scheduler needs, without building every :class:`Bot`."""
+        rows = self.db.execute(
+            "SELECT b.id, COALESCE(r.elo, ?) AS elo, COALESCE(r.games, 0) AS games "
+            f"{_BOT_FROM} WHERE b.game = ? AND b.status = ? ORDER BY b.game, b.name, b.id",
+            (elo.BASE, game, ACTIVE),
+        )
+        return [(int(r["id"]), float(r["elo"]), int(r["games"])) for r in rows]
+
     def set_bot_status(self, bot_id: int, status: str, reason: str = "") -> None:
         with self.db.transaction() as db:
             db.execute(
@@ -770,10 +780,11 @@ class Store:
 
     def scheduled_counts(self, game: str) -> dict[int, int]:
         """Per bot: matches of ``game`` queued or running (not yet in its game count)."""
+        # From the few queued and running matches (matches_state), never every seat row.
         rows = self.db.execute(
-            "SELECT s.bot_id, COUNT(*) AS n FROM match_seats s JOIN matches m "
-            "ON m.id = s.match_id WHERE m.game = ? AND m.state IN (?, ?) GROUP BY s.bot_id",
-            (game, QUEUED, RUNNING),
+            "SELECT bot_id, COUNT(*) AS n FROM match_seats WHERE match_id IN "
+            "(SELECT id FROM matches WHERE state IN (?, ?) AND game = ?) GROUP BY bot_id",
+            (QUEUED, RUNNING, game),
         )
         return {int(r["bot_id"]): int(r["n"]) for r in rows}
 

@@ -129,6 +129,7 @@ def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(tmp_path: 
         for table in ("seat_totals", "pair_totals", "rated_totals"):
             db.execute(f"DROP TABLE {table}")
         db.execute("DROP INDEX matches_duplicate_group")
+        db.execute("DROP INDEX matches_state_game")
         db.execute("DELETE FROM schema_version WHERE version > 3")
     store.close()
 
