@@ -2,14 +2,19 @@
 time goes.
 
 A fresh ladder on a temporary SQLite store plays ``--matches`` rated matches between
-three copies of ``builtin:random`` per game on the worker pool, exactly as
-``niwa ladder serve`` would. Reported:
+three copies of ``builtin:random`` per game (``--bot SPEC``, repeatable: these built-in
+bots instead, e.g. ``builtin:mcts?seconds=0.05``, copied up to three per game) on the
+worker pool, exactly as ``niwa ladder serve`` would. Reported:
 
 * matches per minute over the whole run (pool start-up included) and from the first
   to the last finished match (steady state);
-* the share of worker time spent inside the bots (the recorded wall time of every
-  decision) and outside them (referee, engine, replay writing, scheduling, commits,
-  idle): ``outside = 1 - inside / (wall time x workers)``.
+* worker time (wall time x workers) split into: bots (the recorded wall time of every
+  decision in the replays), referee and engine (each match's recorded wall time less
+  its bots' time: the two run interleaved in one process and are not told apart here;
+  ``niwa bench referee`` and ``niwa bench engine`` measure them), and idle (worker time
+  in no match: pool start-up, waiting for the runner);
+* the store: the runner's own time scheduling, claiming and committing (in its one
+  process, beside the workers), per match.
 
 Built-in bots run in process on the ladder; ``--sandboxed`` runs them as sandboxed
 processes over gRPC instead, as every submitted bot runs.
@@ -45,6 +50,8 @@ from ladder.store import ACTIVE, DONE, Match, Store
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.ladder_synthetic import fill
+from referee.match import BotSpec
+from referee.text import printable
 
 
 def register(sub: Any) -> None:
@@ -58,6 +65,9 @@ def register(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=0, help="worker processes (default: 1 per core)")
     p.add_argument("--game", action="append", help="only this game (repeatable; default all)")
     p.add_argument("--sandboxed", action="store_true", help="bots as sandboxed processes")
+    p.add_argument("--bot", action="append", metavar="SPEC",
+                   help="a built-in bot to play (builtin:NAME[?options]; repeatable; "
+                   "default builtin:random)")
     p.add_argument("--seed", type=int, default=0, help="the scheduler's seed (default 0)")
     p.add_argument("--synthetic", type=int, metavar="N", default=0,
                    help="time the store at scale instead: N synthetic finished matches")
@@ -101,13 +111,23 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"no game {unknown[0]!r}; registered games: {', '.join(engine.games())}")
     if args.matches < 1:
         raise UsageError("--matches must be at least 1")
+    specs = args.bot or ["builtin:random"]
+    for spec in specs:
+        if not spec.startswith("builtin:"):
+            raise UsageError(f"--bot {printable(spec)!r}: give a built-in bot, builtin:NAME")
+        try:
+            BotSpec.parse(spec).manifest()
+        except ValueError as e:
+            raise UsageError(f"--bot {printable(spec)!r}: {printable(str(e))}") from None
     logs.configure("error")
     with tempfile.TemporaryDirectory(prefix="niwa-bench-ladder-") as tmp:
         db = str(Path(tmp) / "ladder.db")
         store = Store.open(db)
         for game in games:
-            for k in range(1, 4):
-                submission.builtin_bot(store, "random", game, ACTIVE, alias=f"random-{k}")
+            for k in range(max(3, len(specs))):
+                name = specs[k % len(specs)].removeprefix("builtin:")
+                alias = f"{name.partition('?')[0]}-{k + 1}"
+                submission.builtin_bot(store, name, game, ACTIVE, alias=alias)
         settings = Settings(
             db,
             workers=args.workers,
@@ -123,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
             finished_at.append(time.perf_counter())
 
         start = time.perf_counter()
-        Runner(settings, on_finished=on_finished).run(threading.Event())
+        runner = Runner(settings, on_finished=on_finished)
+        runner.run(threading.Event())
         wall = time.perf_counter() - start
         matches = store.matches(state=DONE, limit=args.matches + 10)
         match_s = sum(m.wall_s or 0.0 for m in matches)
@@ -135,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     steady = finished_at[-1] - finished_at[0] if len(finished_at) > 1 else wall
     mode = "sandboxed processes over gRPC" if args.sandboxed else "in process"
     out = text_out(args)
-    print(f"ladder: {len(matches)} matches of {', '.join(games)}; random bots {mode}; "
+    print(f"ladder: {len(matches)} matches of {', '.join(games)}; {', '.join(specs)} {mode}; "
           f"{workers} workers", file=out)
     print(f"  matches per minute      {len(matches) / wall * 60:8.1f}  (whole run, {wall:.1f} s)",
           file=out)
@@ -145,9 +166,16 @@ def run(args: argparse.Namespace) -> int:
     print(f"  decisions per match     {decisions / max(len(matches), 1):8.1f}", file=out)
     print(f"  worker time in matches  {match_s / capacity:8.1%}", file=out)
     print(f"  worker time in bots     {inside_s / capacity:8.1%}", file=out)
+    print(f"    referee and engine    {(match_s - inside_s) / capacity:8.1%}", file=out)
+    print(f"    idle                  {1 - match_s / capacity:8.1%}", file=out)
     print(f"  outside the bots        {1 - inside_s / capacity:8.1%}", file=out)
+    store_ms = runner.store_seconds / max(len(matches), 1) * 1000
+    print(f"  store per match (runner) {store_ms:7.2f} ms", file=out)
     write_json(args, {
-        "benchmark": "ladder", "games": games, "sandboxed": args.sandboxed,
+        "benchmark": "ladder", "games": games, "bots": specs, "sandboxed": args.sandboxed,
+        "worker_time_in_referee_and_engine": (match_s - inside_s) / capacity,
+        "worker_time_idle": 1 - match_s / capacity,
+        "store_ms_per_match": store_ms,
         "workers": workers, "matches": len(matches), "wall_s": wall,
         "matches_per_minute": len(matches) / wall * 60,
         "matches_per_minute_steady": (len(finished_at) - 1) / steady * 60
