@@ -129,16 +129,22 @@ def fit(
 
     Newton's method on the log-likelihood; each step is solved by conjugate gradients
     over the pairs (O(pairs) <= O(n²) per iteration, never a dense n×n solve), and the
-    intervals come from one Cholesky factorisation at the end (O(n³) once)."""
+    intervals come from one Cholesky factorisation at the end (O(n³) at worst, once;
+    far less when bots meet those near their rating, as the scheduler pairs them)."""
     index = {bot: i for i, bot in enumerate(bots)}
     n = len(index)
     if n == 0:
         return {}
     pairs = [(index[a], index[b], g, w) for (a, b), (g, w) in totals.items()]
     r = [0.0] * n  # ratings relative to base, in Elo points
+    first_size = 0.0
     for _ in range(200):
         grad, info = _gradient_and_information(r, pairs, prior_games)
-        step = info.solve(grad)
+        # Inexact Newton: far from the optimum a rough step does as well as an exact
+        # one; the solve tightens as the gradient shrinks (superlinear convergence).
+        size = math.sqrt(sum(g * g for g in grad))
+        first_size = first_size or size
+        step = info.solve(grad, min(1e-2, size / first_size) if first_size else 1e-13)
         biggest = max(abs(s) for s in step)
         if biggest > 400.0:  # damp early steps of a lopsided start
             step = [s * 400.0 / biggest for s in step]
@@ -146,7 +152,7 @@ def fit(
         if biggest < 1e-9:
             break
     _, info = _gradient_and_information(r, pairs, prior_games)
-    variances = _centred_variances(info)
+    variances = _centred_variances(info, sorted(range(n), key=r.__getitem__))
     mean = sum(r) / n
     return {
         bot: Estimate(elo=base + r[i] - mean, ci95=Z95 * math.sqrt(max(variances[i], 0.0)))
@@ -177,8 +183,9 @@ class Information:
             y = [v + shift for v in y]
         return y
 
-    def solve(self, b: Sequence[float]) -> list[float]:
-        """x with info·x = b: conjugate gradients, preconditioned by the diagonal."""
+    def solve(self, b: Sequence[float], tolerance: float = 1e-13) -> list[float]:
+        """x with info·x = b to a residual of ``tolerance`` times |b|: conjugate
+        gradients, preconditioned by the diagonal."""
         n = len(b)
         scale = [1.0 / (d + (1.0 / n if self.gauge else 0.0)) for d in self.diagonal]
         x = [0.0] * n
@@ -186,7 +193,7 @@ class Information:
         z = [s * v for s, v in zip(scale, res, strict=True)]
         p = list(z)
         rz = sum(map(operator.mul, res, z))
-        target = 1e-26 * max(sum(v * v for v in b), 1e-300)
+        target = max(tolerance, 1e-13) ** 2 * max(sum(v * v for v in b), 1e-300)
         for _ in range(max(10 * n, 100)):
             if sum(v * v for v in res) <= target:
                 break
@@ -204,66 +211,103 @@ class Information:
             p = [zi + beta * pi for zi, pi in zip(z, p, strict=True)]
         return x
 
-    def dense(self) -> list[list[float]]:
-        n = len(self.diagonal)
-        fill = 1.0 / n if self.gauge else 0.0
-        m = [[fill] * n for _ in range(n)]
-        for i, d in enumerate(self.diagonal):
-            m[i][i] += d
-        for (i, j), c in self.edges.items():
-            m[i][j] -= c
-            m[j][i] -= c
-        return m
 
-
-def _centred_variances(info: Information) -> list[float]:
+def _centred_variances(info: Information, order: Sequence[int]) -> list[float]:
     """Variances of r_i - mean(r): ratings only say how bots compare, so a shift of
     everyone together is not uncertainty about any one bot (the leaderboard's mean is
-    ``base`` by definition). Diagonal of P·C·P with P = I - 11ᵀ/n and C = info⁻¹.
+    ``base`` by definition). Diagonal of P·C·P with P = I - 11ᵀ/n and C = info⁻¹:
+    C_ii - 2 (C·1)_i / n + 1ᵀC1 / n².
 
-    With info = L·Lᵀ and W = L⁻¹, C = WᵀW: C_ii is the squared norm of W's column i,
-    C·1 = Wᵀ(W·1), so one factorisation and one triangular inverse give everything."""
-    lower = cholesky(info.dense())
-    n = len(lower)
-    columns = [_unit_solve(lower, j) for j in range(n)]  # W by columns
-    w_ones = [0.0] * n
-    for column in columns:
-        w_ones = [a + b for a, b in zip(w_ones, column, strict=True)]
-    row_means = [sum(map(operator.mul, column, w_ones)) / n for column in columns]
-    grand = sum(row_means) / n
-    return [
-        sum(v * v for v in column) - 2 * row_means[i] + grand
-        for i, column in enumerate(columns)
-    ]
+    Bots are numbered along ``order`` (by rating), so that bots who met sit near each
+    other: the Cholesky factor of the information then stays inside each row's envelope
+    (from the first bot that row met to the diagonal), and so do the entries of C that
+    Takahashi's recurrence needs for its diagonal. The work is Σ (row width)², n³/3 at
+    worst (every bot met every other, or no prior: the gauge fills every entry)."""
+    n = len(order)
+    position = {bot: k for k, bot in enumerate(order)}
+    fill = 1.0 / n if info.gauge else 0.0
+    first = [0] * n if info.gauge else list(range(n))
+    below: list[dict[int, float]] = [{} for _ in range(n)]  # row -> {column < row: entry}
+    for (i, j), c in info.edges.items():
+        a, b = sorted((position[i], position[j]), reverse=True)
+        below[a][b] = below[a].get(b, 0.0) - c
+        first[a] = min(first[a], b)
+    rows = []
+    for a in range(n):
+        row = [fill] * (a - first[a] + 1)
+        for b, value in below[a].items():
+            row[b - first[a]] += value
+        row[-1] += info.diagonal[order[a]]
+        rows.append(row)
+    envelope_cholesky(rows, first)
+    ones = _envelope_solve(rows, first, [1.0] * n)
+    diagonal = _inverse_diagonal(rows, first)
+    grand = sum(ones) / (n * n)
+    variances = [0.0] * n
+    for a, bot in enumerate(order):
+        variances[bot] = diagonal[a] - 2 * ones[a] / n + grand
+    return variances
 
 
-def cholesky(matrix: list[list[float]]) -> list[list[float]]:
-    """L (lower triangular, by rows) with L·Lᵀ = ``matrix`` (symmetric positive definite)."""
-    n = len(matrix)
-    lower: list[list[float]] = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        row = lower[i]
-        for j in range(i + 1):
-            other = lower[j]
-            s = matrix[i][j] - sum(map(operator.mul, row[:j], other[:j]))
+def envelope_cholesky(rows: list[list[float]], first: Sequence[int]) -> None:
+    """Factor in place a symmetric positive definite matrix given by its lower rows,
+    row i holding columns ``first[i]`` to i, into L (L·Lᵀ = the matrix, same layout)."""
+    for i, row in enumerate(rows):
+        fi = first[i]
+        for j in range(fi, i + 1):
+            other, fj = rows[j], first[j]
+            low = max(fi, fj)
+            total = row[j - fi] - sum(map(operator.mul, row[low - fi : j - fi],
+                                          other[low - fj : j - fj]))  # fmt: skip
             if i == j:
-                if s <= 0.0:
+                if total <= 0.0:
                     raise ArithmeticError("singular matrix")
-                row[i] = math.sqrt(s)
+                row[j - fi] = math.sqrt(total)
             else:
-                row[j] = s / other[j]
-    return lower
+                row[j - fi] = total / other[j - fj]
 
 
-def _unit_solve(lower: list[list[float]], j: int) -> list[float]:
-    """Column j of L⁻¹: forward substitution of the unit vector e_j (zero above j)."""
+def _envelope_solve(lower: list[list[float]], first: Sequence[int], b: list[float]) -> list[float]:
+    """x with L·Lᵀ·x = b, for L from :func:`envelope_cholesky`."""
+    n = len(b)
+    y = [0.0] * n
+    for i, row in enumerate(lower):
+        fi = first[i]
+        y[i] = (b[i] - sum(map(operator.mul, row[:-1], y[fi:i]))) / row[-1]
+    for i in reversed(range(n)):  # Lᵀ·x = y, scattering each solved x_i up its row
+        row, fi = lower[i], first[i]
+        y[i] /= row[-1]
+        x_i = y[i]
+        for k in range(fi, i):
+            y[k] -= row[k - fi] * x_i
+    return y
+
+
+def _inverse_diagonal(lower: list[list[float]], first: Sequence[int]) -> list[float]:
+    """The diagonal of (L·Lᵀ)⁻¹ by Takahashi's recurrence: from the last row up,
+    Z_ij = (δ_ij / L_ii - Σ_{k>i} L_ki Z_kj) / L_ii over the k below i in L's envelope,
+    which needs Z only inside that envelope."""
     n = len(lower)
-    w = [0.0] * n
-    for i in range(j, n):
-        row = lower[i]
-        s = (1.0 if i == j else 0.0) - sum(map(operator.mul, row[j:i], w[j:i]))
-        w[i] = s / row[i]
-    return w
+    below: list[list[int]] = [[] for _ in range(n)]  # column i -> rows k > i reaching it
+    for k in range(n):
+        for i in range(first[k], k):
+            below[i].append(k)
+    z = [[0.0] * len(row) for row in lower]
+
+    def entry(k: int, j: int) -> float:
+        a, b = (k, j) if k >= j else (j, k)
+        return z[a][b - first[a]]
+
+    for i in reversed(range(n)):
+        reach = below[i]
+        l_ii = lower[i][-1]
+        l_ki = [lower[k][i - first[k]] for k in reach]
+        for j in reach:
+            total = sum(lk * entry(k, j) for lk, k in zip(l_ki, reach, strict=True))
+            z[j][i - first[j]] = -total / l_ii
+        total = sum(lk * z[k][i - first[k]] for lk, k in zip(l_ki, reach, strict=True))
+        z[i][-1] = (1.0 / l_ii - total) / l_ii
+    return [row[-1] for row in z]
 
 
 def _gradient_and_information(
