@@ -4,6 +4,7 @@ intervals. Kept only to show the faster fit gives the same numbers."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
@@ -21,19 +22,15 @@ def batch_elo(
     games: dict[tuple[BotId, BotId], float] = defaultdict(float)
     bots: dict[BotId, int] = {}
     for match in matches:
-        n = len(match)
         for bot, _ in match:
             bots.setdefault(bot, len(bots))
-        for i in range(n):
-            for j in range(i + 1, n):
-                (a, pa), (b, pb) = match[i], match[j]
-                if a == b:
-                    continue
-                w = 1.0 / (n - 1)
-                wins[a, b] += w * pair_score(pa, pb)
-                wins[b, a] += w * pair_score(pb, pa)
-                games[a, b] += w
-                games[b, a] += w
+        weight = 1.0 / (len(match) - 1) if len(match) > 1 else 0.0
+        for (a, pa), (b, pb) in itertools.combinations(match, 2):
+            if a != b:  # one bot in two seats does not play itself
+                wins[a, b] += weight * pair_score(pa, pb)
+                wins[b, a] += weight * pair_score(pb, pa)
+                games[a, b] += weight
+                games[b, a] += weight
     n = len(bots)
     if n == 0:
         return {}
