@@ -21,6 +21,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import ladder
+from ladder import logs
+from ladder.reads import Reads
+from ladder.runner import Runner, Settings
+from ladder.store import Finished, SeatResult, Store
+
 
 def timed(action: Callable[[], Any]) -> tuple[float, Any]:
     start = time.perf_counter()
@@ -30,15 +36,8 @@ def timed(action: Callable[[], Any]) -> tuple[float, Any]:
 
 def main(argv: list[str]) -> None:
     db, game, rounds, parts = argv[0], argv[1], int(argv[2]), set(argv[3].split(","))
-    from ladder import logs
-    from ladder.reads import Reads
-    from ladder.runner import Runner, Settings
-    from ladder.store import Finished, SeatResult, Store
-
     logs.configure("error")
     rng = random.Random(0)
-    import ladder
-
     out: dict[str, Any] = {"code": os.path.dirname(os.path.dirname(ladder.__file__ or ""))}
     out["open_s"], store = timed(lambda: Store.open(db))
     runner = Runner(Settings(db, games=(game,), seed=0, log_level="error"))
