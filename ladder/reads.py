@@ -178,9 +178,8 @@ class Reads:
         return tuple(self._board(g) for g in games)
 
     def _board(self, game: str) -> Leaderboard:
-        placings = self.store.rated_placings(game)
         bots = self.store.bots(game, [ACTIVE])
-        estimates = elo.batch_elo(shown_placings(placings, {b.id for b in bots}))
+        estimates = self.store.rated_fit(game, {b.id for b in bots})
         unrated = elo.Estimate(elo.BASE, float("inf"))
         ranked = sorted(
             bots,
@@ -195,7 +194,7 @@ class Reads:
             )
             for rank, b in enumerate(ranked, start=1)
         )
-        return Leaderboard(game=game, matches=len(placings), rows=rows)
+        return Leaderboard(game=game, matches=self.store.rated_count(game), rows=rows)
 
     def match_view(self, match: Match) -> MatchView:
         bots = {b: self.store.bot(b) for b in set(match.seats)}

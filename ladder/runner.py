@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import random
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -27,7 +28,7 @@ import structlog
 
 import engine
 from ladder import scheduler, sparring, submission
-from ladder.store import ACTIVE, VALIDATION, Finished, Match, Store
+from ladder.store import VALIDATION, Finished, Match, Store
 from ladder.worker import Job, init_worker, run_job
 from referee import cgroups
 from referee.cgroups import LimitsUnavailable
@@ -73,6 +74,9 @@ class Runner:
         self.rated_finished = 0
         self._games_turn = 0
         self._waiting: dict[str, int] = {}  # game -> active bots, while it cannot play
+        #: Seconds this process spent scheduling, claiming and recording matches (the
+        #: store's share of the ladder's time; ``niwa bench ladder`` reports it).
+        self.store_seconds = 0.0
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -117,8 +121,10 @@ class Runner:
         pool = self._pool()
         try:
             while not stop.is_set():
+                started = time.perf_counter()
                 self._schedule(store, capacity)
                 self._claim(store, pool, in_flight, capacity)
+                self.store_seconds += time.perf_counter() - started
                 if not in_flight:
                     if self._enough():
                         return
@@ -174,11 +180,14 @@ class Runner:
         done, _ = wait(in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
         for future in done:
             match = in_flight.pop(future)
+            started = time.perf_counter()
             try:
                 self._record(store, match, future)
             except BrokenProcessPool:
                 in_flight[future] = match  # failed with the others by _recover
                 raise
+            finally:
+                self.store_seconds += time.perf_counter() - started
 
     def _recover(self, store: Store, in_flight: dict[Future[Finished], Match]) -> None:
         """A worker died and took the pool with it: fail (for a retry) every match it
@@ -211,10 +220,10 @@ class Runner:
 
     def _schedule_game(self, store: Store, game: str) -> int:
         info = engine.load(game).info
-        bots = store.bots(game, [ACTIVE])
         busy = store.scheduled_counts(game)
         candidates = [
-            scheduler.Candidate(b.id, b.elo, b.games + busy.get(b.id, 0)) for b in bots
+            scheduler.Candidate(bot_id, rating, games + busy.get(bot_id, 0))
+            for bot_id, rating, games in store.ratings(game)
         ]
         players = scheduler.player_count(
             info.min_players, info.max_players, len(candidates), self.rng

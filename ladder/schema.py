@@ -100,6 +100,53 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE results ADD COLUMN detail TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE results ADD COLUMN stderr_tail TEXT NOT NULL DEFAULT '[]'",
     ),
+    # 4: totals kept up to date by the transactions that queue and commit matches, so
+    # the scheduler and the leaderboard never rescan every match: each bot's seat counts,
+    # the rated pairwise games of every ordered pair of bots (weighted 1/(n-1) per
+    # n-seat match, as in ladder.elo) and the count of rated matches per game; indexes
+    # for the newest duplicate group and for a game's unfinished matches. Filled here
+    # from the matches already played.
+    (
+        """CREATE TABLE seat_totals (
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            seat INTEGER NOT NULL,
+            matches BIGINT NOT NULL,
+            PRIMARY KEY (bot_id, seat)
+        )""",
+        """CREATE TABLE pair_totals (
+            game TEXT NOT NULL,
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            other_id BIGINT NOT NULL REFERENCES bots(id),
+            meetings BIGINT NOT NULL,
+            games DOUBLE PRECISION NOT NULL,
+            score DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (game, bot_id, other_id)
+        )""",
+        """CREATE TABLE rated_totals (
+            game TEXT PRIMARY KEY,
+            matches BIGINT NOT NULL
+        )""",
+        "CREATE INDEX matches_duplicate_group ON matches (duplicate_group)",
+        # a game's queued and running matches without walking all its finished ones
+        "CREATE INDEX matches_state_game ON matches (state, game)",
+        """INSERT INTO seat_totals (bot_id, seat, matches)
+            SELECT bot_id, seat, COUNT(*) FROM match_seats GROUP BY bot_id, seat""",
+        """INSERT INTO rated_totals (game, matches)
+            SELECT game, COUNT(*) FROM matches
+            WHERE kind = 'rated' AND state = 'done' GROUP BY game""",
+        """INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score)
+            SELECT m.game, a.bot_id, b.bot_id, COUNT(*),
+                SUM(1.0 / (c.seats - 1)),
+                SUM(CASE WHEN a.place < b.place THEN 1.0 WHEN a.place = b.place THEN 0.5
+                    ELSE 0.0 END / (c.seats - 1))
+            FROM matches m
+            JOIN (SELECT match_id, COUNT(*) AS seats FROM results GROUP BY match_id) c
+                ON c.match_id = m.id
+            JOIN results a ON a.match_id = m.id
+            JOIN results b ON b.match_id = m.id AND b.seat <> a.seat AND b.bot_id <> a.bot_id
+            WHERE m.kind = 'rated' AND m.state = 'done'
+            GROUP BY m.game, a.bot_id, b.bot_id""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,6 +192,8 @@ class Store:
     def __init__(self, db: Database, data_dir: Path) -> None:
         self.db = db
         self.data_dir = data_dir
+        #: game -> (what the fit was made from, the fit): see :meth:`rated_fit`
+        self._fits: dict[str, tuple[tuple[int, frozenset[int]], dict[int, elo.Estimate]]] = {}
 
     @classmethod
     def open(cls, url: str, data_dir: Path | None = None, create: bool = True) -> Store:
@@ -390,6 +392,16 @@ class Store:
         )
         return [_bot(r) for r in rows]
 
+    def ratings(self, game: str) -> list[tuple[int, float, int]]:
+        """(id, running Elo, games) of the active bots of ``game``, in the order of
+        :meth:`bots`: what the scheduler needs, without building every :class:`Bot`."""
+        rows = self.db.execute(
+            "SELECT b.id, COALESCE(r.elo, ?) AS elo, COALESCE(r.games, 0) AS games "
+            f"{_BOT_FROM} WHERE b.game = ? AND b.status = ? ORDER BY b.game, b.name, b.id",
+            (elo.BASE, game, ACTIVE),
+        )
+        return [(int(r["id"]), float(r["elo"]), int(r["games"])) for r in rows]
+
     def set_bot_status(self, bot_id: int, status: str, reason: str = "") -> None:
         with self.db.transaction() as db:
             db.execute(
@@ -447,6 +459,11 @@ class Store:
                 db.execute(
                     "INSERT INTO match_seats (match_id, seat, bot_id) VALUES (?, ?, ?)",
                     (match_id, seat, bot_id),
+                )
+                db.execute(
+                    "INSERT INTO seat_totals (bot_id, seat, matches) VALUES (?, ?, 1) "
+                    "ON CONFLICT (bot_id, seat) DO UPDATE SET matches = seat_totals.matches + 1",
+                    (bot_id, seat),
                 )
         return match_id
 
@@ -600,7 +617,25 @@ class Store:
                 )  # fmt: skip
             if row["kind"] == RATED:
                 self._rate(match_id, finished.results)
+                self._count_rated(str(row["game"]), finished.results)
         return True
+
+    def _count_rated(self, game: str, results: Sequence[SeatResult]) -> None:
+        """Add a rated match to its game's totals (inside the commit's transaction)."""
+        self.db.execute(
+            "INSERT INTO rated_totals (game, matches) VALUES (?, 1) "
+            "ON CONFLICT (game) DO UPDATE SET matches = rated_totals.matches + 1",
+            (game,),
+        )
+        placings = [(r.bot_id, r.place) for r in sorted(results, key=lambda r: r.seat)]
+        for a, b, games, score in elo.match_pairs(placings):
+            self.db.execute(
+                "INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score) "
+                "VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (game, bot_id, other_id) DO UPDATE SET "
+                "meetings = pair_totals.meetings + 1, games = pair_totals.games + ?, "
+                "score = pair_totals.score + ?",
+                (game, a, b, games, score, games, score),
+            )
 
     def _rate(self, match_id: int, results: Sequence[SeatResult]) -> None:
         before = []
@@ -650,15 +685,89 @@ class Store:
         return list(matches.values())
 
     def seat_counts(self, bot_ids: Iterable[int]) -> dict[tuple[int, int], int]:
+        """How often each bot sat in each seat (matches of every kind and state)."""
         ids = list(bot_ids)
         if not ids:
             return {}
         rows = self.db.execute(
-            "SELECT bot_id, seat, COUNT(*) AS n FROM match_seats "
-            f"WHERE bot_id IN ({', '.join('?' for _ in ids)}) GROUP BY bot_id, seat",
+            "SELECT bot_id, seat, matches FROM seat_totals "
+            f"WHERE bot_id IN ({', '.join('?' for _ in ids)})",
             ids,
         )
-        return {(int(r["bot_id"]), int(r["seat"])): int(r["n"]) for r in rows}
+        return {(int(r["bot_id"]), int(r["seat"])): int(r["matches"]) for r in rows}
+
+    def rated_count(self, game: str) -> int:
+        """Finished rated matches of ``game``."""
+        return int(
+            self.db.scalar("SELECT matches FROM rated_totals WHERE game = ?", (game,)) or 0
+        )
+
+    def shown_totals(self, game: str, shown: Collection[int]) -> elo.PairTotals[int]:
+        """The pairwise totals of ``game`` between the bots in ``shown``, as
+        :func:`ladder.elo.pair_totals` would make them from the placings cut down to the
+        shown seats (``ladder.reads.shown_placings``).
+
+        The stored totals weigh each pair of an n-seat match 1/(n-1); a match that also
+        seated a bot not shown (superseded, retired) counts among the shown ones with
+        fewer seats, so those matches alone are read again and their pairs re-weighed."""
+        totals: dict[tuple[int, int], list[float]] = {}
+        others: set[int] = set()
+        for r in self.db.execute(
+            "SELECT bot_id, other_id, meetings, games, score FROM pair_totals WHERE game = ?",
+            (game,),
+        ):
+            a, b = int(r["bot_id"]), int(r["other_id"])
+            if a in shown and b in shown:
+                totals[a, b] = [float(r["meetings"]), float(r["games"]), float(r["score"])]
+            else:
+                others.update(x for x in (a, b) if x not in shown)
+        if others:
+            for match in self._placings_with(game, sorted(others)):
+                for a, b, g, w in elo.match_pairs(match):
+                    if a in shown and b in shown:
+                        entry = totals[a, b]
+                        entry[0] -= 1
+                        entry[1] -= g
+                        entry[2] -= w
+                kept = [(bot, place) for bot, place in match if bot in shown]
+                for a, b, g, w in elo.match_pairs(kept) if len(kept) >= 2 else []:
+                    entry = totals.setdefault((a, b), [0.0, 0.0, 0.0])
+                    entry[0] += 1
+                    entry[1] += g
+                    entry[2] += w
+        return {pair: (g, w) for pair, (n, g, w) in totals.items() if n > 0.5}
+
+    def _placings_with(self, game: str, bot_ids: Sequence[int]) -> list[list[tuple[int, int]]]:
+        """The finished rated matches of ``game`` that seated any of ``bot_ids``."""
+        marks = ", ".join("?" for _ in bot_ids)
+        rows = self.db.execute(
+            "SELECT r.match_id, r.bot_id, r.place FROM results r "
+            "JOIN matches m ON m.id = r.match_id "
+            "WHERE m.game = ? AND m.kind = ? AND m.state = ? AND r.match_id IN "
+            f"(SELECT match_id FROM match_seats WHERE bot_id IN ({marks})) "
+            "ORDER BY m.seq, r.seat",
+            (game, RATED, DONE, *bot_ids),
+        )
+        matches: dict[int, list[tuple[int, int]]] = {}
+        for r in rows:
+            matches.setdefault(int(r["match_id"]), []).append((int(r["bot_id"]), int(r["place"])))
+        return list(matches.values())
+
+    def rated_fit(self, game: str, shown: Collection[int]) -> dict[int, elo.Estimate]:
+        """The leaderboard's maximum-likelihood Elo of ``game`` over the ``shown`` bots.
+
+        Remembered per game until a rated match of it is committed (by any process: the
+        stored count moves) or the set of bots shown changes; the fit is the slow part
+        of a leaderboard with many bots."""
+        stamp = (self.rated_count(game), frozenset(shown))
+        kept = self._fits.get(game)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        totals = self.shown_totals(game, shown)
+        bots = sorted({a for a, _ in totals})
+        estimates = elo.fit(bots, totals)
+        self._fits[game] = (stamp, estimates)
+        return estimates
 
     def games_with_bots(self) -> list[str]:
         """The games some bot was submitted (or added as sparring partner) for, A to Z."""
@@ -671,10 +780,11 @@ class Store:
 
     def scheduled_counts(self, game: str) -> dict[int, int]:
         """Per bot: matches of ``game`` queued or running (not yet in its game count)."""
+        # From the few queued and running matches (matches_state), never every seat row.
         rows = self.db.execute(
-            "SELECT s.bot_id, COUNT(*) AS n FROM match_seats s JOIN matches m "
-            "ON m.id = s.match_id WHERE m.game = ? AND m.state IN (?, ?) GROUP BY s.bot_id",
-            (game, QUEUED, RUNNING),
+            "SELECT bot_id, COUNT(*) AS n FROM match_seats WHERE match_id IN "
+            "(SELECT id FROM matches WHERE state IN (?, ?) AND game = ?) GROUP BY bot_id",
+            (QUEUED, RUNNING, game),
         )
         return {int(r["bot_id"]): int(r["n"]) for r in rows}
 

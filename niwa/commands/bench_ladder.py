@@ -2,23 +2,41 @@
 time goes.
 
 A fresh ladder on a temporary SQLite store plays ``--matches`` rated matches between
-three copies of ``builtin:random`` per game on the worker pool, exactly as
-``niwa ladder serve`` would. Reported:
+three copies of ``builtin:random`` per game (``--bot SPEC``, repeatable: these built-in
+bots instead, e.g. ``builtin:mcts?seconds=0.05``, copied up to three per game) on the
+worker pool, exactly as ``niwa ladder serve`` would. Reported:
 
 * matches per minute over the whole run (pool start-up included) and from the first
   to the last finished match (steady state);
-* the share of worker time spent inside the bots (the recorded wall time of every
-  decision) and outside them (referee, engine, replay writing, scheduling, commits,
-  idle): ``outside = 1 - inside / (wall time x workers)``.
+* worker time (wall time x workers) split into: bots (the recorded wall time of every
+  decision in the replays), referee and engine (each match's recorded wall time less
+  its bots' time: the two run interleaved in one process and are not told apart here;
+  ``niwa bench referee`` and ``niwa bench engine`` measure them), and idle (worker time
+  in no match: pool start-up, waiting for the runner);
+* the store: the runner's own time scheduling, claiming and committing (in its one
+  process, beside the workers), per match.
 
 Built-in bots run in process on the ladder; ``--sandboxed`` runs them as sandboxed
 processes over gRPC instead, as every submitted bot runs.
+
+``--synthetic N --bots B`` instead times the store at scale: a store filled with N
+finished rated matches between B bots of one game (synthetic rows in the real schema,
+:mod:`niwa.commands.ladder_synthetic`) and the leaderboard, scheduling one match,
+claiming and committing, each run in a fresh process on a fresh copy of that store
+(:mod:`niwa.commands.ladder_timing`). ``--base DIR`` times an older niwa (a git
+worktree) the same way, alternating with this one, and reports each part's ratio to
+it; the load average is printed with every run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -31,6 +49,9 @@ from ladder.runner import Runner, Settings
 from ladder.store import ACTIVE, DONE, Match, Store
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.commands.ladder_synthetic import fill
+from referee.match import BotSpec
+from referee.text import printable
 
 
 def register(sub: Any) -> None:
@@ -44,7 +65,28 @@ def register(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=0, help="worker processes (default: 1 per core)")
     p.add_argument("--game", action="append", help="only this game (repeatable; default all)")
     p.add_argument("--sandboxed", action="store_true", help="bots as sandboxed processes")
+    p.add_argument("--bot", action="append", metavar="SPEC",
+                   help="a built-in bot to play (builtin:NAME[?options]; repeatable; "
+                   "default builtin:random)")
     p.add_argument("--seed", type=int, default=0, help="the scheduler's seed (default 0)")
+    p.add_argument("--synthetic", type=int, metavar="N", default=0,
+                   help="time the store at scale instead: N synthetic finished matches")
+    p.add_argument("--bots", type=int, default=1000,
+                   help="with --synthetic: bots in the game (default 1000)")
+    p.add_argument("--rounds", type=int, default=20,
+                   help="with --synthetic: timed schedules, claims, commits, board reads "
+                   "per run (default 20)")
+    p.add_argument("--repeat", type=int, default=3,
+                   help="with --synthetic: runs of each niwa, alternating (default 3)")
+    p.add_argument("--parts", default="schedule,claim,commit,leaderboard",
+                   help="with --synthetic: what to time (default: "
+                   "schedule,claim,commit,leaderboard)")
+    p.add_argument("--base", type=Path, metavar="DIR",
+                   help="with --synthetic: also time the niwa checked out in DIR (e.g. a git "
+                   "worktree of an older commit) on the same store, alternating")
+    p.add_argument("--base-parts",
+                   help="with --base: what to time there (default: as --parts; leave out "
+                   "leaderboard where its fit is too slow to wait for)")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -61,19 +103,31 @@ def bot_seconds(replay: Path) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.synthetic:
+        return run_synthetic(args)
     games = args.game or engine.games()
     unknown = sorted(set(games) - set(engine.games()))
     if unknown:
         raise UsageError(f"no game {unknown[0]!r}; registered games: {', '.join(engine.games())}")
     if args.matches < 1:
         raise UsageError("--matches must be at least 1")
+    specs = args.bot or ["builtin:random"]
+    for spec in specs:
+        if not spec.startswith("builtin:"):
+            raise UsageError(f"--bot {printable(spec)!r}: give a built-in bot, builtin:NAME")
+        try:
+            BotSpec.parse(spec).manifest()
+        except ValueError as e:
+            raise UsageError(f"--bot {printable(spec)!r}: {printable(str(e))}") from None
     logs.configure("error")
     with tempfile.TemporaryDirectory(prefix="niwa-bench-ladder-") as tmp:
         db = str(Path(tmp) / "ladder.db")
         store = Store.open(db)
         for game in games:
-            for k in range(1, 4):
-                submission.builtin_bot(store, "random", game, ACTIVE, alias=f"random-{k}")
+            for k in range(max(3, len(specs))):
+                name = specs[k % len(specs)].removeprefix("builtin:")
+                alias = f"{name.partition('?')[0]}-{k + 1}"
+                submission.builtin_bot(store, name, game, ACTIVE, alias=alias)
         settings = Settings(
             db,
             workers=args.workers,
@@ -89,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
             finished_at.append(time.perf_counter())
 
         start = time.perf_counter()
-        Runner(settings, on_finished=on_finished).run(threading.Event())
+        runner = Runner(settings, on_finished=on_finished)
+        runner.run(threading.Event())
         wall = time.perf_counter() - start
         matches = store.matches(state=DONE, limit=args.matches + 10)
         match_s = sum(m.wall_s or 0.0 for m in matches)
@@ -101,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     steady = finished_at[-1] - finished_at[0] if len(finished_at) > 1 else wall
     mode = "sandboxed processes over gRPC" if args.sandboxed else "in process"
     out = text_out(args)
-    print(f"ladder: {len(matches)} matches of {', '.join(games)}; random bots {mode}; "
+    print(f"ladder: {len(matches)} matches of {', '.join(games)}; {', '.join(specs)} {mode}; "
           f"{workers} workers", file=out)
     print(f"  matches per minute      {len(matches) / wall * 60:8.1f}  (whole run, {wall:.1f} s)",
           file=out)
@@ -111,9 +166,16 @@ def run(args: argparse.Namespace) -> int:
     print(f"  decisions per match     {decisions / max(len(matches), 1):8.1f}", file=out)
     print(f"  worker time in matches  {match_s / capacity:8.1%}", file=out)
     print(f"  worker time in bots     {inside_s / capacity:8.1%}", file=out)
+    print(f"    referee and engine    {(match_s - inside_s) / capacity:8.1%}", file=out)
+    print(f"    idle                  {1 - match_s / capacity:8.1%}", file=out)
     print(f"  outside the bots        {1 - inside_s / capacity:8.1%}", file=out)
+    store_ms = runner.store_seconds / max(len(matches), 1) * 1000
+    print(f"  store per match (runner) {store_ms:7.2f} ms", file=out)
     write_json(args, {
-        "benchmark": "ladder", "games": games, "sandboxed": args.sandboxed,
+        "benchmark": "ladder", "games": games, "bots": specs, "sandboxed": args.sandboxed,
+        "worker_time_in_referee_and_engine": (match_s - inside_s) / capacity,
+        "worker_time_idle": 1 - match_s / capacity,
+        "store_ms_per_match": store_ms,
         "workers": workers, "matches": len(matches), "wall_s": wall,
         "matches_per_minute": len(matches) / wall * 60,
         "matches_per_minute_steady": (len(finished_at) - 1) / steady * 60
@@ -124,3 +186,109 @@ def run(args: argparse.Namespace) -> int:
         "outside_the_bots": 1 - inside_s / capacity,
     })
     return 0
+
+
+PARTS = ("schedule", "claim", "commit", "leaderboard")
+#: The repository holding this niwa (its PYTHONPATH for the timing process).
+HERE = Path(__file__).resolve().parents[2]
+
+
+def _parts(text: str) -> str:
+    wanted = [p.strip() for p in text.split(",") if p.strip()]
+    unknown = sorted(set(wanted) - set(PARTS))
+    if unknown or not wanted:
+        raise UsageError(f"--parts: choose among {', '.join(PARTS)} (got {text!r})")
+    return ",".join(wanted)
+
+
+def time_store(root: Path, store: Path, game: str, rounds: int, parts: str) -> dict[str, Any]:
+    """Run the timing script with ``root`` first on the path; its JSON figures."""
+    script = (HERE / "niwa" / "commands" / "ladder_timing.py").read_text(encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(store), game, str(rounds), parts],
+        env=env, cwd=store.parent, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode:
+        raise UsageError(f"timing the store with {root} failed: {done.stderr.strip()[-300:]}")
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def run_synthetic(args: argparse.Namespace) -> int:
+    games = args.game or ["blossom"]
+    if len(games) != 1 or games[0] not in engine.games():
+        raise UsageError(f"--synthetic times one game: --game one of {', '.join(engine.games())}")
+    if args.bots < 2 or args.synthetic < 1 or args.rounds < 1 or args.repeat < 1:
+        raise UsageError("--synthetic, --rounds and --repeat need at least 1, --bots 2")
+    if args.base is not None and not (args.base / "ladder" / "store.py").is_file():
+        raise UsageError(f"--base {args.base}: no niwa checkout there (no ladder/store.py)")
+    game = games[0]
+    parts = _parts(args.parts)
+    base_parts = _parts(args.base_parts or args.parts)
+    out = text_out(args)
+    runs: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="niwa-bench-ladder-") as tmp:
+        template = Path(tmp) / "template.db"
+        started = time.perf_counter()
+        fill(template, game, args.synthetic, args.bots, seed=args.seed)
+        print(f"ladder store: {args.synthetic} finished matches of {game} between {args.bots} "
+              f"bots, filled in {time.perf_counter() - started:.1f} s", file=out)
+        sides = [("this", HERE, parts)]
+        if args.base is not None:
+            sides.append(("base", args.base.resolve(), base_parts))
+        for k in range(args.repeat):
+            for label, root, wanted in sides if k % 2 == 0 else sides[::-1]:
+                copy = Path(tmp) / f"run-{k}-{label}" / "ladder.db"
+                copy.parent.mkdir()
+                shutil.copy(template, copy)
+                load = os.getloadavg()[0]
+                figures = time_store(root, copy, game, args.rounds, wanted)
+                runs.append({"niwa": label, "load_1min": load, **figures})
+                print(f"  run {k + 1} {label:4} (load {load:.2f}): " + ", ".join(
+                    f"{part} {statistics.median(v) * 1000:.2f} ms"
+                    for part, v in figures["times_s"].items()
+                ) + (f", leaderboard first {figures['leaderboard_first_s'] * 1000:.0f} ms"
+                     if "leaderboard_first_s" in figures else ""), file=out)
+                shutil.rmtree(copy.parent)
+    summary = _summarise(runs)
+    print("median of the runs' medians, ms (min-max over runs); ratio = this / base", file=out)
+    for part, sides_ in summary.items():
+        line = f"  {part:18}"
+        for label in ("this", "base"):
+            if label in sides_:
+                s = sides_[label]
+                line += f"  {label} {s['median_ms']:9.2f} ({s['min_ms']:.2f}-{s['max_ms']:.2f})"
+        if "ratio" in sides_:
+            line += f"  ratio {sides_['ratio']:.3f}"
+        print(line, file=out)
+    write_json(args, {
+        "benchmark": "ladder-store", "game": game, "matches": args.synthetic,
+        "bots": args.bots, "rounds": args.rounds, "runs": runs, "summary": summary,
+    })  # fmt: skip
+    return 0
+
+
+def _summarise(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per part and side: the median over runs of each run's median, its spread, and
+    this side's ratio to the base."""
+    medians: dict[str, dict[str, list[float]]] = {}
+    for run_ in runs:
+        for part, values in run_["times_s"].items():
+            medians.setdefault(part, {}).setdefault(run_["niwa"], []).append(
+                statistics.median(values))
+        if "leaderboard_first_s" in run_:
+            medians.setdefault("leaderboard_first", {}).setdefault(run_["niwa"], []).append(
+                run_["leaderboard_first_s"])
+        medians.setdefault("open", {}).setdefault(run_["niwa"], []).append(run_["open_s"])
+    summary: dict[str, dict[str, Any]] = {}
+    for part, sides in medians.items():
+        entry: dict[str, Any] = {
+            label: {"median_ms": statistics.median(v) * 1000, "min_ms": min(v) * 1000,
+                    "max_ms": max(v) * 1000}
+            for label, v in sides.items()
+        }  # fmt: skip
+        if "this" in entry and "base" in entry and entry["base"]["median_ms"]:
+            entry["ratio"] = entry["this"]["median_ms"] / entry["base"]["median_ms"]
+        summary[part] = entry
+    return summary

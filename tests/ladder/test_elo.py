@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -129,3 +130,29 @@ def test_batch_elo_anchor_draws_do_not_widen_the_interval() -> None:
     ratings = elo.batch_elo((won + lost) * 10, prior_games=1)
     for estimate in ratings.values():
         assert estimate.ci95 == pytest.approx(71.78, abs=1.0)
+
+
+@pytest.mark.parametrize("prior_games", [1.0, 0.0])
+def test_batch_elo_equals_the_fit_before_stored_totals_on_random_matches(
+    prior_games: float,
+) -> None:
+    from tests.ladder import elo_before
+
+    rng = random.Random(14)
+    matches = []
+    for _ in range(600):
+        seats = rng.sample(range(25), rng.randint(2, 5))
+        matches.append([(bot, rng.randint(0, len(seats) - 1)) for bot in seats])
+    before = elo_before.batch_elo(matches, prior_games=prior_games)
+    now = elo.batch_elo(matches, prior_games=prior_games)
+    assert now.keys() == before.keys()
+    for bot, estimate in before.items():
+        assert now[bot].elo == pytest.approx(estimate.elo, abs=1e-6)
+        assert now[bot].ci95 == pytest.approx(estimate.ci95, abs=1e-6)
+
+
+def test_envelope_cholesky_factor_times_its_transpose_is_the_matrix() -> None:
+    # [[4, 2, 0], [2, 5, 0], [0, 3, 9]] by its lower rows; row 2 starts at column 1.
+    rows = [[4.0], [2.0, 5.0], [3.0, 9.0]]
+    elo.envelope_cholesky(rows, [0, 0, 1])
+    assert rows == [[2.0], [1.0, 2.0], [1.5, pytest.approx(math.sqrt(6.75))]]

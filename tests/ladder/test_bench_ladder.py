@@ -1,0 +1,62 @@
+"""``niwa bench ladder``: any built-in bot with the worker time split, and the store
+timed at scale on synthetic matches, against an older checkout too."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ladder.store import DONE, Store
+from niwa.cli import main
+from niwa.commands.bench_ladder import HERE
+from niwa.commands.ladder_synthetic import QUEUED, SCHEMA, fill
+
+
+def test_bench_ladder_plays_the_bot_given_and_splits_worker_time(tmp_path: Path) -> None:
+    out = tmp_path / "ladder.json"
+    argv = ["bench", "ladder", "--matches", "1", "--game", "blossom", "--workers", "1",
+            "--bot", "builtin:greedy", "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert doc["bots"] == ["builtin:greedy"] and doc["matches"] == 1
+    split = (doc["worker_time_in_bots"], doc["worker_time_in_referee_and_engine"],
+             doc["worker_time_idle"])
+    assert all(0 <= share <= 1 for share in split)
+    assert sum(split) == pytest.approx(1.0)
+    assert doc["store_ms_per_match"] > 0
+
+
+def test_bench_ladder_refuses_a_bot_that_is_not_built_in(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "ladder", "--matches", "1", "--bot", "./mybot"]) == 2
+    assert "give a built-in bot" in capsys.readouterr().err
+
+
+def test_the_synthetic_store_is_schema_3_rows_a_newer_niwa_upgrades(tmp_path: Path) -> None:
+    path = tmp_path / "ladder.db"
+    fill(path, "blossom", matches=300, bots=12)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone() == (SCHEMA,)
+    store = Store.open(str(path))
+    assert store.rated_count("blossom") == 300
+    assert store.counts() == {DONE: 300, "queued": QUEUED}
+    assert len(store.ratings("blossom")) == 12
+    store.close()
+
+
+def test_bench_ladder_synthetic_times_each_part_against_a_base(tmp_path: Path) -> None:
+    out = tmp_path / "store.json"
+    # This checkout stands in for the base: the comparison runs, the ratio is near 1.
+    argv = ["bench", "ladder", "--synthetic", "200", "--bots", "10", "--rounds", "2",
+            "--repeat", "2", "--base", str(HERE), "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert [run["niwa"] for run in doc["runs"]] == ["this", "base", "base", "this"]
+    assert all(run["load_1min"] >= 0 for run in doc["runs"])
+    for part in ("schedule", "claim", "commit", "leaderboard_again", "leaderboard_first"):
+        assert doc["summary"][part]["ratio"] > 0
+        assert doc["summary"][part]["this"]["median_ms"] > 0
