@@ -58,6 +58,9 @@ from referee.replay import (
     SeatInfo,
     SeatOutcome,
     Step,
+    chain_next,
+    chain_start,
+    is_checkpoint,
 )
 from referee.sandbox import Limits
 from referee.seeds import bot_seed, stream
@@ -295,6 +298,7 @@ class _Match:
         cpu0 = seat.player.cpu_seconds()
         t0 = time.perf_counter()
         reply, failure = await self.call_act(seat, question, time_left, cpu0)
+        question.seal()  # the state moves on: an observation not read now never will be
         wall_ms = (time.perf_counter() - t0) * 1000
         cpu_ms = _cpu_ms(cpu0, seat.player.cpu_seconds())
         used_ms = cpu_ms if self.clock == "cpu" and cpu_ms is not None else wall_ms
@@ -380,6 +384,14 @@ class _Match:
         cap_s = wall_cap_s(time_left_ms, cpu)
         reply: Reply | None = None
         failure: BotFailure | None = None
+        if isinstance(seat.player, InProcessPlayer):
+            # It runs in this thread and cannot be interrupted (the clock classifies a
+            # slow answer afterwards): a cancel scope would cost time and do nothing.
+            try:
+                reply = await seat.player.act(question, cap_s)
+            except BotFailure as f:
+                failure = f
+            return reply, failure
         with trio.move_on_after(cap_s + GRACE_S):  # a safety net: the deadline is cap_s
             if not cpu:  # no watchdog: no nursery either (it costs a few µs per call)
                 try:
@@ -404,6 +416,9 @@ class _Match:
         moves: dict[int, Move] = {}
         if len(to_move) == 1:
             await self.ask(self.seats[to_move[0]], index, state, moves)
+        elif all(isinstance(self.seats[s].player, InProcessPlayer) for s in to_move):
+            for s in to_move:  # they never wait: asking them at once would gain nothing
+                await self.ask(self.seats[s], index, state, moves)
         else:  # simultaneous: every seat is asked at once, each under its own deadline
             async with trio.open_nursery() as nursery:
                 for s in to_move:
@@ -429,25 +444,37 @@ class _Match:
         started_seats = [s for s in self.seats if not s.out]
         if started_seats and all(s.player.charges_cpu for s in started_seats):
             self.clock = "cpu"
+        header = self.header()
         if writer is not None:
-            writer.header(self.header())
+            writer.header(header)
+        chain = chain_start(header)
         index = decisions = 0
-        while not state.is_over():
-            before = state.clone() if spec.on_step is not None else state
-            if state.to_move() == (CHANCE,):
-                moves = [Move(CHANCE, engine.sample_chance(state, self.chance))]
-                kind = "chance"
-            else:
-                moves = await self.decide(index, state)
-                kind = "decision"
-                decisions += 1
-            state.apply({m.seat: m.action for m in moves})
-            step = Step(index, kind, moves, engine.state_hash(state))  # type: ignore[arg-type]
+        over = state.is_over()
+        async with trio.open_nursery() as flushing:
             if writer is not None:
-                writer.step(step)
-            if spec.on_step is not None:
-                spec.on_step(step, before, state)
-            index += 1
+                flushing.start_soon(flush_while_waiting, writer)
+            while not over:
+                before = state.clone() if spec.on_step is not None else state
+                if state.to_move() == (CHANCE,):
+                    moves = [Move(CHANCE, engine.sample_chance(state, self.chance))]
+                    kind = "chance"
+                else:
+                    moves = await self.decide(index, state)
+                    kind = "decision"
+                    decisions += 1
+                state.apply({m.seat: m.action for m in moves})
+                over = state.is_over()
+                # Tamper evidence per step is the chain over what was played; the full
+                # state is hashed at checkpoints and at the end (it costs 60-300 µs).
+                chain = chain_next(chain, kind, index, moves)
+                digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
+                step = Step(index, kind, moves, digest, chain)  # type: ignore[arg-type]
+                if writer is not None:
+                    writer.step(step)
+                if spec.on_step is not None:
+                    spec.on_step(step, before, state)
+                index += 1
+            flushing.cancel_scope.cancel()
         game_result = state.result()
         outcomes = [s.outcome for s in self.seats]
         places = final_places(game_result.places, outcomes)
@@ -560,6 +587,15 @@ async def watch_cpu(
         if left < 0:
             scope.cancel()
             return
+
+
+async def flush_while_waiting(writer: ReplayWriter) -> None:
+    """Write the replay's pending steps every interval while the referee waits for
+    bots, so a long think does not hold written steps back (in-process bots never let
+    this run: the writer flushes by the clock as it writes)."""
+    while True:
+        await trio.sleep(writer.flush_interval_s)
+        writer.flush()
 
 
 def _cpu_ms(before: float | None, after: float | None) -> float | None:

@@ -7,6 +7,7 @@ The match loop sees only this protocol, so a bot in a sandboxed process
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, Protocol
 
@@ -23,11 +24,16 @@ def make_question(
     decision: int, seat: int, state: State, time_left_ms: int, per_decision_ms: int, seed: int
 ) -> Question:
     """What ``seat`` is asked at step ``decision``: built here only, so the match and
-    ``niwa replay ask`` (which re-asks from the replay) send the same question."""
+    ``niwa replay ask`` (which re-asks from the replay) send the same question.
+
+    The observation is built when first read (the transport always reads it; an
+    in-process bot that never looks never pays). ``state`` must not change before
+    then: the referee applies the step only after every seat has answered."""
     return Question(
         decision=decision,
         seat=seat,
-        observation=state.observe(seat),
+        observation=None,
+        observe=functools.partial(state.observe, seat),
         legal_actions=state.legal_actions(seat),
         time_left_ms=time_left_ms,
         seed=seed,

@@ -1,12 +1,17 @@
 """Replay files: one JSON object per line (JSON Lines), documented in docs/protocol.md.
 
 The first line is the header, then one line per step (a decision of one or more seats,
-or a chance outcome) with the hash of the full state after it, and last the result::
+or a chance outcome) with a hash chained over every recorded action and chance outcome
+so far, the hash of the full state after it at checkpoints and after the last step,
+and last the result::
 
-    {"kind":"header","schema":"niwa-replay/1","game":"blossom","version":"blossom@2",...}
-    {"kind":"chance","index":0,"moves":[{"seat":-1,"action":...}],"hash":"3f0c..."}
-    {"kind":"decision","index":1,"moves":[{"seat":0,"action":...,"status":"OK",...}],...}
+    {"kind":"header","schema":"niwa-replay/2","game":"blossom","version":"blossom@2",...}
+    {"kind":"chance","index":0,"moves":[{"seat":-1,"action":...}],"chain":"9a1e..."}
+    {"kind":"decision","index":63,"moves":[...],"chain":"07bd...","hash":"3f0c..."}
     {"kind":"result","scores":[...],"places":[...],"seats":[{"seat":0,"status":"ok"},...]}
+
+``niwa-replay/1`` files (a full-state hash on every step, no chain) still read and
+verify.
 
 Because chance outcomes are recorded like moves, :func:`referee.replay_check.verify`
 re-simulates a file with nothing but the engine and checks every hash. :func:`states`
@@ -16,9 +21,12 @@ walks the match for ``niwa replay show`` and ``niwa replay ask``.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
+import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
@@ -30,7 +38,16 @@ from engine import CHANCE, JSON, Action, Game, State, canonical_json
 from referee.failures import Failure
 from referee.text import printable
 
-SCHEMA = "niwa-replay/1"
+SCHEMA = "niwa-replay/2"
+#: Replay schemas this reader reads: /1 hashes the full state after every step.
+SCHEMAS = ("niwa-replay/1", SCHEMA)
+#: In niwa-replay/2, the full state is hashed after every this-many steps (step
+#: indexes CHECKPOINT_EVERY - 1, 2 * CHECKPOINT_EVERY - 1, ...) and after the last.
+CHECKPOINT_EVERY = 64
+#: Step lines are written at least this often (seconds): a referee killed mid-match
+#: loses at most the steps of the last interval; the header and the result line are
+#: written at once.
+FLUSH_INTERVAL_S = 0.5
 
 StepKind = Literal["decision", "chance"]
 #: How a seat's bot ran: its own process in the bubblewrap sandbox, its own process
@@ -125,25 +142,55 @@ class Move:
 
 @dataclass(frozen=True)
 class Step:
+    """One step. ``chain`` (niwa-replay/2) chains every recorded action and chance
+    outcome up to this step (:func:`chain_next`); ``hash`` is the full state's hash
+    after it: on every step in niwa-replay/1, at checkpoints and on the last step in
+    niwa-replay/2 ("" elsewhere, absent from the file)."""
+
     index: int
     kind: StepKind
     moves: list[Move]
-    hash: str
+    hash: str = ""
+    chain: str = ""
 
     def joint(self) -> dict[int, Action]:
         return {m.seat: m.action for m in self.moves}
 
     def to_json(self) -> dict[str, JSON]:
-        return {
+        d: dict[str, JSON] = {
             "kind": self.kind,
             "index": self.index,
             "moves": [m.to_json() for m in self.moves],
-            "hash": self.hash,
         }
+        if self.chain:
+            d["chain"] = self.chain
+        if self.hash:
+            d["hash"] = self.hash
+        return d
 
     @classmethod
     def from_json(cls, d: dict[str, JSON]) -> Step:
         return _build(cls, d, "step")
+
+
+def chain_start(header: Header) -> str:
+    """The chain before step 0: bound to the match's game, rules, seats, options and
+    seed, so a step cannot be moved to another match's file unnoticed."""
+    what = [header.game, header.version, header.players, header.options, header.seed]
+    return hashlib.sha256(canonical_json(what).encode()).hexdigest()[:16]
+
+
+def chain_next(chain: str, kind: str, index: int, moves: list[Move]) -> str:
+    """The chain after a step: SHA-256 (first 16 hex digits) of the chain before it and
+    the step's kind, index and (seat, action) pairs in canonical JSON. Cheap enough for
+    every step, where hashing the full state is not."""
+    what = [chain, kind, index, [[m.seat, m.action] for m in moves]]
+    return hashlib.sha256(canonical_json(what).encode()).hexdigest()[:16]
+
+
+def is_checkpoint(index: int, last: bool) -> bool:
+    """Whether a niwa-replay/2 step records the full state's hash."""
+    return last or (index + 1) % CHECKPOINT_EVERY == 0
 
 
 @dataclass(frozen=True)
@@ -198,28 +245,52 @@ class Replay:
 
 
 class ReplayWriter:
-    """Writes a replay line by line, flushing each, so a crashed match leaves a
-    readable prefix."""
+    """Writes a replay in whole lines: the header and the result at once, step lines
+    in batches at least every ``flush_interval_s`` (a write per step costs more than
+    the rest of the step), so a killed referee leaves a readable prefix missing at
+    most the steps of the last interval. :meth:`flush` writes what is pending (the
+    referee also calls it while it waits for a bot)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, flush_interval_s: float = FLUSH_INTERVAL_S) -> None:
         self.path = Path(path)
-        self._file: IO[str] = self.path.open("w", encoding="utf-8")
+        self.flush_interval_s = flush_interval_s
+        # Unbuffered: every write is whole lines, so the file never ends mid-line
+        # because a buffer filled up.
+        self._file: IO[bytes] = self.path.open("wb", buffering=0)
+        self._pending: list[bytes] = []
+        self._flushed_at = time.monotonic()
 
     def _line(self, obj: dict[str, JSON]) -> None:
-        self._file.write(canonical_json(obj) + "\n")
-        self._file.flush()
+        self._pending.append((canonical_json(obj) + "\n").encode())
+
+    def flush(self) -> None:
+        """Write every pending line now."""
+        if self._pending:
+            data = memoryview(b"".join(self._pending))
+            self._pending.clear()
+            while data:
+                data = data[os.write(self._file.fileno(), data):]
+        self._flushed_at = time.monotonic()
 
     def header(self, header: Header) -> None:
         self._line(header.to_json())
+        self.flush()
 
     def step(self, step: Step) -> None:
         self._line(step.to_json())
+        if time.monotonic() - self._flushed_at >= self.flush_interval_s:
+            self.flush()
 
     def result(self, result: ResultLine) -> None:
         self._line(result.to_json())
+        self.flush()
 
     def close(self) -> None:
-        self._file.close()
+        if not self._file.closed:
+            try:
+                self.flush()
+            finally:
+                self._file.close()
 
     def __enter__(self) -> ReplayWriter:
         return self
@@ -285,18 +356,19 @@ def _read(f: IO[bytes], path: str) -> Replay:
         if header is None:
             if number != 1 or kind != "header":
                 raise ReplayError(f"{path}: not a {SCHEMA} replay (line 1 must be its header)")
-            if d.get("schema") != SCHEMA:
+            if d.get("schema") not in SCHEMAS:
                 found = d.get("schema")
                 shown = printable(found, 40) if isinstance(found, str) else type(found).__name__
                 raise ReplayError(
-                    f"{path}: replay schema {shown!r}, but this niwa reads {SCHEMA} only"
+                    f"{path}: replay schema {shown!r}, but this niwa reads "
+                    f"{' and '.join(SCHEMAS)} only"
                 )
             header = _header(d, where)
         elif kind in ("decision", "chance"):
             if len(steps) >= MAX_STEPS:
                 raise ReplayError(f"{where}: more than {MAX_STEPS} steps: not a replay")
             step = _build(Step, d, where)
-            _check_step(step, len(steps), header.players, where)
+            _check_step(step, len(steps), header, where)
             steps.append(step)
         elif kind == "result":
             result = _build(ResultLine, d, where)
@@ -466,9 +538,18 @@ def _header(d: dict[str, Any], where: str) -> Header:
     return header
 
 
-def _check_step(step: Step, position: int, players: int, where: str) -> None:
+def _check_step(step: Step, position: int, header: Header, where: str) -> None:
+    players = header.players
     if step.index != position:
         raise ReplayError(f"{where}: step index {step.index}, expected {position}")
+    if header.schema == SCHEMA:
+        if not step.chain:
+            raise ReplayError(f"{where}: field 'chain' is missing")
+    else:
+        if not step.hash:
+            raise ReplayError(f"{where}: field 'hash' is missing")
+        if step.chain:
+            raise ReplayError(f"{where}: unknown field 'chain' (a {header.schema} step has none)")
     seats = [m.seat for m in step.moves]
     if step.kind == "chance":
         if seats != [CHANCE]:

@@ -61,15 +61,19 @@ def _write(lines: Lines, path: Path) -> Path:
 
 
 def _rehash(lines: Lines) -> None:
-    """What a careful forger does: recompute every hash after the change."""
+    """What a careful forger does: recompute every chain and hash after the change."""
     h = lines[0]
     state = engine.load(h["game"]).new_game(h["players"], h["options"])
+    chain = replay.chain_start(replay.Header.from_json(h))
     for d in lines[1:-1]:
+        moves = [replay.Move(m["seat"], m["action"]) for m in d["moves"]]
+        chain = d["chain"] = replay.chain_next(chain, d["kind"], d["index"], moves)
         try:
             state.apply({m["seat"]: m["action"] for m in d["moves"]})
         except engine.IllegalAction:
             return
-        d["hash"] = engine.state_hash(state)
+        if "hash" in d:
+            d["hash"] = engine.state_hash(state)
 
 
 def _steps(lines: Lines, seat: int, status: str | None = None) -> list[dict[str, Any]]:
@@ -222,8 +226,59 @@ def test_a_forged_state_hash_fails_naming_its_step(
     real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = _lines(real)
-    lines[20]["hash"] = "0" * 16
-    assert "step 19: state hash" in _verify(lines, tmp_path, capsys)
+    assert "hash" in lines[64]  # step 63: a checkpoint
+    lines[64]["hash"] = "0" * 16
+    assert "step 63: state hash" in _verify(lines, tmp_path, capsys)
+
+
+def test_a_removed_checkpoint_hash_fails_naming_its_step(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    del lines[64]["hash"]
+    assert "step 63: no state hash" in _verify(lines, tmp_path, capsys)
+
+
+def test_a_removed_final_hash_fails_naming_the_last_step(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    last = lines[-2]
+    del last["hash"]
+    assert f"step {last['index']}: no state hash" in _verify(lines, tmp_path, capsys)
+
+
+def test_a_forged_action_fails_at_its_chain_when_only_the_hashes_are_redone(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    step = _steps(lines, 1, "OK")[5]
+    before = _before(real, step["index"])
+    move = _move(step, 1)
+    move["action"] = next(a for a in before.legal_actions(1) if a != move["action"])
+    state = engine.load("blossom").new_game(3, lines[0]["options"])
+    for d in lines[1:-1]:  # every state hash redone, the chain left as it was
+        try:
+            state.apply({m["seat"]: m["action"] for m in d["moves"]})
+        except engine.IllegalAction:
+            break
+        if "hash" in d:
+            d["hash"] = engine.state_hash(state)
+    assert f"step {step['index']}: chain " in _verify(lines, tmp_path, capsys)
+
+
+def test_a_forged_action_fails_even_with_every_chain_and_hash_redone(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    step = _steps(lines, 1, "OK")[5]
+    before = _before(real, step["index"])
+    move = _move(step, 1)
+    move["action"] = next(a for a in before.legal_actions(1) if a != move["action"])
+    _rehash(lines)
+    out = _verify(lines, tmp_path, capsys)
+    assert "chain" not in out and "state hash" not in out  # the forger redid them all
+    assert "the recorded move is illegal" in out or "result" in out
 
 
 def test_a_note_on_a_default_move_fails(
