@@ -8,7 +8,11 @@ Run under two code trees that share the public match API, alternating::
 Each run plays N matches of built-in random bots in process with a replay file, then
 re-plays every match's recorded moves with the engine alone (to_move, legal_actions
 of each seat to move, chance sampling, apply), and prints one JSON line: the referee's
-cost per decision outside the engine = (match wall time - engine-only time) / decisions.
+cost per decision outside the engine = (match time - engine-only time) / decisions,
+in CPU time (what a loaded machine changes least) of the whole ``play_match`` call
+(``referee_cpu_us``: trio start-up, creating the file, seats, loop, result) and of the
+match loop alone (``loop_cpu_us``: ``_Match.play``, timed by wrapping it), and in wall
+time of the loop (``referee_wall_us``: ``MatchOutcome.wall_s``).
 Only stable names are used (MatchSpec, play_match, replay.read, engine), so the same
 file times the base commit and the branch.
 """
@@ -21,21 +25,38 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import engine
-from referee import replay
+from referee import match, replay
 from referee.logs import configure_cli_logging
 from referee.match import BotSpec, MatchSpec, play_match
 
+_loop_cpu = [0.0]
+_play = match._Match.play
 
-def engine_only(path: Path) -> float:
-    """Seconds the engine alone needs for the recorded match."""
+
+async def _timed_play(self: Any, writer: Any) -> Any:
+    """The match loop (seats started, every step, results written), in CPU time."""
+    cpu0 = time.thread_time()
+    try:
+        return await _play(self, writer)
+    finally:
+        _loop_cpu[0] += time.thread_time() - cpu0
+
+
+match._Match.play = _timed_play  # type: ignore[method-assign]
+
+
+def engine_only(path: Path, clock: Callable[[], float]) -> float:
+    """Seconds (of ``clock``) the engine alone needs for the recorded match."""
     r = replay.read(path)
     game = engine.load(r.header.game)
     options = game.info.validate(r.header.players, r.header.options)
     rng = random.Random(0)
-    t0 = time.perf_counter()
+    t0 = clock()
     state = game.new_game(r.header.players, options)
     for step in r.steps:
         to_move = state.to_move()
@@ -46,31 +67,38 @@ def engine_only(path: Path) -> float:
                 state.legal_actions(seat)
         state.apply(step.joint())
     state.result()
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def main() -> None:
     game, players, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     configure_cli_logging()  # warnings only, as `niwa bench referee` runs
-    match_s = engine_s = 0.0
+    match_s = engine_s = match_cpu = engine_cpu = 0.0
     decisions = 0
     with tempfile.TemporaryDirectory() as tmp:
         warm = MatchSpec(game=game, bots=[BotSpec.parse("builtin:random")] * players,
                          seed=seed - 1, in_process=True, sandbox=False)
         play_match(warm)  # imports and first-call costs: not counted
+        _loop_cpu[0] = 0.0
         for m in range(n):
             path = Path(tmp) / f"{m}.jsonl"
+            cpu0 = time.thread_time()
             outcome = play_match(MatchSpec(
                 game=game, bots=[BotSpec.parse("builtin:random")] * players, seed=seed + m,
                 in_process=True, sandbox=False, replay_path=path,
             ))
+            match_cpu += time.thread_time() - cpu0
             match_s += outcome.wall_s
-            engine_s += min(engine_only(path) for _ in range(3))
+            engine_s += min(engine_only(path, time.perf_counter) for _ in range(3))
+            engine_cpu += min(engine_only(path, time.thread_time) for _ in range(3))
             decisions += outcome.decisions
     print(json.dumps({
         "game": game, "players": players, "matches": n, "decisions": decisions,
-        "referee_us": (match_s - engine_s) / decisions * 1e6,
-        "engine_us": engine_s / decisions * 1e6, "load": os.getloadavg()[0],
+        "referee_cpu_us": round((match_cpu - engine_cpu) / decisions * 1e6, 1),
+        "loop_cpu_us": round((_loop_cpu[0] - engine_cpu) / decisions * 1e6, 1),
+        "referee_wall_us": round((match_s - engine_s) / decisions * 1e6, 1),
+        "engine_cpu_us": round(engine_cpu / decisions * 1e6, 1),
+        "load": round(os.getloadavg()[0], 2),
     }))
 
 
