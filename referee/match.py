@@ -13,7 +13,7 @@ Stable names::
     outcome.result                         # engine.Result; places put out seats last
     outcome.game_result                    # engine.Result as the game scored it
     outcome.seats                          # [SeatOutcome(seat, status "ok"|"out", reason, ...)]
-    outcome.decisions, outcome.wall_s, outcome.replay_path, outcome.match_id
+    outcome.decisions, outcome.wall_s, outcome.cpu_s, outcome.replay_path, outcome.match_id
 
 A match runs in one trio nursery: every bot is started (concurrently) and reaped
 inside it, every ``Act`` runs under its own cancel scope, and chance is sampled from a
@@ -189,6 +189,9 @@ class MatchOutcome:
     replay_path: Path | None
     match_id: str
     clock: ClockKind = "wall"  # "cpu": decisions were charged CPU time; "wall": wall time
+    #: CPU time of the referee's thread over ``wall_s`` (with in-process bots, their
+    #: time too): what ``niwa bench referee`` charges the referee, engine included.
+    cpu_s: float = 0.0
 
 
 def load_game(game: str | Game) -> Game:
@@ -428,6 +431,7 @@ class _Match:
     async def play(self, writer: ReplayWriter | None) -> MatchOutcome:
         spec = self.spec
         started = time.perf_counter()
+        cpu_started = time.thread_time()
         state = self.game.new_game(spec.players, self.options)
         self.log.info(
             "match_started",
@@ -481,6 +485,7 @@ class _Match:
         result = Result(game_result.scores, tuple(places))
         await self.finish_all(result)
         wall_s = time.perf_counter() - started
+        cpu_s = time.thread_time() - cpu_started
         if writer is not None:
             writer.result(
                 ResultLine(
@@ -502,6 +507,7 @@ class _Match:
             spec.replay_path,
             self.match_id,
             self.clock,
+            cpu_s,
         )
 
     async def finish_all(self, result: Result) -> None:

@@ -19,9 +19,9 @@ file times the base commit and the branch.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-import random
 import sys
 import tempfile
 import time
@@ -29,8 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import engine
-from referee import match, replay
+from referee import match
 from referee.logs import configure_cli_logging
 from referee.match import BotSpec, MatchSpec, play_match
 
@@ -50,24 +49,17 @@ async def _timed_play(self: Any, writer: Any) -> Any:
 match._Match.play = _timed_play  # type: ignore[method-assign]
 
 
-def engine_only(path: Path, clock: Callable[[], float]) -> float:
-    """Seconds (of ``clock``) the engine alone needs for the recorded match."""
-    r = replay.read(path)
-    game = engine.load(r.header.game)
-    options = game.info.validate(r.header.players, r.header.options)
-    rng = random.Random(0)
-    t0 = clock()
-    state = game.new_game(r.header.players, options)
-    for step in r.steps:
-        to_move = state.to_move()
-        if to_move == (engine.CHANCE,):
-            engine.sample_chance(state, rng)
-        else:
-            for seat in to_move:
-                state.legal_actions(seat)
-        state.apply(step.joint())
-    state.result()
-    return clock() - t0
+def _load_engine_only() -> Callable[[Path, Callable[[], float]], float]:
+    """The branch's engine-only timer, loaded by path so the base tree uses it too."""
+    path = Path(__file__).resolve().parents[2] / "niwa" / "commands" / "bench_engine_only.py"
+    spec = importlib.util.spec_from_file_location("bench_engine_only", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.engine_only  # type: ignore[no-any-return]
+
+
+engine_only = _load_engine_only()
 
 
 def main() -> None:
