@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -321,8 +321,10 @@ class _Match:
             else:
                 try:
                     action = resolve_reply(reply, legal)
-                    note = clip(reply.note, NOTE_LIMIT)
-                    debug = cut_debug(reply.debug)  # in-process bots bypass the transport
+                    if reply.note:
+                        note = clip(reply.note, NOTE_LIMIT)
+                    if reply.debug:  # in-process bots bypass the transport's cut
+                        debug = cut_debug(reply.debug)
                 except BotFailure as f:
                     failure = f
                 except Exception as e:  # the bot's answer broke something: its failure
@@ -441,9 +443,7 @@ class _Match:
             time_control=str(spec.time_control),
             sandbox=spec.sandbox,
         )
-        async with trio.open_nursery() as nursery:
-            for s in self.seats:
-                nursery.start_soon(self.start_seat, s)
+        await self.each_seat(self.start_seat)
         # One clock for every seat: CPU time only if every bot still in has a cgroup.
         started_seats = [s for s in self.seats if not s.out]
         if started_seats and all(s.player.charges_cpu for s in started_seats):
@@ -455,7 +455,7 @@ class _Match:
         index = decisions = 0
         over = state.is_over()
         async with trio.open_nursery() as flushing:
-            if writer is not None:
+            if writer is not None and not self.all_in_process:
                 flushing.start_soon(flush_while_waiting, writer)
             while not over:
                 before = state.clone() if spec.on_step is not None else state
@@ -523,9 +523,23 @@ class _Match:
             except BotFailure as f:
                 seat.log.info("finish_failed", detail=f.detail)
 
+        await self.each_seat(finish)
+
+    @property
+    def all_in_process(self) -> bool:
+        """Every seat's bot runs in this thread: none ever waits, nothing runs beside."""
+        return all(isinstance(s.player, InProcessPlayer) for s in self.seats)
+
+    async def each_seat(self, fn: Callable[[_Seat], Awaitable[None]]) -> None:
+        """``fn`` for every seat: at once, or one by one when no bot can make the others
+        wait (in-process bots never yield: a nursery would only cost time)."""
+        if self.all_in_process:
+            for s in self.seats:
+                await fn(s)
+            return
         async with trio.open_nursery() as nursery:
             for s in self.seats:
-                nursery.start_soon(finish, s)
+                nursery.start_soon(fn, s)
 
     def isolation(self, bot: BotSpec) -> Isolation:
         """How the seat's bot runs: a built-in run in process is niwa's own code,

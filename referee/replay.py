@@ -158,6 +158,18 @@ class Step:
     def joint(self) -> dict[int, Action]:
         return {m.seat: m.action for m in self.moves}
 
+    def line(self) -> str:
+        """``canonical_json(self.to_json())``; a chance step (most steps of some games)
+        is spelled directly, its keys in canonical order."""
+        if self.kind == "chance" and len(self.moves) == 1 and self.chain:
+            digest = f'"hash":"{self.hash}",' if self.hash else ""
+            action = _canonical(self.moves[0].action)
+            return (
+                f'{{"chain":"{self.chain}",{digest}"index":{self.index},"kind":"chance",'
+                f'"moves":[{{"action":{action},"seat":{self.moves[0].seat}}}]}}'
+            )
+        return _canonical(self.to_json())
+
     def to_json(self) -> dict[str, JSON]:
         d: dict[str, JSON] = {
             "kind": self.kind,
@@ -200,11 +212,14 @@ def chain_start(header: Header) -> str:
 
 
 def chain_next(chain: str, kind: str, index: int, moves: list[Move]) -> str:
-    """The chain after a step: SHA-256 (first 16 hex digits) of the chain before it and
-    the step's kind, index and (seat, action) pairs in canonical JSON. Cheap enough for
+    """The chain after a step: SHA-256 (first 16 hex digits) of the chain before it,
+    the step's kind and index, and each move's seat and action in canonical JSON, all
+    joined by "|" (``chain|kind|index|seat|action|seat|action...``). Cheap enough for
     every step, where hashing the full state is not."""
-    what = [chain, kind, index, [[m.seat, m.action] for m in moves]]
-    return hashlib.sha256(_canonical(what).encode()).hexdigest()[:16]
+    parts = [chain, kind, str(index)]
+    for m in moves:
+        parts += (str(m.seat), _canonical(m.action))
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
 def is_checkpoint(index: int, last: bool) -> bool:
@@ -296,7 +311,7 @@ class ReplayWriter:
         self.flush()
 
     def step(self, step: Step) -> None:
-        self._line(step.to_json())
+        self._pending.append((step.line() + "\n").encode())
         if time.monotonic() - self._flushed_at >= self.flush_interval_s:
             self.flush()
 

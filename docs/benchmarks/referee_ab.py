@@ -12,7 +12,9 @@ cost per decision outside the engine = (match time - engine-only time) / decisio
 in CPU time (what a loaded machine changes least) of the whole ``play_match`` call
 (``referee_cpu_us``: trio start-up, creating the file, seats, loop, result) and of the
 match loop alone (``loop_cpu_us``: ``_Match.play``, timed by wrapping it), and in wall
-time of the loop (``referee_wall_us``: ``MatchOutcome.wall_s``).
+time of the loop (``referee_wall_us``: ``MatchOutcome.wall_s``); ``loop_cpu_minus_bots_us``
+also takes away the bots' own CPU time (the moves' recorded ``cpu_ms``), which is what
+``niwa bench referee`` judges.
 Only stable names are used (MatchSpec, play_match, replay.read, engine), so the same
 file times the base commit and the branch.
 """
@@ -25,7 +27,6 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,23 +50,24 @@ async def _timed_play(self: Any, writer: Any) -> Any:
 match._Match.play = _timed_play  # type: ignore[method-assign]
 
 
-def _load_engine_only() -> Callable[[Path, Callable[[], float]], float]:
-    """The branch's engine-only timer, loaded by path so the base tree uses it too."""
+def _load_engine_only() -> tuple[Any, Any]:
+    """The branch's engine-only timer and bots' CPU sum, loaded by path so the base
+    tree uses them too."""
     path = Path(__file__).resolve().parents[2] / "niwa" / "commands" / "bench_engine_only.py"
     spec = importlib.util.spec_from_file_location("bench_engine_only", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.engine_only  # type: ignore[no-any-return]
+    return module.engine_only, module.bots_cpu
 
 
-engine_only = _load_engine_only()
+engine_only, bots_cpu = _load_engine_only()
 
 
 def main() -> None:
     game, players, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     configure_cli_logging()  # warnings only, as `niwa bench referee` runs
-    match_s = engine_s = match_cpu = engine_cpu = 0.0
+    match_s = engine_s = match_cpu = engine_cpu = bots_s = 0.0
     decisions = 0
     with tempfile.TemporaryDirectory() as tmp:
         warm = MatchSpec(game=game, bots=[BotSpec.parse("builtin:random")] * players,
@@ -83,11 +85,14 @@ def main() -> None:
             match_s += outcome.wall_s
             engine_s += min(engine_only(path, time.perf_counter) for _ in range(3))
             engine_cpu += min(engine_only(path, time.thread_time) for _ in range(3))
+            bots_s += bots_cpu(path)
             decisions += outcome.decisions
     print(json.dumps({
         "game": game, "players": players, "matches": n, "decisions": decisions,
         "referee_cpu_us": round((match_cpu - engine_cpu) / decisions * 1e6, 1),
         "loop_cpu_us": round((_loop_cpu[0] - engine_cpu) / decisions * 1e6, 1),
+        "loop_cpu_minus_bots_us": round((_loop_cpu[0] - engine_cpu - bots_s) / decisions * 1e6, 1),
+        "bots_cpu_us": round(bots_s / decisions * 1e6, 1),
         "referee_wall_us": round((match_s - engine_s) / decisions * 1e6, 1),
         "engine_cpu_us": round(engine_cpu / decisions * 1e6, 1),
         "load": round(os.getloadavg()[0], 2),

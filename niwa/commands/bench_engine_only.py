@@ -35,3 +35,12 @@ def engine_only(path: Path, clock: Callable[[], float]) -> float:
         state.apply(step.joint())
     state.result()
     return clock() - t0
+
+
+def bots_cpu(path: Path) -> float:
+    """Seconds of CPU the bots used in the match recorded at ``path``: the sum of
+    every move's ``cpu_ms`` (for an in-process bot, its thread time inside ``act``)."""
+    return sum(
+        m.cpu_ms for step in replay.read(path).steps for m in step.moves
+        if m.cpu_ms is not None
+    ) / 1000
