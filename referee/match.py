@@ -60,6 +60,9 @@ from referee.replay import (
     Step,
     chain_next,
     chain_start,
+    chance_chain_next,
+    chance_line,
+    encode,
     is_checkpoint,
 )
 from referee.sandbox import Limits
@@ -416,8 +419,7 @@ class _Match:
                 nursery.cancel_scope.cancel()
         return reply, failure
 
-    async def decide(self, index: int, state: State) -> list[Move]:
-        to_move = state.to_move()
+    async def decide(self, index: int, state: State, to_move: tuple[int, ...]) -> list[Move]:
         moves: dict[int, Move] = {}
         if len(to_move) == 1:
             await self.ask(self.seats[to_move[0]], index, state, moves)
@@ -459,20 +461,30 @@ class _Match:
                 flushing.start_soon(flush_while_waiting, writer)
             while not over:
                 before = state.clone() if spec.on_step is not None else state
-                if state.to_move() == (CHANCE,):
-                    moves = [Move(CHANCE, engine.sample_chance(state, self.chance))]
-                    kind = "chance"
-                else:
-                    moves = await self.decide(index, state)
-                    kind = "decision"
-                    decisions += 1
-                state.apply({m.seat: m.action for m in moves})
-                over = state.is_over()
+                to_move = state.to_move()
                 # Tamper evidence per step is the chain over what was played; the full
                 # state is hashed at checkpoints and at the end (it costs 60-300 µs).
-                chain = chain_next(chain, kind, index, moves)
+                if to_move == (CHANCE,):  # spelled directly: most steps of some games
+                    action = engine.sample_chance(state, self.chance)
+                    state.apply({CHANCE: action})
+                    over = state.is_over()
+                    encoded = encode(action)
+                    chain = chance_chain_next(chain, index, encoded)
+                    digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
+                    if writer is not None:
+                        writer.step_line(chance_line(index, encoded, chain, digest))
+                    if spec.on_step is not None:
+                        step = Step(index, "chance", [Move(CHANCE, action)], digest, chain)
+                        spec.on_step(step, before, state)
+                    index += 1
+                    continue
+                moves = await self.decide(index, state, to_move)
+                decisions += 1
+                state.apply({m.seat: m.action for m in moves})
+                over = state.is_over()
+                chain = chain_next(chain, "decision", index, moves)
                 digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
-                step = Step(index, kind, moves, digest, chain)  # type: ignore[arg-type]
+                step = Step(index, "decision", moves, digest, chain)
                 if writer is not None:
                     writer.step(step)
                 if spec.on_step is not None:
