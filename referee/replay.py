@@ -141,6 +141,27 @@ class Move:
             d["debug"] = self.debug
         return d
 
+    def line(self) -> str:
+        """``canonical_json(self.to_json())``, spelled directly (keys in order)."""
+        if self.seat == CHANCE:
+            return f'{{"action":{_canonical(self.action)},"seat":{self.seat}}}'
+        parts = [f'{{"action":{_canonical(self.action)},"clock_ms":{_number(self.clock_ms)}',
+                 f'"cpu_ms":{_number(self.cpu_ms, 3)}']
+        for key in ("debug", "detail", "note"):
+            text = getattr(self, key)
+            if text:
+                parts.append(f'"{key}":{_canonical(text)}')
+        parts.append(f'"seat":{self.seat},"status":{_canonical(self.status)}')
+        parts.append(f'"wall_ms":{_number(self.wall_ms, 3)}}}')
+        return ",".join(parts)
+
+
+def _number(value: float | None, digits: int | None = None) -> str:
+    """A number as canonical JSON spells it (``round(value, digits)`` if digits)."""
+    if value is None:
+        return "null"
+    return _canonical(value if digits is None else round(value, digits))
+
 
 @dataclass(frozen=True)
 class Step:
@@ -163,7 +184,11 @@ class Step:
         is spelled directly, its keys in canonical order."""
         if self.kind == "chance" and self.chain and [m.seat for m in self.moves] == [CHANCE]:
             return chance_line(self.index, encode(self.moves[0].action), self.chain, self.hash)
-        return _canonical(self.to_json())
+        chain = f'"chain":"{self.chain}",' if self.chain else ""
+        digest = f'"hash":"{self.hash}",' if self.hash else ""
+        moves = ",".join(m.line() for m in self.moves)
+        return (f'{{{chain}{digest}"index":{self.index},"kind":{_canonical(self.kind)},'
+                f'"moves":[{moves}]}}')
 
     def to_json(self) -> dict[str, JSON]:
         d: dict[str, JSON] = {
