@@ -195,6 +195,8 @@ class MatchOutcome:
     #: CPU time of the referee's thread over ``wall_s`` (with in-process bots, their
     #: time too): what ``niwa bench referee`` charges the referee, engine included.
     cpu_s: float = 0.0
+    #: Wall time of the steps alone: from every seat started to the game's end.
+    steps_s: float = 0.0
 
 
 def load_game(game: str | Game) -> Game:
@@ -450,6 +452,7 @@ class _Match:
         started_seats = [s for s in self.seats if not s.out]
         if started_seats and all(s.player.charges_cpu for s in started_seats):
             self.clock = "cpu"
+        steps_started = time.perf_counter()
         header = self.header()
         if writer is not None:
             writer.header(header)
@@ -491,6 +494,7 @@ class _Match:
                     spec.on_step(step, before, state)
                 index += 1
             flushing.cancel_scope.cancel()
+        steps_s = time.perf_counter() - steps_started
         game_result = state.result()
         outcomes = [s.outcome for s in self.seats]
         places = final_places(game_result.places, outcomes)
@@ -520,6 +524,7 @@ class _Match:
             self.match_id,
             self.clock,
             cpu_s,
+            steps_s,
         )
 
     async def finish_all(self, result: Result) -> None:

@@ -148,8 +148,9 @@ def in_process_costs(matches: int, seed: int) -> list[InProcess]:
 def decision_times(
     game: str, players: int, matches: int, seed: int
 ) -> tuple[dict[str, list[float]], dict[str, float]]:
-    """The wall_ms of every bot decision, per mode, and the match loop's wall time per
-    decision (end to end: engine, replay and all). The modes take turns match by match
+    """The wall_ms of every bot decision, per mode, and the match's steps' wall time
+    per decision (end to end: engine, replay and all; bot start-up and ``Finish`` left
+    out). The modes take turns match by match
     (same seeds), so a change in the machine's load falls on all of them alike."""
     walls: dict[str, list[float]] = {mode.label: [] for mode in MODES}
     loop_s = {mode.label: 0.0 for mode in MODES}
@@ -169,7 +170,7 @@ def decision_times(
                     replay_path=path,
                 )
                 outcome = play_match(spec)
-                loop_s[mode.label] += outcome.wall_s
+                loop_s[mode.label] += outcome.steps_s
                 decisions[mode.label] += outcome.decisions
                 walls[mode.label] += [
                     mv.wall_ms
@@ -256,8 +257,8 @@ def run(args: argparse.Namespace) -> int:
         }
     out.flush()
     print(f"\n{args.game}, {args.players} builtin:random bots, {args.matches} matches per "
-          "mode; per decision: the time from asking to the answer, and the match loop's "
-          "wall time (end to end)", file=out)
+          "mode; per decision: the time from asking to the answer, and the steps' wall "
+          "time (end to end: engine, replay; not start-up)", file=out)
     print(f"{'mode':<22} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8} {'loop ms':>8}", file=out)
     p50s = {}
     walls, loop_ms = decision_times(args.game, args.players, args.matches, args.seed)
