@@ -124,7 +124,11 @@ class Turn:
     what a bot is given and what the referee sent cannot drift apart.
 
     ``observation`` may be given as a function (``observe=``) that builds it: it is then
-    built the first time a bot reads it, so a bot that never looks does not pay for it."""
+    built the first time a bot reads it, so a bot that never looks does not pay for it.
+    A bot run in the referee's process that sets ``keeps_turns = False`` promises not to
+    read a turn's observation after ``act`` returns (the state has moved on by then):
+    it then never pays for one it did not read. Without it, the referee builds the
+    observation as the bot answers, in case the bot kept the turn."""
 
     __slots__ = (
         "_observation", "_observe", "bank_ms", "decision", "legal_actions",
@@ -165,7 +169,7 @@ class Turn:
         return self._observation
 
     def seal(self) -> None:
-        """The question was answered: an observation nobody read is never built, since
+        """The question was answered: an observation not built by now never is, since
         the state it would be built from moves on (reading it later is an error)."""
         if self._observation is None:
             self._observe = _past_observation

@@ -306,7 +306,7 @@ class _Match:
         cpu0 = seat.player.cpu_seconds()
         t0 = time.perf_counter()
         reply, failure = await self.call_act(seat, question, time_left, cpu0)
-        question.seal()  # the state moves on: an observation not read now never will be
+        question.seal()  # the state moves on: an observation not built now never will be
         wall_ms = (time.perf_counter() - t0) * 1000
         cpu_ms = _cpu_ms(cpu0, seat.player.cpu_seconds())
         used_ms = cpu_ms if self.clock == "cpu" and cpu_ms is not None else wall_ms

@@ -82,6 +82,10 @@ class InProcessPlayer:
         self.name = name
         self.version = version
         self._cpu = 0.0
+        #: A bot may keep a Turn and read its observation later (when the state has
+        #: moved on): unless it says it does not, one it did not read is built as it
+        #: answers (bots.sdk.Turn.seal).
+        self._keeps_turns = bool(getattr(bot, "keeps_turns", True))
 
     async def start(self, game: GameStart, timeout_s: float) -> None:
         hook = getattr(self.bot, "start", None)
@@ -89,7 +93,12 @@ class InProcessPlayer:
             self._call(hook, game)
 
     async def act(self, question: Question, timeout_s: float) -> Reply:
-        answer = self._call(self.bot.act, question)
+        try:
+            answer = self._call(self.bot.act, question)
+        finally:
+            if self._keeps_turns:
+                question.observation  # noqa: B018  # built now, from the state it was asked in
+            question.seal()
         try:
             return as_reply(answer)
         except (TypeError, ValueError) as e:
