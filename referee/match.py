@@ -13,7 +13,7 @@ Stable names::
     outcome.result                         # engine.Result; places put out seats last
     outcome.game_result                    # engine.Result as the game scored it
     outcome.seats                          # [SeatOutcome(seat, status "ok"|"out", reason, ...)]
-    outcome.decisions, outcome.wall_s, outcome.replay_path, outcome.match_id
+    outcome.decisions, outcome.wall_s, outcome.cpu_s, outcome.replay_path, outcome.match_id
 
 A match runs in one trio nursery: every bot is started (concurrently) and reaped
 inside it, every ``Act`` runs under its own cancel scope, and chance is sampled from a
@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -58,6 +58,12 @@ from referee.replay import (
     SeatInfo,
     SeatOutcome,
     Step,
+    chain_next,
+    chain_start,
+    chance_chain_next,
+    chance_line,
+    encode,
+    is_checkpoint,
 )
 from referee.sandbox import Limits
 from referee.seeds import bot_seed, stream
@@ -186,6 +192,11 @@ class MatchOutcome:
     replay_path: Path | None
     match_id: str
     clock: ClockKind = "wall"  # "cpu": decisions were charged CPU time; "wall": wall time
+    #: CPU time of the referee's thread over ``wall_s`` (with in-process bots, their
+    #: time too): what ``niwa bench referee`` charges the referee, engine included.
+    cpu_s: float = 0.0
+    #: Wall time of the steps alone: from every seat started to the game's end.
+    steps_s: float = 0.0
 
 
 def load_game(game: str | Game) -> Game:
@@ -295,6 +306,7 @@ class _Match:
         cpu0 = seat.player.cpu_seconds()
         t0 = time.perf_counter()
         reply, failure = await self.call_act(seat, question, time_left, cpu0)
+        question.seal()  # the state moves on: an observation not built now never will be
         wall_ms = (time.perf_counter() - t0) * 1000
         cpu_ms = _cpu_ms(cpu0, seat.player.cpu_seconds())
         used_ms = cpu_ms if self.clock == "cpu" and cpu_ms is not None else wall_ms
@@ -314,8 +326,10 @@ class _Match:
             else:
                 try:
                     action = resolve_reply(reply, legal)
-                    note = clip(reply.note, NOTE_LIMIT)
-                    debug = cut_debug(reply.debug)  # in-process bots bypass the transport
+                    if reply.note:
+                        note = clip(reply.note, NOTE_LIMIT)
+                    if reply.debug:  # in-process bots bypass the transport's cut
+                        debug = cut_debug(reply.debug)
                 except BotFailure as f:
                     failure = f
                 except Exception as e:  # the bot's answer broke something: its failure
@@ -380,6 +394,14 @@ class _Match:
         cap_s = wall_cap_s(time_left_ms, cpu)
         reply: Reply | None = None
         failure: BotFailure | None = None
+        if isinstance(seat.player, InProcessPlayer):
+            # It runs in this thread and cannot be interrupted (the clock classifies a
+            # slow answer afterwards): a cancel scope would cost time and do nothing.
+            try:
+                reply = await seat.player.act(question, cap_s)
+            except BotFailure as f:
+                failure = f
+            return reply, failure
         with trio.move_on_after(cap_s + GRACE_S):  # a safety net: the deadline is cap_s
             if not cpu:  # no watchdog: no nursery either (it costs a few µs per call)
                 try:
@@ -399,11 +421,13 @@ class _Match:
                 nursery.cancel_scope.cancel()
         return reply, failure
 
-    async def decide(self, index: int, state: State) -> list[Move]:
-        to_move = state.to_move()
+    async def decide(self, index: int, state: State, to_move: tuple[int, ...]) -> list[Move]:
         moves: dict[int, Move] = {}
         if len(to_move) == 1:
             await self.ask(self.seats[to_move[0]], index, state, moves)
+        elif all(isinstance(self.seats[s].player, InProcessPlayer) for s in to_move):
+            for s in to_move:  # they never wait: asking them at once would gain nothing
+                await self.ask(self.seats[s], index, state, moves)
         else:  # simultaneous: every seat is asked at once, each under its own deadline
             async with trio.open_nursery() as nursery:
                 for s in to_move:
@@ -413,6 +437,7 @@ class _Match:
     async def play(self, writer: ReplayWriter | None) -> MatchOutcome:
         spec = self.spec
         started = time.perf_counter()
+        cpu_started = time.thread_time()
         state = self.game.new_game(spec.players, self.options)
         self.log.info(
             "match_started",
@@ -422,38 +447,61 @@ class _Match:
             time_control=str(spec.time_control),
             sandbox=spec.sandbox,
         )
-        async with trio.open_nursery() as nursery:
-            for s in self.seats:
-                nursery.start_soon(self.start_seat, s)
+        await self.each_seat(self.start_seat)
         # One clock for every seat: CPU time only if every bot still in has a cgroup.
         started_seats = [s for s in self.seats if not s.out]
         if started_seats and all(s.player.charges_cpu for s in started_seats):
             self.clock = "cpu"
+        steps_started = time.perf_counter()
+        header = self.header()
         if writer is not None:
-            writer.header(self.header())
+            writer.header(header)
+        chain = chain_start(header)
         index = decisions = 0
-        while not state.is_over():
-            before = state.clone() if spec.on_step is not None else state
-            if state.to_move() == (CHANCE,):
-                moves = [Move(CHANCE, engine.sample_chance(state, self.chance))]
-                kind = "chance"
-            else:
-                moves = await self.decide(index, state)
-                kind = "decision"
+        over = state.is_over()
+        async with trio.open_nursery() as flushing:
+            if writer is not None and not self.all_in_process:
+                flushing.start_soon(flush_while_waiting, writer)
+            while not over:
+                before = state.clone() if spec.on_step is not None else state
+                to_move = state.to_move()
+                # Tamper evidence per step is the chain over what was played; the full
+                # state is hashed at checkpoints and at the end (it costs 60-300 µs).
+                if to_move == (CHANCE,):  # spelled directly: most steps of some games
+                    action = engine.sample_chance(state, self.chance)
+                    state.apply({CHANCE: action})
+                    over = state.is_over()
+                    encoded = encode(action)
+                    chain = chance_chain_next(chain, index, encoded)
+                    digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
+                    if writer is not None:
+                        writer.step_line(chance_line(index, encoded, chain, digest))
+                    if spec.on_step is not None:
+                        step = Step(index, "chance", [Move(CHANCE, action)], digest, chain)
+                        spec.on_step(step, before, state)
+                    index += 1
+                    continue
+                moves = await self.decide(index, state, to_move)
                 decisions += 1
-            state.apply({m.seat: m.action for m in moves})
-            step = Step(index, kind, moves, engine.state_hash(state))  # type: ignore[arg-type]
-            if writer is not None:
-                writer.step(step)
-            if spec.on_step is not None:
-                spec.on_step(step, before, state)
-            index += 1
+                state.apply({m.seat: m.action for m in moves})
+                over = state.is_over()
+                chain = chain_next(chain, "decision", index, moves)
+                digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
+                step = Step(index, "decision", moves, digest, chain)
+                if writer is not None:
+                    writer.step(step)
+                if spec.on_step is not None:
+                    spec.on_step(step, before, state)
+                index += 1
+            flushing.cancel_scope.cancel()
+        steps_s = time.perf_counter() - steps_started
         game_result = state.result()
         outcomes = [s.outcome for s in self.seats]
         places = final_places(game_result.places, outcomes)
         result = Result(game_result.scores, tuple(places))
         await self.finish_all(result)
         wall_s = time.perf_counter() - started
+        cpu_s = time.thread_time() - cpu_started
         if writer is not None:
             writer.result(
                 ResultLine(
@@ -475,6 +523,8 @@ class _Match:
             spec.replay_path,
             self.match_id,
             self.clock,
+            cpu_s,
+            steps_s,
         )
 
     async def finish_all(self, result: Result) -> None:
@@ -490,9 +540,23 @@ class _Match:
             except BotFailure as f:
                 seat.log.info("finish_failed", detail=f.detail)
 
+        await self.each_seat(finish)
+
+    @property
+    def all_in_process(self) -> bool:
+        """Every seat's bot runs in this thread: none ever waits, nothing runs beside."""
+        return all(isinstance(s.player, InProcessPlayer) for s in self.seats)
+
+    async def each_seat(self, fn: Callable[[_Seat], Awaitable[None]]) -> None:
+        """``fn`` for every seat: at once, or one by one when no bot can make the others
+        wait (in-process bots never yield: a nursery would only cost time)."""
+        if self.all_in_process:
+            for s in self.seats:
+                await fn(s)
+            return
         async with trio.open_nursery() as nursery:
             for s in self.seats:
-                nursery.start_soon(finish, s)
+                nursery.start_soon(fn, s)
 
     def isolation(self, bot: BotSpec) -> Isolation:
         """How the seat's bot runs: a built-in run in process is niwa's own code,
@@ -560,6 +624,15 @@ async def watch_cpu(
         if left < 0:
             scope.cancel()
             return
+
+
+async def flush_while_waiting(writer: ReplayWriter) -> None:
+    """Write the replay's pending steps every interval while the referee waits for
+    bots, so a long think does not hold written steps back (in-process bots never let
+    this run: the writer flushes by the clock as it writes)."""
+    while True:
+        await trio.sleep(writer.flush_interval_s)
+        writer.flush()
 
 
 def _cpu_ms(before: float | None, after: float | None) -> float | None:

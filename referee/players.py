@@ -7,6 +7,7 @@ The match loop sees only this protocol, so a bot in a sandboxed process
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, Protocol
 
@@ -23,11 +24,16 @@ def make_question(
     decision: int, seat: int, state: State, time_left_ms: int, per_decision_ms: int, seed: int
 ) -> Question:
     """What ``seat`` is asked at step ``decision``: built here only, so the match and
-    ``niwa replay ask`` (which re-asks from the replay) send the same question."""
+    ``niwa replay ask`` (which re-asks from the replay) send the same question.
+
+    The observation is built when first read (the transport always reads it; an
+    in-process bot that never looks never pays). ``state`` must not change before
+    then: the referee applies the step only after every seat has answered."""
     return Question(
         decision=decision,
         seat=seat,
-        observation=state.observe(seat),
+        observation=None,
+        observe=functools.partial(state.observe, seat),
         legal_actions=state.legal_actions(seat),
         time_left_ms=time_left_ms,
         seed=seed,
@@ -76,6 +82,10 @@ class InProcessPlayer:
         self.name = name
         self.version = version
         self._cpu = 0.0
+        #: A bot may keep a Turn and read its observation later (when the state has
+        #: moved on): unless it says it does not, one it did not read is built as it
+        #: answers (bots.sdk.Turn.seal).
+        self._keeps_turns = bool(getattr(bot, "keeps_turns", True))
 
     async def start(self, game: GameStart, timeout_s: float) -> None:
         hook = getattr(self.bot, "start", None)
@@ -83,7 +93,12 @@ class InProcessPlayer:
             self._call(hook, game)
 
     async def act(self, question: Question, timeout_s: float) -> Reply:
-        answer = self._call(self.bot.act, question)
+        try:
+            answer = self._call(self.bot.act, question)
+        finally:
+            if self._keeps_turns:
+                question.observation  # noqa: B018  # built now, from the state it was asked in
+            question.seal()
         try:
             return as_reply(answer)
         except (TypeError, ValueError) as e:

@@ -5,7 +5,9 @@ The match is re-simulated from the header (game, version, players, options, seed
 the recorded moves, and every claim is compared with what the referee would have
 written:
 
-* every move is legal and made by the seats that were to move, every state hash;
+* every move is legal and made by the seats that were to move; every state hash (in
+  niwa-replay/2, one at least every CHECKPOINT_EVERY steps and after the last) and
+  every step's chain (niwa-replay/2);
 * every chance outcome is the one the seed's chance stream draws;
 * every default move (a failed decision, or a seat that is out) is the one the seat's
   seeded default stream draws;
@@ -34,6 +36,8 @@ from engine import CHANCE, JSON, Game, State, canonical_json
 from referee.failures import FATAL, Failure
 from referee.match import BotSpec, final_places
 from referee.replay import (
+    CHECKPOINT_EVERY,
+    SCHEMA,
     Move,
     Replay,
     ReplayError,
@@ -41,6 +45,9 @@ from referee.replay import (
     SeatOutcome,
     Step,
     apply_step,
+    chain_next,
+    chain_start,
+    is_checkpoint,
     new_game,
 )
 from referee.seeds import stream
@@ -90,6 +97,9 @@ class _Checker:
         self.report = Report()
         self.dropped = 0
         self.hash_mismatches: list[int] = []
+        self.chain_mismatches: list[int] = []
+        self.chained = self.h.schema == SCHEMA  # niwa-replay/2: chains, hashes at checkpoints
+        self.chain = chain_start(self.h)
         self.seats = [_SeatTrack() for _ in range(self.h.players)]
         self.defaults = [stream(self.h.seed, "default", s) for s in range(self.h.players)]
         self.chance = stream(self.h.seed, "chance")
@@ -258,15 +268,35 @@ class _Checker:
             self.decisions += 1
             for move in step.moves:
                 self.check_move(step, move, before)
-        got = engine.state_hash(state)
-        if got != step.hash:
-            if not self.hash_mismatches:
+        if self.chained:
+            self.check_chain(step)
+            if not step.hash and is_checkpoint(step.index, state.is_over()):
                 self.problem(
-                    f"step {step.index}: state hash {got} but the replay says "
-                    f"{printable(step.hash, 40)}"
+                    f"step {step.index}: no state hash, but every {CHECKPOINT_EVERY}th step "
+                    "and the last carry one"
                 )
-            self.hash_mismatches.append(step.index)
+                return True
+        if step.hash or not self.chained:
+            got = engine.state_hash(state)
+            if got != step.hash:
+                if not self.hash_mismatches:
+                    self.problem(
+                        f"step {step.index}: state hash {got} but the replay says "
+                        f"{printable(step.hash, 40)}"
+                    )
+                self.hash_mismatches.append(step.index)
         return True
+
+    def check_chain(self, step: Step) -> None:
+        """The chain over every recorded action and chance outcome up to ``step``."""
+        self.chain = chain_next(self.chain, step.kind, step.index, step.moves)
+        if step.chain != self.chain:
+            if not self.chain_mismatches:
+                self.problem(
+                    f"step {step.index}: chain {self.chain} but the replay says "
+                    f"{printable(step.chain, 40)}"
+                )
+            self.chain_mismatches.append(step.index)
 
     # -- the result ----------------------------------------------------------------
 
@@ -328,6 +358,11 @@ class _Checker:
                 break
             self.report.steps += 1
         self.check_default_runs()
+        if len(self.chain_mismatches) > 1:
+            self.problem(
+                f"chains also differ at {len(self.chain_mismatches) - 1} later steps "
+                f"(the last at step {self.chain_mismatches[-1]})"
+            )
         if len(self.hash_mismatches) > 1:
             self.problem(
                 f"state hashes also differ at {len(self.hash_mismatches) - 1} later steps "

@@ -17,9 +17,11 @@ LOWER = ("engine", "referee", "bots", "ladder")
 FIRST_PARTY = frozenset({*LOWER, "niwa", "niwa_proto"})
 #: The only modules that may import grpc, protobuf or the generated code: a bot's server,
 #: the referee's client, the ladder's servicer, server, interceptor, client and the
-#: conversion between its own types and the messages.
+#: conversion between its own types and the messages; and the bare gRPC stub that
+#: ``niwa bench referee`` measures the referee's client against.
 GRPC_EDGE = frozenset({
     "bots/server.py",
+    "niwa/commands/bench_baselines.py",
     "referee/transport.py",
     "ladder/admission.py",
     "ladder/client.py",

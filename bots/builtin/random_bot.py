@@ -8,6 +8,7 @@ from bots.sdk import Turn
 class RandomBot:
     name = "random"
     version = "1"
+    keeps_turns = False  # never reads an observation: in process it is never built
 
     def act(self, turn: Turn) -> int:
         return turn.rng().randrange(len(turn.legal_actions))

@@ -1,6 +1,17 @@
 """``niwa bench referee``: what the referee costs per decision, and how fast bots start.
 
-* Per decision: matches of built-in random bots in process (no gRPC), as plain
+* In process, end to end, for every game: matches of built-in random bots run inside
+  the referee, with a replay file; the referee's cost per decision is the match's CPU
+  time (its whole loop: seats, asking, the replay, its hashes) minus what the engine
+  alone needs to play the same moves again and minus the bots' own CPU time inside
+  ``act`` (recorded per move), divided by the decisions. Goal: < 50 µs. The table
+  also shows the loop's wall time minus the engine's (bots included: load makes it
+  noisy), the engine's and the bots' time.
+* The floors, measured in the same run: a plain synchronous gRPC stub calling the
+  same bot (a plain process) over a Unix socket, and a raw Unix-socket echo between
+  two processes. Goals for sandboxed gRPC: p50 <= 1.2 x the stub's, p50 <= 0.7 ms,
+  p99 <= 1.2 ms (on an idle machine: the load average is printed).
+* Per decision over gRPC: matches of built-in random bots in process (no gRPC), as plain
   processes over gRPC, as sandboxed processes over gRPC (held back between their
   turns, the default), and sandboxed but pondering (never held back); the modes take
   turns match by match. The recorded ``wall_ms`` of a decision is the time from asking
@@ -18,6 +29,7 @@ import argparse
 import os
 import statistics
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,12 +40,22 @@ import engine
 from bots.sdk import GameStart
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.commands.bench_baselines import act_requests, bare_stub_ms, echo_ms
+from niwa.commands.bench_engine_only import bots_cpu, engine_only
 from referee import replay
 from referee.clock import TimeControl
 from referee.logs import configure_cli_logging
 from referee.match import BotSpec, Limits, MatchSpec, play_match
 from referee.process_player import ProcessPlayer
 from referee.sandbox import SandboxUnavailable, bwrap
+
+#: Seats per in-process match (the player counts the performance goals name).
+IN_PROCESS_PLAYERS = {"blossom": 3, "bonsai": 2, "sakura": 4, "miyabi": 2}
+#: The goals docs/benchmarks.md judges against.
+GOAL_IN_PROCESS_US = 50.0
+GOAL_STUB_RATIO = 1.2
+GOAL_P50_MS = 0.7
+GOAL_P99_MS = 1.2
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,7 +69,10 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--game", default="blossom", help="game to play (default blossom)")
     p.add_argument("--players", type=int, default=3, help="bots per match (default 3)")
-    p.add_argument("--matches", type=int, default=5, help="matches per mode (default 5)")
+    p.add_argument("--matches", type=int, default=5,
+                   help="matches per mode, and per game in process (default 5)")
+    p.add_argument("--calls", type=int, default=500,
+                   help="timed calls of each baseline: bare stub, socket echo (default 500)")
     p.add_argument("--startups", type=int, default=10, help="start-ups per bot (default 10)")
     p.add_argument("--seed", type=int, default=0, help="first match's seed (default 0)")
     p.add_argument("--bot", action="append", default=[], metavar="DIR_OR_BUILTIN",
@@ -77,12 +102,59 @@ MODES = (
 )
 
 
+@dataclass
+class InProcess:
+    """One game's in-process matches: seconds of the referee's loop (CPU and wall)
+    and of the engine alone replaying the same moves, and the decisions."""
+
+    game: str
+    players: int
+    decisions: int = 0
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    engine_cpu_s: float = 0.0
+    engine_wall_s: float = 0.0
+    bots_cpu_s: float = 0.0
+
+    def per_decision_us(self, total: float, engine_s: float) -> float:
+        return (total - engine_s) / max(1, self.decisions) * 1e6
+
+
+def in_process_costs(matches: int, seed: int) -> list[InProcess]:
+    """Every game's referee cost in process; the games take turns match by match."""
+    rows = [InProcess(g, IN_PROCESS_PLAYERS.get(g, engine.load(g).info.min_players))
+            for g in engine.games()]
+    with tempfile.TemporaryDirectory() as tmp:
+        for m in range(-1, matches):  # match -1 warms up (imports, first calls)
+            for row in rows:
+                path = Path(tmp) / f"{row.game}-{m}.jsonl"
+                outcome = play_match(MatchSpec(
+                    game=row.game, bots=[BotSpec.parse("builtin:random")] * row.players,
+                    seed=seed + m, in_process=True, sandbox=False, replay_path=path,
+                ))
+                if m < 0:
+                    continue
+                row.decisions += outcome.decisions
+                row.cpu_s += outcome.cpu_s
+                row.wall_s += outcome.wall_s
+                row.bots_cpu_s += bots_cpu(path)
+                row.engine_cpu_s += min(engine_only(path, time.thread_time) for _ in range(3))
+                row.engine_wall_s += min(
+                    engine_only(path, time.perf_counter) for _ in range(3)
+                )
+    return rows
+
+
 def decision_times(
     game: str, players: int, matches: int, seed: int
-) -> dict[str, list[float]]:
-    """The wall_ms of every bot decision, per mode. The modes take turns match by match
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """The wall_ms of every bot decision, per mode, and the match's steps' wall time
+    per decision (end to end: engine, replay and all; bot start-up and ``Finish`` left
+    out). The modes take turns match by match
     (same seeds), so a change in the machine's load falls on all of them alike."""
     walls: dict[str, list[float]] = {mode.label: [] for mode in MODES}
+    loop_s = {mode.label: 0.0 for mode in MODES}
+    decisions = {mode.label: 0 for mode in MODES}
     with tempfile.TemporaryDirectory() as tmp:
         for m in range(matches):
             for i, mode in enumerate(MODES):
@@ -97,14 +169,21 @@ def decision_times(
                     ponder=mode.ponder,
                     replay_path=path,
                 )
-                play_match(spec)
+                outcome = play_match(spec)
+                loop_s[mode.label] += outcome.steps_s
+                decisions[mode.label] += outcome.decisions
                 walls[mode.label] += [
                     mv.wall_ms
                     for step in replay.read(path).steps
                     for mv in step.moves
                     if step.kind == "decision" and mv.wall_ms is not None
                 ]
-    return walls
+    per_decision = {k: loop_s[k] / max(1, decisions[k]) * 1000 for k in loop_s}
+    return walls, per_decision
+
+
+def verdict(ok: bool) -> str:
+    return "meets the goal" if ok else "MISSES the goal"
 
 
 async def startup_times(
@@ -141,8 +220,8 @@ async def startup_times(
 
 def run(args: argparse.Namespace) -> int:
     configure_cli_logging()
-    if args.matches < 1 or args.startups < 1:
-        raise UsageError("--matches and --startups must be at least 1")
+    if args.matches < 1 or args.startups < 1 or args.calls < 1:
+        raise UsageError("--matches, --startups and --calls must be at least 1")
     if args.game not in engine.games():
         known = ", ".join(engine.games())
         raise UsageError(f"unknown game {args.game!r}; registered games: {known}")
@@ -155,16 +234,65 @@ def run(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = {"benchmark": "referee", "game": args.game, "players": args.players,
                            "matches": args.matches, "cpus": os.cpu_count(),
                            "load_average_start": load_start, "decisions": {}, "startups": []}
-    print(f"{args.game}, {args.players} builtin:random bots, {args.matches} matches per mode; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", file=out)
-    print(f"{'mode':<22} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8}", file=out)
+    print(f"load average {load_start:.2f} on {os.cpu_count()} CPUs (the goals are for an "
+          "idle machine)", file=out)
+    print(f"\nIn process, end to end: the referee's loop minus the engine's own time "
+          f"(replaying the same moves), {args.matches} matches per game", file=out)
+    print(f"{'game':<10} {'players':>7} {'decisions':>9} {'CPU µs':>8} {'wall µs':>8} "
+          f"{'engine µs':>9} {'bots µs':>8}  goal < {GOAL_IN_PROCESS_US:.0f} µs (CPU)",
+          file=out)
+    doc["in_process"] = {}
+    for row in in_process_costs(args.matches, args.seed):
+        cpu_us = row.per_decision_us(row.cpu_s, row.engine_cpu_s + row.bots_cpu_s)
+        wall_us = row.per_decision_us(row.wall_s, row.engine_wall_s)
+        engine_us = row.engine_cpu_s / max(1, row.decisions) * 1e6
+        bots_us = row.bots_cpu_s / max(1, row.decisions) * 1e6
+        print(f"{row.game:<10} {row.players:>7} {row.decisions:>9} {cpu_us:>8.1f} "
+              f"{wall_us:>8.1f} {engine_us:>9.1f} {bots_us:>8.1f}  "
+              f"{verdict(cpu_us < GOAL_IN_PROCESS_US)}", file=out)
+        doc["in_process"][row.game] = {
+            "players": row.players, "decisions": row.decisions, "referee_cpu_us": cpu_us,
+            "referee_wall_us": wall_us, "engine_cpu_us": engine_us, "bots_cpu_us": bots_us,
+            "meets_goal": cpu_us < GOAL_IN_PROCESS_US,
+        }
+    out.flush()
+    print(f"\n{args.game}, {args.players} builtin:random bots, {args.matches} matches per "
+          "mode; per decision: the time from asking to the answer, and the steps' wall "
+          "time (end to end: engine, replay; not start-up)", file=out)
+    print(f"{'mode':<22} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8} {'loop ms':>8}", file=out)
     p50s = {}
-    walls = decision_times(args.game, args.players, args.matches, args.seed)
+    walls, loop_ms = decision_times(args.game, args.players, args.matches, args.seed)
     for label, times in walls.items():
         p50s[label] = statistics.median(times)
         p99 = percentile(times, 0.99)
-        print(f"{label:<22} {len(times):>9} {p50s[label]:>8.3f} {p99:>8.3f}", file=out)
-        doc["decisions"][label] = {"count": len(times), "p50_ms": p50s[label], "p99_ms": p99}
+        print(f"{label:<22} {len(times):>9} {p50s[label]:>8.3f} {p99:>8.3f} "
+              f"{loop_ms[label]:>8.3f}", file=out)
+        doc["decisions"][label] = {"count": len(times), "p50_ms": p50s[label], "p99_ms": p99,
+                                   "end_to_end_ms": loop_ms[label]}
+    requests = act_requests(args.game, args.players, 200, args.seed)
+    size = int(statistics.median(len(r.SerializeToString()) for r in requests))
+    doc["baselines"] = {}
+    for label, times in (("bare gRPC stub", bare_stub_ms(requests, args.calls)),
+                         (f"unix echo {size} B", echo_ms(size, args.calls))):
+        p50s[label] = statistics.median(times)
+        p99 = percentile(times, 0.99)
+        print(f"{label:<22} {len(times):>9} {p50s[label]:>8.3f} {p99:>8.3f} {'':>8}", file=out)
+        key = "bare stub" if label.startswith("bare") else "unix echo"
+        doc["baselines"][key] = {"count": len(times), "p50_ms": p50s[label], "p99_ms": p99,
+                                 "bytes": size}
+    sandboxed = doc["decisions"]["sandboxed gRPC"]
+    ratio = sandboxed["p50_ms"] / doc["baselines"]["bare stub"]["p50_ms"]
+    goals = {
+        "p50_vs_bare_stub": (ratio, ratio <= GOAL_STUB_RATIO),
+        "p50_ms": (sandboxed["p50_ms"], sandboxed["p50_ms"] <= GOAL_P50_MS),
+        "p99_ms": (sandboxed["p99_ms"], sandboxed["p99_ms"] <= GOAL_P99_MS),
+    }
+    print(f"sandboxed gRPC p50 / bare stub p50: {ratio:.2f}x (goal <= {GOAL_STUB_RATIO}x): "
+          f"{verdict(goals['p50_vs_bare_stub'][1])}", file=out)
+    print(f"sandboxed gRPC p50 {sandboxed['p50_ms']:.3f} ms (goal <= {GOAL_P50_MS} ms): "
+          f"{verdict(goals['p50_ms'][1])}; p99 {sandboxed['p99_ms']:.3f} ms "
+          f"(goal <= {GOAL_P99_MS} ms): {verdict(goals['p99_ms'][1])}", file=out)
+    doc["goals"] = {k: {"value": v, "met": ok} for k, (v, ok) in goals.items()}
     overhead = p50s["sandboxed gRPC"] - p50s["in process"]
     print(f"gRPC + sandbox overhead per decision (p50 difference): {overhead:.3f} ms", file=out)
     held = p50s["sandboxed gRPC"] - p50s["sandboxed, pondering"]
@@ -190,6 +318,6 @@ def run(args: argparse.Namespace) -> int:
                                 "p50_ms": statistics.median(times), "max_ms": max(times),
                                 "cpu_p50_ms": statistics.median(cpu)})
     doc["load_average_end"] = os.getloadavg()[0]
-    print(f"load average at the end: {doc['load_average_end']:.1f}", file=out)
+    print(f"load average at the end: {doc['load_average_end']:.2f}", file=out)
     write_json(args, doc)
     return 0

@@ -164,3 +164,28 @@ def test_a_served_bot_gets_the_very_question_the_referee_built(tmp_path: Path) -
     servicer.Start(start, None)  # type: ignore[arg-type]
     servicer.Act(request, None)  # type: ignore[arg-type]
     assert bot.turns == [question]
+
+
+def test_an_observation_given_as_a_function_is_built_once_when_first_read() -> None:
+    built: list[int] = []
+
+    def observe() -> dict[str, int]:
+        built.append(1)
+        return {"x": 1}
+
+    lazy = Turn(3, 0, None, ["a"], 1000, observe=observe)
+    assert built == []
+    assert lazy.observation == {"x": 1} and lazy.observation == {"x": 1}
+    assert built == [1]
+    assert lazy == Turn(3, 0, {"x": 1}, ["a"], 1000)
+
+
+def test_an_observation_unread_when_the_turn_was_answered_is_never_built() -> None:
+    lazy = Turn(3, 0, None, ["a"], 1000, observe=lambda: {"x": 1})
+    lazy.seal()
+    with pytest.raises(RuntimeError, match="read after the bot answered"):
+        lazy.observation  # noqa: B018
+
+
+def test_the_random_builtin_promises_not_to_keep_turns() -> None:
+    assert create("random").keeps_turns is False  # type: ignore[attr-defined]

@@ -23,7 +23,7 @@ def _rewrite(path: Path, line: int, change: dict[str, object]) -> None:
 def test_header_names_game_version_seats_seed_and_time(run_toy: RunToy, tmp_path: Path) -> None:
     run_toy("builtin:random", "builtin:random", seed=42)
     h = replay.read(tmp_path / "toy.jsonl").header
-    assert (h.schema, h.game, h.version, h.seed) == ("niwa-replay/1", "toy", "toy@1", 42)
+    assert (h.schema, h.game, h.version, h.seed) == ("niwa-replay/2", "toy", "toy@1", 42)
     assert h.options == {"rounds": 6}
     assert [s.bot for s in h.seats] == ["builtin:random", "builtin:random"]
     assert h.time_control == {"per_decision_ms": 1000, "bank_ms": 5000}
@@ -66,7 +66,7 @@ def test_a_changed_result_fails_verification(run_toy: RunToy, tmp_path: Path) ->
 def test_a_file_that_is_not_a_replay_is_named_as_such(tmp_path: Path) -> None:
     path = tmp_path / "x.jsonl"
     path.write_text('{"kind": "something"}\n')
-    with pytest.raises(replay.ReplayError, match="not a niwa-replay/1 replay"):
+    with pytest.raises(replay.ReplayError, match="not a niwa-replay/2 replay"):
         replay.read(path)
 
 

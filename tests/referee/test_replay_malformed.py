@@ -138,9 +138,11 @@ def test_an_unknown_schema_version(
     real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = _lines(real)
-    lines[0] = lines[0].replace("niwa-replay/1", "niwa-replay/9")
+    lines[0] = lines[0].replace("niwa-replay/2", "niwa-replay/9")
     path = _write(tmp_path / "schema.jsonl", lines)
-    _assert_one_line_error(path, capsys, "niwa-replay/9", "reads niwa-replay/1 only")
+    _assert_one_line_error(
+        path, capsys, "niwa-replay/9", "reads niwa-replay/1 and niwa-replay/2 only"
+    )
 
 
 def test_a_missing_step_line(

@@ -60,16 +60,22 @@ def _write(lines: Lines, path: Path) -> Path:
     return path
 
 
-def _rehash(lines: Lines) -> None:
-    """What a careful forger does: recompute every hash after the change."""
+def _rehash(lines: Lines, chains: bool = True) -> None:
+    """What a careful forger does: recompute every chain (unless told not to) and hash
+    after the change."""
     h = lines[0]
     state = engine.load(h["game"]).new_game(h["players"], h["options"])
+    chain = replay.chain_start(replay.Header.from_json(h))
     for d in lines[1:-1]:
+        if chains:
+            moves = [replay.Move(m["seat"], m["action"]) for m in d["moves"]]
+            chain = d["chain"] = replay.chain_next(chain, d["kind"], d["index"], moves)
         try:
             state.apply({m["seat"]: m["action"] for m in d["moves"]})
         except engine.IllegalAction:
             return
-        d["hash"] = engine.state_hash(state)
+        if "hash" in d:
+            d["hash"] = engine.state_hash(state)
 
 
 def _steps(lines: Lines, seat: int, status: str | None = None) -> list[dict[str, Any]]:
@@ -222,8 +228,55 @@ def test_a_forged_state_hash_fails_naming_its_step(
     real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = _lines(real)
-    lines[20]["hash"] = "0" * 16
-    assert "step 19: state hash" in _verify(lines, tmp_path, capsys)
+    assert "hash" in lines[64]  # step 63: a checkpoint
+    lines[64]["hash"] = "0" * 16
+    assert "step 63: state hash" in _verify(lines, tmp_path, capsys)
+
+
+def test_a_removed_checkpoint_hash_fails_naming_its_step(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    del lines[64]["hash"]
+    assert "step 63: no state hash" in _verify(lines, tmp_path, capsys)
+
+
+def test_a_removed_final_hash_fails_naming_the_last_step(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    last = lines[-2]
+    del last["hash"]
+    assert f"step {last['index']}: no state hash" in _verify(lines, tmp_path, capsys)
+
+
+def _forge_an_ok_move(real: Path, lines: Lines) -> dict[str, Any]:
+    """Seat 1's sixth good move replaced by another legal action; the step forged."""
+    step = _steps(lines, 1, "OK")[5]
+    before = _before(real, step["index"])
+    move = _move(step, 1)
+    move["action"] = next(a for a in before.legal_actions(1) if a != move["action"])
+    return step
+
+
+def test_a_forged_action_fails_at_its_chain_when_only_the_hashes_are_redone(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    step = _forge_an_ok_move(real, lines)
+    _rehash(lines, chains=False)
+    assert f"step {step['index']}: chain " in _verify(lines, tmp_path, capsys)
+
+
+def test_a_forged_action_fails_even_with_every_chain_and_hash_redone(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    _forge_an_ok_move(real, lines)
+    _rehash(lines)
+    out = _verify(lines, tmp_path, capsys)
+    assert "chain" not in out and "state hash" not in out  # the forger redid them all
+    assert "the recorded move is illegal" in out or "result" in out
 
 
 def test_a_note_on_a_default_move_fails(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from niwa.cli import main
 
 
@@ -38,13 +39,19 @@ def test_bench_engine_counts_chance_apart_from_player_decisions(
 
 def test_bench_referee_writes_modes_and_start_ups_to_a_file(tmp_path: Path) -> None:
     out = tmp_path / "referee.json"
-    argv = ["bench", "referee", "--matches", "1", "--startups", "1", "--bot", "builtin:random",
-            "--json", str(out)]
+    argv = ["bench", "referee", "--matches", "1", "--startups", "1", "--calls", "5",
+            "--bot", "builtin:random", "--json", str(out)]
     assert main(argv) == 0
     doc = json.loads(out.read_text())
     assert set(doc["decisions"]) == {"in process", "gRPC, no sandbox", "sandboxed gRPC",
                                      "sandboxed, pondering"}
     assert doc["decisions"]["sandboxed gRPC"]["count"] > 0
+    assert doc["decisions"]["sandboxed gRPC"]["end_to_end_ms"] > 0
+    assert set(doc["in_process"]) == set(engine.games())
+    assert all(row["decisions"] > 0 for row in doc["in_process"].values())
+    assert {k: v["count"] for k, v in doc["baselines"].items()} == {
+        "bare stub": 5, "unix echo": 5}
+    assert set(doc["goals"]) == {"p50_vs_bare_stub", "p50_ms", "p99_ms"}
     assert [s["bot"] for s in doc["startups"]] == ["builtin:random"]
     assert doc["startups"][0]["p50_ms"] > 0
 

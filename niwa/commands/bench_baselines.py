@@ -1,0 +1,127 @@
+"""The two floors ``niwa bench referee`` measures next to the referee's gRPC figure,
+in the same run: a plain synchronous gRPC stub calling the same built-in bot over a
+Unix socket (no trio, no sandbox, no referee), and a raw Unix-socket echo between two
+processes (the kernel and two wake-ups: no gRPC at all)."""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+import engine
+from bots.sdk import READY_LINE, SOCKET_ENV
+from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
+from referee.players import make_question
+from referee.transport import BotClient
+
+#: Calls made before timing starts (connection set-up, first-call costs).
+WARM_UP = 20
+#: How long the bot may take to print READY.
+READY_TIMEOUT_S = 20.0
+
+_ECHO = """
+import socket, sys
+s = socket.socket(fileno=int(sys.argv[1]))
+while True:
+    data = s.recv(1 << 20)
+    if not data:
+        break
+    s.sendall(data)
+"""
+
+
+def act_requests(game: str, players: int, count: int, seed: int) -> list[Any]:
+    """``count`` ActRequests as the referee sends them, from random playouts of
+    ``game`` (one per decision of a seat, cycling through as many games as needed)."""
+    g = engine.load(game)
+    rng = random.Random(seed)
+    client = BotClient("/nonexistent", 64 << 20)  # builds requests only; never connects
+    requests: list[Any] = []
+    try:
+        while len(requests) < count:
+            state = g.new_game(players, g.info.validate(players, {}))
+            step = 0
+            while not state.is_over() and len(requests) < count:
+                to_move = state.to_move()
+                if to_move == (engine.CHANCE,):
+                    state.apply({engine.CHANCE: engine.sample_chance(state, rng)})
+                else:
+                    joint: dict[int, Any] = {}
+                    for seat in to_move:
+                        q = make_question(step, seat, state, 31_000, 1000, seed)
+                        requests.append(client.act_request(q))
+                        joint[seat] = rng.choice(q.legal_actions)
+                    state.apply(joint)
+                step += 1
+    finally:
+        client.close()
+    return requests
+
+
+def bare_stub_ms(requests: list[Any], calls: int) -> list[float]:
+    """Milliseconds per ``Act`` of a plain synchronous stub to ``builtin:random``
+    served as a plain process (``python -m bots.builtin random``) on a Unix socket."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bot.sock"
+        env = {**os.environ, SOCKET_ENV: str(path)}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bots.builtin", "random"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert proc.stdout is not None
+            ready, _, _ = select.select([proc.stdout], [], [], READY_TIMEOUT_S)
+            line = proc.stdout.readline().decode().strip() if ready else ""
+            if line != READY_LINE:
+                raise RuntimeError(f"the bare-stub bot did not print {READY_LINE}: {line!r}")
+            with grpc.insecure_channel(f"unix:{path}") as channel:
+                stub = bot_pb2_grpc.BotStub(channel)  # type: ignore[no-untyped-call]
+                stub.Start(bot_pb2.StartRequest(game="bench", players=1), timeout=10)
+                times: list[float] = []
+                for i in range(WARM_UP + calls):
+                    request = requests[i % len(requests)]
+                    t0 = time.perf_counter()
+                    stub.Act(request, timeout=10)
+                    if i >= WARM_UP:
+                        times.append((time.perf_counter() - t0) * 1000)
+                return times
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+def echo_ms(size: int, calls: int) -> list[float]:
+    """Milliseconds per round trip of ``size`` bytes to an echoing child process over
+    a Unix socket pair."""
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    proc = subprocess.Popen([sys.executable, "-c", _ECHO, str(theirs.fileno())],
+                            pass_fds=[theirs.fileno()])
+    theirs.close()
+    payload = b"x" * max(1, size)
+    times: list[float] = []
+    try:
+        for i in range(WARM_UP + calls):
+            t0 = time.perf_counter()
+            mine.sendall(payload)
+            got = 0
+            while got < len(payload):
+                chunk = mine.recv(1 << 20)
+                if not chunk:
+                    raise RuntimeError("the echo process closed the socket")
+                got += len(chunk)
+            if i >= WARM_UP:
+                times.append((time.perf_counter() - t0) * 1000)
+    finally:
+        mine.close()
+        proc.wait(10)
+    return times

@@ -1,0 +1,38 @@
+"""The replay writer spells step lines directly, for speed: each must be exactly the
+canonical JSON of the step (the spelling the reader, the chain and the ladder's
+stored hash rely on)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import CHANCE, canonical_json
+from referee.replay import Move, Step, chance_line, encode
+
+MOVES = [
+    Move(CHANCE, {"card": 10, "type": "draw"}),
+    Move(0, "take", "OK", 0.0123456, 0.004, 31000),
+    Move(1, {"cells": [[0, 1], [2, 3]], "é": None}, "TIMEOUT", 1000.5, None, 1000, "",
+         "no answer within 1000 ms \u202e\x1b"),
+    Move(2, 7, "OK", 1e-9, 12345.6789, 0, "a \"note\"\n", debug="scores: a=0.4\tb=0.6"),
+    Move(3, [1.5, -0.0, 1e300], "OUT"),
+]
+
+
+@pytest.mark.parametrize("move", MOVES, ids=lambda m: f"seat{m.seat}-{m.status}")
+def test_a_move_is_spelled_as_its_canonical_json(move: Move) -> None:
+    assert move.line() == canonical_json(move.to_json())
+
+
+@pytest.mark.parametrize("digest", ["", "0123456789abcdef"])
+@pytest.mark.parametrize("chain", ["", "fedcba9876543210"])
+def test_a_decision_step_is_spelled_as_its_canonical_json(digest: str, chain: str) -> None:
+    step = Step(12, "decision", MOVES[1:], digest, chain)
+    assert step.line() == canonical_json(step.to_json())
+
+
+@pytest.mark.parametrize("digest", ["", "0123456789abcdef"])
+def test_a_chance_step_is_spelled_as_its_canonical_json(digest: str) -> None:
+    step = Step(3, "chance", MOVES[:1], digest, "fedcba9876543210")
+    assert step.line() == canonical_json(step.to_json())
+    assert chance_line(3, encode(MOVES[0].action), step.chain, digest) == step.line()
