@@ -43,7 +43,7 @@ from engine.rulesets.bonsai.rules import (
     deck_for,
     key,
 )
-from engine.rulesets.bonsai.scoring import breakdown, goals_met
+from engine.rulesets.bonsai.scoring import breakdown, goals_met_by
 from engine.rulesets.bonsai.seat import Seat, new_seat
 
 CHANCE_PHASES = frozenset({"goal_setup", "reveal"})
@@ -309,7 +309,7 @@ class BonsaiState(State):
         action = self._decision().parse(action, self._refusal)
         if kind == "remove":
             u, v = action["cell"]
-            del me.tree[key(u, v)]
+            me.remove(key(u, v))
         elif kind == "flip_pot":
             me.flipped = True
         elif kind == "meditate":
@@ -342,7 +342,7 @@ class BonsaiState(State):
     def _place(self, me: Seat, action: dict[str, Any]) -> None:
         t, k = moves.placement(self, me, action)
         me.supply[t] -= 1
-        me.tree[k] = t
+        me.place(k, t)
         # A tile uses a slot of its own type first, then a wild slot (bonsai.md §2.4).
         self.allowance[t if self.allowance[t] else ANY] -= 1
 
@@ -390,7 +390,7 @@ class BonsaiState(State):
             for g in self.goals_open
             if GOALS[g].colour not in held and g not in me.renounced
         ]
-        self.pending_goals = [g.id for g in goals_met(open_to_me, me.tree, me.flipped)]
+        self.pending_goals = [g.id for g in goals_met_by(open_to_me, me.growth())]
         if not self.pending_goals:
             self._check_capacity()
 

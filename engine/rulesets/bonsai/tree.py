@@ -28,7 +28,7 @@ def new_tree() -> Tree:
     return {BUD: WOOD}
 
 
-def _fruit_fits(tree: Tree, cell: int) -> bool:
+def fruit_fits(tree: Tree, cell: int) -> bool:
     """bonsai.md §6.6: two leaves on consecutive sides, and no fruit neighbour."""
     around = [tree.get(cell + d) for d in NEIGHBOURS]
     if FRUIT in around:
@@ -41,7 +41,7 @@ def can_place(tree: Tree, pot: frozenset[int], tile: int, cell: int) -> bool:
     if cell in tree or cell in pot:
         return False
     if tile == FRUIT:
-        return _fruit_fits(tree, cell)
+        return fruit_fits(tree, cell)
     needed = LEAF if tile == FLOWER else WOOD  # wood and leaf grow from wood
     return any(tree.get(cell + d) == needed for d in NEIGHBOURS)
 
@@ -57,7 +57,7 @@ def legal_cells(tree: Tree, pot: frozenset[int], tile: int) -> list[int]:
                 if n not in tree and n not in pot:
                     cells.add(n)
     if tile == FRUIT:
-        return sorted(c for c in cells if _fruit_fits(tree, c))
+        return sorted(c for c in cells if fruit_fits(tree, c))
     return sorted(cells)
 
 
