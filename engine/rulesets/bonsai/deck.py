@@ -21,7 +21,8 @@ def draw_odds(
     top = sum(top_parchments.values()) + top_others
     if not top:  # no Tokonoma top pile: a plain multiset draw
         total = sum(pool.values())
-        return [(k, pool[k] / total) for k in KIND_ORDER if pool.get(k)]
+        # the pool is kept in KIND_ORDER (deck_for, codec) and take() drops empty kinds
+        return [(k, n / total) for k, n in pool.items()]
     weights = {k: n / top for k, n in top_parchments.items()}
     share = top_others / top / sum(pool.values()) if top_others else 0.0
     if share:

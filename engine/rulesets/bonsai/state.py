@@ -147,7 +147,7 @@ class BonsaiState(State):
         return draw_odds(self.top_parchments, self.top_others, self.pool)
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat == CHANCE or seat not in self.to_move():
+        if seat != self.current or self.phase == "over" or self.phase in CHANCE_PHASES:
             return []
         return self._decision().listing()
 
@@ -200,14 +200,18 @@ class BonsaiState(State):
 
     # --- applying moves ---------------------------------------------------------------
     def apply(self, joint: Mapping[int, Action]) -> None:
-        movers = self.to_move()
-        if not movers:
+        phase = self.phase
+        if phase == "over":
             raise IllegalAction(rule("§7.2"), "the game is over")
-        if not isinstance(joint, Mapping) or set(joint) != {movers[0]}:
-            who = "chance" if movers[0] == CHANCE else f"seat {movers[0]}"
+        mover = CHANCE if phase in CHANCE_PHASES else self.current
+        # the common case (a one-entry dict) is checked without building sets
+        if not (type(joint) is dict and len(joint) == 1 and mover in joint) and (
+            not isinstance(joint, Mapping) or set(joint) != {mover}
+        ):
+            who = "chance" if mover == CHANCE else f"seat {mover}"
             raise IllegalAction(rule("§7.1"), f"exactly one move is expected, from {who}")
-        action = joint[movers[0]]
-        if movers[0] == CHANCE:
+        action = joint[mover]
+        if mover == CHANCE:
             self._apply_chance(action)
         else:
             self._apply_player(action)
@@ -384,6 +388,10 @@ class BonsaiState(State):
         """After the action, each goal met must be claimed or renounced (§4.3)."""
         me = self.seats[self.current]
         self.phase = "claim"
+        if not self.goals_open:
+            self.pending_goals = []
+            self._check_capacity()
+            return
         held = {GOALS[g].colour for g in me.claimed}
         open_to_me = [
             GOALS[g]
