@@ -18,7 +18,7 @@ def draw_odds(
     top_parchments: Mapping[str, int], top_others: int, pool: Mapping[str, int]
 ) -> list[tuple[str, float]]:
     """The next card's distribution: uniform over the top pile, then over the pool."""
-    top = sum(top_parchments.values()) + top_others
+    top = (sum(top_parchments.values()) if top_parchments else 0) + top_others
     if not top:  # no Tokonoma top pile: a plain multiset draw
         total = sum(pool.values())
         # the pool is kept in KIND_ORDER (deck_for, codec) and take() drops empty kinds
@@ -39,7 +39,7 @@ def can_draw(
         return False
     if top_parchments.get(kind):
         return True
-    top = sum(top_parchments.values()) + top_others
+    top = (sum(top_parchments.values()) if top_parchments else 0) + top_others
     return bool((top_others or not top) and pool.get(kind))
 
 

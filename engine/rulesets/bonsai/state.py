@@ -126,7 +126,8 @@ class BonsaiState(State):
         return self.players == 1 and self.options["soloScenario"] == "emperor"
 
     def deck_size(self) -> int:
-        return sum(self.top_parchments.values()) + sum(self.pool.values())
+        top = self.top_parchments
+        return (sum(top.values()) if top else 0) + sum(self.pool.values())
 
     def to_move(self) -> tuple[int, ...]:
         if self.phase == "over":
@@ -225,7 +226,7 @@ class BonsaiState(State):
             self._continue_reveals()
             return
         kind: str = action["card"]
-        if sum(self.top_parchments.values()) + self.top_others:
+        if self.top_others or (self.top_parchments and sum(self.top_parchments.values())):
             if self.top_parchments.get(kind, 0):
                 take(self.top_parchments, kind)
             else:
@@ -255,7 +256,11 @@ class BonsaiState(State):
         )
 
     def _last_empty(self) -> int:
-        return max(i for i, c in enumerate(self.board) if c is None)
+        board = self.board
+        for i in range(len(board) - 1, -1, -1):
+            if board[i] is None:
+                return i
+        raise ValueError("no empty slot on the board")
 
     def _lay_out_goals(self, colours: list[str]) -> None:
         """3 colours, all 3 tiles each; 1-2 players leave out the middle tile (§4.2)."""
