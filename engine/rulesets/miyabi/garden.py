@@ -6,13 +6,15 @@ actions and observations use the rules data's 1-based (r, c).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from engine.rulesets.miyabi.rules import (
     CELLS,
+    KIND_OBJECTS,
+    KIND_TYPE,
     LANTERNS,
-    SHAPE_OBJECTS,
     SHAPES,
     SIZE,
     TYPES,
@@ -43,15 +45,40 @@ class Placement(NamedTuple):
     layer: int
 
 
-class Garden:
-    """Heights and top tiles per cell, the tiles in order, lanterns and score."""
+#: Every cell's bit set: the level mask of a bare board.
+ALL_CELLS = (1 << CELLS) - 1
 
-    __slots__ = ("bonuses", "end", "heights", "lanterns", "passed", "score", "tiles", "top")
+
+class Garden:
+    """Heights and top tiles per cell, the tiles in order, lanterns and score.
+
+    Besides the heights, ``levels[h]`` is the bit mask of the cells at height ``h``,
+    kept up to date by :meth:`place`: a footprint lies flat (P5/P6) when its mask is
+    inside the level of its first cell, one AND instead of a walk over its cells. The
+    tiles' JSON is kept as text, written once per tile, so a snapshot does not rebuild
+    every tile in Python (json.loads makes the fresh copies, in C)."""
+
+    __slots__ = (
+        "_tiles_json",
+        "_tiles_text",
+        "bonuses",
+        "end",
+        "heights",
+        "lanterns",
+        "levels",
+        "passed",
+        "score",
+        "tiles",
+        "top",
+    )
 
     def __init__(self) -> None:
         self.heights = [0] * CELLS  # tiles stacked on each cell (0 = bare board)
+        self.levels = [ALL_CELLS]  # levels[h]: mask of the cells at height h
         self.top = [-1] * CELLS  # index into tiles of the uppermost tile, -1 if bare
         self.tiles: list[Placed] = []
+        self._tiles_json: list[str] = []  # each tile's JSON text, in order
+        self._tiles_text = "[]"  # the tiles' JSON list, "" when to be joined again
         self.lanterns = [False] * LANTERNS  # per column: filled this round
         self.passed = False
         self.score = 0
@@ -61,8 +88,11 @@ class Garden:
     def clone(self) -> Garden:
         g = Garden.__new__(Garden)
         g.heights = self.heights[:]
+        g.levels = self.levels[:]
         g.top = self.top[:]
         g.tiles = self.tiles[:]
+        g._tiles_json = self._tiles_json[:]
+        g._tiles_text = self._tiles_text
         g.lanterns = self.lanterns[:]
         g.passed = self.passed
         g.score = self.score
@@ -77,81 +107,108 @@ class Garden:
     # placement (miyabi.md §5.3)
     def placements(self, rules: Rules, kind: int) -> Iterator[Placement]:
         """Every legal placement of a tile of ``kind``, by column then rotation."""
-        heights, fits, max_layer = self.heights, rules.fits[kind], rules.max_layer
+        heights, levels, fits, max_layer = (
+            self.heights,
+            self.levels,
+            rules.fits[kind],
+            rules.max_layer,
+        )
         for col in range(SIZE):
             if self.lanterns[col]:  # P2: that column's lantern field must be empty
                 continue
-            for orientation, cells in fits[col]:  # P1 and P4 hold for these
+            for orientation, cells, mask in fits[col]:  # P1 and P4 hold for these
                 h = heights[cells[0]]
-                flat = True
-                for c in cells:  # P5/P6: flat on one level
-                    if heights[c] != h:
-                        flat = False
-                        break
-                if flat and not (max_layer and h >= max_layer):  # P11
+                # P5/P6: flat on one level; P11: not above maxLayer
+                if levels[h] & mask == mask and not (max_layer and h >= max_layer):
                     yield Placement(col, orientation, cells, h + 1)
 
     def can_place(self, rules: Rules, kind: int) -> bool:
         """Whether ``placements`` would yield anything; the same tests without building
         a Placement, since the choose step asks this for every tile in the middle."""
-        heights, fits, max_layer = self.heights, rules.fits[kind], rules.max_layer
+        heights, levels, fits, max_layer = (
+            self.heights,
+            self.levels,
+            rules.fits[kind],
+            rules.max_layer,
+        )
+        lanterns = self.lanterns
         for col in range(SIZE):
-            if self.lanterns[col]:
+            if lanterns[col]:
                 continue
-            for _, cells in fits[col]:
+            for _, cells, mask in fits[col]:
                 h = heights[cells[0]]
-                if max_layer and h >= max_layer:
-                    continue
-                for c in cells:
-                    if heights[c] != h:
-                        break
-                else:
+                if levels[h] & mask == mask and not (max_layer and h >= max_layer):
                     return True
         return False
 
     def place(self, kind: int, placement: Placement) -> None:
         """Lay the tile (P8: it may cover anything) and fill the column's lantern."""
         index = len(self.tiles)
+        heights, levels, top = self.heights, self.levels, self.top
         for c in placement.cells:
-            self.heights[c] += 1
-            self.top[c] = index
-        row = type_of(kind)
-        self.tiles.append(
-            Placed(kind, row, placement.col, placement.orientation.rotation, placement.layer)
-        )
+            h = heights[c]
+            heights[c] = h + 1
+            top[c] = index
+            bit = 1 << c
+            levels[h] &= ~bit
+            if h + 1 == len(levels):
+                levels.append(0)
+            levels[h + 1] |= bit
+        row = KIND_TYPE[kind]
+        tile = Placed(kind, row, placement.col, placement.orientation.rotation, placement.layer)
+        self.tiles.append(tile)
+        self._tiles_json.append(json.dumps(_tile_json(tile, placement.cells)))
+        self._tiles_text = ""
         self.lanterns[placement.col] = True
 
     # what is visible on top (miyabi.md §6.3, §8)
     def visible_object_cells(self) -> list[int]:
         """Objects showing on each cell (0 for bare, green or covered)."""
         out = [0] * CELLS
-        for index, t in enumerate(self.tiles):
-            cell = t.row * SIZE + t.col
-            if self.top[cell] == index:
-                out[cell] = SHAPE_OBJECTS[shape_of(t.kind)]
+        tiles = self.tiles
+        for cell, index in enumerate(self.top):
+            if index >= 0:
+                t = tiles[index]
+                if cell == t.row * SIZE + t.col:
+                    out[cell] = KIND_OBJECTS[t.kind]
         return out
 
     def green_cells(self) -> list[bool]:
         """Cells whose top is a plain green cell of a tile."""
         out = [False] * CELLS
+        tiles = self.tiles
         for cell, index in enumerate(self.top):
             if index >= 0:
-                t = self.tiles[index]
+                t = tiles[index]
                 out[cell] = cell != t.row * SIZE + t.col
         return out
 
     def objects_by_type(self, covered: bool = False) -> list[int]:
         """Objects per type: visible ones only, or all placed when ``covered``."""
         counts = [0] * len(TYPES)
-        for index, t in enumerate(self.tiles):
-            if covered or self.top[t.row * SIZE + t.col] == index:
-                counts[type_of(t.kind)] += SHAPE_OBJECTS[shape_of(t.kind)]
+        if covered:
+            for t in self.tiles:
+                counts[t.row] += KIND_OBJECTS[t.kind]
+            return counts
+        tiles = self.tiles
+        for cell, index in enumerate(self.top):
+            if index >= 0:
+                t = tiles[index]
+                if cell == t.row * SIZE + t.col:
+                    counts[t.row] += KIND_OBJECTS[t.kind]
         return counts
 
     # JSON
+    def tiles_json(self) -> list[dict[str, Any]]:
+        """The tiles as JSON, fresh objects on every call (the caller may change them)."""
+        if not self._tiles_text:
+            self._tiles_text = f"[{','.join(self._tiles_json)}]"
+        tiles: list[dict[str, Any]] = json.loads(self._tiles_text)
+        return tiles
+
     def to_json(self, rules: Rules) -> dict[str, Any]:
         return {
-            "tiles": [_tile_json(rules, t) for t in self.tiles],
+            "tiles": self.tiles_json(),
             "lanterns": self.lanterns[:],
             "passed": self.passed,
             "score": self.score,
@@ -180,14 +237,7 @@ class Garden:
         return g
 
 
-def tile_cells(rules: Rules, t: Placed) -> tuple[int, ...]:
-    orientation = next(o for o in rules.shapes[shape_of(t.kind)] if o.rotation == t.rotation)
-    cells = orientation.footprints[t.row * SIZE + t.col]
-    assert cells is not None
-    return cells
-
-
-def _tile_json(rules: Rules, t: Placed) -> dict[str, Any]:
+def _tile_json(t: Placed, cells: tuple[int, ...]) -> dict[str, Any]:
     return {
         "shape": SHAPES[shape_of(t.kind)],
         "object": TYPES[type_of(t.kind)],
@@ -195,5 +245,5 @@ def _tile_json(rules: Rules, t: Placed) -> dict[str, Any]:
         "col": t.col + 1,
         "rotation": t.rotation,
         "layer": t.layer,
-        "cells": [[c // SIZE + 1, c % SIZE + 1] for c in tile_cells(rules, t)],
+        "cells": [[c // SIZE + 1, c % SIZE + 1] for c in cells],
     }

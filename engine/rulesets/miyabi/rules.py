@@ -74,6 +74,12 @@ def type_of(kind: int) -> int:
     return kind % len(TYPES)
 
 
+#: Per tile kind: its shape, its object type, the objects on it (tables for hot loops).
+KIND_SHAPE: tuple[int, ...] = tuple(shape_of(k) for k in range(NKINDS))
+KIND_TYPE: tuple[int, ...] = tuple(type_of(k) for k in range(NKINDS))
+KIND_OBJECTS: tuple[int, ...] = tuple(SHAPE_OBJECTS[shape_of(k)] for k in range(NKINDS))
+
+
 def _option(entry: Mapping[str, Any]) -> Option:
     return Option(
         name=entry["name"],
@@ -130,6 +136,10 @@ class Orientation:
     footprints: tuple[tuple[int, ...] | None, ...]
 
 
+#: One way a tile fits a column: orientation, covered cells, their bit mask.
+Fit = tuple[Orientation, tuple[int, ...], int]
+
+
 @dataclass(frozen=True)
 class Rules:
     """One game's settings: the validated options, read into the shapes the code needs."""
@@ -150,9 +160,10 @@ class Rules:
     colorful_garden: int  # points per object, 0 when the variant is off
     big_meadow: int  # points per cell, 0 when the variant is off
     shapes: tuple[tuple[Orientation, ...], ...]  # per shape, its distinct orientations
-    # fits[kind][col]: (orientation, cells) for the object cell in the kind's row at col,
-    # every cell inside the grid (P1, P4 settled once, so placement only checks heights)
-    fits: tuple[tuple[tuple[tuple[Orientation, tuple[int, ...]], ...], ...], ...]
+    # fits[kind][col]: (orientation, cells, mask of the cells) for the object cell in the
+    # kind's row at col, every cell inside the grid (P1, P4 settled once, so placement
+    # only checks heights)
+    fits: tuple[tuple[tuple[Fit, ...], ...], ...]
 
 
 def _shape_orientations(shape: str, cell_choice: str, allow: bool) -> tuple[Orientation, ...]:
@@ -178,14 +189,14 @@ def _cell_choice(shape: str, options: Mapping[str, Any]) -> str:
 
 def _fits(
     shapes: tuple[tuple[Orientation, ...], ...],
-) -> tuple[tuple[tuple[tuple[Orientation, tuple[int, ...]], ...], ...], ...]:
+) -> tuple[tuple[tuple[Fit, ...], ...], ...]:
     table = []
     for kind in range(NKINDS):
         row = type_of(kind)  # P1: the object cell lies in its type's row
         table.append(
             tuple(
                 tuple(
-                    (o, cells)
+                    (o, cells, sum(1 << c for c in cells))
                     for o in shapes[shape_of(kind)]
                     if (cells := o.footprints[row * SIZE + col]) is not None
                 )
