@@ -6,7 +6,6 @@ actions and observations use the rules data's 1-based (r, c).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
@@ -54,13 +53,11 @@ class Garden:
 
     Besides the heights, ``levels[h]`` is the bit mask of the cells at height ``h``,
     kept up to date by :meth:`place`: a footprint lies flat (P5/P6) when its mask is
-    inside the level of its first cell, one AND instead of a walk over its cells. The
-    tiles' JSON is kept as text, written once per tile, so a snapshot does not rebuild
-    every tile in Python (json.loads makes the fresh copies, in C)."""
+    inside the level of its first cell, one AND instead of a walk over its cells. Each
+    tile's JSON is built once, when a snapshot first needs it, and copied after."""
 
     __slots__ = (
         "_tiles_json",
-        "_tiles_text",
         "bonuses",
         "end",
         "heights",
@@ -77,8 +74,7 @@ class Garden:
         self.levels = [ALL_CELLS]  # levels[h]: mask of the cells at height h
         self.top = [-1] * CELLS  # index into tiles of the uppermost tile, -1 if bare
         self.tiles: list[Placed] = []
-        self._tiles_json: list[str] = []  # each tile's JSON text, in order
-        self._tiles_text = "[]"  # the tiles' JSON list, "" when to be joined again
+        self._tiles_json: list[dict[str, Any]] = []  # the first tiles' JSON, never changed
         self.lanterns = [False] * LANTERNS  # per column: filled this round
         self.passed = False
         self.score = 0
@@ -92,7 +88,6 @@ class Garden:
         g.top = self.top[:]
         g.tiles = self.tiles[:]
         g._tiles_json = self._tiles_json[:]
-        g._tiles_text = self._tiles_text
         g.lanterns = self.lanterns[:]
         g.passed = self.passed
         g.score = self.score
@@ -157,8 +152,6 @@ class Garden:
         row = KIND_TYPE[kind]
         tile = Placed(kind, row, placement.col, placement.orientation.rotation, placement.layer)
         self.tiles.append(tile)
-        self._tiles_json.append(json.dumps(_tile_json(tile, placement.cells)))
-        self._tiles_text = ""
         self.lanterns[placement.col] = True
 
     # what is visible on top (miyabi.md §6.3, §8)
@@ -199,16 +192,17 @@ class Garden:
         return counts
 
     # JSON
-    def tiles_json(self) -> list[dict[str, Any]]:
-        """The tiles as JSON, fresh objects on every call (the caller may change them)."""
-        if not self._tiles_text:
-            self._tiles_text = f"[{','.join(self._tiles_json)}]"
-        tiles: list[dict[str, Any]] = json.loads(self._tiles_text)
-        return tiles
+    def tiles_json(self, rules: Rules) -> list[dict[str, Any]]:
+        """The tiles as JSON: fresh objects on every call (the caller may change them),
+        copied from the kept ones, which are built once per tile."""
+        done = self._tiles_json
+        for t in self.tiles[len(done) :]:
+            done.append(_tile_json(t, tile_cells(rules, t)))
+        return [{**d, "cells": [c[:] for c in d["cells"]]} for d in done]
 
     def to_json(self, rules: Rules) -> dict[str, Any]:
         return {
-            "tiles": self.tiles_json(),
+            "tiles": self.tiles_json(rules),
             "lanterns": self.lanterns[:],
             "passed": self.passed,
             "score": self.score,
@@ -235,6 +229,13 @@ class Garden:
         g.bonuses = [TYPES.index(t) for t in d["bonuses"]]
         g.end = {str(k): int(v) for k, v in d["end_scoring"].items()}
         return g
+
+
+def tile_cells(rules: Rules, t: Placed) -> tuple[int, ...]:
+    orientation = next(o for o in rules.shapes[shape_of(t.kind)] if o.rotation == t.rotation)
+    cells = orientation.footprints[t.row * SIZE + t.col]
+    assert cells is not None
+    return cells
 
 
 def _tile_json(t: Placed, cells: tuple[int, ...]) -> dict[str, Any]:
