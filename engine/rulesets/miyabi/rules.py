@@ -78,6 +78,16 @@ def type_of(kind: int) -> int:
 KIND_SHAPE: tuple[int, ...] = tuple(shape_of(k) for k in range(NKINDS))
 KIND_TYPE: tuple[int, ...] = tuple(type_of(k) for k in range(NKINDS))
 KIND_OBJECTS: tuple[int, ...] = tuple(SHAPE_OBJECTS[shape_of(k)] for k in range(NKINDS))
+#: Per tile kind: (shape name, object name), as actions spell them.
+KIND_NAMES: tuple[tuple[str, str], ...] = tuple(
+    (SHAPES[shape_of(k)], TYPES[type_of(k)]) for k in range(NKINDS)
+)
+#: (shape name, object name) -> tile kind.
+KIND_BY_NAMES: dict[tuple[str, str], int] = {names: k for k, names in enumerate(KIND_NAMES)}
+#: Per shape: its kinds, in object-type order.
+SHAPE_KINDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(kind_of(s, t) for t in range(len(TYPES))) for s in range(len(SHAPES))
+)
 
 
 def _option(entry: Mapping[str, Any]) -> Option:
