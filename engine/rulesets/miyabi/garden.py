@@ -14,6 +14,7 @@ from engine.rulesets.miyabi.rules import (
     KIND_OBJECTS,
     KIND_TYPE,
     LANTERNS,
+    NKINDS,
     SHAPES,
     SIZE,
     TYPES,
@@ -57,6 +58,7 @@ class Garden:
     tile's JSON is built once, when a snapshot first needs it, and copied after."""
 
     __slots__ = (
+        "_hints",
         "_tiles_json",
         "bonuses",
         "end",
@@ -75,6 +77,7 @@ class Garden:
         self.top = [-1] * CELLS  # index into tiles of the uppermost tile, -1 if bare
         self.tiles: list[Placed] = []
         self._tiles_json: list[dict[str, Any]] = []  # the first tiles' JSON, never changed
+        self._hints = [0] * NKINDS  # per kind: the spot that last fitted (can_place)
         self.lanterns = [False] * LANTERNS  # per column: filled this round
         self.passed = False
         self.score = 0
@@ -88,6 +91,7 @@ class Garden:
         g.top = self.top[:]
         g.tiles = self.tiles[:]
         g._tiles_json = self._tiles_json[:]
+        g._hints = self._hints[:]
         g.lanterns = self.lanterns[:]
         g.passed = self.passed
         g.score = self.score
@@ -119,21 +123,24 @@ class Garden:
 
     def can_place(self, rules: Rules, kind: int) -> bool:
         """Whether ``placements`` would yield anything; the same tests without building
-        a Placement, since the choose step asks this for every tile in the middle."""
-        heights, levels, fits, max_layer = (
-            self.heights,
-            self.levels,
-            rules.fits[kind],
-            rules.max_layer,
-        )
-        lanterns = self.lanterns
-        for col in range(SIZE):
+        a Placement, since the choose step asks this for every tile in the middle. The
+        spot that answered last time for this kind is tried first: it usually still
+        fits, so the answer rarely needs a walk over every footprint."""
+        spots, max_layer = rules.spots[kind], rules.max_layer
+        heights, levels, lanterns = self.heights, self.levels, self.lanterns
+        if not spots:  # some options leave a kind no footprint inside the grid
+            return False
+        col, cell, mask = spots[self._hints[kind]]
+        h = heights[cell]
+        if not lanterns[col] and levels[h] & mask == mask and not (max_layer and h >= max_layer):
+            return True
+        for i, (col, cell, mask) in enumerate(spots):
             if lanterns[col]:
                 continue
-            for _, cells, mask in fits[col]:
-                h = heights[cells[0]]
-                if levels[h] & mask == mask and not (max_layer and h >= max_layer):
-                    return True
+            h = heights[cell]
+            if levels[h] & mask == mask and not (max_layer and h >= max_layer):
+                self._hints[kind] = i
+                return True
         return False
 
     def place(self, kind: int, placement: Placement) -> None:

@@ -174,6 +174,9 @@ class Rules:
     # kind's row at col, every cell inside the grid (P1, P4 settled once, so placement
     # only checks heights)
     fits: tuple[tuple[tuple[Fit, ...], ...], ...]
+    # spots[kind]: every fit of the kind, all columns in one list, as (column, first
+    # cell, mask of the cells): what Garden.can_place walks
+    spots: tuple[tuple[tuple[int, int, int], ...], ...]
 
 
 def _shape_orientations(shape: str, cell_choice: str, allow: bool) -> tuple[Orientation, ...]:
@@ -221,6 +224,7 @@ def _rules(players: int, options_json: str) -> Rules:
     o: dict[str, Any] = json.loads(options_json)
     allow = bool(o["allowRotation"])
     shapes = tuple(_shape_orientations(s, _cell_choice(s, o), allow) for s in SHAPES)
+    fits = _fits(shapes)
     return Rules(
         options=o,
         rounds=o[f"roundsByPlayers.{players}"],
@@ -238,7 +242,11 @@ def _rules(players: int, options_json: str) -> Rules:
         colorful_garden=o["colorfulGarden.pointsPerObject"] if o["colorfulGarden"] else 0,
         big_meadow=o["bigMeadow.pointsPerCell"] if o["bigMeadow"] else 0,
         shapes=shapes,
-        fits=_fits(shapes),
+        fits=fits,
+        spots=tuple(
+            tuple((col, cells[0], mask) for col in range(SIZE) for _, cells, mask in by_col[col])
+            for by_col in fits
+        ),
     )
 
 
