@@ -45,6 +45,9 @@ class Placement(NamedTuple):
     layer: int
 
 
+#: A Placement's fields as a plain tuple: column, orientation, cells, layer.
+Spot = tuple[int, Orientation, tuple[int, ...], int]
+
 #: Every cell's bit set: the level mask of a bare board.
 ALL_CELLS = (1 << CELLS) - 1
 
@@ -106,20 +109,23 @@ class Garden:
     # placement (miyabi.md §5.3)
     def placements(self, rules: Rules, kind: int) -> Iterator[Placement]:
         """Every legal placement of a tile of ``kind``, by column then rotation."""
-        heights, levels, fits, max_layer = (
-            self.heights,
-            self.levels,
-            rules.fits[kind],
-            rules.max_layer,
-        )
-        for col in range(SIZE):
-            if self.lanterns[col]:  # P2: that column's lantern field must be empty
+        for spot in self.open_spots(rules, kind):
+            yield Placement(*spot)
+
+    def open_spots(self, rules: Rules, kind: int) -> list[Spot]:
+        """:meth:`placements` as plain tuples, for the legal-action listing: most listed
+        spots are never played, so no Placement is built for them."""
+        heights, levels, max_layer = self.heights, self.levels, rules.max_layer
+        lanterns, out = self.lanterns, []
+        for col, fits in enumerate(rules.fits[kind]):
+            if lanterns[col]:  # P2: that column's lantern field must be empty
                 continue
-            for orientation, cells, mask in fits[col]:  # P1 and P4 hold for these
+            for orientation, cells, mask in fits:  # P1 and P4 hold for these
                 h = heights[cells[0]]
                 # P5/P6: flat on one level; P11: not above maxLayer
                 if levels[h] & mask == mask and not (max_layer and h >= max_layer):
-                    yield Placement(col, orientation, cells, h + 1)
+                    out.append((col, orientation, cells, h + 1))
+        return out
 
     def can_place(self, rules: Rules, kind: int) -> bool:
         """Whether ``placements`` would yield anything; the same tests without building

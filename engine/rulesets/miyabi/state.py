@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from engine.actions import LegalActions
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
 from engine.rulesets.miyabi import codec, moves, render, views
-from engine.rulesets.miyabi.garden import Garden, Placement
+from engine.rulesets.miyabi.garden import Garden, Placement, Spot
 from engine.rulesets.miyabi.rules import (
     CLOCKWISE,
     FIRST_START_PLAYER,
@@ -68,18 +68,18 @@ class MiyabiState(State):
     # the current decision's legal actions, built once and kept until the next apply
     def _forget(self) -> None:
         self._legal: LegalActions | None = None
-        self._spots: dict[tuple[int, int], Placement] = {}  # place: (col, rotation) -> spot
+        self._spots: dict[tuple[int, int], Spot] = {}  # place: (col, rotation) -> spot
 
     def _decision(self) -> LegalActions:
         if self._legal is None:
             legal: list[Action] = []
-            spots: dict[tuple[int, int], Placement] = {}
+            spots: dict[tuple[int, int], Spot] = {}
             if self.phase == PLACE:
                 row = KIND_TYPE[self.chosen] + 1
-                for p in self.gardens[self.current].placements(self.rules, self.chosen):
-                    col, rotation = p.col + 1, p.orientation.rotation
+                for spot in self.gardens[self.current].open_spots(self.rules, self.chosen):
+                    col, rotation = spot[0] + 1, spot[1].rotation
                     legal.append({"type": "place", "row": row, "col": col, "rotation": rotation})
-                    spots[col, rotation] = p
+                    spots[col, rotation] = spot
             else:
                 for k in self.takeable(self.current):
                     shape, obj = KIND_NAMES[k]
@@ -203,7 +203,7 @@ class MiyabiState(State):
             spot = (
                 moves.parse_placement(self, self.current, action)
                 if found is None
-                else self._spots[found["col"], found["rotation"]]
+                else Placement(*self._spots[found["col"], found["rotation"]])
             )
             self._forget()
             self._place(spot)
