@@ -52,9 +52,12 @@ def goals_met(goals: list[Goal], tree: Tree, flipped: bool) -> list[Goal]:
 def goals_met_by(goals: list[Goal], growth: Growth) -> list[Goal]:
     """:func:`goals_met` from a bonsai's kept measures (growth.py), no rescan."""
     met = []
+    kengai: dict[str, bool] | None = None
     for goal in goals:
         if goal.test.startswith("kengai"):
-            if growth.kengai()[goal.level]:
+            if kengai is None:
+                kengai = growth.kengai()
+            if kengai[goal.level]:
                 met.append(goal)
         elif growth.measure(goal.test) >= goal.need:
             met.append(goal)

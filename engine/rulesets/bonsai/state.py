@@ -142,6 +142,12 @@ class BonsaiState(State):
             return [({"type": "goals", "colours": c}, 1 / len(combos)) for c in combos]
         if self.phase != "reveal":
             return []
+        if not self.top_others and not self.top_parchments:
+            # no Tokonoma top pile, the common case: draw_odds' plain multiset draw,
+            # without the intermediate list (the pool is kept in KIND_ORDER)
+            pool = self.pool
+            total = sum(pool.values())
+            return [({"type": "reveal", "card": k}, n / total) for k, n in pool.items()]
         return [({"type": "reveal", "card": k}, p) for k, p in self._draw_odds()]
 
     def _draw_odds(self) -> list[tuple[str, float]]:
@@ -398,10 +404,11 @@ class BonsaiState(State):
             self._check_capacity()
             return
         held = {GOALS[g].colour for g in me.claimed}
+        renounced = me.renounced
         open_to_me = [
-            GOALS[g]
+            goal
             for g in self.goals_open
-            if GOALS[g].colour not in held and g not in me.renounced
+            if (goal := GOALS[g]).colour not in held and g not in renounced
         ]
         self.pending_goals = [g.id for g in goals_met_by(open_to_me, me.growth())]
         if not self.pending_goals:
