@@ -53,13 +53,15 @@ def choose_actions(s: BonsaiState, me: Seat) -> list[Action]:
 def placing_actions(s: BonsaiState, me: Seat) -> list[Action]:
     """Every placement the supply and the allowance permit, then ``end_placing``."""
     acts: list[Action] = []
-    growth = me.growth()
+    growth, supply, allowance = me.growth(), me.supply, s.allowance
     for t in range(4):
-        if me.supply[t] and (s.allowance[t] or s.allowance[ANY]):
+        if supply[t] and (allowance[t] or allowance[ANY]):
             name = TILES[t]
-            for cell in growth.legal_cells(t):
-                v, u = divmod(cell, SPAN)
-                acts.append({"type": "place", "tile": name, "cell": [u - OFFSET, v - OFFSET]})
+            # coords() inlined: this lists every cell of every tile each placement
+            acts += [
+                {"type": "place", "tile": name, "cell": [c % SPAN - OFFSET, c // SPAN - OFFSET]}
+                for c in growth.legal_cells(t)
+            ]
     acts.append({"type": "end_placing"})
     return acts
 

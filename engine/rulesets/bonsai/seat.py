@@ -77,7 +77,7 @@ class Seat:
         behind its back (a removed tile, a flipped pot, a test setting cells)."""
         g = self.growths[self.active]
         tree = self.trees[self.active]
-        if g is None or not g.current(tree):
+        if g is None or g.tree is not tree or g.size != len(tree):  # Growth.current inlined
             g = growth_of(tree, self.pot, self.flipped)
             self.growths[self.active] = g
         return g

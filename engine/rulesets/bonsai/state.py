@@ -255,9 +255,10 @@ class BonsaiState(State):
     def _possible_outcome(self, action: Action) -> bool:
         if self.phase == "goal_setup":
             return action in [a for a, _ in self.chance_outcomes()]
-        if not isinstance(action, dict) or set(action) != {"type", "card"}:
+        # exactly {type, card}, checked without building sets
+        if not isinstance(action, dict) or len(action) != 2 or "card" not in action:
             return False
-        return action["type"] == "reveal" and can_draw(
+        return action.get("type") == "reveal" and can_draw(
             self.top_parchments, self.top_others, self.pool, action["card"]
         )
 
