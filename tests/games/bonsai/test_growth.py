@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from engine import CHANCE, sample_chance
 from engine.rulesets.bonsai import GAME
 from engine.rulesets.bonsai.growth import growth_of
 from engine.rulesets.bonsai.rules import FLOWER, FRUIT, LEAF, POT, WOOD, key
@@ -20,6 +17,7 @@ from engine.rulesets.bonsai.tree import (
     largest_leaf_group,
     legal_cells,
 )
+from engine.testing.checks import every_state
 
 from .table import cells
 
@@ -39,17 +37,9 @@ def _agrees(seat: Seat) -> None:
 
 @pytest.mark.parametrize("players", [1, 2, 4])
 def test_kept_measures_equal_a_rescan_after_every_move_of_random_games(players: int) -> None:
-    rng = random.Random(players)
-    options = {"allowPotFlip": True}
-    for _ in range(3):
-        s = GAME.new_game(players, options)
-        assert isinstance(s, BonsaiState)
-        while s.to_move():
-            seat = s.to_move()[0]
-            if seat == CHANCE:
-                s.apply({CHANCE: sample_chance(s, rng)})
-                continue
-            s.apply({seat: rng.choice(s.legal_actions(seat))})
+    for seed in range(3):
+        for s in every_state(GAME, players, seed, {"allowPotFlip": True}):
+            assert isinstance(s, BonsaiState)
             for me in s.seats:
                 _agrees(me)
 

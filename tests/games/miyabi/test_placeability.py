@@ -13,6 +13,7 @@ from engine.rulesets.miyabi import GAME
 from engine.rulesets.miyabi.garden import Garden
 from engine.rulesets.miyabi.rules import CELLS, NKINDS, SIZE, Rules
 from engine.rulesets.miyabi.state import MiyabiState
+from engine.testing.checks import every_state
 
 OPTIONS: list[dict[str, Any]] = [
     {},
@@ -47,17 +48,10 @@ def _agrees(s: MiyabiState) -> None:
 def test_can_place_equals_a_full_walk_after_every_move_of_random_games(
     options: dict[str, Any],
 ) -> None:
-    rng = random.Random(7)
     for players in (2, 4):
-        s = GAME.new_game(players, options)
-        assert isinstance(s, MiyabiState)
-        while s.to_move():
-            seat = s.to_move()[0]
-            if seat == CHANCE:
-                s.apply({CHANCE: sample_chance(s, rng)})
-            else:
-                s.apply({seat: rng.choice(s.legal_actions(seat))})
-                _agrees(s)
+        for s in every_state(GAME, players, 7, options):
+            assert isinstance(s, MiyabiState)
+            _agrees(s)
 
 
 def test_a_snapshots_tiles_are_fresh_objects_each_time() -> None:
