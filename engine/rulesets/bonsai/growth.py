@@ -24,26 +24,25 @@ from engine.rulesets.bonsai.rules import (
 )
 from engine.rulesets.bonsai.tree import Tree, fruit_fits
 
+#: Indices into Growth.past: side (0 right, 2 left) + height (0 above, 1 below).
+RIGHT, LEFT, UP, BELOW = 0, 2, 0, 1
+
 
 class Growth:
     """The incremental measures of one tree (see the module docstring)."""
 
     __slots__ = (
-        "below_left",
-        "below_right",
         "counts",
-        "flowers_left",
-        "flowers_right",
+        "flowers",
         "leaf_adj",
         "leaf_best",
         "leaf_root",
         "leaf_size",
+        "past",
         "pot",
         "sign",
         "size",
         "tree",
-        "up_left",
-        "up_right",
         "wood_adj",
     )
 
@@ -58,9 +57,10 @@ class Growth:
         self.leaf_root: dict[int, int] = {}  # union-find parent of each leaf
         self.leaf_size: dict[int, int] = {}  # group size, at each root
         self.leaf_best = 0
-        self.flowers_right = self.flowers_left = 0
-        # kengai flags (tree.kengai_levels): a tile past a side line, above or below
-        self.up_right = self.below_right = self.up_left = self.below_left = False
+        self.flowers = [0, 0]  # flowers past the right line, past the left line
+        # kengai flags (tree.kengai_levels): a tile past a side line (RIGHT, LEFT),
+        # above the bottom line or below it (UP, BELOW), indexed side + height
+        self.past = [False, False, False, False]
 
     def copy(self, tree: Tree) -> Growth:
         g = Growth.__new__(Growth)
@@ -69,9 +69,7 @@ class Growth:
         g.counts = list(self.counts)
         g.leaf_root, g.leaf_size = dict(self.leaf_root), dict(self.leaf_size)
         g.leaf_best = self.leaf_best
-        g.flowers_right, g.flowers_left = self.flowers_right, self.flowers_left
-        g.up_right, g.below_right = self.up_right, self.below_right
-        g.up_left, g.below_left = self.up_left, self.below_left
+        g.flowers, g.past = list(self.flowers), list(self.past)
         return g
 
     def current(self, tree: Tree) -> bool:
@@ -93,20 +91,12 @@ class Growth:
         if tile == LEAF:
             self._join_leaf(cell)
         u = self.sign * (cell % SPAN - OFFSET)
-        if u >= RIGHT_FROM:
-            if cell // SPAN - OFFSET > BELOW_FROM:
-                self.up_right = True
-            else:
-                self.below_right = True
+        # past the right line (the gold-crack side) or the left one, else neither
+        side = RIGHT if u >= RIGHT_FROM else LEFT if u <= LEFT_FROM else -1
+        if side >= 0:
+            self.past[side + (BELOW if cell // SPAN - OFFSET <= BELOW_FROM else UP)] = True
             if tile == FLOWER:
-                self.flowers_right += 1
-        elif u <= LEFT_FROM:
-            if cell // SPAN - OFFSET > BELOW_FROM:
-                self.up_left = True
-            else:
-                self.below_left = True
-            if tile == FLOWER:
-                self.flowers_left += 1
+                self.flowers[side // 2] += 1
 
     def _find(self, cell: int) -> int:
         root = self.leaf_root
@@ -153,16 +143,17 @@ class Growth:
             return self.leaf_best
         if test == "fruit":
             return self.counts[FRUIT]
-        return max(self.flowers_right, self.flowers_left)
+        return max(self.flowers)
 
     def kengai(self) -> dict[str, bool]:
         """tree.kengai_levels."""
-        right = self.up_right or self.below_right
-        left = self.up_left or self.below_left
+        past = self.past
+        right, left = past[RIGHT + UP] or past[RIGHT + BELOW], past[LEFT + UP] or past[LEFT + BELOW]
         return {
             "low": right,
             "mid": right and left,
-            "high": (self.up_right and self.below_left) or (self.up_left and self.below_right),
+            "high": (past[RIGHT + UP] and past[LEFT + BELOW])
+            or (past[LEFT + UP] and past[RIGHT + BELOW]),
         }
 
 
