@@ -33,7 +33,12 @@ def fruit_fits(tree: Tree, cell: int) -> bool:
     around = [tree.get(cell + d) for d in NEIGHBOURS]
     if FRUIT in around:
         return False
-    return any(around[i] == LEAF and around[i - 5] == LEAF for i in range(6))
+    before = around[-1]  # the sides are cyclic: the last touches the first
+    for side in around:  # a loop, not any(generator): placement lists ask this a lot
+        if side == LEAF and before == LEAF:
+            return True
+        before = side
+    return False
 
 
 def can_place(tree: Tree, pot: frozenset[int], tile: int, cell: int) -> bool:
