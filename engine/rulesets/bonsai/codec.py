@@ -116,9 +116,9 @@ def _build(data: Mapping[str, Any], blank: Blank) -> BonsaiState:
     s.goals_open = list(data["goals_open"])
     s.board = list(data["board"])
     deck = data["deck"]
-    s.top_parchments = dict(deck["top_parchments"])
+    s.top_parchments = _multiset(deck["top_parchments"])
     s.top_others = deck["top_others"]
-    s.pool = dict(deck["pool"])
+    s.pool = _multiset(deck["pool"])  # in KIND_ORDER, as deck.draw_odds relies on
     s.discards = list(data["discards"])
     s.burn = data["burn"]
     s.end_triggered = data["end_triggered"]

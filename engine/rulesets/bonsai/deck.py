@@ -18,10 +18,11 @@ def draw_odds(
     top_parchments: Mapping[str, int], top_others: int, pool: Mapping[str, int]
 ) -> list[tuple[str, float]]:
     """The next card's distribution: uniform over the top pile, then over the pool."""
-    top = sum(top_parchments.values()) + top_others
+    top = (sum(top_parchments.values()) if top_parchments else 0) + top_others
     if not top:  # no Tokonoma top pile: a plain multiset draw
         total = sum(pool.values())
-        return [(k, pool[k] / total) for k in KIND_ORDER if pool.get(k)]
+        # the pool is kept in KIND_ORDER (deck_for, codec) and take() drops empty kinds
+        return [(k, n / total) for k, n in pool.items()]
     weights = {k: n / top for k, n in top_parchments.items()}
     share = top_others / top / sum(pool.values()) if top_others else 0.0
     if share:
@@ -38,7 +39,7 @@ def can_draw(
         return False
     if top_parchments.get(kind):
         return True
-    top = sum(top_parchments.values()) + top_others
+    top = (sum(top_parchments.values()) if top_parchments else 0) + top_others
     return bool((top_others or not top) and pool.get(kind))
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.api import Action, IllegalAction
-from engine.rulesets.bonsai.rules import ANY, SLOTS, TILE_CODE, TILES, coords, key
+from engine.rulesets.bonsai.rules import ANY, OFFSET, SLOTS, SPAN, TILE_CODE, TILES, coords, key
 from engine.rulesets.bonsai.seat import Seat
-from engine.rulesets.bonsai.tree import can_place, is_stuck, legal_cells, removable
+from engine.rulesets.bonsai.tree import can_place, removable
 
 if TYPE_CHECKING:
     from engine.rulesets.bonsai.state import BonsaiState
@@ -35,7 +35,7 @@ def phase_rule(phase: str) -> str:
 def choose_actions(s: BonsaiState, me: Seat) -> list[Action]:
     """Shed a tile of a stuck tree (§7.1), flip a bare pot, meditate or cultivate."""
     acts: list[Action] = []
-    if is_stuck(me.tree, me.pot):
+    if not me.growth().can_grow_wood():
         acts += [{"type": "remove", "cell": list(coords(c))} for c in removable(me.tree)]
     if s.options["allowPotFlip"] and not me.flipped and len(me.tree) == 1:
         acts.append({"type": "flip_pot"})
@@ -53,10 +53,15 @@ def choose_actions(s: BonsaiState, me: Seat) -> list[Action]:
 def placing_actions(s: BonsaiState, me: Seat) -> list[Action]:
     """Every placement the supply and the allowance permit, then ``end_placing``."""
     acts: list[Action] = []
+    growth, supply, allowance = me.growth(), me.supply, s.allowance
     for t in range(4):
-        if me.supply[t] and (s.allowance[t] or s.allowance[ANY]):
-            for cell in legal_cells(me.tree, me.pot, t):
-                acts.append({"type": "place", "tile": TILES[t], "cell": list(coords(cell))})
+        if supply[t] and (allowance[t] or allowance[ANY]):
+            name = TILES[t]
+            # coords() inlined: this lists every cell of every tile each placement
+            acts += [
+                {"type": "place", "tile": name, "cell": [c % SPAN - OFFSET, c // SPAN - OFFSET]}
+                for c in growth.legal_cells(t)
+            ]
     acts.append({"type": "end_placing"})
     return acts
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.rulesets.bonsai.growth import Growth
 from engine.rulesets.bonsai.rules import (
     CARD_KINDS,
     FLOWER,
@@ -44,6 +45,21 @@ def goals_met(goals: list[Goal], tree: Tree, flipped: bool) -> list[Goal]:
         if goal.test not in measures:
             measures[goal.test] = _measure(goal, tree, flipped)
         if measures[goal.test] >= goal.need:
+            met.append(goal)
+    return met
+
+
+def goals_met_by(goals: list[Goal], growth: Growth) -> list[Goal]:
+    """:func:`goals_met` from a bonsai's kept measures (growth.py), no rescan."""
+    met = []
+    kengai: dict[str, bool] | None = None
+    for goal in goals:
+        if goal.test.startswith("kengai"):
+            if kengai is None:
+                kengai = growth.kengai()
+            if kengai[goal.level]:
+                met.append(goal)
+        elif growth.measure(goal.test) >= goal.need:
             met.append(goal)
     return met
 

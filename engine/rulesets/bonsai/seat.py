@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.rulesets.bonsai.growth import Growth, growth_of
 from engine.rulesets.bonsai.rules import (
     BASE_CAPACITY,
     CARD_KINDS,
@@ -25,6 +26,7 @@ class Seat:
         "claimed",
         "claimed_on",
         "flips",
+        "growths",
         "renounced",
         "supply",
         "trees",
@@ -49,10 +51,13 @@ class Seat:
         self.claimed = claimed
         self.claimed_on = claimed_on if claimed_on is not None else [0] * len(claimed)
         self.renounced = renounced
+        # per bonsai: its Growth (growth.py), built on first use and kept up to date
+        self.growths: list[Growth | None] = [None] * len(trees)
 
     def copy(self) -> Seat:
-        return Seat(
-            [dict(t) for t in self.trees],
+        trees = [dict(t) for t in self.trees]
+        seat = Seat(
+            trees,
             list(self.flips),
             list(self.supply),
             list(self.cards),
@@ -61,6 +66,31 @@ class Seat:
             self.active,
             list(self.claimed_on),
         )
+        seat.growths = [
+            None if g is None or not g.current(old) else g.copy(new)
+            for g, old, new in zip(self.growths, self.trees, trees, strict=True)
+        ]
+        return seat
+
+    def growth(self) -> Growth:
+        """The active bonsai's Growth, rebuilt if the tree was replaced or changed
+        behind its back (a removed tile, a flipped pot, a test setting cells)."""
+        g = self.growths[self.active]
+        tree = self.trees[self.active]
+        if g is None or g.tree is not tree or g.size != len(tree):  # Growth.current inlined
+            g = growth_of(tree, self.pot, self.flipped)
+            self.growths[self.active] = g
+        return g
+
+    def place(self, cell: int, tile: int) -> None:
+        """Put ``tile`` on ``cell`` of the active bonsai (already checked legal)."""
+        growth = self.growth()
+        self.trees[self.active][cell] = tile
+        growth.add(cell, tile)
+
+    def remove(self, cell: int) -> None:
+        del self.trees[self.active][cell]
+        self.growths[self.active] = None  # rare (§7.1): rebuilt on next use
 
     @property
     def tree(self) -> Tree:
@@ -69,6 +99,7 @@ class Seat:
     @tree.setter
     def tree(self, tree: Tree) -> None:
         self.trees[self.active] = tree
+        self.growths[self.active] = None
 
     @property
     def flipped(self) -> bool:
@@ -77,6 +108,7 @@ class Seat:
     @flipped.setter
     def flipped(self, flipped: bool) -> None:
         self.flips[self.active] = flipped
+        self.growths[self.active] = None
 
     @property
     def pot(self) -> frozenset[int]:

@@ -43,7 +43,7 @@ from engine.rulesets.bonsai.rules import (
     deck_for,
     key,
 )
-from engine.rulesets.bonsai.scoring import breakdown, goals_met
+from engine.rulesets.bonsai.scoring import breakdown, goals_met_by
 from engine.rulesets.bonsai.seat import Seat, new_seat
 
 CHANCE_PHASES = frozenset({"goal_setup", "reveal"})
@@ -126,7 +126,8 @@ class BonsaiState(State):
         return self.players == 1 and self.options["soloScenario"] == "emperor"
 
     def deck_size(self) -> int:
-        return sum(self.top_parchments.values()) + sum(self.pool.values())
+        top = self.top_parchments
+        return (sum(top.values()) if top else 0) + sum(self.pool.values())
 
     def to_move(self) -> tuple[int, ...]:
         if self.phase == "over":
@@ -141,13 +142,19 @@ class BonsaiState(State):
             return [({"type": "goals", "colours": c}, 1 / len(combos)) for c in combos]
         if self.phase != "reveal":
             return []
+        if not self.top_others and not self.top_parchments:
+            # no Tokonoma top pile, the common case: draw_odds' plain multiset draw,
+            # without the intermediate list (the pool is kept in KIND_ORDER)
+            pool = self.pool
+            total = sum(pool.values())
+            return [({"type": "reveal", "card": k}, n / total) for k, n in pool.items()]
         return [({"type": "reveal", "card": k}, p) for k, p in self._draw_odds()]
 
     def _draw_odds(self) -> list[tuple[str, float]]:
         return draw_odds(self.top_parchments, self.top_others, self.pool)
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat == CHANCE or seat not in self.to_move():
+        if seat != self.current or self.phase == "over" or self.phase in CHANCE_PHASES:
             return []
         return self._decision().listing()
 
@@ -200,14 +207,18 @@ class BonsaiState(State):
 
     # --- applying moves ---------------------------------------------------------------
     def apply(self, joint: Mapping[int, Action]) -> None:
-        movers = self.to_move()
-        if not movers:
+        phase = self.phase
+        if phase == "over":
             raise IllegalAction(rule("§7.2"), "the game is over")
-        if not isinstance(joint, Mapping) or set(joint) != {movers[0]}:
-            who = "chance" if movers[0] == CHANCE else f"seat {movers[0]}"
+        mover = CHANCE if phase in CHANCE_PHASES else self.current
+        # the common case (a one-entry dict) is checked without building sets
+        if not (type(joint) is dict and len(joint) == 1 and mover in joint) and (
+            not isinstance(joint, Mapping) or set(joint) != {mover}
+        ):
+            who = "chance" if mover == CHANCE else f"seat {mover}"
             raise IllegalAction(rule("§7.1"), f"exactly one move is expected, from {who}")
-        action = joint[movers[0]]
-        if movers[0] == CHANCE:
+        action = joint[mover]
+        if mover == CHANCE:
             self._apply_chance(action)
         else:
             self._apply_player(action)
@@ -221,7 +232,7 @@ class BonsaiState(State):
             self._continue_reveals()
             return
         kind: str = action["card"]
-        if sum(self.top_parchments.values()) + self.top_others:
+        if self.top_others or (self.top_parchments and sum(self.top_parchments.values())):
             if self.top_parchments.get(kind, 0):
                 take(self.top_parchments, kind)
             else:
@@ -244,14 +255,19 @@ class BonsaiState(State):
     def _possible_outcome(self, action: Action) -> bool:
         if self.phase == "goal_setup":
             return action in [a for a, _ in self.chance_outcomes()]
-        if not isinstance(action, dict) or set(action) != {"type", "card"}:
+        # exactly {type, card}, checked without building sets
+        if not isinstance(action, dict) or len(action) != 2 or "card" not in action:
             return False
-        return action["type"] == "reveal" and can_draw(
+        return action.get("type") == "reveal" and can_draw(
             self.top_parchments, self.top_others, self.pool, action["card"]
         )
 
     def _last_empty(self) -> int:
-        return max(i for i, c in enumerate(self.board) if c is None)
+        board = self.board
+        for i in range(len(board) - 1, -1, -1):
+            if board[i] is None:
+                return i
+        raise ValueError("no empty slot on the board")
 
     def _lay_out_goals(self, colours: list[str]) -> None:
         """3 colours, all 3 tiles each; 1-2 players leave out the middle tile (§4.2)."""
@@ -309,7 +325,7 @@ class BonsaiState(State):
         action = self._decision().parse(action, self._refusal)
         if kind == "remove":
             u, v = action["cell"]
-            del me.tree[key(u, v)]
+            me.remove(key(u, v))
         elif kind == "flip_pot":
             me.flipped = True
         elif kind == "meditate":
@@ -342,7 +358,7 @@ class BonsaiState(State):
     def _place(self, me: Seat, action: dict[str, Any]) -> None:
         t, k = moves.placement(self, me, action)
         me.supply[t] -= 1
-        me.tree[k] = t
+        me.place(k, t)
         # A tile uses a slot of its own type first, then a wild slot (bonsai.md §2.4).
         self.allowance[t if self.allowance[t] else ANY] -= 1
 
@@ -384,13 +400,18 @@ class BonsaiState(State):
         """After the action, each goal met must be claimed or renounced (§4.3)."""
         me = self.seats[self.current]
         self.phase = "claim"
+        if not self.goals_open:
+            self.pending_goals = []
+            self._check_capacity()
+            return
         held = {GOALS[g].colour for g in me.claimed}
+        renounced = me.renounced
         open_to_me = [
-            GOALS[g]
+            goal
             for g in self.goals_open
-            if GOALS[g].colour not in held and g not in me.renounced
+            if (goal := GOALS[g]).colour not in held and g not in renounced
         ]
-        self.pending_goals = [g.id for g in goals_met(open_to_me, me.tree, me.flipped)]
+        self.pending_goals = [g.id for g in goals_met_by(open_to_me, me.growth())]
         if not self.pending_goals:
             self._check_capacity()
 

@@ -28,12 +28,17 @@ def new_tree() -> Tree:
     return {BUD: WOOD}
 
 
-def _fruit_fits(tree: Tree, cell: int) -> bool:
+def fruit_fits(tree: Tree, cell: int) -> bool:
     """bonsai.md §6.6: two leaves on consecutive sides, and no fruit neighbour."""
     around = [tree.get(cell + d) for d in NEIGHBOURS]
     if FRUIT in around:
         return False
-    return any(around[i] == LEAF and around[i - 5] == LEAF for i in range(6))
+    before = around[-1]  # the sides are cyclic: the last touches the first
+    for side in around:  # a loop, not any(generator): placement lists ask this a lot
+        if side == LEAF and before == LEAF:
+            return True
+        before = side
+    return False
 
 
 def can_place(tree: Tree, pot: frozenset[int], tile: int, cell: int) -> bool:
@@ -41,7 +46,7 @@ def can_place(tree: Tree, pot: frozenset[int], tile: int, cell: int) -> bool:
     if cell in tree or cell in pot:
         return False
     if tile == FRUIT:
-        return _fruit_fits(tree, cell)
+        return fruit_fits(tree, cell)
     needed = LEAF if tile == FLOWER else WOOD  # wood and leaf grow from wood
     return any(tree.get(cell + d) == needed for d in NEIGHBOURS)
 
@@ -57,7 +62,7 @@ def legal_cells(tree: Tree, pot: frozenset[int], tile: int) -> list[int]:
                 if n not in tree and n not in pot:
                     cells.add(n)
     if tile == FRUIT:
-        return sorted(c for c in cells if _fruit_fits(tree, c))
+        return sorted(c for c in cells if fruit_fits(tree, c))
     return sorted(cells)
 
 

@@ -11,8 +11,10 @@ from typing import Any, NamedTuple
 
 from engine.rulesets.miyabi.rules import (
     CELLS,
+    KIND_OBJECTS,
+    KIND_TYPE,
     LANTERNS,
-    SHAPE_OBJECTS,
+    NKINDS,
     SHAPES,
     SIZE,
     TYPES,
@@ -43,15 +45,42 @@ class Placement(NamedTuple):
     layer: int
 
 
-class Garden:
-    """Heights and top tiles per cell, the tiles in order, lanterns and score."""
+#: A Placement's fields as a plain tuple: column, orientation, cells, layer.
+Spot = tuple[int, Orientation, tuple[int, ...], int]
 
-    __slots__ = ("bonuses", "end", "heights", "lanterns", "passed", "score", "tiles", "top")
+#: Every cell's bit set: the level mask of a bare board.
+ALL_CELLS = (1 << CELLS) - 1
+
+
+class Garden:
+    """Heights and top tiles per cell, the tiles in order, lanterns and score.
+
+    Besides the heights, ``levels[h]`` is the bit mask of the cells at height ``h``,
+    kept up to date by :meth:`place`: a footprint lies flat (P5/P6) when its mask is
+    inside the level of its first cell, one AND instead of a walk over its cells. Each
+    tile's JSON is built once, when a snapshot first needs it, and copied after."""
+
+    __slots__ = (
+        "_hints",
+        "_tiles_json",
+        "bonuses",
+        "end",
+        "heights",
+        "lanterns",
+        "levels",
+        "passed",
+        "score",
+        "tiles",
+        "top",
+    )
 
     def __init__(self) -> None:
         self.heights = [0] * CELLS  # tiles stacked on each cell (0 = bare board)
+        self.levels = [ALL_CELLS]  # levels[h]: mask of the cells at height h
         self.top = [-1] * CELLS  # index into tiles of the uppermost tile, -1 if bare
         self.tiles: list[Placed] = []
+        self._tiles_json: list[dict[str, Any]] = []  # the first tiles' JSON, never changed
+        self._hints = [0] * NKINDS  # per kind: the spot that last fitted (can_place)
         self.lanterns = [False] * LANTERNS  # per column: filled this round
         self.passed = False
         self.score = 0
@@ -61,8 +90,11 @@ class Garden:
     def clone(self) -> Garden:
         g = Garden.__new__(Garden)
         g.heights = self.heights[:]
+        g.levels = self.levels[:]
         g.top = self.top[:]
         g.tiles = self.tiles[:]
+        g._tiles_json = self._tiles_json[:]
+        g._hints = self._hints[:]
         g.lanterns = self.lanterns[:]
         g.passed = self.passed
         g.score = self.score
@@ -77,81 +109,113 @@ class Garden:
     # placement (miyabi.md §5.3)
     def placements(self, rules: Rules, kind: int) -> Iterator[Placement]:
         """Every legal placement of a tile of ``kind``, by column then rotation."""
-        heights, fits, max_layer = self.heights, rules.fits[kind], rules.max_layer
-        for col in range(SIZE):
-            if self.lanterns[col]:  # P2: that column's lantern field must be empty
+        for spot in self.open_spots(rules, kind):
+            yield Placement(*spot)
+
+    def open_spots(self, rules: Rules, kind: int) -> list[Spot]:
+        """:meth:`placements` as plain tuples, for the legal-action listing: most listed
+        spots are never played, so no Placement is built for them."""
+        heights, levels, max_layer = self.heights, self.levels, rules.max_layer
+        lanterns, out = self.lanterns, []
+        for col, fits in enumerate(rules.fits[kind]):
+            if lanterns[col]:  # P2: that column's lantern field must be empty
                 continue
-            for orientation, cells in fits[col]:  # P1 and P4 hold for these
+            for orientation, cells, mask in fits:  # P1 and P4 hold for these
                 h = heights[cells[0]]
-                flat = True
-                for c in cells:  # P5/P6: flat on one level
-                    if heights[c] != h:
-                        flat = False
-                        break
-                if flat and not (max_layer and h >= max_layer):  # P11
-                    yield Placement(col, orientation, cells, h + 1)
+                # P5/P6: flat on one level; P11: not above maxLayer
+                if levels[h] & mask == mask and not (max_layer and h >= max_layer):
+                    out.append((col, orientation, cells, h + 1))
+        return out
 
     def can_place(self, rules: Rules, kind: int) -> bool:
         """Whether ``placements`` would yield anything; the same tests without building
-        a Placement, since the choose step asks this for every tile in the middle."""
-        heights, fits, max_layer = self.heights, rules.fits[kind], rules.max_layer
-        for col in range(SIZE):
-            if self.lanterns[col]:
+        a Placement, since the choose step asks this for every tile in the middle. The
+        spot that answered last time for this kind is tried first: it usually still
+        fits, so the answer rarely needs a walk over every footprint."""
+        spots, max_layer = rules.spots[kind], rules.max_layer
+        heights, levels, lanterns = self.heights, self.levels, self.lanterns
+        if not spots:  # some options leave a kind no footprint inside the grid
+            return False
+        col, cell, mask = spots[self._hints[kind]]
+        h = heights[cell]
+        if not lanterns[col] and levels[h] & mask == mask and not (max_layer and h >= max_layer):
+            return True
+        for i, (col, cell, mask) in enumerate(spots):
+            if lanterns[col]:
                 continue
-            for _, cells in fits[col]:
-                h = heights[cells[0]]
-                if max_layer and h >= max_layer:
-                    continue
-                for c in cells:
-                    if heights[c] != h:
-                        break
-                else:
-                    return True
+            h = heights[cell]
+            if levels[h] & mask == mask and not (max_layer and h >= max_layer):
+                self._hints[kind] = i
+                return True
         return False
 
     def place(self, kind: int, placement: Placement) -> None:
         """Lay the tile (P8: it may cover anything) and fill the column's lantern."""
         index = len(self.tiles)
+        heights, levels, top = self.heights, self.levels, self.top
         for c in placement.cells:
-            self.heights[c] += 1
-            self.top[c] = index
-        row = type_of(kind)
-        self.tiles.append(
-            Placed(kind, row, placement.col, placement.orientation.rotation, placement.layer)
-        )
+            h = heights[c]
+            heights[c] = h + 1
+            top[c] = index
+            bit = 1 << c
+            levels[h] &= ~bit
+            if h + 1 == len(levels):
+                levels.append(0)
+            levels[h + 1] |= bit
+        row = KIND_TYPE[kind]
+        tile = Placed(kind, row, placement.col, placement.orientation.rotation, placement.layer)
+        self.tiles.append(tile)
         self.lanterns[placement.col] = True
 
     # what is visible on top (miyabi.md §6.3, §8)
     def visible_object_cells(self) -> list[int]:
         """Objects showing on each cell (0 for bare, green or covered)."""
         out = [0] * CELLS
-        for index, t in enumerate(self.tiles):
-            cell = t.row * SIZE + t.col
-            if self.top[cell] == index:
-                out[cell] = SHAPE_OBJECTS[shape_of(t.kind)]
+        tiles = self.tiles
+        for cell, index in enumerate(self.top):
+            if index >= 0:
+                t = tiles[index]
+                if cell == t.row * SIZE + t.col:
+                    out[cell] = KIND_OBJECTS[t.kind]
         return out
 
     def green_cells(self) -> list[bool]:
         """Cells whose top is a plain green cell of a tile."""
         out = [False] * CELLS
+        tiles = self.tiles
         for cell, index in enumerate(self.top):
             if index >= 0:
-                t = self.tiles[index]
+                t = tiles[index]
                 out[cell] = cell != t.row * SIZE + t.col
         return out
 
     def objects_by_type(self, covered: bool = False) -> list[int]:
         """Objects per type: visible ones only, or all placed when ``covered``."""
         counts = [0] * len(TYPES)
-        for index, t in enumerate(self.tiles):
-            if covered or self.top[t.row * SIZE + t.col] == index:
-                counts[type_of(t.kind)] += SHAPE_OBJECTS[shape_of(t.kind)]
+        if covered:
+            for t in self.tiles:
+                counts[t.row] += KIND_OBJECTS[t.kind]
+            return counts
+        tiles = self.tiles
+        for cell, index in enumerate(self.top):
+            if index >= 0:
+                t = tiles[index]
+                if cell == t.row * SIZE + t.col:
+                    counts[t.row] += KIND_OBJECTS[t.kind]
         return counts
 
     # JSON
+    def tiles_json(self, rules: Rules) -> list[dict[str, Any]]:
+        """The tiles as JSON: fresh objects on every call (the caller may change them),
+        copied from the kept ones, which are built once per tile."""
+        done = self._tiles_json
+        for t in self.tiles[len(done) :]:
+            done.append(_tile_json(t, tile_cells(rules, t)))
+        return [{**d, "cells": [c[:] for c in d["cells"]]} for d in done]
+
     def to_json(self, rules: Rules) -> dict[str, Any]:
         return {
-            "tiles": [_tile_json(rules, t) for t in self.tiles],
+            "tiles": self.tiles_json(rules),
             "lanterns": self.lanterns[:],
             "passed": self.passed,
             "score": self.score,
@@ -187,7 +251,7 @@ def tile_cells(rules: Rules, t: Placed) -> tuple[int, ...]:
     return cells
 
 
-def _tile_json(rules: Rules, t: Placed) -> dict[str, Any]:
+def _tile_json(t: Placed, cells: tuple[int, ...]) -> dict[str, Any]:
     return {
         "shape": SHAPES[shape_of(t.kind)],
         "object": TYPES[type_of(t.kind)],
@@ -195,5 +259,5 @@ def _tile_json(rules: Rules, t: Placed) -> dict[str, Any]:
         "col": t.col + 1,
         "rotation": t.rotation,
         "layer": t.layer,
-        "cells": [[c // SIZE + 1, c % SIZE + 1] for c in tile_cells(rules, t)],
+        "cells": [[c // SIZE + 1, c % SIZE + 1] for c in cells],
     }

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 from engine.api import Action, IllegalAction
 from engine.rulesets.miyabi.garden import Placement
-from engine.rulesets.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
+from engine.rulesets.miyabi.rules import (
+    KIND_BY_NAMES,
+    KIND_SHAPE,
+    SHAPES,
+    SIZE,
+    TYPES,
+    kind_of,
+    shape_of,
+    type_of,
+)
 
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
@@ -46,6 +55,13 @@ def _kind(action: dict[str, Any], rule: str) -> int:
 
 def parse_deal(state: MiyabiState, action: Action) -> int:
     """A chance outcome: the next tile of the shape being laid out (miyabi.md §2.2)."""
+    if type(action) is dict and len(action) == 3 and action.get("type") == "deal":
+        # the common case, a listed outcome, looked up without building sets
+        shape, obj = action.get("shape"), action.get("object")
+        if type(shape) is str and type(obj) is str:
+            kind = KIND_BY_NAMES.get((shape, obj), -1)
+            if kind >= 0 and KIND_SHAPE[kind] == state.dealing_shape() and state.supply[kind]:
+                return kind
     rule = "miyabi.md §2.2"
     kind = _kind(_fields(action, rule, "deal", ("shape", "object")), rule)
     if shape_of(kind) != state.dealing_shape() or not state.supply[kind]:

@@ -74,6 +74,22 @@ def type_of(kind: int) -> int:
     return kind % len(TYPES)
 
 
+#: Per tile kind: its shape, its object type, the objects on it (tables for hot loops).
+KIND_SHAPE: tuple[int, ...] = tuple(shape_of(k) for k in range(NKINDS))
+KIND_TYPE: tuple[int, ...] = tuple(type_of(k) for k in range(NKINDS))
+KIND_OBJECTS: tuple[int, ...] = tuple(SHAPE_OBJECTS[shape_of(k)] for k in range(NKINDS))
+#: Per tile kind: (shape name, object name), as actions spell them.
+KIND_NAMES: tuple[tuple[str, str], ...] = tuple(
+    (SHAPES[shape_of(k)], TYPES[type_of(k)]) for k in range(NKINDS)
+)
+#: (shape name, object name) -> tile kind.
+KIND_BY_NAMES: dict[tuple[str, str], int] = {names: k for k, names in enumerate(KIND_NAMES)}
+#: Per shape: its kinds, in object-type order.
+SHAPE_KINDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(kind_of(s, t) for t in range(len(TYPES))) for s in range(len(SHAPES))
+)
+
+
 def _option(entry: Mapping[str, Any]) -> Option:
     return Option(
         name=entry["name"],
@@ -130,6 +146,10 @@ class Orientation:
     footprints: tuple[tuple[int, ...] | None, ...]
 
 
+#: One way a tile fits a column: orientation, covered cells, their bit mask.
+Fit = tuple[Orientation, tuple[int, ...], int]
+
+
 @dataclass(frozen=True)
 class Rules:
     """One game's settings: the validated options, read into the shapes the code needs."""
@@ -150,9 +170,13 @@ class Rules:
     colorful_garden: int  # points per object, 0 when the variant is off
     big_meadow: int  # points per cell, 0 when the variant is off
     shapes: tuple[tuple[Orientation, ...], ...]  # per shape, its distinct orientations
-    # fits[kind][col]: (orientation, cells) for the object cell in the kind's row at col,
-    # every cell inside the grid (P1, P4 settled once, so placement only checks heights)
-    fits: tuple[tuple[tuple[tuple[Orientation, tuple[int, ...]], ...], ...], ...]
+    # fits[kind][col]: (orientation, cells, mask of the cells) for the object cell in the
+    # kind's row at col, every cell inside the grid (P1, P4 settled once, so placement
+    # only checks heights)
+    fits: tuple[tuple[tuple[Fit, ...], ...], ...]
+    # spots[kind]: every fit of the kind, all columns in one list, as (column, first
+    # cell, mask of the cells): what Garden.can_place walks
+    spots: tuple[tuple[tuple[int, int, int], ...], ...]
 
 
 def _shape_orientations(shape: str, cell_choice: str, allow: bool) -> tuple[Orientation, ...]:
@@ -178,14 +202,14 @@ def _cell_choice(shape: str, options: Mapping[str, Any]) -> str:
 
 def _fits(
     shapes: tuple[tuple[Orientation, ...], ...],
-) -> tuple[tuple[tuple[tuple[Orientation, tuple[int, ...]], ...], ...], ...]:
+) -> tuple[tuple[tuple[Fit, ...], ...], ...]:
     table = []
     for kind in range(NKINDS):
         row = type_of(kind)  # P1: the object cell lies in its type's row
         table.append(
             tuple(
                 tuple(
-                    (o, cells)
+                    (o, cells, sum(1 << c for c in cells))
                     for o in shapes[shape_of(kind)]
                     if (cells := o.footprints[row * SIZE + col]) is not None
                 )
@@ -200,6 +224,7 @@ def _rules(players: int, options_json: str) -> Rules:
     o: dict[str, Any] = json.loads(options_json)
     allow = bool(o["allowRotation"])
     shapes = tuple(_shape_orientations(s, _cell_choice(s, o), allow) for s in SHAPES)
+    fits = _fits(shapes)
     return Rules(
         options=o,
         rounds=o[f"roundsByPlayers.{players}"],
@@ -217,7 +242,11 @@ def _rules(players: int, options_json: str) -> Rules:
         colorful_garden=o["colorfulGarden.pointsPerObject"] if o["colorfulGarden"] else 0,
         big_meadow=o["bigMeadow.pointsPerCell"] if o["bigMeadow"] else 0,
         shapes=shapes,
-        fits=_fits(shapes),
+        fits=fits,
+        spots=tuple(
+            tuple((col, cells[0], mask) for col in range(SIZE) for _, cells, mask in by_col[col])
+            for by_col in fits
+        ),
     )
 
 

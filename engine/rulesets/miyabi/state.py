@@ -8,18 +8,21 @@ from collections.abc import Mapping
 from engine.actions import LegalActions
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
 from engine.rulesets.miyabi import codec, moves, render, views
-from engine.rulesets.miyabi.garden import Garden, Placement
+from engine.rulesets.miyabi.garden import Garden, Placement, Spot
 from engine.rulesets.miyabi.rules import (
     CLOCKWISE,
     FIRST_START_PLAYER,
+    KIND_NAMES,
+    KIND_SHAPE,
+    KIND_TYPE,
     NKINDS,
     PHASES,
+    SHAPE_KINDS,
     SHAPES,
     TILE_SET,
     TYPES,
     Rules,
     kind_of,
-    shape_of,
     type_of,
 )
 from engine.rulesets.miyabi.scoring import earns_bonus, end_scoring, placement_points
@@ -65,23 +68,22 @@ class MiyabiState(State):
     # the current decision's legal actions, built once and kept until the next apply
     def _forget(self) -> None:
         self._legal: LegalActions | None = None
-        self._spots: dict[tuple[int, int], Placement] = {}  # place: (col, rotation) -> spot
+        self._spots: dict[tuple[int, int], Spot] = {}  # place: (col, rotation) -> spot
 
     def _decision(self) -> LegalActions:
         if self._legal is None:
             legal: list[Action] = []
-            spots: dict[tuple[int, int], Placement] = {}
+            spots: dict[tuple[int, int], Spot] = {}
             if self.phase == PLACE:
-                row = type_of(self.chosen) + 1
-                for p in self.gardens[self.current].placements(self.rules, self.chosen):
-                    col, rotation = p.col + 1, p.orientation.rotation
+                row = KIND_TYPE[self.chosen] + 1
+                for spot in self.gardens[self.current].open_spots(self.rules, self.chosen):
+                    col, rotation = spot[0] + 1, spot[1].rotation
                     legal.append({"type": "place", "row": row, "col": col, "rotation": rotation})
-                    spots[col, rotation] = p
+                    spots[col, rotation] = spot
             else:
                 for k in self.takeable(self.current):
-                    legal.append(
-                        {"type": "take", "shape": SHAPES[shape_of(k)], "object": TYPES[type_of(k)]}
-                    )
+                    shape, obj = KIND_NAMES[k]
+                    legal.append({"type": "take", "shape": shape, "object": obj})
                 if not legal or self.rules.voluntary_pass:  # miyabi.md §5.2
                     legal.append({"type": "pass"})
             self._legal, self._spots = LegalActions(legal), spots
@@ -131,7 +133,10 @@ class MiyabiState(State):
         self.start_round()
 
     def dealing_shape(self) -> int:
-        return next(s for s, n in enumerate(self.to_deal) if n)
+        for s, n in enumerate(self.to_deal):
+            if n:
+                return s
+        raise StopIteration("no tile is left to deal this round")
 
     # the contract
     def to_move(self) -> tuple[int, ...]:
@@ -144,22 +149,19 @@ class MiyabiState(State):
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase != DEAL:
             return []
-        s = self.dealing_shape()
-        kinds = [kind_of(s, t) for t in range(len(TYPES))]
-        total = sum(self.supply[k] for k in kinds)
+        kinds = SHAPE_KINDS[self.dealing_shape()]
+        supply = self.supply
+        total = sum(supply[k] for k in kinds)
         return [
-            (
-                {"type": "deal", "shape": SHAPES[s], "object": TYPES[type_of(k)]},
-                self.supply[k] / total,
-            )
+            ({"type": "deal", "shape": KIND_NAMES[k][0], "object": KIND_NAMES[k][1]}, n / total)
             for k in kinds
-            if self.supply[k]
+            if (n := supply[k])
         ]
 
     def takeable(self, seat: int) -> list[int]:
         """Kinds in the middle that ``seat`` can place somewhere."""
-        g = self.gardens[seat]
-        return [k for k in range(NKINDS) if self.display[k] and g.can_place(self.rules, k)]
+        g, rules, display = self.gardens[seat], self.rules, self.display
+        return [k for k in range(NKINDS) if display[k] and g.can_place(rules, k)]
 
     def legal_actions(self, seat: int) -> list[Action]:
         if self.phase not in (CHOOSE, PLACE) or seat != self.current:
@@ -168,7 +170,10 @@ class MiyabiState(State):
 
     def apply(self, joint: Mapping[int, Action]) -> None:
         seats = self.to_move()
-        if not isinstance(joint, Mapping) or set(joint) != set(seats):
+        # the common case (a one-entry dict for the one mover) is checked without sets
+        if not (type(joint) is dict and len(joint) == 1 and seats and seats[0] in joint) and (
+            not isinstance(joint, Mapping) or set(joint) != set(seats)
+        ):
             wanted = f"a move for seat {seats[0]}" if seats else "no move (the game is over)"
             given = list(joint) if isinstance(joint, Mapping) else joint
             raise IllegalAction("miyabi.md §5.1", f"expected {wanted}, got moves for {given!r}")
@@ -198,7 +203,7 @@ class MiyabiState(State):
             spot = (
                 moves.parse_placement(self, self.current, action)
                 if found is None
-                else self._spots[found["col"], found["rotation"]]
+                else Placement(*self._spots[found["col"], found["rotation"]])
             )
             self._forget()
             self._place(spot)
@@ -206,7 +211,7 @@ class MiyabiState(State):
     def _deal(self, kind: int) -> None:
         self.supply[kind] -= 1
         self.display[kind] += 1
-        self.to_deal[shape_of(kind)] -= 1
+        self.to_deal[KIND_SHAPE[kind]] -= 1
         if not any(self.to_deal):
             self._begin_turns()
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from engine.api import JSON, envelope
 from engine.rulesets.miyabi import codec
 from engine.rulesets.miyabi.garden import Garden
-from engine.rulesets.miyabi.rules import SIZE, SNAPSHOT, TYPES, VERSION, type_of
+from engine.rulesets.miyabi.rules import CELLS, SIZE, SNAPSHOT, TYPES, VERSION
 
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
@@ -26,20 +26,22 @@ def observe(s: MiyabiState, seat: int | None) -> dict[str, JSON]:
     view = envelope(VERSION, seat, s.players, s.phase, s.to_move())
     view.update(codec.state_fields(s))
     for g, gj in zip(s.gardens, view["gardens"], strict=True):
-        objects = g.visible_object_cells()
-        green = g.green_cells()
         gj["height"] = [g.heights[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
-        gj["top"] = [
-            [_top_cell(g, r * SIZE + c, objects, green) for c in range(SIZE)] for r in range(SIZE)
-        ]
+        gj["top"] = _tops(g)
         gj["visible_objects"] = dict(zip(TYPES, g.objects_by_type(), strict=True))
     return view
 
 
-def _top_cell(g: Garden, cell: int, objects: list[int], green: list[bool]) -> str | None:
-    if objects[cell]:
-        return TYPES[type_of(g.tiles[g.top[cell]].kind)]
-    return "green" if green[cell] else None
+def _tops(g: Garden) -> list[list[str | None]]:
+    """What lies on top of each cell, row by row: an object type, "green" or None;
+    one pass over the cells (the tiles only matter through ``top``)."""
+    tiles, top = g.tiles, g.top
+    cells: list[str | None] = [None] * CELLS
+    for cell, index in enumerate(top):
+        if index >= 0:
+            t = tiles[index]
+            cells[cell] = TYPES[t.row] if cell == t.row * SIZE + t.col else "green"
+    return [cells[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
 
 
 def determinize(observation: Mapping[str, Any], blank: codec.Blank) -> MiyabiState:
