@@ -112,9 +112,16 @@ def _child_run(name: str, players: int, args: argparse.Namespace, seed: int,
             "--runs", "1", "--seconds", str(args.seconds), "--warmup", str(args.warmup),
             "--seed", str(seed), "--clock", args.clock, "--json", "-"]
     env = dict(os.environ)
-    if pythonpath is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    # This checkout's packages, named explicitly: the child runs in an empty folder, since
+    # `python -m` puts the working folder first on sys.path, and a checkout there would
+    # shadow the baseline's engine (both sides would then measure the same code).
+    here = str(Path(engine.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [pythonpath, here, env.get("PYTHONPATH")])
+    )
+    with tempfile.TemporaryDirectory(prefix="niwa-bench-run-") as empty:
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False,
+                              cwd=empty)
     if done.returncode != 0:
         raise UsageError(f"a measuring process failed ({done.returncode}): "
                          f"{done.stderr.strip().splitlines()[-1:]}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,25 @@ def test_bench_engine_against_a_baseline_checkout_reports_paired_ratios(
     [row] = json.loads(capsys.readouterr().out)["rows"]
     assert row["baseline_player_decisions_per_s"] > 0 and row["player_decisions_per_s"] > 0
     assert 0 < row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
+
+
+def test_bench_engine_baseline_runs_import_the_baselines_engine_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A baseline whose engine marks each import; run from this checkout's root, where
+    # `python -m` would put this checkout's own engine first on sys.path.
+    root = Path(__file__).resolve().parents[2]
+    base = tmp_path / "base"
+    shutil.copytree(root / "engine", base / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    mark = tmp_path / "imported"
+    with (base / "engine" / "__init__.py").open("a") as f:
+        f.write(f"\nopen({str(mark)!r}, 'a').write('baseline\\n')\n")
+    monkeypatch.chdir(root)
+    argv = ["bench", "engine", "sakura", "--players", "3", "--runs", "2", "--seconds", "0.05",
+            "--warmup", "0", "--baseline", str(base), "--json", "-"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert mark.read_text().splitlines() == ["baseline", "baseline"]  # one per baseline run
 
 
 def test_bench_engine_refuses_a_baseline_without_an_engine(
