@@ -79,6 +79,15 @@ class _Servicer(bot_pb2_grpc.BotServicer):
             context.abort(grpc.StatusCode.INTERNAL, f"{name}() raised {type(e).__name__}: {e}")
 
 
+def announce_ready() -> None:
+    """Tell the referee the bot serves: ``READY`` and its newline in one write. Under
+    PYTHONUNBUFFERED (the referee sets it) ``print`` writes the text and the newline
+    apart, and a line from another thread of the bot could land between them and hide
+    READY (the referee then waits out its start-up limit)."""
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), f"{READY_LINE}\n".encode())
+
+
 def serve_forever(bot: Bot) -> None:
     path = os.environ.get(SOCKET_ENV)
     if not path:
@@ -89,5 +98,5 @@ def serve_forever(bot: Bot) -> None:
     server.add_insecure_port(f"unix:{path}")
     server.start()
     signal.signal(signal.SIGTERM, lambda *_: server.stop(0))
-    print(READY_LINE, flush=True)
+    announce_ready()
     server.wait_for_termination()
