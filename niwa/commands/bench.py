@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from niwa.cli import register_modules
 
-TARGETS = ("engine", "referee", "ladder", "strength")
+TARGETS = ("engine", "referee", "ladder", "strength", "search")
 
 
 def register(sub: Any) -> None:

@@ -79,8 +79,26 @@ def test_bench_strength_writes_its_pairings_as_json(tmp_path: Path) -> None:
     assert row["failures"] == {}
 
 
+def test_bench_search_writes_iterations_per_second_per_case(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "search", "blossom", "--players", "2", "--positions", "2",
+            "--seconds", "0.02", "--json", "-"]
+    assert main(argv) == 0
+    document = json.loads(capsys.readouterr().out)
+    [row] = document["rows"]
+    assert (document["bench"], row["game"], row["players"], row["positions"]) == (
+        "search", "blossom", 2, 2)
+    assert 0 < row["min"] <= row["iterations_per_s"] <= row["max"]
+
+
+def test_bench_search_names_an_unknown_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "search", "chess"]) == 2
+    assert "no game 'chess'" in capsys.readouterr().err
+
+
 def test_every_bench_option_has_help(capsys: pytest.CaptureFixture[str]) -> None:
-    for target in ("engine", "referee", "ladder", "strength"):
+    for target in ("engine", "referee", "ladder", "strength", "search"):
         with pytest.raises(SystemExit):
             main(["bench", target, "--help"])
         text = capsys.readouterr().out
