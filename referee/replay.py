@@ -151,16 +151,34 @@ class Move:
             text = getattr(self, key)
             if text:
                 parts.append(f'"{key}":{_canonical(text)}')
-        parts.append(f'"seat":{self.seat},"status":{_canonical(self.status)}')
+        parts.append(f'"seat":{self.seat},"status":{_word(self.status)}')
         parts.append(f'"wall_ms":{_number(self.wall_ms, 3)}}}')
         return ",".join(parts)
+
+
+#: A word JSON spells as itself in quotes: the statuses and step kinds the referee writes.
+_PLAIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _word(text: str) -> str:
+    """``text`` in canonical JSON; a plain word (OK, TIMEOUT, decision...) without the
+    encoder, which would add only the quotes."""
+    return f'"{text}"' if _PLAIN_WORD.fullmatch(text) else _canonical(text)
 
 
 def _number(value: float | None, digits: int | None = None) -> str:
     """A number as canonical JSON spells it (``round(value, digits)`` if digits)."""
     if value is None:
         return "null"
-    return _canonical(value if digits is None else round(value, digits))
+    if digits is not None:
+        value = round(value, digits)
+    # json spells an int as int.__repr__ and a finite float as float.__repr__: the same
+    # text without a trip through the encoder (several numbers on every decision line).
+    if type(value) is int:
+        return repr(value)
+    if type(value) is float and math.isfinite(value):
+        return repr(value)
+    return _canonical(value)
 
 
 @dataclass(frozen=True)
@@ -187,7 +205,7 @@ class Step:
         chain = f'"chain":"{self.chain}",' if self.chain else ""
         digest = f'"hash":"{self.hash}",' if self.hash else ""
         moves = ",".join(m.line() for m in self.moves)
-        return (f'{{{chain}{digest}"index":{self.index},"kind":{_canonical(self.kind)},'
+        return (f'{{{chain}{digest}"index":{self.index},"kind":{_word(self.kind)},'
                 f'"moves":[{moves}]}}')
 
     def to_json(self) -> dict[str, JSON]:

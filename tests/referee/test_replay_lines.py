@@ -16,6 +16,7 @@ MOVES = [
          "no answer within 1000 ms \u202e\x1b"),
     Move(2, 7, "OK", 1e-9, 12345.6789, 0, "a \"note\"\n", debug="scores: a=0.4\tb=0.6"),
     Move(3, [1.5, -0.0, 1e300], "OUT"),
+    Move(4, 0, 'not "a" word', 2, 3, 4),  # no reader accepts it; the spelling still holds
 ]
 
 
