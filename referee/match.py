@@ -63,6 +63,7 @@ from referee.replay import (
     chance_chain_next,
     chance_line,
     encode,
+    encoded_actions,
     is_checkpoint,
 )
 from referee.sandbox import Limits
@@ -485,11 +486,12 @@ class _Match:
                 decisions += 1
                 state.apply({m.seat: m.action for m in moves})
                 over = state.is_over()
-                chain = chain_next(chain, "decision", index, moves)
+                actions = encoded_actions(moves)  # once, for the chain and the line
+                chain = chain_next(chain, "decision", index, moves, actions)
                 digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
                 step = Step(index, "decision", moves, digest, chain)
                 if writer is not None:
-                    writer.step(step)
+                    writer.step_line(step.line(actions))
                 if spec.on_step is not None:
                     spec.on_step(step, before, state)
                 index += 1

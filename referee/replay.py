@@ -141,11 +141,14 @@ class Move:
             d["debug"] = self.debug
         return d
 
-    def line(self) -> str:
-        """``canonical_json(self.to_json())``, spelled directly (keys in order)."""
+    def line(self, action: str | None = None) -> str:
+        """``canonical_json(self.to_json())``, spelled directly (keys in order);
+        ``action``: the action already in canonical JSON, if the caller has it."""
+        if action is None:
+            action = _canonical(self.action)
         if self.seat == CHANCE:
-            return f'{{"action":{_canonical(self.action)},"seat":{self.seat}}}'
-        parts = [f'{{"action":{_canonical(self.action)},"clock_ms":{_number(self.clock_ms)}',
+            return f'{{"action":{action},"seat":{self.seat}}}'
+        parts = [f'{{"action":{action},"clock_ms":{_number(self.clock_ms)}',
                  f'"cpu_ms":{_number(self.cpu_ms, 3)}']
         for key in ("debug", "detail", "note"):
             text = getattr(self, key)
@@ -197,14 +200,18 @@ class Step:
     def joint(self) -> dict[int, Action]:
         return {m.seat: m.action for m in self.moves}
 
-    def line(self) -> str:
+    def line(self, actions: list[str] | None = None) -> str:
         """``canonical_json(self.to_json())``; a chance step (most steps of some games)
-        is spelled directly, its keys in canonical order."""
+        is spelled directly, its keys in canonical order. ``actions``: the moves'
+        actions already in canonical JSON (:func:`encoded_actions`), if the caller has
+        them."""
+        if actions is None:
+            actions = encoded_actions(self.moves)
         if self.kind == "chance" and self.chain and [m.seat for m in self.moves] == [CHANCE]:
-            return chance_line(self.index, encode(self.moves[0].action), self.chain, self.hash)
+            return chance_line(self.index, actions[0], self.chain, self.hash)
         chain = f'"chain":"{self.chain}",' if self.chain else ""
         digest = f'"hash":"{self.hash}",' if self.hash else ""
-        moves = ",".join(m.line() for m in self.moves)
+        moves = ",".join(m.line(a) for m, a in zip(self.moves, actions, strict=True))
         return (f'{{{chain}{digest}"index":{self.index},"kind":{_word(self.kind)},'
                 f'"moves":[{moves}]}}')
 
@@ -254,14 +261,25 @@ def encode(value: JSON) -> str:
     return _canonical(value)
 
 
-def chain_next(chain: str, kind: str, index: int, moves: list[Move]) -> str:
+def encoded_actions(moves: list[Move]) -> list[str]:
+    """Each move's action in canonical JSON: computed once per step, for both the chain
+    and the step's line."""
+    return [_canonical(m.action) for m in moves]
+
+
+def chain_next(
+    chain: str, kind: str, index: int, moves: list[Move], actions: list[str] | None = None
+) -> str:
     """The chain after a step: SHA-256 (first 16 hex digits) of the chain before it,
     the step's kind and index, and each move's seat and action in canonical JSON, all
     joined by "|" (``chain|kind|index|seat|action|seat|action...``). Cheap enough for
-    every step, where hashing the full state is not."""
+    every step, where hashing the full state is not. ``actions``: the moves' actions
+    already encoded (:func:`encoded_actions`), if the caller has them."""
+    if actions is None:
+        actions = encoded_actions(moves)
     parts = [chain, kind, str(index)]
-    for m in moves:
-        parts += (str(m.seat), _canonical(m.action))
+    for m, action in zip(moves, actions, strict=True):
+        parts += (str(m.seat), action)
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
