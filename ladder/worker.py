@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import json
 import os
 import signal
 from dataclasses import dataclass, replace
@@ -20,7 +19,6 @@ from typing import Any
 
 import structlog
 
-from engine import canonical_json
 from ladder import logs
 from ladder.store import Finished, SeatResult
 from referee.match import BotSpec, MatchSpec, play_match
@@ -76,13 +74,12 @@ def run_job(job: Job) -> Finished:
         replay_path=partial,
         log_dir=Path(job.log_dir),
         match_id=str(job.match_id),
+        replay_stderr=False,  # replays are public; the store keeps each bot's stderr
     )
     log.info("match_started", bots=list(job.labels or job.bots))
     try:
         outcome = play_match(spec)
-        public = public_replay(partial.read_bytes())
-        partial.write_bytes(public)
-        digest = hashlib.sha256(public).hexdigest()
+        digest = hashlib.sha256(partial.read_bytes()).hexdigest()
         os.replace(partial, final)
     finally:
         partial.unlink(missing_ok=True)
@@ -111,20 +108,3 @@ def _spec(job: Job, seat: int) -> BotSpec:
     if spec.is_builtin or not job.labels:
         return spec  # "builtin:NAME": a name already, and one verify can check
     return replace(spec, label=job.labels[seat])
-
-
-def public_replay(content: bytes) -> bytes:
-    """The replay without the bots' stderr (the result line's ``stderr_tail`` lists
-    emptied): ladder replays are public, a bot's stderr is its owner's alone (the store
-    keeps it with the results). Every other line is kept byte for byte."""
-    lines = content.split(b"\n")
-    for i in range(len(lines) - 1, -1, -1):
-        if not lines[i].strip():
-            continue
-        line = json.loads(lines[i])
-        if line.get("kind") == "result":
-            for seat in line.get("seats", []):
-                seat["stderr_tail"] = []
-            lines[i] = canonical_json(line).encode()
-        break
-    return b"\n".join(lines)

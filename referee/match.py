@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -157,6 +157,9 @@ class MatchSpec:
     #: True: refuse the match (LimitsUnavailable) rather than start a sandboxed bot
     #: whose cgroup limits cannot all be enforced; the ladder sets it.
     require_limits: bool = False
+    #: False: the replay's result line leaves out every seat's stderr tail (the
+    #: MatchOutcome keeps it); the ladder's replays are public, a bot's stderr is not.
+    replay_stderr: bool = True
 
     @property
     def players(self) -> int:
@@ -510,7 +513,8 @@ class _Match:
                     scores=list(result.scores),
                     places=places,
                     game_places=list(game_result.places),
-                    seats=outcomes,
+                    seats=outcomes if spec.replay_stderr
+                    else [replace(o, stderr_tail=[]) for o in outcomes],
                     decisions=decisions,
                     wall_ms=wall_s * 1000,
                 )

@@ -159,14 +159,14 @@ class Move:
         return ",".join(parts)
 
 
-#: A word JSON spells as itself in quotes: the statuses and step kinds the referee writes.
-_PLAIN_WORD = re.compile(r"[A-Za-z]+")
+#: Words JSON spells as themselves in quotes: the statuses and step kinds a replay holds.
+_PLAIN_WORDS = MOVE_STATUSES | {"decision", "chance"}
 
 
 def _word(text: str) -> str:
-    """``text`` in canonical JSON; a plain word (OK, TIMEOUT, decision...) without the
-    encoder, which would add only the quotes."""
-    return f'"{text}"' if _PLAIN_WORD.fullmatch(text) else _canonical(text)
+    """``text`` in canonical JSON; a status or step kind without the encoder, which
+    would add only the quotes."""
+    return f'"{text}"' if text in _PLAIN_WORDS else _canonical(text)
 
 
 def _number(value: float | None, digits: int | None = None) -> str:

@@ -22,6 +22,7 @@ import engine
 from bots import heuristics
 from bots.search import ISMCTS, SearchLimits
 from engine import CHANCE, State
+from engine.testing.checks import playout
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 
@@ -55,17 +56,11 @@ class Position:
 def positions(game: engine.Game, players: int, count: int, seed: int) -> list[Position]:
     """Up to ``count`` decisions of one seeded random playout, evenly spread over it:
     only decisions with a real choice (two legal actions or more)."""
-    rng = random.Random(seed)
-    state = game.new_game(players)
     seen: list[Position] = []
-    while not state.is_over():
+    for state, _ in playout(game, players, seed):
         movers = state.to_move()
-        if movers == (CHANCE,):
-            state.apply({CHANCE: engine.sample_chance(state, rng)})
-            continue
-        if len(state.legal_actions(movers[0])) > 1:
+        if movers != (CHANCE,) and len(state.legal_actions(movers[0])) > 1:
             seen.append(Position(state.clone(), movers[0]))
-        state.apply({s: rng.choice(state.legal_actions(s)) for s in movers})
     if len(seen) <= count:
         return seen
     step = len(seen) / count

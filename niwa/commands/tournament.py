@@ -14,12 +14,13 @@ import engine
 from ladder.elo import batch_elo
 from niwa.cli import UsageError
 from niwa.commands.match import add_common, series_seed
-from niwa.commands.play import limits_banner
+from niwa.commands.play import warn_isolation
 from niwa.series import schedule
-from niwa.series.games import GameJob, GameRecord, cores, play_game, run_jobs
+from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
 from niwa.series.setup import check_seating, labels, parse_bots
 from referee.logs import configure_cli_logging
+from referee.pool import cores
 from referee.text import printable
 
 FORMATS = ("round-robin", "gauntlet", "swiss")
@@ -172,9 +173,7 @@ def run(args: argparse.Namespace) -> int:
           f"rounds, seed {seed}, time {first.time_control}, concurrency "
           f"{args.concurrency or cores()}{'' if first.sandbox else ' (NOT sandboxed)'}",
           file=out)
-    banner = limits_banner(first)
-    if banner:
-        print(banner, file=sys.stderr, flush=True)
+    warn_isolation(first)
     sink = JsonLines(args.json)
     try:
         t = Tournament(args, ids, spec_of, players, seed, out, sink)

@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 from referee.logs import configure_cli_logging
 from referee.match import MatchSpec, play_match
-from referee.pool import cores as cores  # re-exported: the series commands import it here
 from referee.pool import spawn_pool
 
 #: Decision statuses that count against a bot (DESIGN.md "Matches, clocks and failures").
