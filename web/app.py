@@ -132,11 +132,12 @@ def create_app(
         site.tallies.catch_up(site.reads)
         versions = [bot_view(b) for b in site.reads.bots_named(found.name, found.game)]
         history = plots.history({_label(bot): site.reads.bot_history(bot.id)})
+        matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
         return site.render(
             "bot.html", bot=bot, versions=versions, history=history,
             tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],
             failures=site.reads.bot_failures(bot.id, BOT_ROWS),
-            matches=site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10)),
+            matches=matches, labels=_labels(site.reads, matches),
         )  # fmt: skip
 
     def match_list(request: Request) -> Response:
@@ -146,9 +147,8 @@ def create_app(
             before_id=number(request, "before", 0, 0, 2**62),
         )  # fmt: skip
         matches = site.reads.list_matches(query)
-        labels = _labels(site.reads, matches)
         return site.render(
-            "matches.html", query=query, matches=matches, labels=labels,
+            "matches.html", query=query, matches=matches, labels=_labels(site.reads, matches),
             head=site.reads.head(), states=("", "queued", "running", "done", "failed"),
             older=matches[-1].id if len(matches) == query.limit else 0,
         )  # fmt: skip
@@ -160,10 +160,17 @@ def create_app(
             "match.html", match=match, payload=payload, labels=_labels(site.reads, [match])
         )
 
+    def replay(request: Request) -> Response:
+        found = site.reads.replay(request.path_params["match_id"])
+        return Response(
+            found.content, media_type="application/x-ndjson",
+            headers={"content-disposition": f'attachment; filename="{found.match_id}.jsonl"'},
+        )  # fmt: skip
+
     async def match_events(request: Request) -> Response:
         game = site.reads.game(text(request, "game")) or ""
         after = number(request, "after", 0, 0, 2**62)
-        return await site.streams.respond(site.reads, game, after)
+        return site.streams.respond(site.reads, game, after)
 
     routes = [
         Route("/", index),
@@ -172,6 +179,7 @@ def create_app(
         Route("/matches", match_list),
         Route("/matches/events", match_events),
         Route("/matches/{match_id:int}", match_page),
+        Route("/matches/{match_id:int}/replay.jsonl", replay),
         Route("/leaderboard", lambda r: RedirectResponse("/", 301)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 import anyio
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from ladder.reads import Reads
 from ladder.views import MatchView
@@ -39,39 +40,51 @@ def event(match: MatchView) -> str:
 
 
 class Streams:
+    """The open streams, at most ``limit``: each counts from its response until the
+    response ends (the client went away, or the server stops)."""
+
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.open = 0
 
-    async def respond(self, reads: Reads, game: str, after: int) -> Response:
+    def respond(self, reads: Reads, game: str, after: int) -> Response:
         if self.open >= self.limit:
             return PlainTextResponse(
                 f"{self.limit} live streams are open already: refresh the page instead", 503
             )
         self.open += 1
-        return StreamingResponse(
-            self._stream(reads, game or None, after),
-            media_type="text/event-stream",
-            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
-        )
+        return _Counted(self, _stream(reads, game or None, after))
 
-    async def _stream(self, reads: Reads, game: str | None, after: int) -> AsyncIterator[str]:
+
+class _Counted(StreamingResponse):
+    def __init__(self, streams: Streams, content: AsyncIterator[str]) -> None:
+        super().__init__(
+            content, media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+        )  # fmt: skip
+        self.streams = streams
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            yield f"retry: {RETRY_MS}\n\n"
-            idle = 0.0
-            while True:
-                head = await anyio.to_thread.run_sync(reads.head)
-                while head > after:
-                    found = await anyio.to_thread.run_sync(reads.finished_after, game, after)
-                    for match in found:
-                        yield event(match)
-                    # finished_after skips other games' matches: move past the batch read
-                    after = found[-1].seq if found else head
-                    idle = 0.0
-                if idle >= KEEPALIVE_S:
-                    yield ": still here\n\n"
-                    idle = 0.0
-                await anyio.sleep(POLL_S)
-                idle += POLL_S
+            await super().__call__(scope, receive, send)
         finally:
-            self.open -= 1
+            self.streams.open -= 1
+
+
+async def _stream(reads: Reads, game: str | None, after: int) -> AsyncIterator[str]:
+    yield f"retry: {RETRY_MS}\n\n"
+    idle = 0.0
+    while True:
+        head = await anyio.to_thread.run_sync(reads.head)
+        while head > after:
+            found = await anyio.to_thread.run_sync(reads.finished_after, game, after)
+            for match in found:
+                yield event(match)
+            # finished_after skips other games' matches: move past the batch it read
+            after = found[-1].seq if found else head
+            idle = 0.0
+        if idle >= KEEPALIVE_S:
+            yield ": still here\n\n"
+            idle = 0.0
+        await anyio.sleep(POLL_S)
+        idle += POLL_S
