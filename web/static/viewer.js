@@ -188,7 +188,7 @@ export function mountViewer(root, payload) {
         legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", text: action }));
       });
       const more = m.legal_count > m.legal.length ? ` (first ${m.legal.length} shown)` : "";
-      box.append(node("details", {}, node("summary", { text: `${m.legal_count} legal${more}` }), legal));
+      box.append(node("details", { open: m.legal_count <= 30 ? "" : null }, node("summary", { text: `${m.legal_count} legal${more}` }), legal));
       parts.push(box);
     }
     return parts;
