@@ -1,1 +1,1 @@
-"""The ladder on the web: pages over the store's reads, and the replay viewer."""
+"""niwa on the web: the replay viewer and (web.app) the ladder's pages."""
