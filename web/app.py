@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -29,6 +30,7 @@ from ladder.store import DONE, Store, StoreError
 from ladder.views import LadderBot, MatchQuery, MatchView
 from referee import replay as replay_file
 from web import events, plots
+from web.offline import embed_json
 from web.replay_view import replay_payload
 from web.security import SecurityHeaders
 from web.tallies import Tallies
@@ -52,7 +54,7 @@ class Site:
     def __init__(self, reads: Reads, max_streams: int) -> None:
         self.reads = reads
         self.tallies = Tallies()
-        self.payloads: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self.payloads: OrderedDict[int, Markup] = OrderedDict()  # match id -> its JSON
         self.streams = events.Streams(max_streams)
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -65,12 +67,13 @@ class Site:
         context.setdefault("games", sorted(self.reads.ladder_games))
         return HTMLResponse(self.templates.get_template(name).render(**context), status)
 
-    def payload(self, match_id: int) -> dict[str, Any]:
+    def payload(self, match_id: int) -> Markup:
+        """The viewer's payload as JSON safe inside a script element."""
         kept = self.payloads.get(match_id)
         if kept is None:
             self.reads.replay(match_id)  # refuses a replay changed on disk
             parsed = replay_file.read(self.reads.store.replay_path(match_id))
-            kept = replay_payload(parsed)
+            kept = Markup(embed_json({**replay_payload(parsed), "match_id": match_id}))
             self.payloads[match_id] = kept
             while len(self.payloads) > PAYLOADS_KEPT:
                 self.payloads.popitem(last=False)
@@ -180,7 +183,7 @@ def create_app(
         Route("/matches/events", match_events),
         Route("/matches/{match_id:int}", match_page),
         Route("/matches/{match_id:int}/replay.jsonl", replay),
-        Route("/leaderboard", lambda r: RedirectResponse("/", 301)),
+        Route("/favicon.ico", lambda r: RedirectResponse("/static/favicon.svg", 301)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     handlers = _errors(site)

@@ -108,8 +108,8 @@ def test_the_bot_page_shows_its_record_against_each_opponent(client: TestClient)
 
 def test_the_match_page_embeds_the_viewer_and_its_payload(client: TestClient) -> None:
     page = client.get("/matches/1").text
-    assert '<script type="module" src="/static/match.js"></script>' in page
-    assert '<script type="application/json" id="replay-payload">' in page
+    assert '<script type="module" src="/static/boot.js"></script>' in page
+    assert '<script type="application/json" id="niwa-payload">' in page
 
 
 def test_the_replay_file_is_served_as_recorded(client: TestClient, db: Path) -> None:

@@ -1,0 +1,36 @@
+"""A real ladder process serving its web pages (``niwa ladder serve --web``) for the
+browser tests, and waiting on its pages."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import urllib.request
+from pathlib import Path
+
+from tests.ladder.serving import start_ladder
+
+
+def start_web_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str]:
+    """Start ``niwa ladder serve --web``; return the process, the API's and the pages'
+    addresses."""
+    proc, address = start_ladder(db, log, "--web", "127.0.0.1:0", *extra)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    found = re.search(r"web on (http://\S+)", line)
+    if found is None:
+        proc.kill()
+        raise AssertionError(f"no web address: {line!r}; log:\n{log.read_text()}")
+    return proc, address, found.group(1)
+
+
+def page(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return str(response.read().decode())
+
+
+def done_matches(web: str, game: str, bot: str = "") -> list[int]:
+    """The finished rated matches the match list shows, newest first."""
+    text = page(f"{web}/matches?game={game}&state=done&limit=100&bot={bot}")
+    rows = re.findall(r'<tr><td><a href="/matches/(\d+)">#\d+</a></td><td>\w+</td><td>rated', text)
+    return [int(r) for r in rows]
