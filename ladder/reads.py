@@ -33,6 +33,7 @@ from ladder.views import (
     SeatLog,
     SeatOutcome,
     SeatResult,
+    SeatTotals,
 )
 
 #: Matches sent per store query while a watcher catches up.
@@ -415,6 +416,36 @@ class Reads:
             (seq, seq + matches),
         )
         return [_outcome(r) for r in found]
+
+
+    def seat_totals(self, seq: int) -> list[SeatTotals]:
+        """Every bot's seats in the matches finished up to ``seq``, summed by the
+        database (:meth:`outcomes_after` then adds the newer ones one by one)."""
+        rated = self.store.db.execute(
+            "SELECT r.bot_id, COUNT(*) AS n, SUM(r.place) AS places FROM matches m "
+            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? AND m.kind = 'rated' "
+            "GROUP BY r.bot_id",
+            (seq,),
+        )
+        out: dict[int, dict[str, int]] = {}
+        for r in self.store.db.execute(
+            "SELECT r.bot_id, r.reason, COUNT(*) AS n FROM matches m "
+            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? AND r.status <> 'ok' "
+            "GROUP BY r.bot_id, r.reason",
+            (seq,),
+        ):
+            classes = out.setdefault(int(r["bot_id"]), {})
+            failure = str(r["reason"]).partition(":")[0]  # before schema 3: "CLASS: detail"
+            classes[failure] = classes.get(failure, 0) + int(r["n"])
+        totals = {int(r["bot_id"]): (int(r["n"]), int(r["places"])) for r in rated}
+        return [
+            SeatTotals(
+                bot_id=bot, rated=totals.get(bot, (0, 0))[0],
+                place_sum=totals.get(bot, (0, 0))[1],
+                failures=tuple(sorted(out.get(bot, {}).items())),
+            )
+            for bot in sorted(set(totals) | set(out))
+        ]  # fmt: skip
 
 
 _OUTCOME = (

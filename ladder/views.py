@@ -171,3 +171,14 @@ class SeatOutcome:
     status: str
     failure: str  # the failure class when out, else ""
     out_step: int  # 0: at start-up (or not out)
+
+
+@dataclass(frozen=True)
+class SeatTotals:
+    """A bot's seats in the matches finished up to some seq: rated ones with the sum of
+    their places (from 0), and the seats that went out, by failure class."""
+
+    bot_id: int
+    rated: int
+    place_sum: int
+    failures: tuple[tuple[str, int], ...]

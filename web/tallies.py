@@ -2,9 +2,9 @@
 matches and failures by class.
 
 The store keeps no such totals, and summing every seat per page view would read all
-results (300,000 rows at 100,000 matches), so the server counts once and then adds only
-the matches finished since (finish numbers count up by one), under a lock: pages are
-served from worker threads.
+results (300,000 rows at 100,000 matches), so the server has the database sum them once
+and then adds only the matches finished since (finish numbers count up by one), under a
+lock: pages are served from worker threads.
 """
 
 from __future__ import annotations
@@ -39,6 +39,12 @@ class Tallies:
         """Count the matches finished since the last call; return the newest seq."""
         with self._lock:
             head = reads.head()
+            if self._seq == 0 and head:
+                for totals in reads.seat_totals(head):
+                    self._bots[totals.bot_id] = BotTally(
+                        totals.rated, totals.place_sum, Counter(dict(totals.failures))
+                    )
+                self._seq = head
             while self._seq < head:
                 batch = 1000
                 for seat in reads.outcomes_after(self._seq, batch):
