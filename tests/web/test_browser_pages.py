@@ -135,8 +135,9 @@ def test_a_game_s_pages_and_replay_play_in_the_browser(
     timings = browser.execute_script("return window.niwaViewer.timings")
     assert timings["steps_ms"], "no step was timed"
     steps = timings["steps_ms"]
-    print(f"{game}: mount {timings['mount_ms']:.1f} ms, step mean "
-          f"{sum(steps) / len(steps):.1f} ms, max {max(steps):.1f} ms, scores checked: {checked}")
+    print(f"{game}: mount {timings['mount_ms']:.1f} ms, {len(steps)} steps mean "
+          f"{sum(steps) / len(steps):.1f} ms, max {max(steps):.1f} ms, scores checked: "
+          f"{checked}, load average {os.getloadavg()[0]:.2f}")
     assert console_errors(browser) == []
 
 
