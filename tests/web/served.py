@@ -8,20 +8,14 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from tests.ladder.serving import start_ladder
+from tests.ladder.serving import printed_address, start_ladder
 
 
 def start_web_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str]:
     """Start ``niwa ladder serve --web``; return the process, the API's and the pages'
     addresses."""
     proc, address = start_ladder(db, log, "--web", "127.0.0.1:0", *extra)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    found = re.search(r"web on (http://\S+)", line)
-    if found is None:
-        proc.kill()
-        raise AssertionError(f"no web address: {line!r}; log:\n{log.read_text()}")
-    return proc, address, found.group(1)
+    return proc, address, printed_address(proc, r"web on (http://\S+)", log)
 
 
 def page(url: str) -> str:
