@@ -70,9 +70,10 @@ function node(tag, attrs = {}, ...children) {
   return n;
 }
 
+// The bot as the match named it (builtin:greedy, a directory, the ladder's name@version).
 function seatName(payload, seat) {
   const s = payload.seats[seat];
-  return s.name ? `${s.name} ${s.version}`.trim() : s.bot;
+  return s.bot || `${s.name} ${s.version}`.trim();
 }
 
 function ms(value) {
