@@ -164,8 +164,14 @@ def test_a_decision_shows_its_legal_list_with_the_choice_marked(
 ) -> None:
     replay_path, page = pages["miyabi"]
     replay = replays.read(replay_path)
-    step = next(s for s in replay.steps if s.kind == "decision")
+    # The widest decision: a long legal list is built only when it is opened.
+    step, _ = max(((s, len(before.legal_actions(s.moves[0].seat)))
+                   for s, before, _ in replays.states(replay) if s.kind == "decision"),
+                  key=lambda pair: pair[1])
     open_viewer(browser, page, f"#step={step.index}")
+    details = browser.find_element(By.CSS_SELECTOR, ".nv-moves details")
+    assert details.get_attribute("open") is None
+    details.find_element(By.TAG_NAME, "summary").click()
     chosen = browser.find_element(By.CSS_SELECTOR, ".nv-moves .nv-chosen")
     assert chosen.get_attribute("textContent") == replays.encode(step.moves[0].action)
     assert console_errors(browser) == []
