@@ -104,7 +104,7 @@ def register(sub: Any) -> None:
     a.set_defaults(run=run_ask)
 
 
-def _read(path: str, game: bool = True) -> Replay:
+def read_replay(path: str, game: bool = True) -> Replay:
     """The replay at ``path`` (and, with ``game``, its game installed at its version);
     UsageError, one line, for anything else: the reader bounds and types every field."""
     configure_cli_logging()
@@ -118,7 +118,7 @@ def _read(path: str, game: bool = True) -> Replay:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    replay = _read(args.file, game=False)  # a header naming other rules is a FAILED line
+    replay = read_replay(args.file, game=False)  # a header naming other rules is a FAILED line
     name = printable(args.file)
     try:
         report = check(replay)
@@ -166,7 +166,7 @@ def _check_seat(replay: Replay, seat: int | None) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    replay = _read(args.file)
+    replay = read_replay(args.file)
     _check_seat(replay, args.seat)
     out = sys.stdout
     h = replay.header
@@ -228,7 +228,7 @@ def _show_step(replay: Replay, at: int, seat: int | None, names: list[str], out:
 
 
 def run_html(args: argparse.Namespace) -> int:
-    replay = _read(args.file)
+    replay = read_replay(args.file)
     try:
         write_html(replay, args.output)
     except ReplayFailed as e:
@@ -261,7 +261,7 @@ def write_html(replay: Replay, path: Path) -> None:
 
 
 def run_ask(args: argparse.Namespace) -> int:
-    replay = _read(args.file)
+    replay = read_replay(args.file)
     _check_seat(replay, args.seat)
     try:
         bot = BotSpec.parse(args.bot)

@@ -8,6 +8,8 @@ import * as miyabi from "./games/miyabi.js";
 
 const RENDERERS = { blossom, sakura, bonsai, miyabi };
 const PLAY_INTERVAL_MS = 400;
+// Legal lists up to this long are shown open; longer ones are built when opened.
+const SHORT_LIST = 12;
 
 // The view after a frame's operations (replay_view.py's docstring): containers on a
 // changed path are copied, the rest is shared with the frame before.
@@ -70,9 +72,10 @@ function node(tag, attrs = {}, ...children) {
   return n;
 }
 
+// The bot as the match named it (builtin:greedy, a directory, the ladder's name@version).
 function seatName(payload, seat) {
   const s = payload.seats[seat];
-  return s.name ? `${s.name} ${s.version}`.trim() : s.bot;
+  return s.bot || `${s.name} ${s.version}`.trim();
 }
 
 function ms(value) {
@@ -183,12 +186,24 @@ export function mountViewer(root, payload) {
       if (m.detail) box.append(node("p", { class: "nv-detail", text: m.detail }));
       if (m.note) box.append(node("p", { class: "nv-note", text: `note: ${m.note}` }));
       if (m.debug) box.append(node("pre", { class: "nv-debug", text: m.debug }));
-      const legal = node("ol", { class: "nv-legal", start: 0 });
-      m.legal.forEach((action, i) => {
-        legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", text: action }));
-      });
       const more = m.legal_count > m.legal.length ? ` (first ${m.legal.length} shown)` : "";
-      box.append(node("details", { open: m.legal_count <= 30 ? "" : null }, node("summary", { text: `${m.legal_count} legal${more}` }), legal));
+      const details = node("details", {}, node("summary", { text: `${m.legal_count} legal${more}` }));
+      // A long list is built when opened: stepping stays fast through wide decisions.
+      const fill = () => {
+        if (details.childElementCount > 1) return;
+        const legal = node("ol", { class: "nv-legal", start: 0 });
+        m.legal.forEach((action, i) => {
+          legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", text: action }));
+        });
+        details.append(legal);
+      };
+      if (m.legal_count <= SHORT_LIST) {
+        fill();
+        details.open = true;
+      } else {
+        details.addEventListener("toggle", fill);
+      }
+      box.append(details);
       parts.push(box);
     }
     return parts;
@@ -252,5 +267,6 @@ export function mountViewer(root, payload) {
 
   fromHash();
   timings.mount_ms = performance.now() - started;
+  timings.ready_ms = performance.now(); // since the page's navigation began
   return { show, timings, state, views: (i) => frames.at(i), togglePlay };
 }
