@@ -84,7 +84,11 @@ def start(store: Store, listen: str, stop: threading.Event,
         try:
             trio.run(run, app, listen, stop, ready.put)
         except BaseException as e:  # handed to the caller, which raises it
-            ready.put(e)
+            error = sole(e)
+            if isinstance(error, OSError):
+                cause = error.strerror or error
+                error = OSError(f"cannot serve the web pages on {listen}: {cause}")
+            ready.put(error)
 
     worker = threading.Thread(target=thread, name="niwa-web", daemon=True)
     worker.start()
@@ -92,6 +96,13 @@ def start(store: Store, listen: str, stop: threading.Event,
     if isinstance(answer, BaseException):
         raise answer
     return address(answer), worker
+
+
+def sole(error: BaseException) -> BaseException:
+    """The one error inside nested groups of one (how trio's nurseries raise it)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 def address(binds: list[str]) -> str:

@@ -318,13 +318,12 @@ def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
 
 def _web(args: argparse.Namespace) -> int:
     """Only the web pages, over a store another process (the ladder) writes."""
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
     try:
         store = web_server.open_read_only(args.db, args.data)
     except DatabaseError as e:
         raise UsageError(str(e)) from None
+    stop = threading.Event()
+    handlers = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         address, thread = web_server.start(store, args.listen, stop)
         print(f"web on {address}", flush=True)
@@ -335,6 +334,8 @@ def _web(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UsageError(str(e)) from None
     finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
         store.close()
     return 0
 

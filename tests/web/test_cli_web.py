@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,20 @@ def test_ladder_web_without_a_store_is_a_one_line_usage_error(
     err = capsys.readouterr().err
     assert "no ladder store at" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "none.db").exists()
+
+
+def test_ladder_web_on_a_taken_port_is_a_one_line_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = played_store(tmp_path, matches=1)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["ladder", "web", "--db", str(db), "--listen", f"127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot serve the web pages on 127.0.0.1:{port}: Address already in use" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_the_demo_serves_its_pages_only_while_it_serves(
