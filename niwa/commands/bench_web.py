@@ -9,6 +9,10 @@ the mean places and failures) and then ``--rounds`` more, warm. Times are the pr
 CPU time (``time.process_time``: the request's worker thread included) and wall time
 per request; ``--repeat`` runs, each on a fresh app and store connection. The load
 average is printed with every run.
+
+``--replay FILE`` (repeatable) instead times what a match page does the first time it
+is opened: re-simulating the replay into the viewer's payload and encoding it (the
+server keeps the last few payloads, so later opens skip it).
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ from ladder.store import Store
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.ladder_synthetic import fill
+from referee import replay as replays
 from web.app import BOARD_PAGE, create_app
+from web.offline import embed_json
+from web.replay_view import replay_payload
 from web.server import open_read_only
 
 
@@ -43,6 +50,8 @@ def register(sub: Any) -> None:
     p.add_argument("--game", default="blossom", help="the game (default blossom)")
     p.add_argument("--rounds", type=int, default=20, help="warm requests per page (default 20)")
     p.add_argument("--repeat", type=int, default=3, help="runs on a fresh app (default 3)")
+    p.add_argument("--replay", type=Path, action="append", metavar="FILE",
+                   help="time the match page's payload of this replay instead (repeatable)")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -107,7 +116,32 @@ def make_store(folder: Path, game: str, matches: int, bots: int) -> Path:
     return db
 
 
+def run_replays(args: argparse.Namespace) -> int:
+    out = text_out(args)
+    figures = []
+    for path in args.replay:
+        try:
+            replay = replays.read(path)
+        except replays.ReplayError as e:
+            raise UsageError(str(e)) from None
+        for _ in range(args.repeat):
+            load = os.getloadavg()[0]
+            cpu = time.process_time()
+            text = embed_json(replay_payload(replays.read(path)))
+            cpu = time.process_time() - cpu
+            frames = len(replay.steps) + 1
+            figures.append({"replay": str(path), "frames": frames, "bytes": len(text),
+                            "cpu_ms": cpu * 1e3, "load_average": load})  # fmt: skip
+            print(f"{path.name}: {replay.header.game}, {frames} frames, payload "
+                  f"{len(text) / 1e3:.0f} kB, {cpu * 1e3:.0f} ms CPU (load average {load:.2f})",
+                  file=out)  # fmt: skip
+    write_json(args, {"target": "web", "payloads": figures})
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.replay:
+        return run_replays(args)
     if args.game not in engine.games():
         raise UsageError(f"no game {args.game!r}; registered games: {', '.join(engine.games())}")
     if args.synthetic < 1 or args.bots < 2 or args.rounds < 1 or args.repeat < 1:

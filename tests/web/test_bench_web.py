@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from niwa.cli import main
+from tests.web.matches import play
 
 
 def test_bench_web_times_every_page_on_a_synthetic_store(
@@ -20,3 +22,13 @@ def test_bench_web_times_every_page_on_a_synthetic_store(
     assert {"leaderboard", "leaderboard page 2", "match list", "bot page"} <= set(pages)
     assert all(len(p["warm_cpu_ms"]) == 2 for p in pages.values())
     assert "load average" in out.err
+
+
+def test_bench_web_times_a_match_page_s_payload(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replay = play("sakura", tmp_path)
+    capsys.readouterr()
+    assert main(["bench", "web", "--replay", str(replay), "--repeat", "2", "--json", "-"]) == 0
+    payloads = json.loads(capsys.readouterr().out)["payloads"]
+    assert len(payloads) == 2 and all(p["frames"] > 1 and p["bytes"] > 0 for p in payloads)
