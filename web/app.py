@@ -11,6 +11,7 @@ Content-Security-Policy (:mod:`web.security`) allows nothing but this origin's.
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -55,6 +56,7 @@ class Site:
         self.reads = reads
         self.tallies = Tallies()
         self.payloads: OrderedDict[int, Markup] = OrderedDict()  # match id -> its JSON
+        self._payloads_lock = threading.Lock()  # pages are served from worker threads
         self.streams = events.Streams(max_streams)
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -68,16 +70,20 @@ class Site:
         return HTMLResponse(self.templates.get_template(name).render(**context), status)
 
     def payload(self, match_id: int) -> Markup:
-        """The viewer's payload as JSON safe inside a script element."""
-        kept = self.payloads.get(match_id)
-        if kept is None:
-            self.reads.replay(match_id)  # refuses a replay changed on disk
-            parsed = replay_file.read(self.reads.store.replay_path(match_id))
-            kept = Markup(embed_json({**replay_payload(parsed), "match_id": match_id}))
+        """The viewer's payload as JSON safe inside a script element (built outside the
+        lock: two first opens of one match may both build it)."""
+        with self._payloads_lock:
+            kept = self.payloads.get(match_id)
+            if kept is not None:
+                self.payloads.move_to_end(match_id)
+                return kept
+        self.reads.replay(match_id)  # refuses a replay changed on disk
+        parsed = replay_file.read(self.reads.store.replay_path(match_id))
+        kept = Markup(embed_json(replay_payload(parsed)))
+        with self._payloads_lock:
             self.payloads[match_id] = kept
             while len(self.payloads) > PAYLOADS_KEPT:
                 self.payloads.popitem(last=False)
-        self.payloads.move_to_end(match_id)
         return kept
 
 

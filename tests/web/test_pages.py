@@ -172,3 +172,18 @@ def test_the_writer_still_commits_while_the_pages_read(db: Path, client: TestCli
         assert store.setting("web-test") == "1"
     finally:
         store.close()
+
+
+def test_a_replay_changed_on_disk_is_refused_not_shown(tmp_path: Path) -> None:
+    db = played_store(tmp_path, matches=1)
+    replay = tmp_path / "replays" / "1.jsonl"
+    replay.write_bytes(replay.read_bytes().replace(b'"seed"', b'"seed" ', 1))
+    store = open_read_only(str(db))
+    try:
+        with TestClient(create_app(store)) as client:
+            page = client.get("/matches/1")
+            assert page.status_code == 500
+            assert "no longer matches its recorded SHA-256" in page.text
+            assert client.get("/matches/1/replay.jsonl").status_code == 500
+    finally:
+        store.close()
