@@ -124,6 +124,8 @@ def create_app(
         board = site.reads.leaderboards(game)[0]
         site.tallies.catch_up(site.reads)
         pages = max(1, math.ceil(len(board.rows) / BOARD_PAGE))
+        if page > pages:
+            raise HTTPException(404, f"page {page}: the {game} leaderboard has {pages}")
         rows = board.rows[(page - 1) * BOARD_PAGE : page * BOARD_PAGE]
         shown = rows[:HISTORY_LINES]
         lines = site.reads.rating_history(game, [r.bot.id for r in shown])

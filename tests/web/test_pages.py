@@ -55,6 +55,12 @@ def test_every_page_carries_the_content_security_policy(client: TestClient) -> N
         assert client.get(path).headers["content-security-policy"] == CSP, path
 
 
+def test_a_leaderboard_page_past_the_last_is_a_404(client: TestClient) -> None:
+    page = client.get("/games/blossom?page=2")
+    assert page.status_code == 404
+    assert "page 2: the blossom leaderboard has 1" in page.text
+
+
 def test_an_unknown_game_is_a_404_with_one_line(client: TestClient) -> None:
     page = client.get("/games/chess")
     assert page.status_code == 404
