@@ -66,9 +66,9 @@ def _module(name: str, source: str) -> tuple[list[str], str]:
 
 
 @cache
-def bundle(entry: str = ENTRY) -> str:
-    """Every module ``entry`` needs, each after the modules it imports, as one script
-    that leaves them in ``__modules`` by path."""
+def bundle(entry: str = ENTRY, static: Path = STATIC_DIR) -> str:
+    """Every module ``entry`` needs (in ``static``), each after the modules it imports,
+    as one script that leaves them in ``__modules`` by path."""
     done: dict[str, str] = {}
     visiting: set[str] = set()
 
@@ -78,7 +78,7 @@ def bundle(entry: str = ENTRY) -> str:
         if name in visiting:
             raise BundleError(f"{name}: an import cycle")
         visiting.add(name)
-        deps, wrapped = _module(name, (STATIC_DIR / name).read_text(encoding="utf-8"))
+        deps, wrapped = _module(name, (static / name).read_text(encoding="utf-8"))
         for dep in deps:
             visit(dep)
         done[name] = wrapped
@@ -109,10 +109,11 @@ def _sha256(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
-def offline_html(payload: dict[str, Any]) -> str:
-    """The viewer for ``payload`` (web.replay_view.replay_payload) as one HTML page."""
-    script = "(() => {\n\"use strict\";\n" + bundle() + _BOOT + "})();\n"
-    style = (STATIC_DIR / "viewer.css").read_text(encoding="utf-8")
+def offline_html(payload: dict[str, Any], static: Path = STATIC_DIR) -> str:
+    """The viewer for ``payload`` (web.replay_view.replay_payload) as one HTML page;
+    ``static``: another copy of web/static (a benchmark's baseline)."""
+    script = "(() => {\n\"use strict\";\n" + bundle(ENTRY, static) + _BOOT + "})();\n"
+    style = (static / "viewer.css").read_text(encoding="utf-8")
     if "</" in script or "</" in style:  # would end the element early: none is written so
         raise BundleError("the viewer's script or style holds '</'")
     csp = (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; "

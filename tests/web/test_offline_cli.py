@@ -15,6 +15,7 @@ import pytest
 from niwa.cli import main
 from tests.web.matches import play
 from web.offline import bundle, embed_json, offline_html
+from web.replay_view import MAX_STEPS
 
 HOSTILE = "</script><script>alert(1)</script><!--"
 
@@ -115,3 +116,18 @@ def test_play_html_writes_the_viewer_without_keeping_a_replay(
     printed = capsys.readouterr().out
     assert "viewer:" in printed and "replay:" not in printed
     assert '"game":"sakura"' in out.read_text()
+
+
+def test_a_replay_too_long_for_the_viewer_is_one_line_and_exit_2(
+    replay_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = replay_file.read_text().splitlines()[0]
+    steps = (json.dumps({"kind": "chance", "index": i, "chain": "0" * 16,
+                         "moves": [{"seat": -1, "action": {"card": "rose"}}]})
+             for i in range(MAX_STEPS + 1))
+    long = tmp_path / "long.jsonl"
+    long.write_text("\n".join([header, *steps]) + "\n")
+    assert main(["replay", "html", str(long), "-o", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"at most {MAX_STEPS}" in err
+    assert not (tmp_path / "x.html").exists()

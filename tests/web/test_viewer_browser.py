@@ -220,3 +220,30 @@ def test_a_failure_is_highlighted_and_its_link_jumps_to_its_step(
     failed = browser.find_element(By.CSS_SELECTOR, ".nv-moves .nv-failed")
     assert "TIMEOUT" in failed.text
     assert console_errors(browser) == []
+
+
+#: Other seat counts and options than the matches above: (game, seats, options).
+VARIANTS = [
+    ("blossom", 4, ()),
+    ("sakura", 2, ()),  # two seats: the court painter plays too
+    ("bonsai", 1, ("soloScenario=emperor",)),  # solo, two trees
+    ("miyabi", 4, ()),
+]
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), VARIANTS)
+def test_every_seat_count_draws_without_console_errors(
+    game: str, seats: int, options: tuple[str, ...], browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    page = tmp_path / "match.html"
+    play(game, tmp_path, seed=11, seats=seats, html=page, options=options)
+    open_viewer(browser, page)
+    select = Select(browser.find_element(By.CSS_SELECTOR, ".nv-seat-select"))
+    last = len(replays.read(tmp_path / f"{game}-11.jsonl").steps)
+    for keys, step in (([Keys.END], last), ([Keys.HOME, *[Keys.ARROW_RIGHT] * 12], 12)):
+        press(browser, *keys)
+        for seat in (None, *range(seats)):
+            select.select_by_value("" if seat is None else str(seat))
+            assert current(browser) == (step, seat)  # the keys stepped, the seat is chosen
+            assert browser.find_elements(By.CSS_SELECTOR, ".nv-board svg [data-seat]")
+    assert console_errors(browser) == []

@@ -31,18 +31,8 @@ def joined(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     return dict(first, frames=[*first["frames"], start, *second["frames"][1:]])
 
 
-def test_a_long_replay_opens_and_steps_fast(browser: webdriver.Chrome, tmp_path: Path) -> None:
-    payloads = []
-    for seed in (1, 2):
-        replay = play("miyabi", tmp_path, seed=seed, seats=SEATS)
-        payloads.append(replay_payload(replays.read(replay)))
-    payload = joined(*payloads)
-    frames = len(payload["frames"])
-    assert frames >= 500
-    page = tmp_path / "long.html"
-    page.write_text(offline_html(payload))
-
-    go_offline(browser)
+def measure(browser: webdriver.Chrome, page: Path, frames: int) -> dict[str, Any]:
+    """Open ``page`` and step through every frame; times from the page's Performance API."""
     browser.get(page.as_uri())
     WebDriverWait(browser, 10).until(lambda d: d.execute_script("return !!window.niwaViewer"))
     ready = browser.execute_script("return window.niwaViewer.timings.ready_ms")
@@ -64,16 +54,38 @@ def test_a_long_replay_opens_and_steps_fast(browser: webdriver.Chrome, tmp_path:
         v.show(0); document.getElementById("niwa-viewer").getBoundingClientRect();
         return performance.now() - t0;
     """)
-    figures = {
-        "frames": frames,
-        "payload_bytes": len(json.dumps(payload, separators=(",", ":"))),
-        "page_bytes": page.stat().st_size,
+    return {
         "open_ms": round(ready, 1),
         "step_mean_ms": round(statistics.fmean(steps), 2),
         "step_p95_ms": round(sorted(steps)[int(len(steps) * 0.95)], 2),
         "step_max_ms": round(max(steps), 2),
         "jump_to_start_ms": round(back, 2),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
-    print(f"\nviewer speed: {json.dumps(figures)}")
+
+
+def test_a_long_replay_opens_and_steps_fast(browser: webdriver.Chrome, tmp_path: Path) -> None:
+    """With NIWA_VIEWER_BASELINE=DIR (another checkout's web/static), that viewer is
+    measured too, alternating with this one, three times each."""
+    payloads = []
+    for seed in (1, 2):
+        replay = play("miyabi", tmp_path, seed=seed, seats=SEATS)
+        payloads.append(replay_payload(replays.read(replay)))
+    payload = joined(*payloads)
+    frames = len(payload["frames"])
+    assert frames >= 500
+    pages = {"this": tmp_path / "long.html"}
+    pages["this"].write_text(offline_html(payload))
+    baseline = os.environ.get("NIWA_VIEWER_BASELINE")
+    if baseline:
+        pages["baseline"] = tmp_path / "baseline.html"
+        pages["baseline"].write_text(offline_html(payload, Path(baseline)))
+    go_offline(browser)
+    print(f"\nviewer speed: {frames} frames, payload "
+          f"{len(json.dumps(payload, separators=(',', ':')))} bytes, page "
+          f"{pages['this'].stat().st_size} bytes")
+    for _ in range(3 if baseline else 1):
+        for name, page in pages.items():
+            figures = measure(browser, page, frames)
+            load = [round(x, 2) for x in os.getloadavg()]
+            print(f"  {name:<8} {json.dumps(figures)} load {load}")
     assert console_errors(browser) == []

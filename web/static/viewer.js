@@ -159,6 +159,7 @@ export function mountViewer(root, payload) {
   seatSelect.addEventListener("change", () => {
     state.seat = seatSelect.value === "" ? null : Number(seatSelect.value);
     show(state.step);
+    seatSelect.blur(); // the arrow keys step through the match again, not the seats
   });
   controls.append(node("label", {}, "seen by ", seatSelect));
 
