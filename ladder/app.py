@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
@@ -15,6 +16,11 @@ from ladder.admission import Limits
 from ladder.runner import Runner, Settings
 from ladder.store import Store
 
+#: Something served beside the API (the web pages: ``niwa ladder serve --web``): started
+#: once the API listens, given the event that stops everything; returns a callable that
+#: waits for it to end.
+Beside = Callable[[threading.Event], Callable[[], None]]
+
 
 def serve(
     settings: Settings,
@@ -23,6 +29,7 @@ def serve(
     tls_key: Path | None = None,
     play: bool = True,
     limits: Limits | None = None,
+    beside: Beside | None = None,
 ) -> int:
     """Serve the API and play matches until SIGINT/SIGTERM (or ``max_matches``, after
     which the API stays up). Prints ``serving on HOST:PORT`` once listening."""
@@ -46,13 +53,19 @@ def serve(
     print(f"serving on {host}:{port}", flush=True)
     log = structlog.get_logger("niwa.ladder")
     log.info("serving", address=f"{host}:{port}", tls=tls_cert is not None)
+    waits: list[Callable[[], None]] = []
     try:
+        if beside is not None:
+            waits.append(beside(stop))
         if play:
             finished = Runner(settings).run(stop)
             log.info("runner_stopped", rated_matches=finished)
         while not stop.wait(0.5):
             pass
     finally:
+        stop.set()
         grpc_server.stop(grace=1.0).wait()
+        for wait in waits:
+            wait()
     print("stopped", file=sys.stderr)
     return 0

@@ -53,6 +53,21 @@ def sqlite_path(url: str) -> Path:
     return Path(url.removeprefix("sqlite:///").removeprefix("sqlite://"))
 
 
+def _sqlite_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write (the file's mode and the journal are the writer's)."""
+    if not path.is_file():
+        raise DatabaseError(f"no ladder store at {path}: give the right --db")
+    try:
+        conn = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+            check_same_thread=False, timeout=30.0,
+        )  # fmt: skip
+        conn.execute("PRAGMA query_only=ON")
+    except sqlite3.Error as e:
+        raise DatabaseError(f"cannot open the database {path} to read: {e}") from None
+    return conn
+
+
 class Database:
     """One connection; statements run in autocommit unless inside :meth:`transaction`."""
 
@@ -63,8 +78,11 @@ class Database:
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, url: str) -> Database:
-        """``postgresql://...`` or a SQLite file (``sqlite:///path`` or a plain path)."""
+    def open(cls, url: str, read_only: bool = False) -> Database:
+        """``postgresql://...`` or a SQLite file (``sqlite:///path`` or a plain path).
+
+        ``read_only``: the connection refuses every write (SQLite ``mode=ro``, a
+        PostgreSQL session of read-only transactions), for a reader beside the ladder."""
         if is_postgres_url(url):
             try:
                 import psycopg  # type: ignore[import-not-found, unused-ignore]
@@ -73,10 +91,14 @@ class Database:
                     "a PostgreSQL store needs psycopg: pip install 'psycopg[binary]'"
                 ) from None
             conn = psycopg.connect(url, autocommit=True)
+            if read_only:
+                conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
             return cls(conn, POSTGRES)
         path = sqlite_path(url)
         if not path.parent.is_dir():
             raise DatabaseError(f"no directory {path.parent} for the database: create it first")
+        if read_only:
+            return cls(_sqlite_read_only(path), SQLITE)
         try:
             conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=30.0

@@ -16,6 +16,7 @@ import structlog
 
 import engine
 from ladder import elo, sparring
+from ladder.db import Row
 from ladder.store import ACTIVE, DONE, REJECTED, SYSTEM_OWNER, Bot, Match, Owner, Store, StoreError
 from ladder.views import (
     BotListing,
@@ -26,9 +27,13 @@ from ladder.views import (
     LeaderboardRow,
     MatchQuery,
     MatchView,
+    PairRecord,
+    RatingPoint,
     Replay,
     SeatLog,
+    SeatOutcome,
     SeatResult,
+    SeatTotals,
 )
 
 #: Matches sent per store query while a watcher catches up.
@@ -39,6 +44,8 @@ DEFAULT_LIST = 20
 #: Longest game name, state or owner name a request may carry.
 MAX_TEXT = 64
 STATES = ("queued", "running", "done", "failed")
+#: Rating-history rows one read takes: the newest of a game (or a bot); plots thin them.
+HISTORY_ROWS = 4000
 
 log = structlog.get_logger("niwa.ladder.api")
 
@@ -347,3 +354,125 @@ class Reads:
             self.match_view(m)
             for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH)
         ]
+
+    # The web pages' reads: bounded, from the indexes the ladder already keeps.
+
+    def rating_history(
+        self, game: str, bot_ids: Collection[int], rows: int = HISTORY_ROWS
+    ) -> dict[int, list[RatingPoint]]:
+        """The incremental Elo (the one each commit stores, not the leaderboard's fit)
+        of ``bot_ids`` over the newest ``rows`` rating changes of ``game``, oldest first."""
+        found = self.store.db.execute(
+            "SELECT m.seq, h.bot_id, h.elo_after FROM matches m "
+            "JOIN rating_history h ON h.match_id = m.id "
+            "WHERE m.game = ? AND m.seq IS NOT NULL ORDER BY m.seq DESC LIMIT ?",
+            (game, rows),
+        )
+        return _points(found, bot_ids)
+
+    def bot_history(self, bot_id: int, rows: int = HISTORY_ROWS) -> list[RatingPoint]:
+        """One bot's incremental Elo over its newest ``rows`` rated matches, oldest first."""
+        found = self.store.db.execute(
+            "SELECT m.seq, h.bot_id, h.elo_after FROM match_seats s "
+            "JOIN rating_history h ON h.match_id = s.match_id AND h.bot_id = s.bot_id "
+            "JOIN matches m ON m.id = s.match_id "
+            "WHERE s.bot_id = ? AND m.seq IS NOT NULL ORDER BY m.seq DESC LIMIT ?",
+            (check_id("bot", bot_id), rows),
+        )
+        return _points(found, [bot_id]).get(bot_id, [])
+
+    def head_to_head(self, bot: LadderBot) -> list[PairRecord]:
+        """The bot's rated record against each opponent it met, most met first."""
+        found = self.store.db.execute(
+            "SELECT p.other_id, b.name, b.version, p.meetings, p.games, p.score "
+            "FROM pair_totals p JOIN bots b ON b.id = p.other_id "
+            "WHERE p.game = ? AND p.bot_id = ? ORDER BY p.meetings DESC, p.other_id",
+            (bot.game, bot.id),
+        )
+        return [
+            PairRecord(
+                other_id=int(r["other_id"]), other=f"{r['name']}@{r['version']}",
+                meetings=int(r["meetings"]), games=float(r["games"]), score=float(r["score"]),
+            )
+            for r in found
+        ]  # fmt: skip
+
+    def bot_failures(self, bot_id: int, limit: int = DEFAULT_LIST) -> list[SeatOutcome]:
+        """The bot's newest seats that went out, in matches of any kind."""
+        found = self.store.db.execute(
+            f"SELECT {_OUTCOME} FROM results r JOIN matches m ON m.id = r.match_id "
+            "WHERE r.match_id IN (SELECT match_id FROM match_seats WHERE bot_id = ?) "
+            "AND r.bot_id = ? AND r.status <> 'ok' ORDER BY r.match_id DESC LIMIT ?",
+            (check_id("bot", bot_id), bot_id, min(limit, MAX_LIST)),
+        )
+        return [_outcome(r) for r in found]
+
+    def outcomes_after(self, seq: int, matches: int = WATCH_BATCH * 10) -> list[SeatOutcome]:
+        """Every seat of the next ``matches`` finished after ``seq``, in finishing order
+        (finish numbers count up by one: page on from ``seq + matches``)."""
+        found = self.store.db.execute(
+            f"SELECT {_OUTCOME} FROM matches m JOIN results r ON r.match_id = m.id "
+            "WHERE m.seq > ? AND m.seq <= ? ORDER BY m.seq, r.seat",
+            (seq, seq + matches),
+        )
+        return [_outcome(r) for r in found]
+
+
+    def seat_totals(self, seq: int) -> list[SeatTotals]:
+        """Every bot's seats in the matches finished up to ``seq``, summed by the
+        database (:meth:`outcomes_after` then adds the newer ones one by one)."""
+        rated = self.store.db.execute(
+            "SELECT r.bot_id, COUNT(*) AS n, SUM(r.place) AS places FROM matches m "
+            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? AND m.kind = 'rated' "
+            "GROUP BY r.bot_id",
+            (seq,),
+        )
+        out: dict[int, dict[str, int]] = {}
+        for r in self.store.db.execute(
+            "SELECT r.bot_id, r.reason, COUNT(*) AS n FROM matches m "
+            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? AND r.status <> 'ok' "
+            "GROUP BY r.bot_id, r.reason",
+            (seq,),
+        ):
+            classes = out.setdefault(int(r["bot_id"]), {})
+            failure = str(r["reason"]).partition(":")[0]  # before schema 3: "CLASS: detail"
+            classes[failure] = classes.get(failure, 0) + int(r["n"])
+        totals = {int(r["bot_id"]): (int(r["n"]), int(r["places"])) for r in rated}
+        return [
+            SeatTotals(
+                bot_id=bot, rated=totals.get(bot, (0, 0))[0],
+                place_sum=totals.get(bot, (0, 0))[1],
+                failures=tuple(sorted(out.get(bot, {}).items())),
+            )
+            for bot in sorted(set(totals) | set(out))
+        ]  # fmt: skip
+
+
+_OUTCOME = (
+    "m.seq, m.id AS match_id, m.kind, r.seat, r.bot_id, r.place, r.status, r.reason, r.out_step"
+)
+
+
+def _outcome(row: Row) -> SeatOutcome:
+    out = row["status"] != "ok"
+    return SeatOutcome(
+        seq=int(row["seq"] or 0), match_id=int(row["match_id"]), kind=str(row["kind"]),
+        seat=int(row["seat"]), bot_id=int(row["bot_id"]), place=int(row["place"]),
+        status=str(row["status"]),
+        failure=str(row["reason"]).partition(":")[0] if out else "",
+        out_step=int(row["out_step"] or 0),
+    )  # fmt: skip
+
+
+def _points(
+    rows: Iterable[Row], bot_ids: Collection[int]
+) -> dict[int, list[RatingPoint]]:
+    wanted = set(bot_ids)
+    points: dict[int, list[RatingPoint]] = {}
+    for r in rows:
+        bot = int(r["bot_id"])
+        if bot in wanted:
+            points.setdefault(bot, []).append(
+                RatingPoint(seq=int(r["seq"]), elo=float(r["elo_after"]))
+            )
+    return {bot: line[::-1] for bot, line in points.items()}

@@ -133,3 +133,52 @@ class Replay:
     match_id: int
     content: bytes
     sha256: str
+
+
+# The web pages' reads (no gRPC message: the API does not serve them).
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's incremental Elo right after the rated match with finish number ``seq``."""
+
+    seq: int
+    elo: float
+
+
+@dataclass(frozen=True)
+class PairRecord:
+    """One bot against one opponent in rated matches: ``games`` weighs each n-seat
+    match 1/(n-1), ``score`` the pairwise points out of ``games`` (ladder.elo)."""
+
+    other_id: int
+    other: str
+    meetings: int
+    games: float
+    score: float
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    """A seat of a finished match, as the web's tallies count it (places from 0)."""
+
+    seq: int
+    match_id: int
+    kind: str
+    seat: int
+    bot_id: int
+    place: int
+    status: str
+    failure: str  # the failure class when out, else ""
+    out_step: int  # 0: at start-up (or not out)
+
+
+@dataclass(frozen=True)
+class SeatTotals:
+    """A bot's seats in the matches finished up to some seq: rated ones with the sum of
+    their places (from 0), and the seats that went out, by failure class."""
+
+    bot_id: int
+    rated: int
+    place_sum: int
+    failures: tuple[tuple[str, int], ...]

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from niwa.cli import register_modules
 
-TARGETS = ("engine", "referee", "ladder", "strength", "search")
+TARGETS = ("engine", "referee", "ladder", "strength", "search", "web")
 
 
 def register(sub: Any) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,10 +32,12 @@ from ladder.views import LadderBot, MatchQuery
 from niwa.cli import UsageError
 from referee.cgroups import LimitsUnavailable
 from referee.text import printable
+from web import server as web_server
 
 DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
 DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_WEB = "127.0.0.1:8080"
 
 T = TypeVar("T")
 
@@ -76,7 +80,16 @@ def register(sub: Any) -> None:
     p.add_argument("--max-streams-per-address", type=int, default=Limits.streams_per_peer,
                    help=f"... from one address (default {Limits.streams_per_peer}; raise it "
                    "behind a proxy, where all clients share its address)")
+    _web_arg(p)
     p.set_defaults(run=_serve)
+
+    p = commands.add_parser(
+        "web", help="serve the web pages of a store, read-only, beside a running ladder"
+    )
+    _store_args(p, default_db=DEFAULT_DB)
+    p.add_argument("--listen", default=DEFAULT_WEB,
+                   help=f"host:port (default {DEFAULT_WEB}; port 0: any free port)")
+    p.set_defaults(run=_web)
 
     p = commands.add_parser("submit", help="submit a bot folder or archive (owner token)")
     p.add_argument("path", type=Path, help="a bot folder (with bot.toml) or a .tar/.tar.gz")
@@ -158,7 +171,14 @@ def register(sub: Any) -> None:
                    help="afterwards keep the API up and keep playing, submitted bots too")
     p.add_argument("--listen", default=DEFAULT_LISTEN,
                    help=f"host:port for --serve (default {DEFAULT_LISTEN})")
+    _web_arg(p)
     p.set_defaults(run=_demo)
+
+
+def _web_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--web", metavar="HOST:PORT",
+                   help="also serve the web pages (leaderboards, bots, matches, replays) "
+                   "there, e.g. 127.0.0.1:8080 (port 0: any free port)")
 
 
 def _store_args(p: argparse.ArgumentParser, default_db: str | None) -> None:
@@ -265,9 +285,59 @@ def _serve(args: argparse.Namespace) -> int:
         store.close()
     try:
         limits = Limits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
-        return app.serve(settings, args.listen, args.tls_cert, args.tls_key, limits=limits)
-    except (OSError, ValueError, LimitsUnavailable) as e:
+        return app.serve(
+            settings, args.listen, args.tls_cert, args.tls_key, limits=limits,
+            beside=_web_beside(settings, args.web),
+        )  # fmt: skip
+    except (OSError, ValueError, LimitsUnavailable, DatabaseError) as e:
         raise UsageError(str(e)) from None
+
+
+def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
+    """The web pages beside the API, on their own read-only connection to the store."""
+    if not listen:
+        return None
+
+    def start(stop: threading.Event) -> Callable[[], None]:
+        store = web_server.open_read_only(settings.db_url, settings.data_dir)
+        try:
+            address, thread = web_server.start(store, listen, stop, settings.game_names())
+        except BaseException:
+            store.close()
+            raise
+        print(f"web on {address}", flush=True)
+
+        def wait() -> None:
+            thread.join()
+            store.close()
+
+        return wait
+
+    return start
+
+
+def _web(args: argparse.Namespace) -> int:
+    """Only the web pages, over a store another process (the ladder) writes."""
+    try:
+        store = web_server.open_read_only(args.db, args.data)
+    except DatabaseError as e:
+        raise UsageError(str(e)) from None
+    stop = threading.Event()
+    handlers = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        address, thread = web_server.start(store, args.listen, stop)
+        print(f"web on {address}", flush=True)
+        while thread.is_alive() and not stop.wait(0.5):
+            pass
+        stop.set()
+        thread.join()
+    except OSError as e:
+        raise UsageError(str(e)) from None
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        store.close()
+    return 0
 
 
 def _sparring(text: str | None) -> tuple[str, ...] | None:
@@ -446,11 +516,17 @@ def _user_add(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     if args.matches < 1:
         raise UsageError("--matches must be at least 1")
+    if args.web and not args.serve:
+        raise UsageError("--web serves the pages while the demo serves: add --serve")
     logs.configure("warning")
     settings = demo.run(args.data, args.matches, args.workers, args.seed)
     if args.serve:
         logs.configure("info")
         # Keep playing while serving: the bots submitted meanwhile get their validation
         # and rated matches (the built-ins keep playing too), with no match limit.
-        return app.serve(demo.serving(settings), args.listen)
+        serving = demo.serving(settings)
+        try:
+            return app.serve(serving, args.listen, beside=_web_beside(serving, args.web))
+        except (OSError, DatabaseError) as e:
+            raise UsageError(str(e)) from None
     return 0

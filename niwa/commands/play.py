@@ -6,6 +6,7 @@ import argparse
 import json
 import random
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -14,6 +15,7 @@ from bots.manifest import ManifestError
 from bots.sdk import NOTE_LIMIT
 from engine import CHANCE, State
 from niwa.cli import UsageError
+from niwa.commands.replay import read_replay, write_html
 from referee import cgroups
 from referee.clock import TimeControl
 from referee.logs import configure_cli_logging
@@ -60,6 +62,9 @@ def register(sub: Any) -> None:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a game option (VALUE is JSON, or a bare word); repeatable")
     p.add_argument("--replay", type=Path, metavar="FILE", help="write the replay here")
+    p.add_argument("--html", type=Path, metavar="FILE",
+                   help="write the match as one self-contained HTML page (the replay "
+                   "viewer, as niwa replay html writes it)")
     p.add_argument("--log-dir", type=Path, help="keep each bot's stderr here")
     p.add_argument("--max-failures", type=int, default=3,
                    help="failed decisions that put a seat out (default 3)")
@@ -199,7 +204,9 @@ def debug_lines(move: Move) -> list[str]:
     return [f"        debug| {text}" for text in printable_lines(move.debug, DEBUG_SHOWN)]
 
 
-def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
+def print_result(
+    outcome: MatchOutcome, names: list[str], out: TextIO, show_replay: bool = True
+) -> None:
     print("result:", file=out)
     order = sorted(range(len(names)), key=lambda s: (outcome.result.places[s], s))
     for seat in order:
@@ -218,12 +225,20 @@ def print_result(outcome: MatchOutcome, names: list[str], out: TextIO) -> None:
         f"{outcome.decisions} decisions in {outcome.wall_s:.2f} s, match {outcome.match_id}",
         file=out,
     )
-    if outcome.replay_path is not None:
+    if outcome.replay_path is not None and show_replay:
         print(f"replay: {outcome.replay_path}", file=out)
 
 
 def run(args: argparse.Namespace) -> int:
     configure_cli_logging()
+    if args.html is not None and args.replay is None:  # the page is made from a replay
+        with tempfile.TemporaryDirectory(prefix="niwa-play-") as tmp:
+            return _play(args, Path(tmp) / "match.jsonl", keep_replay=False)
+    return _play(args, args.replay, keep_replay=True)
+
+
+def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> int:
+    args.replay = replay
     out = sys.stdout
     names = [printable(b, NAME_SHOWN) for b in args.bot]
     narrator = None if args.quiet else Narrator(names, out, debug=args.debug)
@@ -238,7 +253,10 @@ def run(args: argparse.Namespace) -> int:
         outcome = play_match(spec)
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
         raise UsageError(str(e)) from None
-    print_result(outcome, names, out)
+    print_result(outcome, names, out, show_replay=keep_replay)
+    if args.html is not None and replay is not None:
+        write_html(read_replay(str(replay)), args.html)
+        print(f"viewer: {printable(str(args.html))}", file=out)
     went_out = [
         s for s, bot in zip(outcome.seats, spec.bots, strict=True)
         if s.status == "out" and not bot.is_builtin

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 import engine
@@ -19,6 +20,9 @@ from referee.replay_check import check
 from referee.sandbox import SandboxUnavailable
 from referee.stderr_tail import SHOWN_LINES, cause_lines
 from referee.text import printable, printable_lines
+from web.offline import offline_html
+from web.replay_view import MAX_STEPS as MAX_VIEWER_STEPS
+from web.replay_view import replay_payload
 
 #: How much of a bot-written name, failure detail or debug line a line shows.
 NAME_SHOWN = 60
@@ -35,6 +39,13 @@ exit status:
   0  shown
   1  a step cannot be re-played (the file is corrupt or forged): a FAILED line
   2  the file cannot be read as a replay, or a bad --seat/--at
+"""
+HTML_EPILOG = """\
+exit status:
+  0  written
+  1  a step cannot be re-played (the file is corrupt or forged): a FAILED line
+  2  the file cannot be read as a replay, is longer than the viewer shows, or -o
+     cannot be written
 """
 ASK_EPILOG = """\
 exit status:
@@ -69,6 +80,17 @@ def register(sub: Any) -> None:
                    "and the bot's whole debug text")
     s.set_defaults(run=run_show)
 
+    w = actions.add_parser(
+        "html", help="write the match as one self-contained HTML page (the replay viewer)",
+        description="Writes one HTML file that shows the match step by step, as any seat "
+        "or the spectator saw it; it needs no server and no network.",
+        epilog=HTML_EPILOG, formatter_class=raw,
+    )
+    w.add_argument("file", help="a replay file (JSON Lines)")
+    w.add_argument("-o", "--output", type=Path, required=True, metavar="HTML",
+                   help="the HTML file to write")
+    w.set_defaults(run=run_html)
+
     a = actions.add_parser(
         "ask", help="re-ask a bot the question of step N; print its answer and the recorded one",
         epilog=ASK_EPILOG, formatter_class=raw,
@@ -82,7 +104,7 @@ def register(sub: Any) -> None:
     a.set_defaults(run=run_ask)
 
 
-def _read(path: str, game: bool = True) -> Replay:
+def read_replay(path: str, game: bool = True) -> Replay:
     """The replay at ``path`` (and, with ``game``, its game installed at its version);
     UsageError, one line, for anything else: the reader bounds and types every field."""
     configure_cli_logging()
@@ -96,7 +118,7 @@ def _read(path: str, game: bool = True) -> Replay:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    replay = _read(args.file, game=False)  # a header naming other rules is a FAILED line
+    replay = read_replay(args.file, game=False)  # a header naming other rules is a FAILED line
     name = printable(args.file)
     try:
         report = check(replay)
@@ -144,7 +166,7 @@ def _check_seat(replay: Replay, seat: int | None) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    replay = _read(args.file)
+    replay = read_replay(args.file)
     _check_seat(replay, args.seat)
     out = sys.stdout
     h = replay.header
@@ -205,8 +227,41 @@ def _show_step(replay: Replay, at: int, seat: int | None, names: list[str], out:
     return 0
 
 
+def run_html(args: argparse.Namespace) -> int:
+    replay = read_replay(args.file)
+    try:
+        write_html(replay, args.output)
+    except ReplayFailed as e:
+        print(f"{printable(args.file)}: FAILED: {printable(str(e))}")
+        return 1
+    print(f"{printable(str(args.output))}: the viewer for {len(replay.steps)} steps of "
+          f"{replay.header.version}")
+    return 0
+
+
+class ReplayFailed(ReplayError):
+    """A replay that reads but cannot be re-played step by step."""
+
+
+def write_html(replay: Replay, path: Path) -> None:
+    """The offline viewer of ``replay`` at ``path``; UsageError if the replay is too
+    long for the viewer or ``path`` cannot be written, ReplayFailed if a step cannot
+    be re-played."""
+    if len(replay.steps) > MAX_VIEWER_STEPS:
+        raise UsageError(f"the replay has {len(replay.steps)} steps; the viewer shows at most "
+                         f"{MAX_VIEWER_STEPS}")
+    try:
+        page = offline_html(replay_payload(replay))
+    except ReplayError as e:
+        raise ReplayFailed(str(e)) from None
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {printable(str(path))}: {e.strerror or e}") from None
+
+
 def run_ask(args: argparse.Namespace) -> int:
-    replay = _read(args.file)
+    replay = read_replay(args.file)
     _check_seat(replay, args.seat)
     try:
         bot = BotSpec.parse(args.bot)

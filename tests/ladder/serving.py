@@ -31,13 +31,19 @@ def start_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
+    return proc, printed_address(proc, r"serving on (\S+)", log)
+
+
+def printed_address(proc: subprocess.Popen[str], pattern: str, log: Path) -> str:
+    """The address the process prints next on stdout (``pattern``'s group); if it
+    prints something else, the process is killed and the test fails with its log."""
     assert proc.stdout is not None
     line = proc.stdout.readline()
-    found = re.search(r"serving on (\S+)", line)
+    found = re.search(pattern, line)
     if found is None:
         proc.kill()
-        raise AssertionError(f"the ladder did not start: {line!r}; log:\n{log.read_text()}")
-    return proc, found.group(1)
+        raise AssertionError(f"expected {pattern!r}, got {line!r}; log:\n{log.read_text()}")
+    return found.group(1)
 
 
 def wait_for(what: str, probe: Callable[[], T | None]) -> T:

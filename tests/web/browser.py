@@ -1,0 +1,99 @@
+"""Debian's Chromium driven by Selenium, for the web tests: the system chromedriver
+(so Selenium Manager never downloads anything), headless, its console captured, and
+helpers to read a page's console errors and to tell a screenshot is not blank."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+#: Flags for a quiet, self-contained browser: no sandbox (tests may run as root), no
+#: GPU, and none of Chromium's own traffic (updates, sync, QUIC probes).
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1400,1000",
+)
+
+
+def chrome(profile: Path) -> webdriver.Chrome:
+    """A headless Chromium with its own profile directory and every console line kept."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+
+
+def go_offline(driver: webdriver.Chrome) -> None:
+    """Cut the browser's network: a page that needs it fails to load what it asks for."""
+    driver.set_network_conditions(offline=True, latency=0, download_throughput=0,
+                                  upload_throughput=0)
+
+
+def console_errors(driver: webdriver.Chrome) -> list[str]:
+    """The SEVERE console lines since the last call (reading the log drains it)."""
+    entries: list[dict[str, Any]] = driver.get_log("browser")
+    return [str(e.get("message")) for e in entries if e.get("level") == "SEVERE"]
+
+
+def png_colours(png: bytes, limit: int = 64) -> int:
+    """How many distinct pixel colours an 8-bit RGB(A) PNG has (counted up to ``limit``):
+    a blank or one-colour screenshot has 1. Decoded with zlib and the PNG filters."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, data, width = 8, b"", 0
+    channels = 4
+    while pos < len(png):
+        length, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        chunk = png[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            width, _, depth, colour = struct.unpack(">IIBB", chunk[:10])
+            if depth != 8 or colour not in (2, 6):
+                raise ValueError("only 8-bit RGB or RGBA PNGs are read")
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            data += chunk
+        pos += 12 + length
+    raw = zlib.decompress(data)
+    stride = width * channels
+    previous = bytearray(stride)
+    colours: set[bytes] = set()
+    for start in range(0, len(raw), stride + 1):
+        kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            corner = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                pred = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+                line[i] = (line[i] + pred) & 0xFF
+        colours.update(bytes(line[i : i + 3]) for i in range(0, stride, channels * 7))
+        if len(colours) >= limit:
+            return len(colours)
+        previous = line
+    return len(colours)

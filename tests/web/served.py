@@ -1,0 +1,30 @@
+"""A real ladder process serving its web pages (``niwa ladder serve --web``) for the
+browser tests, and waiting on its pages."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import urllib.request
+from pathlib import Path
+
+from tests.ladder.serving import printed_address, start_ladder
+
+
+def start_web_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str]:
+    """Start ``niwa ladder serve --web``; return the process, the API's and the pages'
+    addresses."""
+    proc, address = start_ladder(db, log, "--web", "127.0.0.1:0", *extra)
+    return proc, address, printed_address(proc, r"web on (http://\S+)", log)
+
+
+def page(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return str(response.read().decode())
+
+
+def done_matches(web: str, game: str, bot: str = "") -> list[int]:
+    """The finished rated matches the match list shows, newest first."""
+    text = page(f"{web}/matches?game={game}&state=done&limit=100&bot={bot}")
+    rows = re.findall(r'<tr><td><a href="/matches/(\d+)">#\d+</a></td><td>\w+</td><td>rated', text)
+    return [int(r) for r in rows]

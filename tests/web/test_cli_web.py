@@ -1,0 +1,65 @@
+"""``niwa ladder web``: the pages of a store, read-only, as a real process."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from niwa.cli import main
+from tests.web.ladders import played_store
+from tests.web.served import page
+
+
+def test_ladder_web_serves_a_store_and_stops_on_sigterm(tmp_path: Path) -> None:
+    db = played_store(tmp_path, matches=1)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "niwa", "ladder", "web", "--db", str(db), "--listen",
+         "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    assert proc.stdout is not None
+    try:
+        found = re.search(r"web on (http://\S+)", proc.stdout.readline())
+        assert found, proc.stderr.read() if proc.stderr else ""
+        assert "random@1" in page(found.group(1) + "/games/blossom")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+
+
+def test_ladder_web_without_a_store_is_a_one_line_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ladder", "web", "--db", str(tmp_path / "none.db")]) == 2
+    err = capsys.readouterr().err
+    assert "no ladder store at" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_ladder_web_on_a_taken_port_is_a_one_line_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = played_store(tmp_path, matches=1)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["ladder", "web", "--db", str(db), "--listen", f"127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot serve the web pages on 127.0.0.1:{port}: Address already in use" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_demo_serves_its_pages_only_while_it_serves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ladder", "demo", "--data", str(tmp_path), "--web", "127.0.0.1:0"]) == 2
+    assert "add --serve" in capsys.readouterr().err

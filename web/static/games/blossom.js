@@ -1,0 +1,91 @@
+// Blossom: the garden, each seat's hand, yard (face up by kind, face down as a stack),
+// the deck and the scores, from the observation (docs/games/blossom.md).
+import { canvas, el, field, seatColour, seatLabel, text } from "../svg.js";
+
+const KIND_COLOURS = {
+  cherry: "#f4a7b9", chrysanth: "#f6c744", camellia: "#c0392b",
+  rose: "#e84393", lily: "#f5f0e1", anemone: "#6c5ce7",
+};
+const CARD_W = 46;
+const CARD_H = 60;
+
+function card(x, y, kind, count, attrs = {}) {
+  const g = el("g", { class: "card" });
+  g.append(el("rect", {
+    x, y, width: CARD_W, height: CARD_H, rx: 5, fill: KIND_COLOURS[kind] || "#ccc",
+    stroke: "#444", "stroke-width": 1, opacity: count ? 1 : 0.25,
+  }));
+  g.append(text(x + CARD_W / 2, y + 14, kind, { "text-anchor": "middle", "font-size": 9 }));
+  g.append(text(x + CARD_W / 2, y + 42, count, {
+    "text-anchor": "middle", "font-size": 20, "font-weight": "bold", ...attrs,
+  }));
+  return g;
+}
+
+function faceDown(x, y, count, attrs) {
+  const g = el("g", { class: "card down" });
+  g.append(el("rect", {
+    x, y, width: CARD_W, height: CARD_H, rx: 5, fill: "#5b4636", stroke: "#222",
+  }));
+  g.append(text(x + CARD_W / 2, y + 40, count, {
+    "text-anchor": "middle", "font-size": 20, fill: "#fff", ...attrs,
+  }));
+  return g;
+}
+
+function row(x, y, counts, attrs) {
+  const g = el("g");
+  Object.entries(counts).forEach(([kind, n], i) => {
+    g.append(card(x + i * (CARD_W + 4), y, kind, n, attrs ? attrs(kind) : {}));
+  });
+  return g;
+}
+
+export function draw(view) {
+  const seats = view.seats;
+  const height = 130 + seats.length * 92 + (view.hand ? 90 : 0);
+  const svg = canvas(760, height, `Blossom, ${view.phase}`);
+  const status = view.phase === "play"
+    ? `turn ${view.turn}: seat ${view.current} to act (${view.actions_done + 1} of 2)`
+    : view.phase;
+  svg.append(text(12, 22, `Blossom · ${status}${view.end_triggered ? " · last round" : ""}`,
+    { "font-size": 16, "font-weight": "bold" }));
+  svg.append(text(560, 22, "deck ", { "font-size": 14 }));
+  svg.append(field(600, 22, "deck", -1, view.deck, { "font-size": 14 }));
+  svg.append(text(640, 22, `removed ${view.removed}`, { "font-size": 14 }));
+  svg.append(text(12, 50, "garden", { "font-size": 13 }));
+  svg.append(row(70, 34, view.garden, (kind) => ({ "data-field": "garden", "data-kind": kind })));
+  let y = 120;
+  seats.forEach((s, i) => {
+    const g = el("g", { class: "seat" });
+    const turn = view.to_move.includes(i);
+    g.append(el("rect", {
+      x: 6, y, width: 748, height: 86, rx: 6, fill: "none",
+      stroke: seatColour(i), "stroke-width": turn ? 3 : 1,
+    }));
+    g.append(text(14, y + 20, seatLabel(i, view), { "font-size": 14, fill: seatColour(i) }));
+    g.append(text(14, y + 42, "score", { "font-size": 12 }));
+    g.append(field(60, y + 42, "score", i, view.scores[i], { "font-size": 16, "font-weight": "bold" }));
+    g.append(text(14, y + 64, "hand", { "font-size": 12 }));
+    g.append(field(60, y + 64, "hand", i, s.hand, { "font-size": 14 }));
+    g.append(text(100, y + 14, "yard, face up", { "font-size": 10 }));
+    g.append(row(100, y + 20, s.yard_up));
+    g.append(text(420, y + 14, "face down", { "font-size": 10 }));
+    g.append(faceDown(420, y + 20, s.yard_down, { "data-field": "yard_down", "data-seat": i }));
+    const known = Object.entries(s.known).filter(([, n]) => n > 0);
+    if (known.length) {
+      const words = known.map(([kind, n]) => `${kind}×${n}`).join(", ");
+      g.append(text(480, y + 40, `known taken: ${words}`, { "font-size": 11 }));
+    }
+    if (view.dealer === i) g.append(text(480, y + 20, "dealer", { "font-size": 11 }));
+    svg.append(g);
+    y += 92;
+  });
+  if (view.hand) {
+    svg.append(text(12, y + 14, `your hand (seat ${view.seat})`, { "font-size": 13 }));
+    svg.append(row(12, y + 20, view.hand, (kind) => ({ "data-field": "own-hand", "data-kind": kind })));
+    svg.append(text(380, y + 14, "your face-down yard", { "font-size": 11 }));
+    svg.append(row(380, y + 20, view.yard_down));
+  }
+  return svg;
+}

@@ -1,0 +1,45 @@
+// SVG built with DOM calls only: every string a bot or a replay controls goes in as
+// textContent or an attribute value, never as markup, so nothing in it can run.
+const NS = "http://www.w3.org/2000/svg";
+
+export const SEAT_COLOURS = ["#d1495b", "#2e86ab", "#edae49", "#66a182", "#8d6a9f", "#00798c"];
+
+export function seatColour(seat) {
+  return SEAT_COLOURS[((seat % SEAT_COLOURS.length) + SEAT_COLOURS.length) % SEAT_COLOURS.length];
+}
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(NS, tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value !== undefined && value !== null) node.setAttribute(key, String(value));
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+export function text(x, y, value, attrs = {}) {
+  const node = el("text", { x, y, ...attrs });
+  node.textContent = String(value);
+  return node;
+}
+
+// A number the tests read back: data-field names what it is, data-seat whose.
+export function field(x, y, name, seat, value, attrs = {}) {
+  return text(x, y, value, { "data-field": name, "data-seat": seat, ...attrs });
+}
+
+export function canvas(width, height, label) {
+  const svg = el("svg", {
+    viewBox: `0 0 ${width} ${height}`, width, height, role: "img", class: "nv-svg",
+  });
+  svg.append(el("rect", { x: 0, y: 0, width, height, fill: "#fbf8f1" }));
+  const title = el("title");
+  title.textContent = label;
+  svg.append(title);
+  return svg;
+}
+
+// "seat 1 (you)" for the viewer's own seat.
+export function seatLabel(seat, view) {
+  return view.seat === seat ? `seat ${seat} (you)` : `seat ${seat}`;
+}
