@@ -24,6 +24,7 @@ from engine.rulesets.miyabi.rules import (
     shape_of,
     type_of,
 )
+from engine.rulesets.miyabi.shared_json import encode
 
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
@@ -76,10 +77,19 @@ def kind_from_json(d: Any) -> int:
 
 
 def state_fields(s: MiyabiState) -> dict[str, JSON]:
-    """The state's own fields: the snapshot's ``state``, and the body of observations."""
+    """The state's own fields: the snapshot's ``state``, and the body of observations.
+    The tiles in the gardens are shared with every other snapshot (read-only)."""
     return {
         "players": s.players,
         "options": dict(s.rules.options),
+        **_small_fields(s),
+        "gardens": [g.to_json(s.rules) for g in s.gardens],
+    }
+
+
+def _small_fields(s: MiyabiState) -> dict[str, JSON]:
+    """The fields of a fixed size after ``players`` and ``options``, in snapshot order."""
+    return {
         "round": s.round,
         "rounds": s.rules.rounds,
         "start_player": s.start,
@@ -91,12 +101,31 @@ def state_fields(s: MiyabiState) -> dict[str, JSON]:
         "display": counts_json(s.display),
         "removed": counts_json(s.removed),
         "bonus_tiles": {t: s.rules.bonus_points[i] for i, t in enumerate(TYPES) if s.bonus_left[i]},
-        "gardens": [g.to_json(s.rules) for g in s.gardens],
     }
 
 
 def to_json(s: MiyabiState) -> dict[str, JSON]:
     return SNAPSHOT.wrap(state_fields(s))
+
+
+#: The canonical text of the envelope up to the state's fields (``"state"`` sorts last).
+_HEAD = encode(SNAPSHOT.wrap({})).removesuffix("{}}")
+#: The fields whose keys sort before ``gardens`` / after ``options`` (nothing sorts
+#: between them): canonical text puts the two big ones in the middle.
+_BEFORE = tuple(sorted(k for k in FIELDS if k < "gardens"))
+_AFTER = tuple(sorted(k for k in FIELDS if k > "options"))
+assert sorted(FIELDS) == [*_BEFORE, "gardens", "options", *_AFTER]
+
+
+def to_text(s: MiyabiState) -> str:
+    """``canonical_json(to_json(s))``, the text ``engine.state_hash`` digests, assembled
+    from kept pieces: the options' text (Rules) and each garden's tiles' text, so the
+    cost per call is a few encoder calls on small dicts and one join per garden."""
+    small = {"players": s.players, **_small_fields(s)}
+    before = encode({k: small[k] for k in _BEFORE})[:-1]
+    after = encode({k: small[k] for k in _AFTER})[1:]
+    gardens = ",".join(g.to_text(s.rules) for g in s.gardens)
+    return f'{_HEAD}{before},"gardens":[{gardens}],"options":{s.rules.options_json},{after}}}'
 
 
 def from_json(snapshot: Any, blank: Blank) -> MiyabiState:

@@ -24,6 +24,7 @@ from engine.rulesets.miyabi.rules import (
     shape_of,
     type_of,
 )
+from engine.rulesets.miyabi.shared_json import FrozenDict, FrozenList, encode
 
 
 class Placed(NamedTuple):
@@ -58,11 +59,14 @@ class Garden:
     Besides the heights, ``levels[h]`` is the bit mask of the cells at height ``h``,
     kept up to date by :meth:`place`: a footprint lies flat (P5/P6) when its mask is
     inside the level of its first cell, one AND instead of a walk over its cells. Each
-    tile's JSON is built once, when a snapshot first needs it, and copied after."""
+    tile's JSON and its canonical text are made once, when a snapshot first needs them,
+    and shared by every later snapshot (shared_json): a snapshot's cost does not grow
+    with the tiles beyond copying one list and joining one string per garden."""
 
     __slots__ = (
         "_hints",
         "_tiles_json",
+        "_tiles_text",
         "bonuses",
         "end",
         "heights",
@@ -79,7 +83,8 @@ class Garden:
         self.levels = [ALL_CELLS]  # levels[h]: mask of the cells at height h
         self.top = [-1] * CELLS  # index into tiles of the uppermost tile, -1 if bare
         self.tiles: list[Placed] = []
-        self._tiles_json: list[dict[str, Any]] = []  # the first tiles' JSON, never changed
+        self._tiles_json: list[FrozenDict] = []  # the first tiles' JSON, never changed
+        self._tiles_text = ""  # those tiles' canonical JSON, comma-separated
         self._hints = [0] * NKINDS  # per kind: the spot that last fitted (can_place)
         self.lanterns = [False] * LANTERNS  # per column: filled this round
         self.passed = False
@@ -94,6 +99,7 @@ class Garden:
         g.top = self.top[:]
         g.tiles = self.tiles[:]
         g._tiles_json = self._tiles_json[:]
+        g._tiles_text = self._tiles_text
         g._hints = self._hints[:]
         g.lanterns = self.lanterns[:]
         g.passed = self.passed
@@ -205,23 +211,36 @@ class Garden:
         return counts
 
     # JSON
-    def tiles_json(self, rules: Rules) -> list[dict[str, Any]]:
-        """The tiles as JSON: fresh objects on every call (the caller may change them),
-        copied from the kept ones, which are built once per tile."""
-        done = self._tiles_json
-        for t in self.tiles[len(done) :]:
-            done.append(_tile_json(t, tile_cells(rules, t)))
-        return [{**d, "cells": [c[:] for c in d["cells"]]} for d in done]
+    def _write_tiles(self, rules: Rules) -> None:
+        """Make the JSON and the text of the tiles placed since the last snapshot."""
+        done = len(self._tiles_json)
+        if done < len(self.tiles):
+            new = [_tile_json(t, tile_cells(rules, t)) for t in self.tiles[done:]]
+            self._tiles_json += new
+            text = encode(new)[1:-1]
+            self._tiles_text = f"{self._tiles_text},{text}" if done else text
 
-    def to_json(self, rules: Rules) -> dict[str, Any]:
+    def _fields(self) -> dict[str, Any]:
+        """The snapshot's fields but the tiles, in snapshot order."""
         return {
-            "tiles": self.tiles_json(rules),
             "lanterns": self.lanterns[:],
             "passed": self.passed,
             "score": self.score,
             "bonuses": [TYPES[t] for t in self.bonuses],
             "end_scoring": dict(self.end),
         }
+
+    def to_json(self, rules: Rules) -> dict[str, Any]:
+        """The garden's snapshot; the list of tiles is new, the tiles in it are shared
+        (read-only) with every other snapshot of this garden."""
+        self._write_tiles(rules)
+        return {"tiles": self._tiles_json[:], **self._fields()}
+
+    def to_text(self, rules: Rules) -> str:
+        """``canonical_json(self.to_json(rules))``, from the kept text of the tiles
+        ("tiles" sorts after every other field)."""
+        self._write_tiles(rules)
+        return f'{encode(self._fields())[:-1]},"tiles":[{self._tiles_text}]}}'
 
     @classmethod
     def from_json(cls, rules: Rules, d: Mapping[str, Any]) -> Garden:
@@ -251,13 +270,13 @@ def tile_cells(rules: Rules, t: Placed) -> tuple[int, ...]:
     return cells
 
 
-def _tile_json(t: Placed, cells: tuple[int, ...]) -> dict[str, Any]:
-    return {
-        "shape": SHAPES[shape_of(t.kind)],
-        "object": TYPES[type_of(t.kind)],
-        "row": t.row + 1,
-        "col": t.col + 1,
-        "rotation": t.rotation,
-        "layer": t.layer,
-        "cells": [[c // SIZE + 1, c % SIZE + 1] for c in cells],
-    }
+def _tile_json(t: Placed, cells: tuple[int, ...]) -> FrozenDict:
+    return FrozenDict(
+        shape=SHAPES[shape_of(t.kind)],
+        object=TYPES[type_of(t.kind)],
+        row=t.row + 1,
+        col=t.col + 1,
+        rotation=t.rotation,
+        layer=t.layer,
+        cells=FrozenList(FrozenList((c // SIZE + 1, c % SIZE + 1)) for c in cells),
+    )
