@@ -70,6 +70,7 @@ class Garden:
         "bonuses",
         "end",
         "heights",
+        "kept_view",
         "lanterns",
         "levels",
         "passed",
@@ -91,6 +92,8 @@ class Garden:
         self.score = 0
         self.bonuses: list[int] = []  # object types whose layer-5 bonus this player took
         self.end: dict[str, int] = {}  # end-of-game points by heading, once scored
+        # views.py's derived fields of an observation and the tile count they are for
+        self.kept_view: tuple[int, dict[str, Any]] | None = None
 
     def clone(self) -> Garden:
         g = Garden.__new__(Garden)
@@ -106,6 +109,7 @@ class Garden:
         g.score = self.score
         g.bonuses = self.bonuses[:]
         g.end = dict(self.end)
+        g.kept_view = self.kept_view
         return g
 
     def done(self) -> bool:
@@ -220,7 +224,7 @@ class Garden:
             text = encode(new)[1:-1]
             self._tiles_text = f"{self._tiles_text},{text}" if done else text
 
-    def _fields(self) -> dict[str, Any]:
+    def fields(self) -> dict[str, Any]:
         """The snapshot's fields but the tiles, in snapshot order."""
         return {
             "lanterns": self.lanterns[:],
@@ -234,13 +238,12 @@ class Garden:
         """The garden's snapshot; the list of tiles is new, the tiles in it are shared
         (read-only) with every other snapshot of this garden."""
         self._write_tiles(rules)
-        return {"tiles": self._tiles_json[:], **self._fields()}
+        return {"tiles": self._tiles_json[:], **self.fields()}
 
-    def to_text(self, rules: Rules) -> str:
-        """``canonical_json(self.to_json(rules))``, from the kept text of the tiles
-        ("tiles" sorts after every other field)."""
+    def tiles_text(self, rules: Rules) -> str:
+        """The tiles in canonical JSON, comma-separated (without the brackets)."""
         self._write_tiles(rules)
-        return f'{encode(self._fields())[:-1]},"tiles":[{self._tiles_text}]}}'
+        return self._tiles_text
 
     @classmethod
     def from_json(cls, rules: Rules, d: Mapping[str, Any]) -> Garden:

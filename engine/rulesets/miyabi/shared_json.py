@@ -1,5 +1,5 @@
-"""The parts of a snapshot that every call shares: read-only JSON containers, and the
-canonical encoder that writes their text once.
+"""The parts of a snapshot that every call shares: read-only JSON containers, the
+canonical encoder that writes their text once, and holes that text fills.
 
 A placed tile never changes, so its JSON is built once and the same objects go into
 every later snapshot and observation (and those of the state's clones): copying each
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any, Final, NoReturn
 
 #: ``engine.canonical_json``'s spelling with its ``JSONEncoder`` made once: ``json.dumps``
@@ -21,6 +22,23 @@ from typing import Any, Final, NoReturn
 encode: Final = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False
 ).encode
+
+
+def hole(index: int) -> str:
+    """A string that stands for kept text ``index`` in a value given to :data:`encode`;
+    no string of a snapshot holds the character NUL it starts with."""
+    return f"\0{index}"
+
+
+#: A hole as :data:`encode` spells it ("\u0000" and the index, in quotes).
+_SPELLED_HOLE = re.compile(r'"\\u0000(\d+)"')
+
+
+def fill(text: str, pieces: list[str]) -> str:
+    """``text`` with each hole's spelling replaced by its piece of kept text."""
+    parts = _SPELLED_HOLE.split(text)
+    parts[1::2] = [pieces[int(i)] for i in parts[1::2]]
+    return "".join(parts)
 
 
 def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:
