@@ -262,7 +262,7 @@ def snapshot_cases(args: argparse.Namespace, names: list[str],
     growth, here only or beside ``--baseline`` (runs alternating in fresh processes)."""
     base = None if args.baseline is None else _baseline(args)
     side = "" if base is None else "this "
-    print(f"{'game':<10} {'players':>7} {'call':<8} "
+    print(f"{'game':<10} {'players':>7} {'call':<8} {'way':<10} "
           + ("" if base is None else f"{'base early':>10} {'base late':>9} {'growth':>6}  ")
           + f"{side + 'early':>10} {side + 'late':>9} {'growth':>6}  µs per call; "
           "snapshot bytes early -> late", file=out)
@@ -286,7 +286,8 @@ def snapshot_cases(args: argparse.Namespace, names: list[str],
             for row, old in zip(now, was, strict=True):
                 then = "" if not old else (f"{old['early_us']:>10.1f} {old['late_us']:>9.1f} "
                                            f"{old['growth']:>6.2f}  ")
-                print(f"{name:<10} {players:>7} {row['what']:<8} {then}{row['early_us']:>10.1f} "
+                print(f"{name:<10} {players:>7} {row['what']:<8} {row['way']:<10} "
+                      f"{then}{row['early_us']:>10.1f} "
                       f"{row['late_us']:>9.1f} {row['growth']:>6.2f}  "
                       f"{row['early_bytes']} -> {row['late_bytes']}", file=out, flush=True)
                 if old:
