@@ -60,10 +60,12 @@ def register(sub: Any) -> None:
                    "run in a fresh process, and print the ratio this / baseline per case")
     p.add_argument("--snapshots", action="store_true",
                    help="instead of playouts, time state.to_json(), state.observe(0) and "
-                   "engine.state_hash per call on a state early in a random game (after 10 "
-                   "applies) and on its last state before the end, and print the growth "
-                   "late / early and the snapshot's size in canonical JSON; --runs repeats "
-                   "the same game (--seed), medians are printed")
+                   "engine.state_hash per call early and late in one random game: on the "
+                   "state after 10 applies and the last one before the end ('same state'), "
+                   "and once after every apply as the game is played ('in play': calls "
+                   "11-60 and the last 50); print the growth late / early and the "
+                   "snapshot's size in canonical JSON. --runs repeats the same game "
+                   "(--seed); medians are printed")
     p.add_argument("--calls", type=int, default=500,
                    help="with --snapshots: timed calls of each per state (default 500)")
     add_json_option(p)
