@@ -60,7 +60,7 @@ def early_and_late(name: str, players: int, seed: int) -> tuple[State, State]:
             states.append(state.clone())
 
     _play(name, players, seed, keep)
-    return states[EARLY_AFTER - 1], states[-1]
+    return states[min(EARLY_AFTER, len(states)) - 1], states[-1]
 
 
 def in_play_us(name: str, players: int, seed: int, call: Callable[[State], object],
@@ -68,6 +68,19 @@ def in_play_us(name: str, players: int, seed: int, call: Callable[[State], objec
     """µs per call of ``call`` made after every apply of the game, as it is played:
     the mean over the calls after applies 11 to 60, and over the last :data:`WINDOW`
     calls before the end, over ``plays`` plays."""
+    early: list[float] = []
+    late: list[float] = []
+    for _ in range(plays):
+        times = _timed_in_play(name, players, seed, call, clock)
+        # a game too short for the windows is timed from its start
+        early += times[EARLY_AFTER:][:WINDOW] or times[:WINDOW]
+        late += times[-WINDOW:]
+    return sum(early) / len(early) * 1e6, sum(late) / len(late) * 1e6
+
+
+def _timed_in_play(name: str, players: int, seed: int, call: Callable[[State], object],
+                   clock: Callable[[], float]) -> list[float]:
+    """Seconds of each call of ``call`` after an apply, in one play of the game."""
     times: list[float] = []
 
     def timed(state: State) -> None:
@@ -76,12 +89,8 @@ def in_play_us(name: str, players: int, seed: int, call: Callable[[State], objec
             call(state)
             times.append(clock() - start)
 
-    for _ in range(plays):
-        _play(name, players, seed, timed)
-    steps = len(times) // plays
-    early = [t for p in range(plays) for t in times[p * steps + EARLY_AFTER:][:WINDOW]]
-    late = [t for p in range(plays) for t in times[(p + 1) * steps - WINDOW:][:WINDOW]]
-    return sum(early) / len(early) * 1e6, sum(late) / len(late) * 1e6
+    _play(name, players, seed, timed)
+    return times
 
 
 def per_call_us(call: Callable[[], object], calls: int, clock: Callable[[], float]) -> float:
