@@ -214,6 +214,12 @@ class State(ABC):
     def to_json(self) -> dict[str, JSON]:
         """A full snapshot that :meth:`Game.from_json` turns back into an equal state."""
 
+    def snapshot_text(self) -> str:
+        """``canonical_json(self.to_json())``, what :func:`state_hash` digests. A game
+        whose snapshot grows over a game may assemble it from kept pieces instead; the
+        text must stay byte-identical (replays and golden playthroughs hold its hash)."""
+        return canonical_json(self.to_json())
+
     @abstractmethod
     def render(self, seat: int | None = None) -> str:
         """A text picture of the table as ``seat`` sees it (``None``: spectator)."""
@@ -264,7 +270,7 @@ def canonical_json(value: JSON) -> str:
 
 def state_hash(state: State) -> str:
     """A short fingerprint of a full state, recorded after every replay line."""
-    return hashlib.sha256(canonical_json(state.to_json()).encode()).hexdigest()[:16]
+    return hashlib.sha256(state.snapshot_text().encode()).hexdigest()[:16]
 
 
 def sample_chance(state: State, rng: Rng) -> Action:

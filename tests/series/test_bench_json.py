@@ -151,3 +151,33 @@ def test_bench_engine_refuses_a_baseline_without_an_engine(
     argv = ["bench", "engine", "sakura", "--baseline", str(tmp_path)]
     assert main(argv) == 2
     assert "has no engine/ package" in capsys.readouterr().err
+
+
+def test_bench_engine_snapshots_times_each_call_early_and_late_both_ways(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "engine", "blossom", "--players", "2", "--snapshots", "--runs", "1",
+            "--calls", "10", "--json", "-"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["benchmark"] == "engine snapshots"
+    rows = doc["rows"]
+    assert {(r["what"], r["way"]) for r in rows} == {
+        (what, way) for what in ("to_json", "observe", "hash")
+        for way in ("same state", "in play")}
+    for r in rows:
+        assert r["early_us"] > 0 and r["late_us"] > 0 and r["early_bytes"] > 0
+        assert r["growth"] == pytest.approx(r["late_us"] / r["early_us"])
+
+
+def test_bench_engine_snapshots_against_a_baseline_times_the_same_game(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    checkout = Path(__file__).resolve().parents[2]  # this checkout against itself
+    argv = ["bench", "engine", "blossom", "--players", "2", "--snapshots", "--runs", "2",
+            "--calls", "10", "--baseline", str(checkout), "--json", "-"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert len(rows) == 6
+    assert all(r["baseline_late_hash"] == r["late_hash"] for r in rows)
+    assert all(r["baseline_late_us"] > 0 for r in rows)
