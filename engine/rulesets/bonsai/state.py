@@ -21,10 +21,10 @@ from itertools import combinations
 from typing import Any
 
 from engine.actions import LegalActions
-from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State, places_from_keys
 from engine.rulesets.bonsai import codec, moves, render, views
 from engine.rulesets.bonsai.deck import can_draw, draw_odds, take
-from engine.rulesets.bonsai.moves import rule
+from engine.rulesets.bonsai.moves import CHOOSE_TILE, DISCARD, GOAL_DECISIONS, REVEAL, rule
 from engine.rulesets.bonsai.rules import (
     ANY,
     CARD_KINDS,
@@ -39,7 +39,6 @@ from engine.rulesets.bonsai.rules import (
     SOLO_STARTING_TILES,
     STARTING_TILES,
     TILE_CODE,
-    TILES,
     deck_for,
     key,
 )
@@ -129,6 +128,10 @@ class BonsaiState(State):
         top = self.top_parchments
         return (sum(top.values()) if top else 0) + sum(self.pool.values())
 
+    def _deck_left(self) -> bool:
+        """``deck_size() > 0`` without the sums (counts are never negative)."""
+        return any(self.pool.values()) or any(self.top_parchments.values())
+
     def to_move(self) -> tuple[int, ...]:
         if self.phase == "over":
             return ()
@@ -147,8 +150,22 @@ class BonsaiState(State):
             # without the intermediate list (the pool is kept in KIND_ORDER)
             pool = self.pool
             total = sum(pool.values())
-            return [({"type": "reveal", "card": k}, n / total) for k, n in pool.items()]
-        return [({"type": "reveal", "card": k}, p) for k, p in self._draw_odds()]
+            return [(REVEAL[k], n / total) for k, n in pool.items()]
+        return [(REVEAL[k], p) for k, p in self._draw_odds()]
+
+    def sample_chance(self, rng: Rng) -> Action:
+        """State.sample_chance's walk over the same probabilities, in the same float
+        steps (so the same card for the same ``rng``), without listing the outcomes."""
+        pool = self.pool
+        if self.phase != "reveal" or self.top_others or self.top_parchments or not pool:
+            return super().sample_chance(rng)
+        total = sum(pool.values())
+        x = rng.random() * sum([n / total for n in pool.values()])
+        for kind, n in pool.items():
+            x -= n / total
+            if x < 0:
+                return REVEAL[kind]
+        return REVEAL[next(reversed(pool))]  # rounding left x >= 0: the last, as there
 
     def _draw_odds(self) -> list[tuple[str, float]]:
         return draw_odds(self.top_parchments, self.top_others, self.pool)
@@ -168,13 +185,17 @@ class BonsaiState(State):
         if phase == "choose":
             return moves.choose_actions(self, me)
         if phase == "master":
-            return [{"type": "choose_tile", "tile": t} for t in TILES]
+            return list(CHOOSE_TILE)
         if phase in PLACING_PHASES:
             return moves.placing_actions(self, me)
         if phase == "claim":
             g = self.pending_goals[0]
-            return [{"type": "claim", "goal": g}, {"type": "renounce", "goal": g}]
-        return [{"type": "discard", "tile": TILES[t]} for t in range(4) if me.supply[t]]
+            claim = GOAL_DECISIONS.get(g)  # None for a goal id no rules data knows
+            if claim is None:
+                return [{"type": "claim", "goal": g}, {"type": "renounce", "goal": g}]
+            return list(claim)
+        supply = me.supply
+        return [DISCARD[t] for t in range(4) if supply[t]]
 
     def eligible(self, seat: Seat, goal: str) -> bool:
         """A goal still on the table, not renounced, in a colour not yet held (§4.3)."""
@@ -225,6 +246,24 @@ class BonsaiState(State):
         self._legal = None  # only reached when the move was legal and is now applied
 
     def _apply_chance(self, action: Action) -> None:
+        pool = self.pool
+        kind = action.get("card") if type(action) is dict else None
+        # The common case: a reveal sampled here (REVEAL's own object) of a card the
+        # deck holds, with no Tokonoma top pile; anything else is checked in full.
+        if not (
+            type(kind) is str
+            and action is REVEAL.get(kind)
+            and self.phase == "reveal"
+            and pool.get(kind)
+            and not self.top_others
+            and not self.top_parchments
+        ):
+            self._apply_chance_checked(action)
+            return
+        take(pool, kind)
+        self._revealed(kind)
+
+    def _apply_chance_checked(self, action: Action) -> None:
         if not self._possible_outcome(action):
             raise IllegalAction(rule("§3"), f"{action!r} is not a possible chance outcome")
         if self.phase == "goal_setup":
@@ -240,12 +279,16 @@ class BonsaiState(State):
                 take(self.pool, kind)
         else:
             take(self.pool, kind)
+        self._revealed(kind)
+
+    def _revealed(self, kind: str) -> None:
+        """The card just drawn goes to the board, or to the discards when burnt."""
         if self.burn:
             self.burn = False
             self.discards.append(kind)
         else:
             self.board[self._last_empty()] = kind  # the gap next to the deck
-        if self.deck_size() == 0 and self.action is not None:
+        if self.action is not None and not self._deck_left():
             # The last card is revealed: everyone, the trigger player last, gets one
             # more turn (bonsai.md §7.2; solo §8).
             self.end_triggered = True
@@ -279,7 +322,7 @@ class BonsaiState(State):
         ]
 
     def _needs_reveal(self) -> bool:
-        return self.burn or (None in self.board and self.deck_size() > 0)
+        return self.burn or (None in self.board and self._deck_left())
 
     def _continue_reveals(self) -> None:
         """Reveal until the row is full or the deck is out, then go on with the turn."""
@@ -374,7 +417,7 @@ class BonsaiState(State):
         if self.solo:
             # Solo: discard the card left of the one taken, or burn the top deck card.
             if i == 0:
-                self.burn = self.deck_size() > 0
+                self.burn = self._deck_left()
             elif self.board[i - 1] is not None:
                 self.discards.append(self.board[i - 1])
                 self.board[i - 1] = None
