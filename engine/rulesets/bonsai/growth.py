@@ -26,6 +26,10 @@ from engine.rulesets.bonsai.tree import Tree, fruit_fits
 
 #: Indices into Growth.past: side (0 right, 2 left) + height (0 above, 1 below).
 RIGHT, LEFT, UP, BELOW = 0, 2, 0, 1
+#: The goal tests Growth.measure answers, in the order of Growth.levels().
+MEASURES = ("wood", "leafGroup", "fruit", "flowersOneSide")
+#: The kengai levels, in the order of Growth.levels() after MEASURES.
+KENGAI_LEVELS = ("low", "mid", "high")
 
 
 class Growth:
@@ -147,14 +151,26 @@ class Growth:
 
     def kengai(self) -> dict[str, bool]:
         """tree.kengai_levels."""
-        past = self.past
+        flags = self.levels()[len(MEASURES) :]
+        return {level: bool(flag) for level, flag in zip(KENGAI_LEVELS, flags, strict=True)}
+
+    def levels(self) -> tuple[int, ...]:
+        """Every goal measure at once: the values of :data:`MEASURES` (as measure()),
+        then the kengai flags of :data:`KENGAI_LEVELS` (as kengai())."""
+        counts, past = self.counts, self.past
         right, left = past[RIGHT + UP] or past[RIGHT + BELOW], past[LEFT + UP] or past[LEFT + BELOW]
-        return {
-            "low": right,
-            "mid": right and left,
-            "high": (past[RIGHT + UP] and past[LEFT + BELOW])
-            or (past[LEFT + UP] and past[RIGHT + BELOW]),
-        }
+        high = (past[RIGHT + UP] and past[LEFT + BELOW]) or (
+            past[LEFT + UP] and past[RIGHT + BELOW]
+        )
+        return (
+            counts[WOOD],
+            self.leaf_best,
+            counts[FRUIT],
+            max(self.flowers),
+            right,
+            right and left,
+            high,
+        )
 
 
 def growth_of(tree: Tree, pot: frozenset[int], flipped: bool) -> Growth:

@@ -13,6 +13,9 @@ from engine.rulesets.bonsai.rules import (
 )
 from engine.rulesets.bonsai.tree import Tree, new_tree
 
+#: The Tool card kinds, whose copies capacity() counts with list.count.
+TOOL_KINDS = tuple(k for k, card in CARD_KINDS.items() if card.type == "tool")
+
 
 class Seat:
     """One player's table: bonsai, personal supply, cards and goal tiles.
@@ -116,8 +119,7 @@ class Seat:
 
     def capacity(self) -> int:
         """5 + 2 per Tool card (bonsai.md §2.3)."""
-        tools = sum(1 for c in self.cards if CARD_KINDS[c].type == "tool")
-        return BASE_CAPACITY + TOOL_CAPACITY * tools
+        return BASE_CAPACITY + TOOL_CAPACITY * sum(map(self.cards.count, TOOL_KINDS))
 
     def cultivate_allowance(self) -> list[int]:
         """Seishi slots plus one slot per Growth card (bonsai.md §2.4)."""
