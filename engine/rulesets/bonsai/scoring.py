@@ -50,12 +50,13 @@ def goals_met(goals: list[Goal], tree: Tree, flipped: bool) -> list[Goal]:
     return met
 
 
-def goals_met_by(goals: list[Goal], growth: Growth) -> list[Goal]:
-    """:func:`goals_met` from a bonsai's kept measures (growth.py), no rescan."""
+def goals_met_by(goals: list[str], growth: Growth) -> list[str]:
+    """:func:`goals_met` from a bonsai's kept measures (growth.py), no rescan: the ids
+    of ``goals`` the bonsai meets, in their order."""
     if not goals:
         return []
     levels = growth.levels()
-    return [goal for goal in goals if levels[_LEVEL[goal.id]] >= _NEED[goal.id]]
+    return [g for g in goals if levels[_LEVEL[g]] >= _NEED[g]]
 
 
 def _level_index(goal: Goal) -> int:

@@ -79,7 +79,7 @@ class BonsaiState(State):
         self.seats: list[Seat] = []
         # The current decision's legal actions, kept until the next apply: a player
         # move is checked against them, so the list is built once per decision.
-        self._legal: LegalActions | None = None
+        self._legal: list[Action] | None = None
 
     @classmethod
     def set_up(cls, players: int, options: dict[str, Any]) -> BonsaiState:
@@ -173,12 +173,21 @@ class BonsaiState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if seat != self.current or self.phase == "over" or self.phase in CHANCE_PHASES:
             return []
-        return self._decision().listing()
+        return list(self._decision())  # a copy: a caller sorting it changes nothing
 
-    def _decision(self) -> LegalActions:
-        if self._legal is None:
-            self._legal = LegalActions(self._list_actions(self.seats[self.current]))
-        return self._legal
+    def _decision(self) -> list[Action]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._list_actions(self.seats[self.current])
+        return legal
+
+    def _parse(self, action: Action) -> Action:
+        """The listed action ``action`` spells (engine.actions), else IllegalAction."""
+        legal = self._decision()
+        for listed in legal:
+            if listed is action:  # the common case: a listed action handed back
+                return listed
+        return LegalActions(legal).parse(action, self._refusal)
 
     def _list_actions(self, me: Seat) -> list[Action]:
         phase = self.phase
@@ -288,12 +297,16 @@ class BonsaiState(State):
             self.discards.append(kind)
         else:
             self.board[self._last_empty()] = kind  # the gap next to the deck
-        if self.action is not None and not self._deck_left():
+        left = self._deck_left()
+        if not left and self.action is not None:
             # The last card is revealed: everyone, the trigger player last, gets one
             # more turn (bonsai.md §7.2; solo §8).
             self.end_triggered = True
             self.turns_left = self.players
-        self._continue_reveals()
+        if self.burn or (left and None in self.board):  # _needs_reveal, the deck known
+            self.phase = "reveal"
+        else:
+            self._go_on()
 
     def _possible_outcome(self, action: Action) -> bool:
         if self.phase == "goal_setup":
@@ -328,7 +341,11 @@ class BonsaiState(State):
         """Reveal until the row is full or the deck is out, then go on with the turn."""
         if self._needs_reveal():
             self.phase = "reveal"
-            return
+        else:
+            self._go_on()
+
+    def _go_on(self) -> None:
+        """The turn after the row is refilled: its start, the placements or the card."""
         if self.action is None:
             self._start_turn(0)
         elif self.action == "cultivate":
@@ -365,14 +382,17 @@ class BonsaiState(State):
         if self.phase in PLACING_PHASES and kind == "place":
             self._place(me, action)
             return
-        action = self._decision().parse(action, self._refusal)
-        if kind == "remove":
-            u, v = action["cell"]
-            me.remove(key(u, v))
-        elif kind == "flip_pot":
-            me.flipped = True
-        elif kind == "meditate":
+        action = self._parse(action)
+        # the most frequent kinds first
+        if kind == "meditate":
             self._meditate(me, action)
+        elif kind == "discard":
+            me.supply[TILE_CODE[action["tile"]]] -= 1
+            if sum(me.supply) <= me.capacity():
+                self._end_turn()
+        elif kind == "end_placing":
+            self.allowance = [0, 0, 0, 0, 0]
+            self._check_goals()
         elif kind == "cultivate":
             self._cultivate()
         elif kind == "choose_tile":
@@ -380,18 +400,16 @@ class BonsaiState(State):
             self.wild_tiles -= 1
             if not self.wild_tiles:
                 self._check_goals()
-        elif kind == "end_placing":
-            self.allowance = [0, 0, 0, 0, 0]
-            self._check_goals()
         elif kind in ("claim", "renounce"):
             self._decide_goal(me, action)
-        else:  # discard
-            me.supply[TILE_CODE[action["tile"]]] -= 1
-            if sum(me.supply) <= me.capacity():
-                self._end_turn()
+        elif kind == "remove":
+            u, v = action["cell"]
+            me.remove(key(u, v))
+        else:  # flip_pot
+            me.flipped = True
 
     def _refusal(self, action: Action) -> tuple[str, str]:
-        types = sorted({a["type"] for a in self._decision().listing()})
+        types = sorted({a["type"] for a in self._decision()})
         return (
             moves.phase_rule(self.phase),
             f"{action!r} is not legal in phase {self.phase!r}; pick one of the legal"
@@ -447,15 +465,13 @@ class BonsaiState(State):
             self.pending_goals = []
             self._check_capacity()
             return
-        held = {GOALS[g].colour for g in me.claimed}
-        renounced = me.renounced
-        open_to_me = [
-            goal
-            for g in self.goals_open
-            if (goal := GOALS[g]).colour not in held and g not in renounced
-        ]
-        self.pending_goals = [g.id for g in goals_met_by(open_to_me, me.growth())]
-        if not self.pending_goals:
+        met = goals_met_by(self.goals_open, me.growth())
+        if met:  # rare: the met goals this seat may still take
+            held = {GOALS[g].colour for g in me.claimed}
+            renounced = me.renounced
+            met = [g for g in met if GOALS[g].colour not in held and g not in renounced]
+        self.pending_goals = met
+        if not met:
             self._check_capacity()
 
     def _decide_goal(self, me: Seat, action: dict[str, Any]) -> None:
