@@ -133,7 +133,7 @@ class Growth:
         if tile == FLOWER:
             return sorted(self.leaf_adj)
         tree = self.tree
-        return sorted(c for c in self.leaf_adj if fruit_fits(tree, c))
+        return sorted([c for c in self.leaf_adj if fruit_fits(tree, c)])
 
     def can_grow_wood(self) -> bool:
         """``not tree.is_stuck``."""

@@ -15,6 +15,7 @@ from engine.rulesets.bonsai.rules import (
     ANY,
     GOAL_ORDER,
     KIND_ORDER,
+    LEAF,
     SLOTS,
     TILE_CODE,
     TILES,
@@ -110,9 +111,14 @@ def placing_actions(s: BonsaiState, me: Seat) -> list[Action]:
     """Every placement the supply and the allowance permit, then ``end_placing``."""
     acts: list[Action] = []
     growth, supply, allowance = me.growth(), me.supply, s.allowance
+    wood_cells: list[int] | None = None  # wood and leaf grow on the same cells
     for t in range(4):
         if supply[t] and (allowance[t] or allowance[ANY]):
-            acts += map(PLACE[t].__getitem__, growth.legal_cells(t))
+            if t <= LEAF:
+                wood_cells = cells = wood_cells or growth.legal_cells(t)
+            else:
+                cells = growth.legal_cells(t)
+            acts += map(PLACE[t].__getitem__, cells)
     acts.append(END_PLACING)
     return acts
 

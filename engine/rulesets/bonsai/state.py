@@ -269,7 +269,11 @@ class BonsaiState(State):
         ):
             self._apply_chance_checked(action)
             return
-        take(pool, kind)
+        left = pool[kind] - 1  # deck.take inlined
+        if left:
+            pool[kind] = left
+        else:
+            del pool[kind]
         self._revealed(kind)
 
     def _apply_chance_checked(self, action: Action) -> None:
