@@ -23,7 +23,7 @@ from typing import Any
 from engine.actions import LegalActions
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State, places_from_keys
 from engine.rulesets.bonsai import codec, moves, render, views
-from engine.rulesets.bonsai.deck import can_draw, draw_odds, take
+from engine.rulesets.bonsai.deck import can_draw, draw, draw_odds, take
 from engine.rulesets.bonsai.moves import CHOOSE_TILE, DISCARD, GOAL_DECISIONS, REVEAL, rule
 from engine.rulesets.bonsai.rules import (
     ANY,
@@ -154,18 +154,12 @@ class BonsaiState(State):
         return [(REVEAL[k], p) for k, p in self._draw_odds()]
 
     def sample_chance(self, rng: Rng) -> Action:
-        """State.sample_chance's walk over the same probabilities, in the same float
-        steps (so the same card for the same ``rng``), without listing the outcomes."""
+        """The card State.sample_chance would pick for the same ``rng`` (deck.draw),
+        without listing the outcomes."""
         pool = self.pool
         if self.phase != "reveal" or self.top_others or self.top_parchments or not pool:
             return super().sample_chance(rng)
-        total = sum(pool.values())
-        x = rng.random() * sum([n / total for n in pool.values()])
-        for kind, n in pool.items():
-            x -= n / total
-            if x < 0:
-                return REVEAL[kind]
-        return REVEAL[next(reversed(pool))]  # rounding left x >= 0: the last, as there
+        return REVEAL[draw(pool, rng.random())]
 
     def _draw_odds(self) -> list[tuple[str, float]]:
         return draw_odds(self.top_parchments, self.top_others, self.pool)
