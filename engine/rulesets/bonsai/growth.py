@@ -42,6 +42,8 @@ class Growth:
         "leaf_best",
         "leaf_root",
         "leaf_size",
+        "levels_at",
+        "levels_seen",
         "past",
         "pot",
         "sign",
@@ -65,6 +67,10 @@ class Growth:
         # kengai flags (tree.kengai_levels): a tile past a side line (RIGHT, LEFT),
         # above the bottom line or below it (UP, BELOW), indexed side + height
         self.past = [False, False, False, False]
+        # levels() as of ``levels_at`` tiles: goals are checked every turn, the tree
+        # grows on few of them
+        self.levels_at = -1
+        self.levels_seen: tuple[int, ...] = ()
 
     def copy(self, tree: Tree) -> Growth:
         g = Growth.__new__(Growth)
@@ -74,6 +80,7 @@ class Growth:
         g.leaf_root, g.leaf_size = dict(self.leaf_root), dict(self.leaf_size)
         g.leaf_best = self.leaf_best
         g.flowers, g.past = list(self.flowers), list(self.past)
+        g.levels_at, g.levels_seen = self.levels_at, self.levels_seen
         return g
 
     def current(self, tree: Tree) -> bool:
@@ -157,12 +164,15 @@ class Growth:
     def levels(self) -> tuple[int, ...]:
         """Every goal measure at once: the values of :data:`MEASURES` (as measure()),
         then the kengai flags of :data:`KENGAI_LEVELS` (as kengai())."""
+        if self.levels_at == self.size:
+            return self.levels_seen
         counts, past = self.counts, self.past
         right, left = past[RIGHT + UP] or past[RIGHT + BELOW], past[LEFT + UP] or past[LEFT + BELOW]
         high = (past[RIGHT + UP] and past[LEFT + BELOW]) or (
             past[LEFT + UP] and past[RIGHT + BELOW]
         )
-        return (
+        self.levels_at = self.size
+        self.levels_seen = (
             counts[WOOD],
             self.leaf_best,
             counts[FRUIT],
@@ -171,6 +181,7 @@ class Growth:
             right and left,
             high,
         )
+        return self.levels_seen
 
 
 def growth_of(tree: Tree, pot: frozenset[int], flipped: bool) -> Growth:

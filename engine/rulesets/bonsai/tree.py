@@ -56,7 +56,11 @@ def can_place(tree: Tree, pot: frozenset[int], tile: int, cell: int) -> bool:
     if tile == FRUIT:
         return fruit_fits(tree, cell)
     needed = LEAF if tile == FLOWER else WOOD  # wood and leaf grow from wood
-    return any(tree.get(cell + d) == needed for d in NEIGHBOURS)
+    get = tree.get
+    for d in NEIGHBOURS:  # a loop, not any(generator): every placement asks this
+        if get(cell + d) == needed:
+            return True
+    return False
 
 
 def legal_cells(tree: Tree, pot: frozenset[int], tile: int) -> list[int]:
