@@ -47,6 +47,8 @@ MEDITATE: Final[tuple[tuple[Action, ...], ...]] = tuple(
     for i, slot in enumerate(SLOTS)
 )
 MEDITATE_ALL: Final[tuple[Action, ...]] = tuple(a for slot in MEDITATE for a in slot)
+#: The choice of a turn with a full row and a tree that can grow: meditate or cultivate.
+CHOOSE_USUAL: Final[tuple[Action, ...]] = (*MEDITATE_ALL, CULTIVATE)
 CHOOSE_TILE: Final[tuple[Action, ...]] = tuple({"type": "choose_tile", "tile": t} for t in TILES)
 DISCARD: Final[tuple[Action, ...]] = tuple({"type": "discard", "tile": t} for t in TILES)
 #: Claim, then renounce, per goal.
@@ -91,13 +93,16 @@ def phase_rule(phase: str) -> str:
 
 def choose_actions(s: BonsaiState, me: Seat) -> list[Action]:
     """Shed a tile of a stuck tree (§7.1), flip a bare pot, meditate or cultivate."""
+    board = s.board
+    can_grow = me.growth().can_grow_wood()
+    if can_grow and None not in board and not s.options["allowPotFlip"]:
+        return list(CHOOSE_USUAL)  # the common case: a full row, a growing tree
     acts: list[Action] = []
-    if not me.growth().can_grow_wood():
+    if not can_grow:
         acts += [{"type": "remove", "cell": list(coords(c))} for c in removable(me.tree)]
     if s.options["allowPotFlip"] and not me.flipped and len(me.tree) == 1:
         acts.append(FLIP_POT)
-    board = s.board
-    if None not in board:  # the common case: a full row
+    if None not in board:
         acts += MEDITATE_ALL
     else:
         for i, card in enumerate(board):

@@ -294,7 +294,9 @@ class BonsaiState(State):
             self.burn = False
             self.discards.append(kind)
         else:
-            self.board[self._last_empty()] = kind  # the gap next to the deck
+            board = self.board
+            # the gap next to the deck: the last empty slot (ValueError if none)
+            board[len(board) - 1 - board[::-1].index(None)] = kind
         left = self._deck_left()
         if not left and self.action is not None:
             # The last card is revealed: everyone, the trigger player last, gets one
@@ -315,13 +317,6 @@ class BonsaiState(State):
         return action.get("type") == "reveal" and can_draw(
             self.top_parchments, self.top_others, self.pool, action["card"]
         )
-
-    def _last_empty(self) -> int:
-        board = self.board
-        for i in range(len(board) - 1, -1, -1):
-            if board[i] is None:
-                return i
-        raise ValueError("no empty slot on the board")
 
     def _lay_out_goals(self, colours: list[str]) -> None:
         """3 colours, all 3 tiles each; 1-2 players leave out the middle tile (§4.2)."""

@@ -56,11 +56,15 @@ def can_place(tree: Tree, pot: frozenset[int], tile: int, cell: int) -> bool:
     if tile == FRUIT:
         return fruit_fits(tree, cell)
     needed = LEAF if tile == FLOWER else WOOD  # wood and leaf grow from wood
-    get = tree.get
-    for d in NEIGHBOURS:  # a loop, not any(generator): every placement asks this
-        if get(cell + d) == needed:
-            return True
-    return False
+    get = tree.get  # the six sides unrolled, not any(generator): every placement asks this
+    return needed in (
+        get(cell + _E),
+        get(cell + _NE),
+        get(cell + _NW),
+        get(cell + _W),
+        get(cell + _SW),
+        get(cell + _SE),
+    )
 
 
 def legal_cells(tree: Tree, pot: frozenset[int], tile: int) -> list[int]:
