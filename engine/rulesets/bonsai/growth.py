@@ -139,6 +139,8 @@ class Growth:
             return sorted(self.wood_adj)
         if tile == FLOWER:
             return sorted(self.leaf_adj)
+        if self.leaf_best < 2:  # a fruit needs two leaves side by side: one group of 2+
+            return []
         tree = self.tree
         return sorted([c for c in self.leaf_adj if fruit_fits(tree, c)])
 

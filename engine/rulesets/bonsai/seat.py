@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.rulesets.bonsai.growth import Growth, growth_of
 from engine.rulesets.bonsai.rules import (
     BASE_CAPACITY,
@@ -135,4 +137,11 @@ def new_seat(starting: tuple[int, ...], bonsai: int = 1) -> Seat:
     supply = [0, 0, 0, 0]
     for t in starting:
         supply[t] += 1
-    return Seat([new_tree() for _ in range(bonsai)], [False] * bonsai, supply, [], [], [])
+    trees = [new_tree() for _ in range(bonsai)]
+    seat = Seat(trees, [False] * bonsai, supply, [], [], [])
+    seat.growths = [_BUD_GROWTH.copy(tree) for tree in trees]  # cheaper than a rebuild
+    return seat
+
+
+#: The Growth of a bare bud in an unflipped pot, copied for every new bonsai.
+_BUD_GROWTH: Final = growth_of(new_tree(), POT, False)
