@@ -73,8 +73,9 @@ class _Placements(dict[int, Action]):
     def __missing__(self, cell: int) -> Action:
         t = self.tile
         u, v = coords(cell)
-        action: Action = {"type": "place", "tile": TILES[t], "cell": [u, v]}
-        self[cell] = action
+        # setdefault: of two threads building the same action, one object is kept and
+        # known by id (a dropped one's id could be reused by another object)
+        action = self.setdefault(cell, {"type": "place", "tile": TILES[t], "cell": [u, v]})
         PLACED[id(action)] = (t, cell)
         return action
 
