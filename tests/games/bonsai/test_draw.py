@@ -5,29 +5,13 @@ from __future__ import annotations
 import math
 import random
 from itertools import accumulate
-from typing import Any
 
 from engine import CHANCE, State
 from engine.rulesets.bonsai import GAME
 from engine.rulesets.bonsai.deck import draw
 from engine.rulesets.bonsai.state import BonsaiState
 from engine.testing.checks import every_state
-
-
-class _Fixed:
-    """An Rng whose random() is a chosen number."""
-
-    def __init__(self, r: float) -> None:
-        self.r = r
-
-    def random(self) -> float:
-        return self.r
-
-    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
-        raise AssertionError("a draw uses random() only")
-
-    def shuffle(self, x: list[Any]) -> None:
-        raise AssertionError("a draw uses random() only")
+from tests.games.fixed_rng import FixedRng
 
 
 def _edges(pool: dict[str, int]) -> list[float]:
@@ -50,7 +34,7 @@ def test_a_draw_takes_the_walks_card_on_and_beside_every_boundary_and_at_random(
                 continue
             pools += 1
             for r in _edges(s.pool) + [rng.random() for _ in range(50)]:
-                walked = State.sample_chance(s, _Fixed(r))
-                assert s.sample_chance(_Fixed(r)) == walked, (s.pool, r)
+                walked = State.sample_chance(s, FixedRng(r))
+                assert s.sample_chance(FixedRng(r)) == walked, (s.pool, r)
                 assert {"type": "reveal", "card": draw(s.pool, r)} == walked
     assert pools > 20
