@@ -19,6 +19,17 @@ from engine.actions import LegalActions
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State
 from engine.rulesets.sakura import codec, render, rules, views
 from engine.rulesets.sakura.garden import GATE, Garden, set_up
+from engine.rulesets.sakura.rules import (
+    CHOICE_ACTIONS,
+    CLOSEST_BACK_2,
+    COUNT_AHEAD,
+    EMP_BACK_1,
+    EMP_FWD_1,
+    EMP_FWD_2,
+    EMP_FWD_OR_BACK_1,
+    FWD,
+    JUMP_AHEAD,
+)
 from engine.rulesets.sakura.scoring import final_places, rewards_for
 
 DEAL: Final = "deal"
@@ -364,8 +375,12 @@ class SakuraState(State):
     def _draw(self, outcome: Action) -> None:
         """A deal or draw: the card joins the next drawer's hand (kept sorted)."""
         card = self.deck.pop(self._deck_index(outcome, "draw"))
-        insort(self.hands[self.draws.pop(0)], card)
-        self._after_draw()
+        draws = self.draws
+        insort(self.hands[draws.pop(0)], card)
+        if not draws:
+            self._start_round()
+        elif not self.deck:
+            self._refill_deck()
 
     def _reveal(self, outcome: Action) -> None:
         """The court painter's card (sakura.md §9) joins this round's cards."""
@@ -414,38 +429,31 @@ class SakuraState(State):
 
     def _advance(self) -> None:
         """Run every step that needs no decision (sakura.md §6 #2, #14)."""
-        while True:
-            if self.phase in _DRAWING:
-                self._after_draw()
-                return
-            if self.phase == COURT:
-                self._refill_deck()
-                return
-            if self.phase != RESOLVE:
-                return
-            if self.cursor >= len(self.played):
-                self._end_round()
-                continue
-            painter, number, _ = self.played[self.cursor]
-            card = self.cards[number]
-            human = painter < self.players
+        if self.phase == RESOLVE:
+            self._resolve_cards()
+        elif self.phase == COURT:
+            self._refill_deck()
+
+    def _resolve_cards(self) -> None:
+        """Resolve this round's cards in order up to one that needs its owner's choice;
+        when all are done and the game goes on, the round ends."""
+        played, cards, humans = self.played, self.cards, self.players
+        while self.cursor < len(played):
+            painter, number, _ = played[self.cursor]
+            card = cards[number]
+            human = painter < humans
             if self.step == GARDEN_STEP:
-                if human and card.garden in rules.CHOICE_ACTIONS:
+                if human and card.garden in CHOICE_ACTIONS:
                     return
                 # the court painter always picks forward (§9)
                 self._garden_action(card.garden, FORWARD)
                 self.step = PAINTER_STEP
-            if human and card.painter in rules.CHOICE_ACTIONS:
+            if human and card.painter in CHOICE_ACTIONS:
                 return
             self._painter_action(painter, card.painter, FORWARD)
             self._finish_card()
-
-    def _after_draw(self) -> None:
-        """A deal or draw is done: the next draw needs a deck, or the round begins."""
-        if not self.draws:
-            self._start_round()
-        elif not self.deck:
-            self._refill_deck()
+        if self.phase == RESOLVE:  # not OVER: the last sakura scored
+            self._end_round()
 
     def _refill_deck(self) -> None:
         """An empty deck is refilled with the discard pile (sakura.md §6 #2)."""
@@ -456,14 +464,13 @@ class SakuraState(State):
     def _garden_action(self, action: str, direction: str) -> None:
         """The resolving card's garden ``action`` (sakura.md §2.1) in ``direction``."""
         g = self.garden
-        forward_1 = action == rules.EMP_FWD_OR_BACK_1 and direction == FORWARD
-        if action == rules.EMP_FWD_1 or forward_1:
+        if action == EMP_FWD_1 or (action == EMP_FWD_OR_BACK_1 and direction == FORWARD):
             self.halt = g.emperor_forward(1)
-        elif action == rules.EMP_FWD_2:
+        elif action == EMP_FWD_2:
             self.halt = g.emperor_forward(2)
-        elif action in (rules.EMP_BACK_1, rules.EMP_FWD_OR_BACK_1):
+        elif action == EMP_BACK_1 or action == EMP_FWD_OR_BACK_1:
             g.emperor_back()
-        elif action == rules.CLOSEST_BACK_2:
+        elif action == CLOSEST_BACK_2:
             target = g.closest()
             if target is not None:
                 g.back(target, 2)
@@ -475,11 +482,11 @@ class SakuraState(State):
     def _painter_action(self, painter: int, action: str, direction: str) -> None:
         """The resolving card's painter ``action`` (sakura.md §2.2) for its owner."""
         g = self.garden
-        if action == rules.JUMP_AHEAD:
+        if action == JUMP_AHEAD:
             g.jump_ahead(painter)
-        elif action == rules.COUNT_AHEAD:
+        elif action == COUNT_AHEAD:
             g.count_ahead(painter)
-        elif action in rules.FWD or direction == FORWARD:
+        elif direction == FORWARD or action in FWD:
             g.forward(painter, _DISTANCE[action])
         else:
             g.back(painter, _DISTANCE[action])
@@ -510,8 +517,7 @@ class SakuraState(State):
     def _end_round(self) -> None:
         """Everyone draws back to a full hand, in seat order (sakura.md §6 #17, §9)."""
         self.phase = DRAW
-        self.draws = []
-        for seat in range(self.players):
-            self.draws.append(seat)
-            if seat == self.supplier:
-                self.draws.append(seat)
+        self.draws = list(range(self.players))
+        if self.supplier is not None:
+            self.draws.insert(self.supplier, self.supplier)  # it played two cards
+        self._refill_deck()  # the first draw needs a deck
