@@ -468,7 +468,7 @@ class SakuraState(State):
             self.halt = g.emperor_forward(1)
         elif action == EMP_FWD_2:
             self.halt = g.emperor_forward(2)
-        elif action == EMP_BACK_1 or action == EMP_FWD_OR_BACK_1:
+        elif action in (EMP_BACK_1, EMP_FWD_OR_BACK_1):
             g.emperor_back()
         elif action == CLOSEST_BACK_2:
             target = g.closest()
