@@ -15,7 +15,7 @@ from functools import cache
 from operator import itemgetter
 from typing import Any, Final
 
-from engine.actions import LegalActions
+from engine.actions import LegalActions, same_json
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State
 from engine.rulesets.sakura import codec, render, rules, views
 from engine.rulesets.sakura.garden import GATE, Garden, set_up
@@ -71,6 +71,7 @@ PAINTER: Final = "painter"
 _DIRECTION_CHOICES: Final = {
     kind: [{"type": kind, "direction": d} for d in DIRECTIONS] for kind in (EMPEROR, PAINTER)
 }
+_DIRECTION_LEGAL: Final = {kind: LegalActions(a) for kind, a in _DIRECTION_CHOICES.items()}
 #: The chance outcomes of each chance phase.
 _OUTCOMES_OF: Final = {DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES}
 _BY_CARD: Final = itemgetter(1)
@@ -291,26 +292,21 @@ class SakuraState(State):
     # -- validation -------------------------------------------------------------------------
 
     def _play_of(self, seat: int, action: Action) -> Action:
-        """``seat``'s card choice: one of the shared play actions, as an in-process bot
-        hands back, is checked against the hand alone; anything else is parsed."""
-        if type(action) is dict:
+        """``seat``'s card choice, matched as :meth:`LegalActions.match` would against
+        the one listed play of the card it names, without listing the hand; the
+        supplier's two-card plays and anything refused go through :meth:`_parse`."""
+        if type(action) is dict and seat != self.supplier:
             card = action.get("card")
-            if (
-                type(card) is int
-                and _PLAYS.get(card) is action
-                and seat != self.supplier
-                and card in self.hands[seat]
-            ):
-                return action
+            if type(card) is int and card in self.hands[seat]:
+                play = _PLAYS[card]
+                if play is action or (play == action and same_json(play, action)):
+                    return play
         return self._parse(seat, action)
 
     def _direction_of(self, seat: int, action: Action) -> Action:
-        """The owner's direction choice: one of the two listed actions themselves, or
-        anything parsed to one."""
-        choices = _DIRECTION_CHOICES[EMPEROR if self.step == GARDEN_STEP else PAINTER]
-        if action is choices[0] or action is choices[1]:
-            return action
-        return self._parse(seat, action)
+        """The owner's direction choice, matched against the two shared listed ones."""
+        found = _DIRECTION_LEGAL[EMPEROR if self.step == GARDEN_STEP else PAINTER].match(action)
+        return found if found is not None else self._parse(seat, action)  # _parse refuses it
 
     def _parse(self, seat: int, action: Action) -> Action:
         """The legal action of ``seat`` that ``action`` spells, else IllegalAction; the
