@@ -41,8 +41,7 @@ OVER: Final = "over"
 
 #: Phases whose chance node deals a card to a seat.
 _DRAWING: Final = frozenset({DEAL, DRAW})
-#: Phases where chance moves, and ``to_move`` of the phases that need no state to say it.
-_CHANCE_PHASES: Final = (DEAL, DRAW, COURT)
+#: ``to_move`` of the phases that need nothing else to say it.
 _FIXED_TO_MOVE: Final = {DEAL: (CHANCE,), DRAW: (CHANCE,), COURT: (CHANCE,), OVER: ()}
 
 GARDEN_STEP: Final = "garden"
