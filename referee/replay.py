@@ -49,7 +49,6 @@ CHECKPOINT_EVERY = 64
 #: written at once.
 FLUSH_INTERVAL_S = 0.5
 
-
 StepKind = Literal["decision", "chance"]
 #: How a seat's bot ran: its own process in the bubblewrap sandbox, its own process
 #: without it (``niwa play --no-sandbox``), or a built-in inside the referee's process.
@@ -259,7 +258,7 @@ def chain_start(header: Header) -> str:
 
 
 def encode(value: JSON) -> str:
-    """``engine.canonical_json`` (the match loop's name for it)."""
+    """``engine.canonical_json``, by this module's older name for it."""
     return canonical_json(value)
 
 
