@@ -64,6 +64,7 @@ from referee.replay import (
     chance_line,
     encoded_actions,
     is_checkpoint,
+    step_text,
 )
 from referee.sandbox import Limits
 from referee.seeds import bot_seed, stream
@@ -498,11 +499,10 @@ class _Match:
                 actions = encoded_actions(moves)  # once, for the chain and the line
                 chain = chain_next(chain, "decision", index, moves, actions)
                 digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
-                step = Step(index, "decision", moves, digest, chain)
                 if writer is not None:
-                    writer.step_line(step.line(actions))
+                    writer.step_line(step_text(index, "decision", moves, actions, chain, digest))
                 if spec.on_step is not None:
-                    spec.on_step(step, before, state)
+                    spec.on_step(Step(index, "decision", moves, digest, chain), before, state)
                 index += 1
             flushing.cancel_scope.cancel()
         steps_s = time.perf_counter() - steps_started

@@ -210,11 +210,7 @@ class Step:
             actions = encoded_actions(self.moves)
         if self.kind == "chance" and self.chain and [m.seat for m in self.moves] == [CHANCE]:
             return chance_line(self.index, actions[0], self.chain, self.hash)
-        chain = f'"chain":"{self.chain}",' if self.chain else ""
-        digest = f'"hash":"{self.hash}",' if self.hash else ""
-        moves = ",".join([m.line(a) for m, a in zip(self.moves, actions, strict=True)])
-        return (f'{{{chain}{digest}"index":{self.index},"kind":{_word(self.kind)},'
-                f'"moves":[{moves}]}}')
+        return step_text(self.index, self.kind, self.moves, actions, self.chain, self.hash)
 
     def to_json(self) -> dict[str, JSON]:
         d: dict[str, JSON] = {
@@ -298,6 +294,17 @@ def chance_line(index: int, encoded_action: str, chain: str, digest: str) -> str
         f'{{"chain":"{chain}",{hashed}"index":{index},"kind":"chance",'
         f'"moves":[{{"action":{encoded_action},"seat":{CHANCE}}}]}}'
     )
+
+
+def step_text(
+    index: int, kind: str, moves: list[Move], actions: list[str], chain: str, digest: str
+) -> str:
+    """:meth:`Step.line` from the step's parts (the match loop writes a decision without
+    making a Step), ``actions`` being the moves' actions in canonical JSON."""
+    chained = f'"chain":"{chain}",' if chain else ""
+    hashed = f'"hash":"{digest}",' if digest else ""
+    spelled = ",".join([m.line(a) for m, a in zip(moves, actions, strict=True)])
+    return f'{{{chained}{hashed}"index":{index},"kind":{_word(kind)},"moves":[{spelled}]}}'
 
 
 def is_checkpoint(index: int, last: bool) -> bool:
