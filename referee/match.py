@@ -62,9 +62,9 @@ from referee.replay import (
     chain_start,
     chance_chain_next,
     chance_line,
-    encode,
     encoded_actions,
     is_checkpoint,
+    step_text,
 )
 from referee.sandbox import Limits
 from referee.seeds import bot_seed, stream
@@ -281,12 +281,18 @@ class _Match:
         )
         seat.log.warning("seat_out", reason=str(kind), at=at, detail=detail)
 
-    async def start_seat(self, seat: _Seat) -> None:
+    async def start_seat(self, seat: _Seat, header: Header) -> None:
         limit = self.spec.startup_timeout_s
+        start = game_start(header, seat.index)
         try:
-            # The player enforces READY and Start limits itself; this is a safety net.
-            with trio.fail_after(2 * limit + 1):
-                await seat.player.start(game_start(self.header(), seat.index), limit)
+            if isinstance(seat.player, InProcessPlayer):
+                # It runs in this thread and cannot be interrupted: no scope (as in
+                # call_act), which would cost time and do nothing.
+                await seat.player.start(start, limit)
+            else:
+                # The player enforces READY and Start limits itself; this is a safety net.
+                with trio.fail_after(2 * limit + 1):
+                    await seat.player.start(start, limit)
         except trio.TooSlowError:
             seat.failures += 1
             await self.put_out(seat, Failure.TIMEOUT, None, "start-up took too long")
@@ -451,7 +457,8 @@ class _Match:
             time_control=str(spec.time_control),
             sandbox=spec.sandbox,
         )
-        await self.each_seat(self.start_seat)
+        starting = self.header()  # what Start is built from: none of it changes below
+        await self.each_seat(lambda seat: self.start_seat(seat, starting))
         # One clock for every seat: CPU time only if every bot still in has a cgroup.
         started_seats = [s for s in self.seats if not s.out]
         if started_seats and all(s.player.charges_cpu for s in started_seats):
@@ -475,7 +482,7 @@ class _Match:
                     action = engine.sample_chance(state, self.chance)
                     state.apply({CHANCE: action})
                     over = state.is_over()
-                    encoded = encode(action)
+                    encoded = canonical_json(action)
                     chain = chance_chain_next(chain, index, encoded)
                     digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
                     if writer is not None:
@@ -492,11 +499,10 @@ class _Match:
                 actions = encoded_actions(moves)  # once, for the chain and the line
                 chain = chain_next(chain, "decision", index, moves, actions)
                 digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
-                step = Step(index, "decision", moves, digest, chain)
                 if writer is not None:
-                    writer.step_line(step.line(actions))
+                    writer.step_line(step_text(index, "decision", moves, actions, chain, digest))
                 if spec.on_step is not None:
-                    spec.on_step(step, before, state)
+                    spec.on_step(Step(index, "decision", moves, digest, chain), before, state)
                 index += 1
             flushing.cancel_scope.cancel()
         steps_s = time.perf_counter() - steps_started
@@ -537,12 +543,13 @@ class _Match:
         async def finish(seat: _Seat) -> None:
             if seat.out:
                 return
+            end = Finish(list(result.scores), list(result.places), seat.index)
             try:
-                with trio.move_on_after(FINISH_TIMEOUT_S + GRACE_S):
-                    await seat.player.finish(
-                        Finish(list(result.scores), list(result.places), seat.index),
-                        FINISH_TIMEOUT_S,
-                    )
+                if isinstance(seat.player, InProcessPlayer):  # no scope, as in start_seat
+                    await seat.player.finish(end, FINISH_TIMEOUT_S)
+                else:
+                    with trio.move_on_after(FINISH_TIMEOUT_S + GRACE_S):
+                        await seat.player.finish(end, FINISH_TIMEOUT_S)
             except BotFailure as f:
                 seat.log.info("finish_failed", detail=f.detail)
 

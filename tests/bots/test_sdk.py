@@ -39,6 +39,16 @@ def test_an_answer_of_another_type_is_refused() -> None:
         as_reply("first")  # type: ignore[arg-type]
 
 
+def test_a_bool_answer_is_refused_though_python_counts_it_an_int() -> None:
+    with pytest.raises(TypeError, match="index or a Reply"):
+        as_reply(True)
+
+
+def test_a_large_or_negative_index_is_still_an_index() -> None:
+    assert as_reply(5000) == Reply(index=5000)
+    assert as_reply(-1) == Reply(index=-1)
+
+
 class _Explains:
     def act(self, turn: Turn) -> Reply:
         return Reply(index=1, note="second", debug=f"scores: a=0.4 b=0.6 at {turn.decision}")
