@@ -268,14 +268,26 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 #: JSONEncoder): about half the time for an action. Without json's markers for
 #: circular values it keeps no state, so threads may share it; None in a Python
 #: without the C accelerator. (``c_make_encoder`` is untyped in typeshed.)
-_SPELL: Any = (
-    None
-    if getattr(json.encoder, "c_make_encoder", None) is None
-    else json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-        None, _CANONICAL.default, json.encoder.encode_basestring, None, ":", ",", True,
-        False, True,
-    )
-)
+def _c_encoder() -> Any:
+    """The C encoder with the canonical settings, or None where the accelerator is
+    missing or its (private) signature is not the one CPython 3.11-3.13 have."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    try:
+        spell = make(
+            None, _CANONICAL.default, json.encoder.encode_basestring, None, ":", ",", True,
+            False, True,
+        )
+        ok = "".join(spell({"b": [1, 2.5, None], "a": "é"}, 0)) == _CANONICAL.encode(
+            {"b": [1, 2.5, None], "a": "é"}
+        )
+    except TypeError:
+        return None
+    return spell if ok else None
+
+
+_SPELL: Any = _c_encoder()
 
 
 def canonical_json(value: JSON) -> str:
