@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
@@ -257,9 +257,29 @@ def envelope(
     }
 
 
+def _canonical_encoder() -> Callable[[JSON], str]:
+    """``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+    without building an encoder per call: ``json.dumps`` makes a new C encoder every
+    time, which costs more than encoding a small action (the referee encodes every
+    legal action of every question). Values are never circular, so no marker table
+    (a shared one could keep stale entries after an error)."""
+    spelling = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without the C accelerator
+        return spelling.encode
+    chunks = make(
+        None, spelling.default, json.encoder.encode_basestring, None, ":", ",", True, False,
+        True,
+    )
+    return lambda value: "".join(chunks(value, 0))
+
+
+_canonical = _canonical_encoder()
+
+
 def canonical_json(value: JSON) -> str:
     """The one JSON spelling used on the wire, in replays and for hashes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _canonical(value)
 
 
 def state_hash(state: State) -> str:
