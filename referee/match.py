@@ -68,6 +68,7 @@ from referee.replay import (
 )
 from referee.sandbox import Limits
 from referee.seeds import bot_seed, stream
+from referee.watchdog import CpuWatchdog
 
 __all__ = [
     "BotSpec",
@@ -81,8 +82,6 @@ __all__ = [
     "run_match",
 ]
 
-#: Shortest sleep of the CPU watchdog between two reads of the bot's CPU time.
-MIN_POLL_S = 0.001
 #: Time allowed for ``Finish`` at the end of a match.
 FINISH_TIMEOUT_S = 1.0
 
@@ -231,6 +230,7 @@ class _Seat:
         self.seed = bot_seed(match.seed, index)  # the bot's own, sent in Start and Act
         self.failures = 0
         self.outcome = SeatOutcome(index)
+        self.watchdog: CpuWatchdog | None = None  # on the CPU clock only
         self.log = structlog.get_logger("niwa.referee").bind(
             match=match_id, seat=index, bot=str(spec)
         )
@@ -412,23 +412,17 @@ class _Match:
             except BotFailure as f:
                 failure = f
             return reply, failure
-        with trio.move_on_after(cap_s + GRACE_S):  # a safety net: the deadline is cap_s
-            if not cpu:  # no watchdog: no nursery either (it costs a few µs per call)
-                try:
-                    reply = await seat.player.act(question, cap_s)
-                except BotFailure as f:
-                    failure = f
-                return reply, failure
-            async with trio.open_nursery() as nursery:
-                assert cpu0 is not None
-                nursery.start_soon(
-                    watch_cpu, seat.player, cpu0, time_left_ms / 1000, nursery.cancel_scope
-                )
-                try:
-                    reply = await seat.player.act(question, cap_s)
-                except BotFailure as f:
-                    failure = f
-                nursery.cancel_scope.cancel()
+        watchdog = seat.watchdog if cpu else None
+        with trio.move_on_after(cap_s + GRACE_S) as call:  # a safety net: the deadline is cap_s
+            if watchdog is not None and cpu0 is not None:
+                watchdog.arm(cpu0, time_left_ms / 1000, call)
+            try:
+                reply = await seat.player.act(question, cap_s)
+            except BotFailure as f:
+                failure = f
+            finally:
+                if watchdog is not None:
+                    watchdog.disarm()
         return reply, failure
 
     async def decide(self, index: int, state: State, to_move: tuple[int, ...]) -> list[Move]:
@@ -470,9 +464,13 @@ class _Match:
         chain = chain_start(header)
         index = decisions = 0
         over = state.is_over()
-        async with trio.open_nursery() as flushing:
+        async with trio.open_nursery() as beside:  # tasks that live as long as the steps
             if writer is not None and not self.all_in_process:
-                flushing.start_soon(flush_while_waiting, writer)
+                beside.start_soon(flush_while_waiting, writer)
+            if self.clock == "cpu":
+                for seat in self.seats:
+                    seat.watchdog = CpuWatchdog(seat.player)
+                    beside.start_soon(seat.watchdog.run)
             while not over:
                 before = state.clone() if spec.on_step is not None else state
                 to_move = state.to_move()
@@ -504,7 +502,7 @@ class _Match:
                 if spec.on_step is not None:
                     spec.on_step(Step(index, "decision", moves, digest, chain), before, state)
                 index += 1
-            flushing.cancel_scope.cancel()
+            beside.cancel_scope.cancel()
         steps_s = time.perf_counter() - steps_started
         game_result = state.result()
         outcomes = [s.outcome for s in self.seats]
@@ -617,26 +615,6 @@ def game_start(header: Header, seat: int) -> GameStart:
         seed=bot_seed(header.seed, seat),
         match_id=header.match_id,
     )
-
-
-async def watch_cpu(
-    player: Player, cpu0: float, budget_s: float, scope: trio.CancelScope
-) -> None:
-    """Cancel a call as soon as the bot's CPU time since ``cpu0`` passes ``budget_s``.
-
-    Under its cgroup's quota a bot uses at most one CPU-second per second, so sleeping
-    for the budget left never sleeps past the moment it runs out (and the first look
-    can wait for the whole budget: most calls end before it)."""
-    left = budget_s
-    while True:
-        await trio.sleep(max(left, MIN_POLL_S))
-        now = player.cpu_seconds()
-        if now is None:
-            return
-        left = budget_s - (now - cpu0)
-        if left < 0:
-            scope.cancel()
-            return
 
 
 async def flush_while_waiting(writer: ReplayWriter) -> None:

@@ -176,6 +176,20 @@ def test_a_served_bot_gets_the_very_question_the_referee_built(tmp_path: Path) -
     assert bot.turns == [question]
 
 
+@pytest.mark.parametrize(
+    "legal", [[], ["a,b", "]["], [[1, [2, {"k": ",]"}]], None, 3.5, {"x": []}]]
+)
+def test_legal_actions_reach_the_bot_as_the_referee_listed_them(legal: list[object]) -> None:
+    client = BotClient("/nonexistent", 1 << 20)
+    try:
+        request = client.act_request(Question(0, 0, {}, legal, 1000, seed=1))
+    finally:
+        client.close()
+    bot = _Keeps()
+    _Servicer(bot).Act(request, None)  # type: ignore[arg-type]
+    assert bot.turns[0].legal_actions == legal
+
+
 def test_an_observation_given_as_a_function_is_built_once_when_first_read() -> None:
     built: list[int] = []
 
