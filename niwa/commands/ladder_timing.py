@@ -8,7 +8,9 @@ of one store. It uses only store calls that both have, and prints one JSON objec
 Parts (comma-separated): ``schedule`` (the runner queues one match: bots, counts,
 pairing, seats), ``claim`` (the oldest queued match to running), ``commit`` (a
 finished match with its results and rating update), ``leaderboard`` (one game's board:
-the first read after a commit refits, the others are read again with nothing new).
+the first read in the process, after the commits, fits from nothing; then reads again
+with nothing new; then, round by round, one more rated match committed (not timed) and
+the board read after it: ``leaderboard_after_commit``).
 """
 
 from __future__ import annotations
@@ -19,19 +21,31 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import ladder
 from ladder import logs
 from ladder.reads import Reads
 from ladder.runner import Runner, Settings
-from ladder.store import Finished, SeatResult, Store
+from ladder.store import Finished, Match, SeatResult, Store
 
 
 def timed(action: Callable[[], Any]) -> tuple[float, Any]:
     start = time.perf_counter()
     value = action()
     return time.perf_counter() - start, value
+
+
+def finish(store: Store, match: Match, rng: random.Random) -> None:
+    """Commit ``match`` as finished, its seats placed in a random order."""
+    places = list(range(len(match.seats)))
+    rng.shuffle(places)
+    results = tuple(
+        SeatResult(seat, bot, place, float(-place), "ok")
+        for seat, (bot, place) in enumerate(zip(match.seats, places, strict=True))
+    )
+    store.finish_match(match.id, Finished(results, 40, 0.1, "0" * 64))
 
 
 def main(argv: list[str]) -> None:
@@ -53,22 +67,21 @@ def main(argv: list[str]) -> None:
             claimed.append(match)
     for match in claimed:
         if "commit" in parts and match is not None:
-            places = list(range(len(match.seats)))
-            rng.shuffle(places)
-            results = tuple(
-                SeatResult(seat, bot, place, float(-place), "ok")
-                for seat, (bot, place) in enumerate(zip(match.seats, places, strict=True))
-            )
-            finished = Finished(results, 40, 0.1, "0" * 64)
-            start = time.perf_counter()
-            store.finish_match(match.id, finished)
-            times["commit"].append(time.perf_counter() - start)
+            times["commit"].append(timed(partial(finish, store, match, rng))[0])
     if "leaderboard" in parts:
         board: list[float] = []
         for _ in range(max(rounds, 2)):
             board.append(timed(lambda: Reads(store).leaderboards(game))[0])
         out["leaderboard_first_s"] = board[0]
         times["leaderboard_again"] = board[1:]
+        times["leaderboard_after_commit"] = []
+        for _ in range(rounds):
+            match = store.claim_next()
+            if match is None:
+                break
+            finish(store, match, rng)
+            times["leaderboard_after_commit"].append(
+                timed(lambda: Reads(store).leaderboards(game))[0])
     store.close()
     out["times_s"] = {part: values for part, values in times.items() if values}
     print(json.dumps(out))

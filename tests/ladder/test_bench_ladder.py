@@ -57,6 +57,7 @@ def test_bench_ladder_synthetic_times_each_part_against_a_base(tmp_path: Path) -
     doc = json.loads(out.read_text())
     assert [run["niwa"] for run in doc["runs"]] == ["this", "base", "base", "this"]
     assert all(run["load_1min"] >= 0 for run in doc["runs"])
-    for part in ("schedule", "claim", "commit", "leaderboard_again", "leaderboard_first"):
+    for part in ("schedule", "claim", "commit", "leaderboard_again", "leaderboard_first",
+                 "leaderboard_after_commit"):
         assert doc["summary"][part]["ratio"] > 0
         assert doc["summary"][part]["this"]["median_ms"] > 0

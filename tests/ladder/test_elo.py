@@ -149,10 +149,3 @@ def test_batch_elo_equals_the_fit_before_stored_totals_on_random_matches(
     for bot, estimate in before.items():
         assert now[bot].elo == pytest.approx(estimate.elo, abs=1e-6)
         assert now[bot].ci95 == pytest.approx(estimate.ci95, abs=1e-6)
-
-
-def test_envelope_cholesky_factor_times_its_transpose_is_the_matrix() -> None:
-    # [[4, 2, 0], [2, 5, 0], [0, 3, 9]] by its lower rows; row 2 starts at column 1.
-    rows = [[4.0], [2.0, 5.0], [3.0, 9.0]]
-    elo.envelope_cholesky(rows, [0, 0, 1])
-    assert rows == [[2.0], [1.0, 2.0], [1.5, pytest.approx(math.sqrt(6.75))]]
