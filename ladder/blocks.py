@@ -62,7 +62,8 @@ class BlockTridiagonal:
 
     @classmethod
     def from_entries(
-        cls, diagonal: Vector, rows: Indices, cols: Indices, values: Vector, fill: float = 0.0
+        cls, diagonal: Vector, rows: Indices, cols: Indices, values: Vector, fill: float = 0.0,
+        smallest: int = SMALLEST,
     ) -> BlockTridiagonal:
         """The matrix ``diag(diagonal) + fill`` (``fill`` added to every entry) plus
         ``values`` at (``rows``, ``cols``), which must hold both (i, j) and (j, i)."""
@@ -72,7 +73,7 @@ class BlockTridiagonal:
             low[:] = 0  # every entry is non-zero: one dense block
         else:
             np.minimum.at(low, rows, cols)
-        starts = partition(low.tolist())
+        starts = partition(low.tolist(), smallest)
         sizes = np.diff(starts)
         block = np.repeat(np.arange(len(sizes)), sizes)
         first = np.asarray(starts[:-1])
