@@ -222,12 +222,23 @@ def _newton(
         step = np.empty(n)
         step[order] = factor.solve(grad[order])
         biggest = float(np.abs(step).max())
-        if biggest > 400.0:  # damp early steps of a lopsided start
-            step *= 400.0 / biggest
+        if biggest > 10.0:  # far out (a cold start): halve a step that overshoots
+            here = _log_likelihood(r, a, b, w, prior_games)
+            while biggest > 1.0 and _log_likelihood(r + step, a, b, w, prior_games) < here:
+                step *= 0.5
+                biggest *= 0.5
         r += step
         if biggest < 1e-7:  # the factorisation is as good as one at r: the step moved
             break  # nothing that changes a curvature by more than 1e-9 of itself
     return factor, order
+
+
+def _log_likelihood(r: Vector, a: Indices, b: Indices, w: Vector, prior_games: float) -> float:
+    """Each ordered pair's score times the log of its chance to win (the other order
+    holds the rest of those games), plus the anchor's virtual draws."""
+    games = -float(w @ np.logaddexp(0.0, -SCALE * (r[a] - r[b])))
+    anchor = np.logaddexp(0.0, -SCALE * r) + np.logaddexp(0.0, SCALE * r)
+    return games - 0.5 * prior_games * float(anchor.sum())
 
 
 def _newton_system(
