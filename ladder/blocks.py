@@ -43,7 +43,7 @@ def partition(low: Sequence[int], smallest: int = SMALLEST) -> list[int]:
     is cut where no later row reaches back past the start of the block being closed,
     so every entry lies in its row's block or the block before."""
     n = len(low)
-    reach = list(np.minimum.accumulate(np.asarray(low, dtype=np.intp)[::-1])[::-1])
+    reach = np.minimum.accumulate(np.asarray(low, dtype=np.intp)[::-1])[::-1].tolist()
     starts = [0]
     for i in range(1, n):
         if i - starts[-1] >= smallest and reach[i] >= starts[-1]:
@@ -52,22 +52,52 @@ def partition(low: Sequence[int], smallest: int = SMALLEST) -> list[int]:
     return starts
 
 
+def breadth_first(n: int, rows: Indices, cols: Indices, start: int) -> Indices:
+    """0..n-1 in breadth-first order over the entries (``rows``, ``cols``, both orders
+    given) from ``start``, then from each row not reached yet, a row's neighbours
+    fewest-entries first (Cuthill-McKee): rows with an entry in common stay close, so
+    the blocks stay small."""
+    degree = np.bincount(rows, minlength=n)
+    by_row = np.lexsort((degree[cols], rows))
+    neighbours = cols[by_row].tolist()
+    bounds = np.searchsorted(rows[by_row], np.arange(n + 1)).tolist()
+    seen = [False] * n
+    out: list[int] = []
+    for root in [start, *range(n)]:
+        if seen[root]:
+            continue
+        seen[root] = True
+        out.append(root)
+        head = len(out) - 1
+        while head < len(out):
+            v = out[head]
+            head += 1
+            for u in neighbours[bounds[v] : bounds[v + 1]]:
+                if not seen[u]:
+                    seen[u] = True
+                    out.append(u)
+    return np.array(out, np.intp)
+
+
 @dataclass
-class BlockTridiagonal:
-    """The matrix by its diagonal blocks and the blocks just below them."""
+class Pattern:
+    """Where the entries of a symmetric matrix with non-zeros at given places fall in
+    its blocks: worked out once for the many matrices of one pattern (Newton's steps)."""
 
     starts: list[int]
-    diagonal: list[Matrix]
-    below: list[Matrix]  # below[k]: rows of block k+1, columns of block k
+    sizes: list[int]
+    offsets: list[tuple[int, int]]  # per block: where its diagonal block and the one below go
+    length: int
+    kept: Indices  # the entries (of those given) on or below the diagonal blocks
+    flat: Indices  # where each kept entry goes in the buffer, then each diagonal entry
+    fill: float
 
     @classmethod
-    def from_entries(
-        cls, diagonal: Vector, rows: Indices, cols: Indices, values: Vector, fill: float = 0.0,
-        smallest: int = SMALLEST,
-    ) -> BlockTridiagonal:
-        """The matrix ``diag(diagonal) + fill`` (``fill`` added to every entry) plus
-        ``values`` at (``rows``, ``cols``), which must hold both (i, j) and (j, i)."""
-        n = len(diagonal)
+    def of(
+        cls, n: int, rows: Indices, cols: Indices, fill: float = 0.0, smallest: int = SMALLEST
+    ) -> Pattern:
+        """Non-zeros at (``rows``, ``cols``), which must hold both (i, j) and (j, i),
+        and on the diagonal; ``fill`` is added to every entry."""
         low = np.arange(n)
         if fill:
             low[:] = 0  # every entry is non-zero: one dense block
@@ -81,7 +111,8 @@ class BlockTridiagonal:
         lengths = np.column_stack([sizes * sizes, np.append(sizes[1:] * sizes[:-1], 0)]).ravel()
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).reshape(-1, 2)
         rb, cb = block[rows], block[cols]
-        same, under = rb == cb, rb == cb + 1  # the entries above the blocks mirror these
+        same = np.flatnonzero(rb == cb)
+        under = np.flatnonzero(rb == cb + 1)  # the entries above the blocks mirror these
         flat = np.concatenate([
             offsets[rb[same], 0] + (rows[same] - first[rb[same]]) * sizes[rb[same]]
             + cols[same] - first[rb[same]],
@@ -89,18 +120,33 @@ class BlockTridiagonal:
             + cols[under] - first[cb[under]],
             offsets[block, 0] + (np.arange(n) - first[block]) * (sizes[block] + 1),
         ])  # fmt: skip
-        weights = np.concatenate([values[same], values[under], diagonal])
-        buffer = sums(flat, weights, int(lengths.sum()))
+        return cls(
+            starts, sizes.tolist(), [(int(d), int(e)) for d, e in offsets],
+            int(lengths.sum()), np.concatenate([same, under]), flat, fill,
+        )  # fmt: skip
+
+    def matrix(self, diagonal: Vector, values: Vector) -> BlockTridiagonal:
+        """The matrix with ``values`` at the entries given and ``diagonal``."""
+        buffer = sums(self.flat, np.concatenate([values[self.kept], diagonal]), self.length)
+        sizes, offsets = self.sizes, self.offsets
         diagonals = [
-            (buffer[o : o + s * s] + fill).reshape(s, s)
-            for o, s in zip(offsets[:, 0].tolist(), sizes.tolist(), strict=True)
+            (buffer[o : o + s * s] + self.fill).reshape(s, s)
+            for (o, _), s in zip(offsets, sizes, strict=True)
         ]
         belows = [
             buffer[o : o + s1 * s0].reshape(s1, s0)
-            for o, s0, s1 in zip(offsets[:-1, 1].tolist(), sizes[:-1].tolist(), sizes[1:].tolist(),
-                                 strict=True)
-        ]  # fmt: skip
-        return cls(starts, diagonals, belows)
+            for (_, o), s0, s1 in zip(offsets, sizes, sizes[1:], strict=False)
+        ]
+        return BlockTridiagonal(self.starts, diagonals, belows)
+
+
+@dataclass
+class BlockTridiagonal:
+    """The matrix by its diagonal blocks and the blocks just below them."""
+
+    starts: list[int]
+    diagonal: list[Matrix]
+    below: list[Matrix]  # below[k]: rows of block k+1, columns of block k
 
     def factor(self) -> Factor:
         """The inverses of the Schur complements S_k = D_k - E_{k-1} S_{k-1}⁻¹ E_{k-1}ᵀ."""

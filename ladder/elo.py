@@ -16,13 +16,21 @@ Two views of the same data:
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import numpy as np
 
-from ladder.blocks import BlockTridiagonal, Factor, Indices, Vector, one_blas_thread, sums
+from ladder.blocks import (
+    Factor,
+    Indices,
+    Pattern,
+    Vector,
+    breadth_first,
+    one_blas_thread,
+    sums,
+)
 
 BASE = 1500.0
 K = 32.0
@@ -129,7 +137,7 @@ def fit(
     base: float = BASE,
 ) -> dict[BotId, Estimate]:
     """:func:`batch_elo` from pairwise totals (as the store keeps them, per game)."""
-    return fit_from(Pairs.of(bots, totals), {}, prior_games, base)[0]
+    return fit_from(Pairs.of(bots, totals), Fit(), prior_games, base).estimates
 
 
 class Pairs(Generic[BotId]):
@@ -176,30 +184,44 @@ class Pairs(Generic[BotId]):
             self.score[slot] += score
 
 
+@dataclass
+class Fit(Generic[BotId]):
+    """A fit's estimates and what a fit over a few more matches starts from: the raw
+    ratings (relative to the anchor, not shifted to the mean) and the order the bots
+    were numbered in for the factorisation (:func:`ladder.blocks.breadth_first` over
+    who met whom: the pattern changes little with a few more matches)."""
+
+    estimates: dict[BotId, Estimate] = field(default_factory=dict)
+    raw: dict[BotId, float] = field(default_factory=dict)
+    order: list[BotId] = field(default_factory=list)
+
+
 def fit_from(
     pairs: Pairs[BotId],
-    start: Mapping[BotId, float],
+    last: Fit[BotId],
     prior_games: float = 1.0,
     base: float = BASE,
-) -> tuple[dict[BotId, Estimate], dict[BotId, float]]:
-    """:func:`fit`, starting Newton's method from ``start`` (the raw ratings a previous
-    fit returned; a bot not in it starts at 0): after a few more matches the optimum
-    has moved little and two or three steps reach it again. Returns the estimates and
-    the raw ratings (relative to the anchor, not shifted to the mean) to start from
-    next time.
+) -> Fit[BotId]:
+    """:func:`fit`, starting Newton's method from the ``last`` fit's ratings (a bot not
+    in it starts at 0): after a few more matches the optimum has moved little and two
+    or three steps reach it again.
 
     Each Newton step is solved exactly with the information's block tridiagonal
-    factorisation, bots numbered by rating (:mod:`ladder.blocks`), and the last
-    factorisation gives the intervals."""
+    factorisation (:mod:`ladder.blocks`), and the last factorisation gives the
+    intervals."""
     bots = pairs.bots
     n = len(bots)
     if n == 0:
-        return {}, {}
+        return Fit()
     a, b = np.array(pairs.a, np.intp), np.array(pairs.b, np.intp)
     g, w = np.array(pairs.games, np.float64), np.array(pairs.score, np.float64)
-    r = np.array([start.get(bot, 0.0) for bot in bots], np.float64)
+    r = np.array([last.raw.get(bot, 0.0) for bot in bots], np.float64)
+    if len(last.order) == n and all(bot in pairs.index for bot in last.order):
+        order = np.array([pairs.index[bot] for bot in last.order], np.intp)
+    else:
+        order = breadth_first(n, a, b, int(np.argmin(r)))
     one_blas_thread()
-    factor, order = _newton(r, a, b, g, w, prior_games)
+    factor = _newton(r, a, b, g, w, prior_games, order)
     variances = np.empty(n)
     variances[order] = _centred_variances(factor)
     shift = base - float(r.mean())
@@ -208,17 +230,26 @@ def fit_from(
     estimates = {
         bot: Estimate(elo=x + shift, ci95=c) for bot, x, c in zip(bots, raw, ci95, strict=True)
     }
-    return estimates, dict(zip(bots, raw, strict=True))
+    return Fit(estimates, dict(zip(bots, raw, strict=True)), [bots[i] for i in order.tolist()])
 
 
 def _newton(
-    r: Vector, a: Indices, b: Indices, g: Vector, w: Vector, prior_games: float
-) -> tuple[Factor, Indices]:
-    """Newton's method from ``r`` to the maximum (``r`` changed in place); the last
-    factorisation of the information and the order of the bots in it."""
+    r: Vector, a: Indices, b: Indices, g: Vector, w: Vector, prior_games: float,
+    order: Indices,
+) -> Factor:
+    """Newton's method from ``r`` to the maximum (``r`` changed in place), the bots
+    numbered along ``order`` in the information; its last factorisation."""
     n = len(r)
+    position = np.empty(n, np.intp)
+    position[order] = np.arange(n)
+    pa, pb = position[a], position[b]
+    # Entry (i, j) is minus the curvature of both orders: each order adds it to both.
+    pattern = Pattern.of(
+        n, np.concatenate([pa, pb]), np.concatenate([pb, pa]), 0.0 if prior_games else 1.0 / n
+    )
     for _ in range(200):
-        order, factor, grad = _newton_system(r, a, b, g, w, prior_games)
+        grad, diagonal, curvature = _derivatives(r, a, b, g, w, prior_games)
+        factor = pattern.matrix(diagonal[order], -np.concatenate([curvature, curvature])).factor()
         step = np.empty(n)
         step[order] = factor.solve(grad[order])
         biggest = float(np.abs(step).max())
@@ -230,7 +261,7 @@ def _newton(
         r += step
         if biggest < 1e-7:  # the factorisation is as good as one at r: the step moved
             break  # nothing that changes a curvature by more than 1e-9 of itself
-    return factor, order
+    return factor
 
 
 def _log_likelihood(r: Vector, a: Indices, b: Indices, w: Vector, prior_games: float) -> float:
@@ -241,15 +272,16 @@ def _log_likelihood(r: Vector, a: Indices, b: Indices, w: Vector, prior_games: f
     return games - 0.5 * prior_games * float(anchor.sum())
 
 
-def _newton_system(
+def _derivatives(
     r: Vector, a: Indices, b: Indices, g: Vector, w: Vector, prior_games: float
-) -> tuple[Indices, Factor, Vector]:
-    """The bots by rating, the factored observed information (minus the
-    log-likelihood's Hessian) in that order, and the log-likelihood's gradient.
+) -> tuple[Vector, Vector, Vector]:
+    """The log-likelihood's gradient and its observed information (minus its Hessian):
+    the diagonal, and each ordered pair's half of the curvature between its bots.
 
     Without a prior the information is singular along 'everyone +x': 1/n added to every
-    entry makes it invertible without changing steps that keep the mean; what it adds
-    to the inverse is a shift of everyone, which the centred variances drop."""
+    entry (see :func:`_newton`) makes it invertible without changing steps that keep the
+    mean; what it adds to the inverse is a shift of everyone, which the centred
+    variances drop."""
     n = len(r)
     p = 1.0 / (1.0 + np.exp(-SCALE * (r[a] - r[b])))  # each ordered pair: a's side
     grad = sums(a, SCALE * (w - g * p), n)
@@ -258,16 +290,7 @@ def _newton_system(
     anchor = 1.0 / (1.0 + np.exp(-SCALE * r))  # virtual draws against rating 0
     grad += SCALE * prior_games * (0.5 - anchor)
     diagonal += SCALE * SCALE * prior_games * anchor * (1.0 - anchor)
-    order = np.argsort(r, kind="stable")
-    position = np.empty(n, np.intp)
-    position[order] = np.arange(n)
-    pa, pb = position[a], position[b]
-    # Entry (i, j) is minus the curvature of both orders: each order adds it to both.
-    matrix = BlockTridiagonal.from_entries(
-        diagonal[order], np.concatenate([pa, pb]), np.concatenate([pb, pa]),
-        -np.concatenate([curvature, curvature]), 1.0 / n if not prior_games else 0.0,
-    )  # fmt: skip
-    return order, matrix.factor(), grad
+    return grad, diagonal, curvature
 
 
 def _centred_variances(factor: Factor) -> Vector:

@@ -19,8 +19,7 @@ class KeptFit:
     matches: int
     seq: int
     pairs: elo.Pairs[int]
-    raw: dict[int, float] = field(default_factory=dict)  # see elo.fit_from
-    estimates: dict[int, elo.Estimate] = field(default_factory=dict)
+    fit: elo.Fit[int] = field(default_factory=elo.Fit)
 
     def add(self, seq: int, placings: Sequence[tuple[int, int]]) -> None:
         """Count one more rated match as ``Store.shown_totals`` would: cut down to the
@@ -32,7 +31,7 @@ class KeptFit:
         self.seq = max(self.seq, seq)
 
     def refit(self) -> dict[int, elo.Estimate]:
-        """Fit again from the last raw ratings; remember and return the estimates."""
-        self.estimates, self.raw = elo.fit_from(self.pairs, self.raw)
-        return self.estimates
+        """Fit again, starting from the last fit; remember it and return its estimates."""
+        self.fit = elo.fit_from(self.pairs, self.fit)
+        return self.fit.estimates
 

@@ -768,13 +768,13 @@ class Store:
         kept = self._fits.get(game)
         if kept is not None and kept.shown == wanted:
             if kept.matches == count:
-                return kept.estimates
+                return kept.fit.estimates
             for seq, placings in self._rated_since(game, kept.seq):
                 kept.add(seq, placings)
         else:
             fresh = self._kept_fit(game, wanted)
             if kept is not None:
-                fresh.raw = kept.raw
+                fresh.fit = kept.fit
             kept = fresh
         estimates = kept.refit()
         self._fits[game] = kept

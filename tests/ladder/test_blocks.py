@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ladder.blocks import BlockTridiagonal, partition
+from ladder.blocks import BlockTridiagonal, Pattern, breadth_first, partition
 
 
 def banded(n: int, reach: int, seed: int) -> tuple[np.ndarray, BlockTridiagonal]:
@@ -24,9 +24,8 @@ def banded(n: int, reach: int, seed: int) -> tuple[np.ndarray, BlockTridiagonal]
     np.add.at(dense, (rows, cols), values)
     diagonal = -dense.sum(axis=1) + rng.random(n) + 0.1  # diagonally dominant
     dense += np.diag(diagonal)
-    matrix = BlockTridiagonal.from_entries(
-        diagonal, np.array(rows), np.array(cols), np.array(values), smallest=4
-    )
+    pattern = Pattern.of(n, np.array(rows), np.array(cols), smallest=4)
+    matrix = pattern.matrix(diagonal, np.array(values))
     return dense, matrix
 
 
@@ -53,8 +52,20 @@ def test_block_inverse_diagonal_equals_the_dense_inverse_diagonal() -> None:
 
 
 def test_a_matrix_that_is_not_positive_definite_is_refused() -> None:
-    matrix = BlockTridiagonal.from_entries(
-        np.array([1.0, 1.0]), np.array([0, 1]), np.array([1, 0]), np.array([-2.0, -2.0])
-    )
+    pattern = Pattern.of(2, np.array([0, 1]), np.array([1, 0]))
+    matrix = pattern.matrix(np.array([1.0, 1.0]), np.array([-2.0, -2.0]))
     with pytest.raises(ArithmeticError):
         matrix.factor()
+
+
+def test_breadth_first_keeps_neighbours_close() -> None:
+    # A path 0-3-1-4-2 numbered out of order: breadth-first from an end walks it.
+    edges = [(0, 3), (3, 1), (1, 4), (4, 2)]
+    rows = np.array([i for i, j in edges] + [j for i, j in edges])
+    cols = np.array([j for i, j in edges] + [i for i, j in edges])
+    assert breadth_first(5, rows, cols, start=0).tolist() == [0, 3, 1, 4, 2]
+
+
+def test_breadth_first_reaches_rows_without_entries() -> None:
+    order = breadth_first(4, np.array([0, 1]), np.array([1, 0]), start=1)
+    assert order.tolist() == [1, 0, 2, 3]

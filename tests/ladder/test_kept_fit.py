@@ -84,9 +84,9 @@ def test_a_warm_start_reaches_the_fit_from_zero() -> None:
         seats = rng.sample(range(20), rng.randint(2, 4))
         matches.append([(bot, rng.randint(0, len(seats) - 1)) for bot in seats])
     bots, totals = elo.pair_totals(matches)
-    cold, raw = elo.fit_from(elo.Pairs.of(bots, totals), {})
-    start = {bot: r + rng.uniform(-50, 50) for bot, r in raw.items()}
-    warm, _ = elo.fit_from(elo.Pairs.of(bots, totals), start)
-    for bot, estimate in cold.items():
-        assert warm[bot].elo == pytest.approx(estimate.elo, abs=TOLERANCE)
-        assert warm[bot].ci95 == pytest.approx(estimate.ci95, abs=TOLERANCE)
+    cold = elo.fit_from(elo.Pairs.of(bots, totals), elo.Fit())
+    start = {bot: r + rng.uniform(-50, 50) for bot, r in cold.raw.items()}
+    warm = elo.fit_from(elo.Pairs.of(bots, totals), elo.Fit(raw=start, order=cold.order))
+    for bot, estimate in cold.estimates.items():
+        assert warm.estimates[bot].elo == pytest.approx(estimate.elo, abs=TOLERANCE)
+        assert warm.estimates[bot].ci95 == pytest.approx(estimate.ci95, abs=TOLERANCE)
