@@ -31,10 +31,20 @@ from ladder.runner import Runner, Settings
 from ladder.store import Finished, Match, SeatResult, Store
 
 
-def timed(action: Callable[[], Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    value = action()
-    return time.perf_counter() - start, value
+class Timings:
+    """Each part's wall and CPU seconds (this process's CPU: steadier than wall time
+    when other work shares the cores), operation by operation."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, list[float]] = {}
+        self.cpu: dict[str, list[float]] = {}
+
+    def time(self, part: str, action: Callable[[], Any]) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        value = action()
+        self.wall.setdefault(part, []).append(time.perf_counter() - wall)
+        self.cpu.setdefault(part, []).append(time.process_time() - cpu)
+        return value
 
 
 def finish(store: Store, match: Match, rng: random.Random) -> None:
@@ -53,37 +63,35 @@ def main(argv: list[str]) -> None:
     logs.configure("error")
     rng = random.Random(0)
     out: dict[str, Any] = {"code": os.path.dirname(os.path.dirname(ladder.__file__ or ""))}
-    out["open_s"], store = timed(lambda: Store.open(db))
+    timings = Timings()
+    store = timings.time("open", lambda: Store.open(db))
     runner = Runner(Settings(db, games=(game,), seed=0, log_level="error"))
-    times: dict[str, list[float]] = {part: [] for part in ("schedule", "claim", "commit")}
     for _ in range(rounds):
         if "schedule" in parts:
-            times["schedule"].append(timed(lambda: runner._schedule_game(store, game))[0])
+            timings.time("schedule", lambda: runner._schedule_game(store, game))
     claimed = []
     for _ in range(rounds):
         if "claim" in parts or "commit" in parts:
-            seconds, match = timed(store.claim_next)
-            times["claim"].append(seconds)
-            claimed.append(match)
+            claimed.append(timings.time("claim", store.claim_next))
     for match in claimed:
         if "commit" in parts and match is not None:
-            times["commit"].append(timed(partial(finish, store, match, rng))[0])
+            timings.time("commit", partial(finish, store, match, rng))
     if "leaderboard" in parts:
-        board: list[float] = []
-        for _ in range(max(rounds, 2)):
-            board.append(timed(lambda: Reads(store).leaderboards(game))[0])
-        out["leaderboard_first_s"] = board[0]
-        times["leaderboard_again"] = board[1:]
-        times["leaderboard_after_commit"] = []
+        timings.time("leaderboard_first", lambda: Reads(store).leaderboards(game))
+        for _ in range(max(rounds - 1, 1)):
+            timings.time("leaderboard_again", lambda: Reads(store).leaderboards(game))
         for _ in range(rounds):
             match = store.claim_next()
             if match is None:
                 break
             finish(store, match, rng)
-            times["leaderboard_after_commit"].append(
-                timed(lambda: Reads(store).leaderboards(game))[0])
+            timings.time("leaderboard_after_commit", lambda: Reads(store).leaderboards(game))
     store.close()
-    out["times_s"] = {part: values for part, values in times.items() if values}
+    out["open_s"] = timings.wall.pop("open")[0]
+    if "leaderboard_first" in timings.wall:
+        out["leaderboard_first_s"] = timings.wall.pop("leaderboard_first")[0]
+    out["times_s"] = timings.wall
+    out["cpu_s"] = timings.cpu
     print(json.dumps(out))
 
 
