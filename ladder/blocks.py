@@ -1,6 +1,6 @@
 """Symmetric positive definite matrices that are block tridiagonal, as the leaderboard's
-information matrix is once bots are numbered by rating (the scheduler seats bots near
-each other in rating, so who met whom stays close to the diagonal).
+information matrix is once bots are numbered breadth-first over who met whom (the
+scheduler seats bots near each other in rating, so few pairs reach far).
 
 Factored by Schur complements block by block (numpy for each block's dense algebra):
 solves and the diagonal of the inverse cost about m·b³ for m blocks of size b, not n³.

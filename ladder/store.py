@@ -766,7 +766,7 @@ class Store:
         wanted = frozenset(shown)
         count = self.rated_count(game)
         kept = self._fits.get(game)
-        if kept is not None and kept.shown == wanted:
+        if kept is not None and kept.shown == wanted and kept.matches >= 0:
             if kept.matches == count:
                 return kept.fit.estimates
             for seq, placings in self._rated_since(game, kept.seq):
@@ -776,14 +776,16 @@ class Store:
             if kept is not None:
                 fresh.fit = kept.fit
             kept = fresh
+        self._fits.pop(game, None)  # kept again only once its totals and fit agree
         estimates = kept.refit()
         self._fits[game] = kept
         return estimates
 
     def _kept_fit(self, game: str, shown: frozenset[int]) -> KeptFit:
         """The totals of ``game`` over ``shown`` with the rated count and newest seq
-        they hold: read again if a rated match was committed meanwhile."""
-        while True:
+        they hold, read again if a rated match was committed meanwhile; after three
+        tries, marked as holding an unknown count (``matches`` -1: read again next time)."""
+        for _ in range(3):
             count = self.rated_count(game)
             seq = int(
                 self.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches WHERE game = ?",
@@ -791,8 +793,11 @@ class Store:
             )  # fmt: skip
             totals = self.shown_totals(game, shown)
             if self.rated_count(game) == count:
-                pairs = elo.Pairs.of(sorted({a for a, _ in totals}), totals)
-                return KeptFit(shown, count, seq, pairs)
+                break
+        else:
+            count = -1
+        pairs = elo.Pairs.of(sorted({a for a, _ in totals}), totals)
+        return KeptFit(shown, count, seq, pairs)
 
     def _rated_since(self, game: str, seq: int) -> list[tuple[int, list[tuple[int, int]]]]:
         """The finished rated matches of ``game`` numbered after ``seq``, in order, as
