@@ -32,6 +32,8 @@ class KeptFit:
 
     def refit(self) -> dict[int, elo.Estimate]:
         """Fit again, starting from the last fit; remember it and return its estimates."""
-        self.fit = elo.fit_from(self.pairs, self.fit)
+        from ladder import mle
+
+        self.fit = mle.fit_from(self.pairs, self.fit)
         return self.fit.estimates
 

@@ -760,7 +760,7 @@ class Store:
         Remembered per game until a rated match of it is committed (by any process: the
         stored count moves) or the set of bots shown changes. After a commit only the
         matches since the last fit are read and added to its totals, and the fit starts
-        from the last ratings: the optimum has moved little (:func:`ladder.elo.fit_from`).
+        from the last ratings: the optimum has moved little (:func:`ladder.mle.fit_from`).
         A new set of bots shown reads every total again, still starting from the last
         ratings."""
         wanted = frozenset(shown)

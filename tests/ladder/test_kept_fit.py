@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from ladder import elo
+from ladder import elo, mle
 from ladder.reads import Reads, shown_placings
 from ladder.store import ACTIVE, RATED, VALIDATION, Store
 from tests.ladder.test_store_totals import play
@@ -46,7 +46,7 @@ def play_near(store: Store, ids: list[int], rng: random.Random, kind: str = RATE
 def assert_board_is_the_fit_from_scratch(reader: Store) -> None:
     board = Reads(reader).leaderboards("blossom")[0]
     shown = {b.id for b in reader.bots("blossom", [ACTIVE])}
-    fresh = elo.batch_elo(shown_placings(reader.rated_placings("blossom"), shown))
+    fresh = mle.batch_elo(shown_placings(reader.rated_placings("blossom"), shown))
     assert board.matches == len(reader.rated_placings("blossom"))
     rows = {row.bot.id: row for row in board.rows}
     assert rows.keys() == fresh.keys()
@@ -84,9 +84,9 @@ def test_a_warm_start_reaches_the_fit_from_zero() -> None:
         seats = rng.sample(range(20), rng.randint(2, 4))
         matches.append([(bot, rng.randint(0, len(seats) - 1)) for bot in seats])
     bots, totals = elo.pair_totals(matches)
-    cold = elo.fit_from(elo.Pairs.of(bots, totals), elo.Fit())
+    cold = mle.fit_from(elo.Pairs.of(bots, totals), elo.Fit())
     start = {bot: r + rng.uniform(-50, 50) for bot, r in cold.raw.items()}
-    warm = elo.fit_from(elo.Pairs.of(bots, totals), elo.Fit(raw=start, order=cold.order))
+    warm = mle.fit_from(elo.Pairs.of(bots, totals), elo.Fit(raw=start, order=cold.order))
     for bot, estimate in cold.estimates.items():
         assert warm.estimates[bot].elo == pytest.approx(estimate.elo, abs=TOLERANCE)
         assert warm.estimates[bot].ci95 == pytest.approx(estimate.ci95, abs=TOLERANCE)
