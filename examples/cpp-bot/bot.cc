@@ -66,11 +66,12 @@ class Bot final : public niwa::v1::Bot::Service {
     Choice choice = choose(json::parse(request->observation_json()), legal, seed_,
                            request->decision());
     reply->set_index(choice.index);
-    // note: one short line beside the move; debug: at most 2048 bytes, kept in the
-    // replay and shown by `niwa replay show --at N` and `niwa play --debug`.
+    // note: one short line beside the move; debug: kept in the replay and shown by
+    // `niwa replay show --at N` and `niwa play --debug` (the referee cuts it at 2048
+    // bytes; cutting it here could split a UTF-8 character, which gRPC refuses).
     reply->set_note("picked " + std::to_string(choice.index + 1) + " of " +
                     std::to_string(legal.size()));
-    reply->set_debug(choice.debug.substr(0, 2048));
+    reply->set_debug(choice.debug);
     return grpc::Status::OK;
   }
 

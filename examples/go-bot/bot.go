@@ -73,11 +73,9 @@ func (b *bot) Act(_ context.Context, request *pb.ActRequest) (*pb.ActReply, erro
 		return nil, status.Error(codes.InvalidArgument, "no legal actions")
 	}
 	index, debug := choose(observation, legal, b.seed, request.GetDecision())
-	if len(debug) > 2048 {
-		debug = debug[:2048]
-	}
-	// Note: one short line beside the move; Debug: at most 2048 bytes, kept in the
-	// replay and shown by `niwa replay show --at N` and `niwa play --debug`.
+	// Note: one short line beside the move; Debug: kept in the replay and shown by
+	// `niwa replay show --at N` and `niwa play --debug` (the referee cuts it at 2048
+	// bytes; cutting it here could split a UTF-8 character, which gRPC refuses).
 	return &pb.ActReply{
 		Choice: &pb.ActReply_Index{Index: int32(index)},
 		Note:   fmt.Sprintf("picked %d of %d", index+1, len(legal)),
@@ -103,7 +101,8 @@ func main() {
 	server := grpc.NewServer()
 	pb.RegisterBotServer(server, &bot{})
 	os.Stdout.WriteString("READY\n") // one write, its own line
-	if err := server.Serve(listener); err != nil { // until SIGTERM ends the process
+	// Serve until SIGTERM ends the process.
+	if err := server.Serve(listener); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

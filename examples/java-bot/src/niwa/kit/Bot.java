@@ -75,14 +75,13 @@ public final class Bot extends BotGrpc.BotImplBase {
     }
     JsonObject observation = JsonParser.parseString(request.getObservationJson()).getAsJsonObject();
     Choice choice = choose(observation, legal, seed, request.getDecision());
-    String debug = choice.debug();
-    // note: one short line beside the move; debug: at most 2048 bytes of UTF-8, kept in
-    // the replay and shown by `niwa replay show --at N` and `niwa play --debug` (longer
-    // text is cut by the referee).
+    // note: one short line beside the move; debug: kept in the replay and shown by
+    // `niwa replay show --at N` and `niwa play --debug` (the referee cuts it at 2048
+    // bytes of UTF-8).
     reply.onNext(ActReply.newBuilder()
         .setIndex(choice.index())
         .setNote("picked " + (choice.index() + 1) + " of " + legal.size())
-        .setDebug(debug)
+        .setDebug(choice.debug())
         .build());
     reply.onCompleted();
   }
