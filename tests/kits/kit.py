@@ -52,28 +52,43 @@ def play(bot: Path, game: str, path: Path) -> Path:
     return path
 
 
-def assert_every_move_ok(path: Path, name: str) -> None:
-    r = replay.read(path)
-    assert r.header.sandbox and [s.name for s in r.header.seats] == [name, "random"]
-    assert r.result is not None and {s.status for s in r.result.seats} == {"ok"}
-    moves = [m for s in r.steps for m in s.moves if m.seat == 0]
-    assert moves and {m.status for m in moves} == {"OK"}
+class KitTests:
+    """What every kit's test file checks; a subclass names its kit and a game."""
 
+    kit: Kit
+    game: str
 
-def assert_verifies(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["replay", "verify", str(path)]) == 0
-    assert "every hash and the result match" in capsys.readouterr().out
+    @pytest.fixture(scope="class")
+    @classmethod
+    def built(cls, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+        """The kit built into a temporary bot directory, and the replay of its match."""
+        root = tmp_path_factory.mktemp(cls.kit.folder)
+        bot = cls.kit.build(root / "bot")
+        return bot, play(bot, cls.game, root / "match.jsonl")
 
+    def test_its_sandboxed_match_against_random_has_every_move_ok(
+        self, built: tuple[Path, Path]
+    ) -> None:
+        r = replay.read(built[1])
+        assert r.header.sandbox and [s.name for s in r.header.seats] == [self.kit.name, "random"]
+        assert r.result is not None and {s.status for s in r.result.seats} == {"ok"}
+        moves = [m for s in r.steps for m in s.moves if m.seat == 0]
+        assert moves and {m.status for m in moves} == {"OK"}
 
-def assert_asked_again_it_answers_the_same(
-    path: Path, bot: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    at = next(s.index for s in replay.read(path).steps if any(m.seat == 0 for m in s.moves))
-    assert (
-        main(["replay", "ask", str(path), "--at", str(at), "--seat", "0", "--bot", str(bot)]) == 0
-    )
-    assert capsys.readouterr().out.rstrip().endswith("same answer")
+    def test_its_replay_verifies(
+        self, built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        assert main(["replay", "verify", str(built[1])]) == 0
+        assert "every hash and the result match" in capsys.readouterr().out
 
+    def test_asked_again_it_gives_the_recorded_answer(
+        self, built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        bot, path = built
+        at = next(s.index for s in replay.read(path).steps if any(m.seat == 0 for m in s.moves))
+        argv = ["replay", "ask", str(path), "--at", str(at), "--seat", "0", "--bot", str(bot)]
+        assert main(argv) == 0
+        assert capsys.readouterr().out.rstrip().endswith("same answer")
 
 CPP = Kit(
     "cpp-bot", "cpp-example",

@@ -2,36 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.kits.kit import (
-    CPP,
-    assert_asked_again_it_answers_the_same,
-    assert_every_move_ok,
-    assert_verifies,
-    play,
-)
+from tests.kits.kit import CPP, KitTests
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The kit built into a temporary bot directory, and the replay of its match."""
-    root = tmp_path_factory.mktemp("cpp-kit")
-    bot = CPP.build(root / "bot")
-    return bot, play(bot, "blossom", root / "match.jsonl")
-
-
-def test_its_sandboxed_match_against_random_has_every_move_ok(built: tuple[Path, Path]) -> None:
-    assert_every_move_ok(built[1], CPP.name)
-
-
-def test_its_replay_verifies(built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert_verifies(built[1], capsys)
-
-
-def test_asked_again_it_gives_the_recorded_answer(
-    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert_asked_again_it_answers_the_same(built[1], built[0], capsys)
+class TestCppKit(KitTests):
+    kit = CPP
+    game = "blossom"
