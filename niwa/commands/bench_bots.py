@@ -20,7 +20,7 @@ from referee.match import BotSpec, MatchSpec, play_match
 
 @dataclass(frozen=True)
 class Decisions:
-    """Seat 0's decisions over all matches: wall and CPU milliseconds each."""
+    """Seat 0's answered decisions over all matches: wall and CPU milliseconds each."""
 
     wall_ms: list[float]
     cpu_ms: list[float]
@@ -40,7 +40,10 @@ def bot_decisions(bot: BotSpec, game: str, players: int, matches: int, seed: int
             ))  # fmt: skip
             for step in replay.read(path).steps:
                 for mv in step.moves:
-                    if step.kind == "decision" and mv.seat == 0 and mv.wall_ms is not None:
+                    if step.kind != "decision" or mv.seat != 0 or mv.status != "OK":
+                        continue
+                    if mv.wall_ms is not None:
                         wall.append(mv.wall_ms)
-                        cpu.append(mv.cpu_ms or 0.0)
+                    if mv.cpu_ms is not None:  # None: no CPU accounting here
+                        cpu.append(mv.cpu_ms)
     return Decisions(wall, cpu)

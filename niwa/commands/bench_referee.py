@@ -311,9 +311,10 @@ def decisions_section(
         if not found.wall_ms:
             raise UsageError(f"{printable(text)}: no decision of it was timed (did it go OUT?)")
         p50, p99 = statistics.median(found.wall_ms), percentile(found.wall_ms, 0.99)
-        cpu = statistics.median(found.cpu_ms)
+        cpu = statistics.median(found.cpu_ms) if found.cpu_ms else None  # no CPU accounting
         name = text if len(text) <= 40 else "..." + text[-37:]
-        print(f"{name:<40} {len(found.wall_ms):>9} {p50:>8.3f} {p99:>8.3f} {cpu:>10.3f}",
+        shown = "-" if cpu is None else f"{cpu:.3f}"
+        print(f"{name:<40} {len(found.wall_ms):>9} {p50:>8.3f} {p99:>8.3f} {shown:>10}",
               file=out)
         out.flush()
         doc["bot_decisions"].append({"bot": text, "count": len(found.wall_ms), "p50_ms": p50,
