@@ -10,6 +10,9 @@ out=$(mkdir -p "${1:-$here}" && cd "${1:-$here}" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export GO111MODULE=off GOPROXY=off GOPATH="$work:/usr/share/gocode"
+# Go's build cache (where the compiled gRPC is kept between builds): Go's own default,
+# or a throw-away one when there is no home (a bare CI environment).
+[ -n "${GOCACHE:-}${XDG_CACHE_HOME:-}${HOME:-}" ] || export GOCACHE="$work/cache"
 # Debian's grpc-go (1.33) marshals with github.com/golang/protobuf 1.3, so the code must
 # come from that version's generator (with its grpc plugin); it is built here from
 # Debian's sources, whichever protoc-gen-go /usr/bin holds.
