@@ -33,14 +33,22 @@ def for_game(name: str) -> Evaluation | None:
 def relative_values(strength: Sequence[float], scale: float) -> list[float]:
     """Turn per-seat strengths into [0, 1] values: the mean chance, by a logistic of the
     difference, of being ahead of each other seat (0.5 each when level). One seat alone
-    is valued by a logistic of its strength against ``scale``."""
+    is valued by a logistic of its strength against ``scale``.
+
+    The logistic of a difference is ``e_a / (e_a + e_b)`` with ``e = exp(strength /
+    scale)``: one exponential per seat instead of one per pair (taken from the
+    strongest seat down, and floored, so none overflows or vanishes)."""
     n = len(strength)
     if n == 1:
         return [1 / (1 + math.exp(-strength[0] / scale))]
-    out = []
-    for s in range(n):
-        total = sum(
-            1 / (1 + math.exp(-(strength[s] - strength[o]) / scale)) for o in range(n) if o != s
-        )
-        out.append(total / (n - 1))
-    return out
+    if n == 2:
+        first = 1 / (1 + math.exp((strength[1] - strength[0]) / scale))
+        return [first, 1 - first]
+    top = max(strength)
+    weights = [math.exp(max((s - top) / scale, _FLOOR)) for s in strength]
+    # Each sum includes the seat against itself (a / 2a = 0.5), taken back out.
+    return [(sum(a / (a + b) for b in weights) - 0.5) / (n - 1) for a in weights]
+
+
+#: Exponents below this are raised to it: exp(-700) is still a normal float.
+_FLOOR = -700.0
