@@ -169,6 +169,7 @@ class ISMCTS:
         state: State,
         seats: tuple[int, ...],
         legal: list[list[Action]],
+        keys: list[list[str]],
         todo: list[int],
     ) -> None:
         """Progressive bias: each action of a seat in ``todo`` at ``node`` starts with
@@ -188,28 +189,28 @@ class ISMCTS:
         for s in todo:
             node.seeded.add(s)
             arms = node.arms.setdefault(s, {})
-            actions = legal[seats.index(s)]
-            fresh = [(a, k) for a in actions if (k := _key(a)) not in arms]
+            at = seats.index(s)
+            fresh = [(a, k) for a, k in zip(legal[at], keys[at], strict=True) if k not in arms]
             if len(seats) > 1:
                 rng.shuffle(fresh)
             pending[s] = fresh
         rounds = max(len(fresh) for fresh in pending.values())
         for i in range(rounds):
             joint: dict[int, Action] = {}
-            keys: list[str] = []
-            for s, actions in zip(seats, legal, strict=True):
+            edge: list[str] = []
+            for s, actions, named in zip(seats, legal, keys, strict=True):
                 fresh = pending.get(s, [])
                 if i < len(fresh):
                     action, key = fresh[i]
                 else:
-                    action = actions[rng.randrange(len(actions))]
-                    key = _key(action)
+                    pick = rng.randrange(len(actions))
+                    action, key = actions[pick], named[pick]
                 joint[s] = action
-                keys.append(key)
+                edge.append(key)
             after = state.clone()
             after.apply(joint)
             values = self._value(after)
-            node.values["|".join(keys)] = values
+            node.values["|".join(edge)] = values
             for s, fresh in pending.items():
                 if i < len(fresh):
                     node.arms[s][fresh[i][1]] = _Arm(prior, values[s] * prior)
@@ -233,21 +234,22 @@ class ISMCTS:
                 node = child
                 continue
             legal = [state.legal_actions(s) for s in seats]
+            keys = [[_key(a) for a in actions] for actions in legal]
             if prior and (seed_everywhere or node is root):
                 todo = [s for s in seats if s not in node.seeded]
                 if todo:
-                    self._seed(node, state, seats, legal, todo)
+                    self._seed(node, state, seats, legal, keys, todo)
             joint: dict[int, Action] = {}
-            keys: list[str] = []
+            picks: list[str] = []
             picked: list[_Arm] = []
-            for s, actions in zip(seats, legal, strict=True):
-                action, key, arm = self._select(node, s, actions)
+            for s, actions, named in zip(seats, legal, keys, strict=True):
+                action, key, arm = self._select(node, s, actions, named)
                 joint[s] = action
-                keys.append(key)
+                picks.append(key)
                 picked.append(arm)
             state.apply(joint)
             path.append((picked, list(seats)))
-            edge = "|".join(keys)
+            edge = "|".join(picks)
             child = node.children.get(edge)
             if child is None:
                 node.children[edge] = _Node()
@@ -262,7 +264,7 @@ class ISMCTS:
                 arm.total += values[s]
 
     def _select(
-        self, node: _Node, seat: int, legal: list[Action]
+        self, node: _Node, seat: int, legal: list[Action], keys: list[str]
     ) -> tuple[Action, str, _Arm]:
         """UCB over the actions available now, counting each arm's availability."""
         arms = node.arms.get(seat)
@@ -273,8 +275,7 @@ class ISMCTS:
         best_score = -math.inf
         c = self.exploration
         log, sqrt = math.log, math.sqrt
-        for action in legal:
-            key = _key(action)
+        for action, key in zip(legal, keys, strict=True):
             arm = arms.get(key)
             if arm is None:
                 arm = arms[key] = _Arm()

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
 
 from bots.search import Evaluation
 
@@ -28,6 +29,28 @@ def for_game(name: str) -> Evaluation | None:
         return None
     fn: Evaluation = importlib.import_module(module).evaluate
     return fn
+
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Memo(Generic[K, V]):
+    """Parts of an evaluation that repeat across one search (the seats that did not
+    move, the sibling positions a node's seeding values), kept by a key of what they
+    depend on. Bounded: emptied when full, so a long match does not grow it."""
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self.limit = limit
+        self.table: dict[K, V] = {}
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        value = self.table.get(key)
+        if value is None:
+            if len(self.table) >= self.limit:
+                self.table.clear()
+            value = self.table[key] = make()
+        return value
 
 
 def relative_values(strength: Sequence[float], scale: float) -> list[float]:
