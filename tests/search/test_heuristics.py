@@ -93,3 +93,21 @@ def test_relative_values_are_even_when_strengths_are_level() -> None:
 def test_relative_values_favour_the_stronger_seat() -> None:
     low, high = relative_values([0.0, 10.0], scale=5)
     assert high > 0.5 > low
+
+
+def test_a_memo_makes_each_value_once() -> None:
+    memo: heuristics.Memo[str, int] = heuristics.Memo()
+    made: list[str] = []
+
+    def make() -> int:
+        made.append("made")
+        return len(made)
+
+    assert [memo.get(key, make) for key in ("a", "b", "a")] == [1, 2, 1]
+
+
+def test_a_full_memo_starts_over_rather_than_growing() -> None:
+    memo: heuristics.Memo[int, int] = heuristics.Memo(limit=2)
+    for key in range(5):
+        memo.get(key, lambda: 0)
+    assert len(memo.table) <= 2

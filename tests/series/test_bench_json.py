@@ -151,3 +151,33 @@ def test_bench_engine_refuses_a_baseline_without_an_engine(
     argv = ["bench", "engine", "sakura", "--baseline", str(tmp_path)]
     assert main(argv) == 2
     assert "has no engine/ package" in capsys.readouterr().err
+
+
+def test_bench_search_with_fixed_iterations_rates_them_on_the_cpu_clock(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "search", "miyabi", "--players", "2", "--positions", "2",
+            "--iterations", "20", "--clock", "cpu", "--json", "-"]
+    assert main(argv) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["iterations"], document["clock"]) == (20, "cpu")
+    assert document["rows"][0]["iterations_per_s"] > 0
+
+
+def test_bench_search_baseline_runs_search_with_the_baselines_bots_package(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    base = tmp_path / "base"
+    shutil.copytree(root / "bots", base / "bots", ignore=shutil.ignore_patterns("__pycache__"))
+    mark = tmp_path / "imported"
+    with (base / "bots" / "__init__.py").open("a") as f:
+        f.write(f"\nopen({str(mark)!r}, 'a').write('baseline\\n')\n")
+    argv = ["bench", "search", "sakura", "--players", "3", "--positions", "2",
+            "--iterations", "10", "--clock", "cpu", "--runs", "2", "--baseline", str(base),
+            "--json", "-"]
+    assert main(argv) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]
+    assert mark.read_text() == "baseline\n" * 2  # one fresh process per baseline run
+    assert row["baseline_iterations_per_s"] > 0 and row["iterations_per_s"] > 0
+    assert 0 < row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
