@@ -69,8 +69,13 @@ def relative_values(strength: Sequence[float], scale: float) -> list[float]:
         return [first, 1 - first]
     top = max(strength)
     weights = [math.exp(max((s - top) / scale, _FLOOR)) for s in strength]
-    # Each sum includes the seat against itself (a / 2a = 0.5), taken back out.
-    return [(sum(a / (a + b) for b in weights) - 0.5) / (n - 1) for a in weights]
+    out = []
+    for a in weights:  # plain loops: cheaper than generator sums at these sizes
+        total = -0.5  # the seat against itself (a / 2a), taken back out
+        for b in weights:
+            total += a / (a + b)
+        out.append(total / (n - 1))
+    return out
 
 
 #: Exponents below this are raised to it: exp(-700) is still a normal float.
