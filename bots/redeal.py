@@ -4,7 +4,9 @@ A game's ``determinize`` rebuilds a whole state from the observation (every publ
 field decoded again) for each of the search's iterations, though within one search only
 the hidden part changes. For a game listed here the search asks the engine for one
 determinization, and each iteration copies it and deals the hidden cards again, with
-the same distribution as the engine's own ``determinize``.
+the same distribution as the engine's own ``determinize``. The copies are of a state
+fresh from ``determinize`` that nothing has asked for legal actions or chance outcomes,
+so no cached listing is carried over into a copy whose cards then change.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 
 from engine import State
 from engine.rulesets.blossom.state import BlossomState
+from engine.rulesets.sakura.state import SakuraState
 
 #: A dealer of fresh determinizations: a new state per call, hidden cards re-dealt.
 Dealer = Callable[[random.Random], State]
@@ -25,6 +28,9 @@ def dealer(game: str, base: State, seat: int) -> Dealer | None:
     if game == "blossom":
         assert isinstance(base, BlossomState)
         return _blossom(base, seat)
+    if game == "sakura":
+        assert isinstance(base, SakuraState)
+        return _sakura(base, seat)
     return None
 
 
@@ -75,6 +81,28 @@ def _blossom(base: BlossomState, seat: int) -> Dealer:
         state.removed = _counts(taken[at : at + removed], kinds)
         left = _counts(taken, kinds)
         state.deck = [a - b for a, b in zip(everything, left, strict=True)]
+        return state
+
+    return deal
+
+
+def _sakura(base: SakuraState, seat: int) -> Dealer:
+    """Sakura hides the other seats' hands and the deck (sakura.md §6 #2); both are kept
+    sorted, and every card number is unique."""
+    others = [s for s in range(len(base.hands)) if s != seat]
+    pool = sorted([c for s in others for c in base.hands[s]] + base.deck)
+    sizes = [(s, len(base.hands[s])) for s in others]
+    drawn = sum(size for _, size in sizes)
+
+    def deal(rng: random.Random) -> State:
+        state = base.clone()
+        taken = rng.sample(pool, drawn)
+        at = 0
+        for s, size in sizes:
+            state.hands[s] = sorted(taken[at : at + size])
+            at += size
+        out = set(taken)
+        state.deck = [c for c in pool if c not in out]
         return state
 
     return deal

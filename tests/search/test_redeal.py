@@ -1,20 +1,23 @@
-"""bots.redeal: Blossom's cheaper determinizations agree with what the seat saw and deal
-the hidden cards as the engine's own determinize does."""
+"""bots.redeal: the cheaper determinizations agree with what the seat saw and deal the
+hidden cards as the engine's own determinize does."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
 
+import pytest
+
 import engine
 from bots.redeal import dealer
 from engine import CHANCE, State
 from engine.rulesets.blossom.state import BlossomState
+from engine.rulesets.sakura.state import SakuraState
 
 
-def decisions(players: int, seed: int) -> Iterator[State]:
-    """Every decision point of one random Blossom game."""
-    state = engine.load("blossom").new_game(players, {})
+def decisions(players: int, seed: int, name: str = "blossom") -> Iterator[State]:
+    """Every decision point of one random game."""
+    state = engine.load(name).new_game(players, {})
     rng = random.Random(seed)
     while not state.is_over():
         seats = state.to_move()
@@ -25,18 +28,52 @@ def decisions(players: int, seed: int) -> Iterator[State]:
         state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
 
 
-def test_a_redealt_blossom_state_shows_each_seat_what_it_saw() -> None:
-    game = engine.load("blossom")
+@pytest.mark.parametrize("name", ["blossom", "sakura"])
+def test_a_redealt_state_shows_each_seat_what_it_saw(name: str) -> None:
+    game = engine.load(name)
     rng = random.Random(3)
-    for k, state in enumerate(decisions(3, seed=5)):
+    for k, state in enumerate(decisions(3, seed=5, name=name)):
         if k % 3:
             continue
         for seat in range(3):
             observation = state.observe(seat)
-            deal = dealer("blossom", game.determinize(observation, seat, rng), seat)
+            deal = dealer(name, game.determinize(observation, seat, rng), seat)
             assert deal is not None
             for _ in range(3):
                 assert deal(rng).observe(seat) == observation
+
+
+def test_a_redealt_sakura_seat_may_play_exactly_the_cards_dealt_to_it() -> None:
+    game = engine.load("sakura")
+    rng = random.Random(4)
+    state = next(s for s in decisions(4, seed=2, name="sakura") if len(s.to_move()) == 4)
+    deal = dealer("sakura", game.determinize(state.observe(0), 0, rng), 0)
+    assert deal is not None
+    for _ in range(5):
+        world = deal(rng)
+        assert isinstance(world, SakuraState)
+        for seat in range(1, 4):
+            played = sorted({a["card"] for a in world.legal_actions(seat)})
+            assert played == sorted(set(world.hands[seat]))
+
+
+def test_a_sakura_redeal_spreads_the_unseen_cards_like_the_engines_determinize() -> None:
+    game = engine.load("sakura")
+    state = next(decisions(3, seed=6, name="sakura"))
+    observation = state.observe(0)
+    rng = random.Random(2)
+    worlds = [game.determinize(observation, 0, rng) for _ in range(2000)]
+    deal = dealer("sakura", worlds[0], 0)
+    assert deal is not None
+    dealt = [deal(rng) for _ in range(2000)]
+
+    def share(states: list[State], card: int) -> float:
+        return sum(card in s.hands[1] for s in states if isinstance(s, SakuraState)) / 2000
+
+    unseen = sorted({c for w in worlds if isinstance(w, SakuraState) for c in w.hands[1]})
+    assert len(unseen) > 5
+    for card in unseen:
+        assert abs(share(worlds, card) - share(dealt, card)) < 0.05
 
 
 def hand_means(states: list[BlossomState], seat: int) -> list[float]:
@@ -62,6 +99,5 @@ def test_a_redeal_spreads_the_hidden_cards_like_the_engines_determinize() -> Non
 
 
 def test_a_game_without_a_cheaper_deal_has_none() -> None:
-    game = engine.load("sakura")
-    state = game.new_game(3, {})
-    assert dealer("sakura", state, 0) is None
+    state = engine.load("miyabi").new_game(3, {})
+    assert dealer("miyabi", state, 0) is None
