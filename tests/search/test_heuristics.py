@@ -4,31 +4,16 @@ and blind to what the evaluated seat could not see."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 
 import engine
 from bots import heuristics
 from bots.heuristics import relative_values
-from engine import CHANCE, State
 from engine.rulesets.bonsai.state import BonsaiState
+from tests.search.helpers import random_game
 
 GAMES = engine.games()
-
-
-def positions(name: str, players: int, seed: int) -> Iterator[State]:
-    """Every decision point of one random game."""
-    state = engine.load(name).new_game(players, {})
-    rng = random.Random(seed)
-    while not state.is_over():
-        seats = state.to_move()
-        if seats == (CHANCE,):
-            state.apply({CHANCE: engine.sample_chance(state, rng)})
-            continue
-        yield state
-        state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
-    yield state
 
 
 def player_counts(name: str) -> list[int]:
@@ -45,7 +30,7 @@ def test_values_lie_in_0_1_and_share_out_half_a_point_per_seat(name: str) -> Non
     evaluate = heuristics.for_game(name)
     assert evaluate is not None
     for players in player_counts(name):
-        for state in positions(name, players, seed=players):
+        for state in random_game(name, players, seed=players):
             values = evaluate(state)
             assert len(values) == players
             assert all(0.0 <= v <= 1.0 for v in values)
@@ -77,7 +62,7 @@ def test_a_seat_is_valued_only_from_what_it_could_see(name: str) -> None:
     game = engine.load(name)
     evaluate = heuristics.for_game(name)
     assert evaluate is not None
-    for k, state in enumerate(positions(name, 3, seed=11)):
+    for k, state in enumerate(random_game(name, 3, seed=11)):
         if k % 7 or state.is_over():
             continue
         for seat in range(3):

@@ -4,36 +4,23 @@ hidden cards as the engine's own determinize does."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 
 import engine
 from bots.redeal import dealer
-from engine import CHANCE, State
+from engine import State
 from engine.rulesets.blossom.state import BlossomState
 from engine.rulesets.sakura.state import SakuraState
-
-
-def decisions(players: int, seed: int, name: str = "blossom") -> Iterator[State]:
-    """Every decision point of one random game."""
-    state = engine.load(name).new_game(players, {})
-    rng = random.Random(seed)
-    while not state.is_over():
-        seats = state.to_move()
-        if seats == (CHANCE,):
-            state.apply({CHANCE: engine.sample_chance(state, rng)})
-            continue
-        yield state
-        state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
+from tests.search.helpers import random_game
 
 
 @pytest.mark.parametrize("name", ["blossom", "sakura"])
 def test_a_redealt_state_shows_each_seat_what_it_saw(name: str) -> None:
     game = engine.load(name)
     rng = random.Random(3)
-    for k, state in enumerate(decisions(3, seed=5, name=name)):
-        if k % 3:
+    for k, state in enumerate(random_game(name, 3, seed=5)):
+        if k % 3 or state.is_over():
             continue
         for seat in range(3):
             observation = state.observe(seat)
@@ -46,7 +33,7 @@ def test_a_redealt_state_shows_each_seat_what_it_saw(name: str) -> None:
 def test_a_redealt_sakura_seat_may_play_exactly_the_cards_dealt_to_it() -> None:
     game = engine.load("sakura")
     rng = random.Random(4)
-    state = next(s for s in decisions(4, seed=2, name="sakura") if len(s.to_move()) == 4)
+    state = next(s for s in random_game("sakura", 4, seed=2) if len(s.to_move()) == 4)
     deal = dealer("sakura", game.determinize(state.observe(0), 0, rng), 0)
     assert deal is not None
     for _ in range(5):
@@ -57,15 +44,19 @@ def test_a_redealt_sakura_seat_may_play_exactly_the_cards_dealt_to_it() -> None:
             assert played == sorted(set(world.hands[seat]))
 
 
-def test_a_sakura_redeal_spreads_the_unseen_cards_like_the_engines_determinize() -> None:
-    game = engine.load("sakura")
-    state = next(decisions(3, seed=6, name="sakura"))
+def both_ways(name: str, state: State, count: int) -> tuple[list[State], list[State]]:
+    """``count`` determinizations of seat 0's view by the engine, and as many re-dealt."""
+    game = engine.load(name)
     observation = state.observe(0)
-    rng = random.Random(2)
-    worlds = [game.determinize(observation, 0, rng) for _ in range(2000)]
-    deal = dealer("sakura", worlds[0], 0)
+    rng = random.Random(1)
+    worlds = [game.determinize(observation, 0, rng) for _ in range(count)]
+    deal = dealer(name, worlds[0], 0)
     assert deal is not None
-    dealt = [deal(rng) for _ in range(2000)]
+    return worlds, [deal(rng) for _ in range(count)]
+
+
+def test_a_sakura_redeal_spreads_the_unseen_cards_like_the_engines_determinize() -> None:
+    worlds, dealt = both_ways("sakura", next(random_game("sakura", 3, seed=6)), 2000)
 
     def share(states: list[State], card: int) -> float:
         return sum(card in s.hands[1] for s in states if isinstance(s, SakuraState)) / 2000
@@ -76,25 +67,17 @@ def test_a_sakura_redeal_spreads_the_unseen_cards_like_the_engines_determinize()
         assert abs(share(worlds, card) - share(dealt, card)) < 0.05
 
 
-def hand_means(states: list[BlossomState], seat: int) -> list[float]:
-    return [sum(s.hands[seat][k] for s in states) / len(states) for k in range(6)]
-
-
-def test_a_redeal_spreads_the_hidden_cards_like_the_engines_determinize() -> None:
-    game = engine.load("blossom")
+def test_a_blossom_redeal_spreads_the_hidden_cards_like_the_engines_determinize() -> None:
     # Seat 1 holds cards in hand and face down, so which goes where is sampled too.
-    state = next(s for s in decisions(3, seed=8)
+    state = next(s for s in random_game("blossom", 3, seed=8)
                  if isinstance(s, BlossomState) and sum(s.hands[1]) > 1 and sum(s.downs[1]))
-    observation = state.observe(0)
-    rng = random.Random(1)
-    worlds = [game.determinize(observation, 0, rng) for _ in range(3000)]
-    deal = dealer("blossom", worlds[0], 0)
-    assert deal is not None
-    dealt = [deal(rng) for _ in range(3000)]
-    assert all(isinstance(w, BlossomState) for w in worlds + dealt)
-    engine_means = hand_means(worlds, 1)  # type: ignore[arg-type]
-    redeal_means = hand_means(dealt, 1)  # type: ignore[arg-type]
-    for a, b in zip(engine_means, redeal_means, strict=True):
+    worlds, dealt = both_ways("blossom", state, 3000)
+
+    def hand_means(states: list[State]) -> list[float]:
+        hands = [s.hands[1] for s in states if isinstance(s, BlossomState)]
+        return [sum(h[k] for h in hands) / len(states) for k in range(6)]
+
+    for a, b in zip(hand_means(worlds), hand_means(dealt), strict=True):
         assert abs(a - b) < 0.08
 
 
