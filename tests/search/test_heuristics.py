@@ -3,6 +3,7 @@ and blind to what the evaluated seat could not see."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import pytest
@@ -96,3 +97,17 @@ def test_a_full_memo_starts_over_rather_than_growing() -> None:
     for key in range(5):
         memo.get(key, lambda: 0)
     assert len(memo.table) <= 2
+
+
+@pytest.mark.parametrize(("name", "memo"), [("bonsai", "_SEATS"), ("miyabi", "_END_POINTS")])
+def test_a_value_kept_in_a_memo_equals_one_worked_out_afresh(name: str, memo: str) -> None:
+    # Kept across the positions of several games, as in a bot's search, the memo would
+    # hand back a stale part if its key missed something the part depends on.
+    module = importlib.import_module(f"bots.heuristics.{name}")
+    table: heuristics.Memo[object, object] = getattr(module, memo)
+    for players in player_counts(name):
+        for seed in range(3):
+            for state in random_game(name, players, seed=seed):
+                kept = module.evaluate(state)
+                table.table.clear()
+                assert module.evaluate(state) == kept
