@@ -7,12 +7,9 @@ is warmed up before it is timed (the first second ran at about half speed)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -23,7 +20,13 @@ import engine
 from engine import CHANCE, State
 from niwa.cli import UsageError
 from niwa.commands import bench_engine_snapshots
-from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.commands.bench import (
+    add_json_option,
+    baseline_packages,
+    run_child,
+    text_out,
+    write_json,
+)
 
 #: What ``--clock`` may count seconds with.
 CLOCKS: Final = {"wall": time.perf_counter, "cpu": time.process_time}
@@ -126,26 +129,12 @@ def _child_rows(name: str, players: int, args: argparse.Namespace, seed: int,
                 pythonpath: str | None) -> list[dict[str, Any]]:
     """One run of this case in a fresh process, its JSON rows; ``engine`` is imported
     from ``pythonpath`` first if given: the same harness measures both checkouts."""
-    argv = [sys.executable, "-m", "niwa", "bench", "engine", name, "--players", str(players),
+    argv = ["bench", "engine", name, "--players", str(players),
             "--runs", "1", "--seconds", str(args.seconds), "--warmup", str(args.warmup),
             "--seed", str(seed), "--clock", args.clock, "--json", "-"]
     if args.snapshots:
         argv += ["--snapshots", "--calls", str(args.calls)]
-    env = dict(os.environ)
-    # This checkout's packages, named explicitly: the child runs in an empty folder, since
-    # `python -m` puts the working folder first on sys.path, and a checkout there would
-    # shadow the baseline's engine (both sides would then measure the same code).
-    here = str(Path(engine.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [pythonpath, here, env.get("PYTHONPATH")])
-    )
-    with tempfile.TemporaryDirectory(prefix="niwa-bench-run-") as empty:
-        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False,
-                              cwd=empty)
-    if done.returncode != 0:
-        raise UsageError(f"a measuring process failed ({done.returncode}): "
-                         f"{done.stderr.strip().splitlines()[-1:]}")
-    rows: list[dict[str, Any]] = json.loads(done.stdout)["rows"]
+    rows: list[dict[str, Any]] = run_child(argv, pythonpath)["rows"]
     return rows
 
 
@@ -155,30 +144,22 @@ def _median(runs: list[Rate]) -> Rate:
                 statistics.median(r.chance for r in runs))
 
 
-def _baseline(args: argparse.Namespace) -> Path:
-    base: Path = args.baseline.resolve()
-    if not (base / "engine" / "__init__.py").is_file():
-        raise UsageError(f"--baseline {args.baseline} has no engine/ package; give a checkout "
-                         "of niwa, e.g. one made by `git worktree add DIR COMMIT`")
-    return base
-
-
 def run_against(args: argparse.Namespace, names: list[str], out: TextIO) -> list[dict[str, Any]]:
     """Every case measured here and in ``--baseline``, alternating run by run (the order
     flips each run, so a change of load falls on both); ratios of paired runs."""
-    base = _baseline(args)
     print(f"{'game':<10} {'players':>7} {'base dec/s':>11} {'this dec/s':>11} {'ratio':>6} "
           f"{'min-max':>11} {'base app/s':>11} {'this app/s':>11} {'ratio':>6}  goal (this)",
           file=out)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
-        (Path(tmp) / "engine").symlink_to(base / "engine")  # that engine, this harness
+        # that engine, this harness
+        checked = baseline_packages(args.baseline, ["engine"], Path(tmp))
         for name, players in _cases(args, names):
             here: list[Rate] = []
             there: list[Rate] = []
             for r in range(args.runs):
                 seed = args.seed + r
-                order = [(here, None), (there, tmp)]
+                order = [(here, None), (there, checked)]
                 for into, path in order if r % 2 == 0 else order[::-1]:
                     into.append(_child_run(name, players, args, seed, path))
             ratios = [a.decisions / b.decisions for a, b in zip(here, there, strict=True)]
@@ -262,7 +243,7 @@ def snapshot_cases(args: argparse.Namespace, names: list[str],
                    out: TextIO) -> list[dict[str, Any]]:
     """``--snapshots``: per case and timed call, early and late µs per call and the
     growth, here only or beside ``--baseline`` (runs alternating in fresh processes)."""
-    base = None if args.baseline is None else _baseline(args)
+    base = args.baseline
     side = "" if base is None else "this "
     print(f"{'game':<10} {'players':>7} {'call':<8} {'way':<10} "
           + ("" if base is None else f"{'base early':>10} {'base late':>9} {'growth':>6}  ")
@@ -271,7 +252,7 @@ def snapshot_cases(args: argparse.Namespace, names: list[str],
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
         if base is not None:
-            (Path(tmp) / "engine").symlink_to(base / "engine")
+            baseline_packages(base, ["engine"], Path(tmp))  # that engine, this harness
         for name, players in _cases(args, names):
             here: list[list[dict[str, Any]]] = []
             there: list[list[dict[str, Any]]] = []
