@@ -121,13 +121,16 @@ class NiwaState(pyspiel.State):
 
     def __init__(self, game: NiwaGame, table: State | None = None) -> None:
         super().__init__(game)
-        self._game = game
-        self.table = game.niwa.new_game(game.players) if table is None else table
+        self._held = _Held(game, game.niwa.new_game(game.players) if table is None else table)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> NiwaState:
-        # OpenSpiel clones a Python state by deepcopy; the engine's clone is far cheaper
-        # than walking the state's object graph. The base class copies its own history.
-        return NiwaState(self._game, self.table.clone())
+    @property
+    def _game(self) -> NiwaGame:
+        return self._held.game
+
+    @property
+    def table(self) -> State:
+        """The engine state."""
+        return self._held.table
 
     def current_player(self) -> int:
         seats = self.table.to_move()
@@ -174,6 +177,21 @@ class NiwaState(pyspiel.State):
 
     def __str__(self) -> str:
         return self.table.render(None)
+
+
+class _Held:
+    """What a state keeps. OpenSpiel clones a Python state by deep-copying its
+    attributes; this copies the table with the engine's clone (far cheaper than walking
+    its object graph) and shares the game."""
+
+    __slots__ = ("game", "table")
+
+    def __init__(self, game: NiwaGame, table: State) -> None:
+        self.game = game
+        self.table = table
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Held:
+        return _Held(self.game, self.table.clone())
 
 
 class Observer:

@@ -22,28 +22,44 @@ from engine.rulesets.miyabi import rules as miyabi
 from engine.rulesets.sakura import rules as sakura
 
 
+#: How many action objects a codec remembers by identity before it starts afresh.
+SEEN_LIMIT = 50_000
+
+
 @dataclass(frozen=True)
 class Codec:
     """One list of JSON values and its index: value <-> position."""
 
     values: tuple[Action, ...]
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
+    # Games hand out the same action objects again and again (built once, never
+    # mutated), so the index of an object already seen is looked up by identity; the
+    # object is kept with it, so its id cannot be reused while cached.
+    _seen: dict[int, tuple[Action, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         index = {canonical_json(v): i for i, v in enumerate(self.values)}
         if len(index) != len(self.values):
             raise ValueError("an action space lists one action twice")
         object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_seen", {})
 
     def __len__(self) -> int:
         return len(self.values)
 
     def index(self, value: Action) -> int:
         """The position of ``value``; KeyError names it if the space does not hold it."""
+        seen = self._seen.get(id(value))
+        if seen is not None and seen[0] is value:
+            return seen[1]
         try:
-            return self._index[canonical_json(value)]
+            i = self._index[canonical_json(value)]
         except KeyError:
             raise KeyError(f"{canonical_json(value)} is not in this action space") from None
+        if len(self._seen) >= SEEN_LIMIT:  # fresh objects every time (a game's choice)
+            self._seen.clear()
+        self._seen[id(value)] = (value, i)
+        return i
 
     def value(self, i: int) -> Action:
         return self.values[i]
