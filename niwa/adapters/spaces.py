@@ -21,7 +21,6 @@ from engine.rulesets.bonsai import rules as bonsai
 from engine.rulesets.miyabi import rules as miyabi
 from engine.rulesets.sakura import rules as sakura
 
-
 #: How many action objects a codec remembers by identity before it starts afresh.
 SEEN_LIMIT = 50_000
 
