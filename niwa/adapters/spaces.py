@@ -86,7 +86,7 @@ def _blossom(players: int) -> tuple[list[Action], list[Action]]:
     acts += [{"type": "flip", "cards": m} for m in yard]
     acts += [
         {"type": "arrange", "kind": k, "count": c}
-        for k in kinds[1:]  # kinds[0] is the cherry, always arranged alone (§6)
+        for k in kinds[1:]  # kinds[0] is the cherry, always arranged alone (blossom.md §6)
         for c in range(1, blossom.YARD_LIMIT + 1)
     ]
     acts += [{"type": "arrange", "kind": kinds[0], "mode": m} for m in ("points", "draw")]
