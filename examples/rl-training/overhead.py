@@ -18,6 +18,7 @@ import pyspiel
 
 import engine
 import niwa.adapters.openspiel
+from engine.testing import random_joint
 from niwa.adapters.pettingzoo import NiwaEnv, env
 
 
@@ -26,12 +27,9 @@ def engine_game(game: engine.Game, players: int, seed: int) -> int:
     state = game.new_game(players)
     n = 0
     while not state.is_over():
-        seats = state.to_move()
-        if seats == (engine.CHANCE,):
-            state.apply({engine.CHANCE: engine.sample_chance(state, rng)})
-        else:
-            state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
-            n += len(seats)
+        joint = random_joint(state, rng)
+        state.apply(joint)
+        n += 0 if engine.CHANCE in joint else len(joint)
     return n
 
 

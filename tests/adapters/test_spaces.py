@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 import engine
+from engine.testing.checks import every_state
 from niwa.adapters.spaces import action_space, bonsai_cells, bonsai_reach
-from tests.adapters.playouts import TABLES, playout
+from tests.adapters.playouts import TABLES
 
 
 @pytest.mark.parametrize(("game", "players"), TABLES)
@@ -15,7 +16,7 @@ def test_every_listed_action_and_outcome_of_random_games_maps_into_the_space_and
 ) -> None:
     space = action_space(game, players)
     for seed in range(3):
-        for state in playout(game, players, seed):
+        for state in every_state(engine.load(game), players, seed):
             if state.to_move() == (engine.CHANCE,):
                 for outcome, _ in state.chance_outcomes():
                     i = space.chance.index(outcome)
