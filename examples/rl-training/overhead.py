@@ -84,6 +84,8 @@ def main() -> None:
             "pettingzoo": lambda s, e=e: pettingzoo_game(e, s),
             "openspiel": lambda s, g=spiel: openspiel_game(g, s),
         }
+        for play in ways.values():  # warm-up: the engines build their caches on first use
+            play(2**31 - 1)
         cpu = dict.fromkeys(ways, 0.0)
         decisions = dict.fromkeys(ways, 0)
         for seed in range(args.games):
