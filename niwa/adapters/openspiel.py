@@ -31,7 +31,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 from engine.api import CHANCE, Game, State, canonical_json
 from engine.registry import games, load
 from niwa.adapters.features import SIZE, encode
-from niwa.adapters.outcome import SOLO_BOUND, rewards
+from niwa.adapters.outcome import reward_range, rewards
 from niwa.adapters.spaces import ENUMERATIONS, ActionSpace, action_space
 
 #: A generous cap on a game's length in nodes (decisions and chance); OpenSpiel wants
@@ -82,7 +82,7 @@ class NiwaGame(pyspiel.Game):
         players = int((params or {}).get("players", info.min_players))
         info.validate(players, None)
         space = action_space(info.name, players)
-        lo, hi = (-SOLO_BOUND, SOLO_BOUND) if players == 1 else (-1.0, 1.0)
+        lo, hi = reward_range(players)
         super().__init__(
             game_type(self.niwa),
             pyspiel.GameInfo(

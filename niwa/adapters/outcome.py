@@ -23,6 +23,11 @@ def rewards(result: Result) -> list[float]:
     ]
 
 
+def reward_range(players: int) -> tuple[float, float]:
+    """The bounds of :func:`rewards` at ``players`` seats."""
+    return (-SOLO_BOUND, SOLO_BOUND) if players == 1 else (-1.0, 1.0)
+
+
 def settle(state: State, rng: Rng) -> None:
     """Resolve every pending chance node with ``rng``, as the referee does."""
     while state.to_move() == (CHANCE,):

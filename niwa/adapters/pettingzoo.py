@@ -28,7 +28,7 @@ from pettingzoo import AECEnv
 from engine.api import Action, State, canonical_json
 from engine.registry import load
 from niwa.adapters.features import SIZE, encode
-from niwa.adapters.outcome import SOLO_BOUND, rewards, settle
+from niwa.adapters.outcome import rewards, settle
 from niwa.adapters.spaces import action_space
 
 Observation = dict[str, npt.NDArray[Any]]
@@ -180,8 +180,3 @@ def env(
 ) -> NiwaEnv:
     """The AEC environment of ``game``; ``players`` defaults to the game's minimum."""
     return NiwaEnv(game, players, render_mode, observation_size)
-
-
-def reward_range(players: int) -> tuple[float, float]:
-    """The bounds of the final reward at ``players`` seats."""
-    return (-SOLO_BOUND, SOLO_BOUND) if players == 1 else (-1.0, 1.0)
