@@ -112,6 +112,8 @@ class NiwaGame(pyspiel.Game):
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
     ) -> Any:
         if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            if self.niwa.info.hidden_information:
+                raise ValueError(f"{self.niwa.info.name} offers no information state")
             return IIGObserverForPublicInfoGame(iig_obs_type, params)
         return Observer(params)
 

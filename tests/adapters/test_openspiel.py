@@ -73,3 +73,12 @@ def test_the_players_parameter_sets_the_seats_and_a_wrong_count_is_refused() -> 
     assert load("sakura", 5).num_players() == 5
     with pytest.raises(Exception, match="played by 2 to 4 players"):
         load("miyabi", 7)
+
+
+def test_information_states_are_the_public_history_in_perfect_information_games_only() -> None:
+    perfect = load("miyabi", 2)
+    state = perfect.new_initial_state()
+    state.apply_action(state.chance_outcomes()[0][0])
+    assert state.information_state_string(0) == state.information_state_string(1)
+    with pytest.raises(ValueError, match="no information state"):
+        make_observation(load("blossom", 2), pyspiel.IIGObservationType(perfect_recall=True))
