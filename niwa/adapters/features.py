@@ -12,7 +12,6 @@ this one is the honest common ground for every registered game.
 from __future__ import annotations
 
 import hashlib
-from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -23,34 +22,43 @@ from engine.api import JSON
 SIZE = 512
 
 
-@cache
+#: Bucket of every feature name seen, per vector size (a game's names are few: paths
+#: and the strings that appear at them).
+_BUCKETS: dict[int, dict[str, int]] = {}
+
+
 def _bucket(name: str, size: int) -> int:
     digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") % size
 
 
-def _leaves(value: JSON, path: str, out: list[tuple[str, float]]) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _leaves(v, f"{path}.{k}", out)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _leaves(v, f"{path}.{i}", out)
-    elif isinstance(value, bool):
-        out.append((path, 1.0 if value else 0.0))
-    elif isinstance(value, int | float):
-        out.append((path, float(value)))
-    elif isinstance(value, str):
-        out.append((f"{path}={value}", 1.0))
-    else:  # None
-        out.append((f"{path}=null", 1.0))
-
-
 def encode(observation: JSON, size: int = SIZE) -> npt.NDArray[np.float32]:
     """``observation`` as a float32 vector of ``size`` hashed features."""
-    leaves: list[tuple[str, float]] = []
-    _leaves(observation, "", leaves)
+    buckets = _BUCKETS.setdefault(size, {})
+    sums: dict[int, float] = {}
+    # A loop over an explicit stack, with the sums in a dict written to numpy once:
+    # this runs at every step of an environment, on observations of hundreds of leaves.
+    stack: list[tuple[str, JSON]] = [("", observation)]
+    while stack:
+        path, value = stack.pop()
+        kind = type(value)
+        if kind is dict:
+            stack += [(f"{path}.{k}", v) for k, v in value.items()]
+            continue
+        if kind is list:
+            stack += [(f"{path}.{i}", v) for i, v in enumerate(value)]
+            continue
+        if kind is str:
+            name, x = f"{path}={value}", 1.0
+        elif kind is int or kind is float or kind is bool:
+            name, x = path, float(value)
+        else:  # None
+            name, x = f"{path}=null", 1.0
+        b = buckets.get(name)
+        if b is None:
+            b = buckets[name] = _bucket(name, size)
+        sums[b] = sums.get(b, 0.0) + x
     vector = np.zeros(size, np.float32)
-    for name, x in leaves:
-        vector[_bucket(name, size)] += x
+    if sums:
+        vector[list(sums)] = list(sums.values())
     return vector
