@@ -10,7 +10,7 @@ randomness comes from ``turn.rng()``: the same question gets the same answer.
 Needs ``pip install niwa[rl]``. niwa's sandbox mounts the engine and the bot SDK but not
 the ``niwa`` package this bot imports the adapter from, so with niwa installed from a
 checkout (``pip install -e``) run it unsandboxed (``--no-sandbox``); a regular install
-puts the adapter under the Python prefix, which the sandbox does mount.
+puts the adapter under the Python prefix, which the sandbox mounts (untested).
 """
 
 from __future__ import annotations
