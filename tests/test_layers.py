@@ -112,6 +112,34 @@ def test_a_sandboxed_bot_finds_what_the_sdk_imports_among_the_mounted_packages()
     assert offenders(modules(*NIWA_PACKAGES), not_mounted) == []
 
 
+#: The RL adapters (``niwa/adapters``, the optional extra ``niwa[rl]``): of niwa they use
+#: the engine and the bots only (a game and what plays it), and they alone import the RL
+#: frameworks, so nothing else needs the extra installed.
+ADAPTERS = "niwa/adapters"
+ADAPTERS_MAY_IMPORT = frozenset({"engine", "bots"})
+RL_PACKAGES = frozenset({"pettingzoo", "gymnasium", "pyspiel", "open_spiel", "numpy"})
+
+
+def test_the_adapters_import_only_the_engine_and_the_bots_of_niwa() -> None:
+    paths = sorted((ROOT / ADAPTERS).rglob("*.py"))
+    assert paths, "no adapter modules found"
+
+    def outside(_: Path, module: str) -> bool:
+        if module == "niwa.adapters" or module.startswith("niwa.adapters."):
+            return False
+        return top(module) in FIRST_PARTY and top(module) not in ADAPTERS_MAY_IMPORT
+
+    assert offenders(paths, outside) == []
+
+
+def test_only_the_adapters_import_the_rl_frameworks() -> None:
+    def outside(path: Path, module: str) -> bool:
+        inside = path.relative_to(ROOT).as_posix().startswith(f"{ADAPTERS}/")
+        return top(module) in RL_PACKAGES and not inside
+
+    assert offenders(modules(*LOWER, WEB, "niwa"), outside) == []
+
+
 #: Imports that stay inside a function, and why: each loads something optional or slow
 #: that the module's other callers never need. Nothing else imports inside a function
 #: (no import deferred to break a cycle).
