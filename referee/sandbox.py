@@ -54,9 +54,10 @@ RUN_DIR = "/run/niwa"
 SOCKET_NAME = "bot.sock"
 #: Where a root sandbox's private tmpfs is mounted, inside its own mount namespace only.
 MOUNT_POINT = uids.STATE_DIR / "mnt"
-#: Packages a Python bot may import from niwa: the SDK, the engine and the wire contract
-#: (never the CLI, `niwa`, which nothing below it imports: tests/test_layers.py).
-NIWA_PACKAGES = ("bots", "engine", "niwa_proto")
+#: Packages a Python bot may import from niwa: the SDK, the engine, the wire contract and
+#: `niwa` (for its RL adapters, e.g. examples/openspiel-bot; read-only code like the rest,
+#: and the referee itself still never imports it: tests/test_layers.py).
+NIWA_PACKAGES = ("bots", "engine", "niwa_proto", "niwa")
 #: Inodes the tmpfs itself uses besides the bot's files (its root, tmp, run, bot, empty).
 _OWN_INODES = 5
 #: Size of /run/niwa without root (bwrap's tmpfs; as root it shares the one tmpfs).
