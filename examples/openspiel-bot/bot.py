@@ -7,10 +7,8 @@ is played. Perfect-information games (Miyabi, Bonsai) have nothing hidden, so ev
 determinization is the true table and only the search's own randomness differs. All
 randomness comes from ``turn.rng()``: the same question gets the same answer.
 
-Needs ``pip install niwa[rl]``. niwa's sandbox mounts the engine and the bot SDK but not
-the ``niwa`` package this bot imports the adapter from, so with niwa installed from a
-checkout (``pip install -e``) run it unsandboxed (``--no-sandbox``); a regular install
-puts the adapter under the Python prefix, which the sandbox mounts (untested).
+Needs ``pip install niwa[rl]``. It runs sandboxed like any bot: the sandbox mounts the
+``niwa`` package this bot imports the adapter from, and the Python prefix OpenSpiel is in.
 """
 
 from __future__ import annotations

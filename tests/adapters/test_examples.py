@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import runpy
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,6 +14,8 @@ pytest.importorskip("pyspiel", reason="the rl extra is not installed (pip instal
 
 import engine
 from bots.sdk import GameStart, Turn
+from niwa.cli import main
+from referee import replay
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -53,3 +56,21 @@ def test_the_trainer_runs_an_iteration_and_prints_its_row(
     runpy.run_path(str(script), run_name="__main__")
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2 |")]
     assert len(rows) == 1
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="the sandbox needs bubblewrap")
+def test_the_openspiel_bot_plays_a_whole_sandboxed_match_with_every_move_ok(
+    tmp_path: Path,
+) -> None:
+    bot = tmp_path / "openspiel-bot"  # a copy the sandbox's own uid may enter
+    shutil.copytree(EXAMPLES / "openspiel-bot", bot)
+    for path in (tmp_path, bot):
+        path.chmod(0o755)
+    argv = ["play", "miyabi", "--bot", str(bot), "--bot", "builtin:random", "--seed", "5",
+            "--time", "10s+60s", "--replay", str(tmp_path / "match.jsonl"), "--quiet"]
+    assert main(argv) == 0
+    played = replay.read(tmp_path / "match.jsonl")
+    assert played.header.sandbox
+    assert played.result is not None and {s.status for s in played.result.seats} == {"ok"}
+    moves = [m for s in played.steps for m in s.moves if m.seat == 0]
+    assert moves and {m.status for m in moves} == {"OK"}
