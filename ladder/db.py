@@ -68,6 +68,36 @@ def _sqlite_read_only(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _postgres(url: str, read_only: bool) -> Any:
+    try:
+        import psycopg
+    except ModuleNotFoundError:
+        raise DatabaseError(
+            "a PostgreSQL store needs psycopg, which is not installed: "
+            "pip install 'niwa[postgres]'"
+        ) from None
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=30)
+        if read_only:
+            conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    except psycopg.Error as e:
+        # libpq's own words name the cause (refused, no such database, bad password)
+        cause = " ".join(str(e).split())
+        raise DatabaseError(
+            f"cannot connect to the PostgreSQL store {redact(url)}: {cause}"
+        ) from None
+    return conn
+
+
+def redact(url: str) -> str:
+    """``url`` without its password, for messages and logs."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in credentials:
+        return url
+    return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
+
+
 class Database:
     """One connection; statements run in autocommit unless inside :meth:`transaction`."""
 
@@ -84,16 +114,7 @@ class Database:
         ``read_only``: the connection refuses every write (SQLite ``mode=ro``, a
         PostgreSQL session of read-only transactions), for a reader beside the ladder."""
         if is_postgres_url(url):
-            try:
-                import psycopg  # type: ignore[import-not-found, unused-ignore]
-            except ModuleNotFoundError:
-                raise DatabaseError(
-                    "a PostgreSQL store needs psycopg: pip install 'psycopg[binary]'"
-                ) from None
-            conn = psycopg.connect(url, autocommit=True)
-            if read_only:
-                conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-            return cls(conn, POSTGRES)
+            return cls(_postgres(url, read_only), POSTGRES)
         path = sqlite_path(url)
         if not path.parent.is_dir():
             raise DatabaseError(f"no directory {path.parent} for the database: create it first")
