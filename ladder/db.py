@@ -29,10 +29,17 @@ class Dialect:
     placeholder: str  # what ``?`` becomes
     id_column: str  # an auto-numbered primary key
     begin: str  # start a transaction that will write
+    blob: str  # the type of a column of bytes
+    now: str  # the database server's clock, in seconds since the epoch
 
     def sql(self, statement: str) -> str:
-        """Rewrite a portable statement (``?`` placeholders, ``{id}`` column) for this engine."""
-        statement = statement.replace("{id}", self.id_column)
+        """Rewrite a portable statement (``?`` placeholders, ``{id}``, ``{blob}`` and
+        ``{now}`` words) for this engine."""
+        statement = (
+            statement.replace("{id}", self.id_column)
+            .replace("{blob}", self.blob)
+            .replace("{now}", self.now)
+        )
         if self.placeholder == "?":
             return statement
         # psycopg treats % as the start of a placeholder: double the literal ones first.
@@ -41,8 +48,16 @@ class Dialect:
 
 # BEGIN IMMEDIATE takes SQLite's write lock up front, so two writers never deadlock
 # upgrading a read lock; PostgreSQL's row locks make a plain BEGIN enough.
-SQLITE = Dialect("sqlite", "?", "INTEGER PRIMARY KEY", "BEGIN IMMEDIATE")
-POSTGRES = Dialect("postgresql", "%s", "BIGSERIAL PRIMARY KEY", "BEGIN")
+# ``now``: the clock of the one machine a SQLite file lives on; PostgreSQL's own clock,
+# so that runners on machines whose clocks disagree still agree on a lease's expiry.
+SQLITE = Dialect(
+    "sqlite", "?", "INTEGER PRIMARY KEY", "BEGIN IMMEDIATE", "BLOB",
+    "((julianday('now') - 2440587.5) * 86400.0)",
+)
+POSTGRES = Dialect(
+    "postgresql", "%s", "BIGSERIAL PRIMARY KEY", "BEGIN", "BYTEA",
+    "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION",
+)  # fmt: skip
 
 
 def is_postgres_url(url: str) -> bool:

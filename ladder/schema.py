@@ -147,6 +147,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             WHERE m.kind = 'rated' AND m.state = 'done'
             GROUP BY m.game, a.bot_id, b.bot_id""",
     ),
+    # 5: a ladder on several machines. Leases: who may run the matches (one holder per
+    # name, until its heartbeat stops). Blobs: the files every node must reach (each
+    # finished match's replay, each submitted bot's archive), zlib-compressed and
+    # named by the SHA-256 of their content; the files on disk are the node's copies.
+    (
+        """CREATE TABLE leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            acquired_at DOUBLE PRECISION NOT NULL,
+            expires_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE blobs (
+            sha256 TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            size BIGINT NOT NULL,
+            data {blob} NOT NULL
+        )""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

@@ -14,9 +14,11 @@ that transaction commits, so a committed match always has its replay.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
+import zlib
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +55,10 @@ PENDING, ACTIVE, REJECTED, RETIRED, SUPERSEDED, RESERVE = (
 # Match kinds and states.
 RATED, VALIDATION = "rated", "validation"
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+
+
+class _NotRunning(Exception):
+    """Rolls back the commit of a match that is no longer running."""
 
 
 class StoreError(ValueError):
@@ -228,6 +234,32 @@ class Store:
 
     def bot_dir(self, archive_hash: str) -> Path:
         return self.data_dir / "bots" / archive_hash
+
+    # Blobs: the files every node of a ladder reads (replays, bot archives) --------
+
+    def put_blob(self, kind: str, data: bytes) -> str:
+        """Keep ``data`` (once: named by its SHA-256, which is returned)."""
+        digest = hashlib.sha256(data).hexdigest()
+        self.db.execute(
+            "INSERT INTO blobs (sha256, kind, size, data) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (sha256) DO NOTHING",
+            (digest, kind, len(data), zlib.compress(data, 6)),
+        )
+        return digest
+
+    def blob(self, sha256: str) -> bytes | None:
+        row = self.db.one("SELECT data FROM blobs WHERE sha256 = ?", (sha256,))
+        return None if row is None else zlib.decompress(bytes(row["data"]))
+
+    def blob_sizes(self, hashes: Collection[str]) -> dict[str, int]:
+        """The size (before compression) of each kept blob among ``hashes``."""
+        if not hashes:
+            return {}
+        marks = ", ".join("?" for _ in hashes)
+        rows = self.db.execute(
+            f"SELECT sha256, size FROM blobs WHERE sha256 IN ({marks})", list(hashes)
+        )
+        return {str(r["sha256"]): int(r["size"]) for r in rows}
 
     # Owners --------------------------------------------------------------------------
 
@@ -583,29 +615,40 @@ class Store:
                 return r.stderr_tail
         return ()
 
-    def finish_match(self, match_id: int, finished: Finished) -> bool:
-        """Commit a finished match: results, replay hash, ratings, all or nothing.
+    def finish_match(
+        self, match_id: int, finished: Finished, replay: bytes | None = None
+    ) -> bool:
+        """Commit a finished match: results, replay hash (and the ``replay`` itself, for
+        every node to read), ratings, all or nothing.
 
         Returns False (and changes nothing) if the match is not running: a result that
         arrives twice is counted once."""
+        try:
+            with self.db.transaction() as db:
+                row = db.one("SELECT kind, game FROM matches WHERE id = ?", (match_id,))
+                seq = int(db.scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM matches"))
+                # The state is checked by the write itself: of two commits of one match
+                # (a runner that lost its lease and its successor), one changes it.
+                done = db.one(
+                    "UPDATE matches SET state = ?, finished_at = ?, wall_s = ?, decisions = ?,"
+                    " replay_sha256 = ?, seq = ?, error = '' WHERE id = ? AND state = ? "
+                    "RETURNING id",
+                    (
+                        DONE, time.time(), finished.wall_s, finished.decisions,
+                        finished.replay_sha256, seq, match_id, RUNNING,
+                    ),
+                )  # fmt: skip
+                if row is None or done is None:
+                    raise _NotRunning
+                if replay is not None:
+                    self.put_blob("replay", replay)
+                self._commit_results(match_id, str(row["kind"]), str(row["game"]), finished)
+        except _NotRunning:
+            return False
+        return True
+
+    def _commit_results(self, match_id: int, kind: str, game: str, finished: Finished) -> None:
         with self.db.transaction() as db:
-            row = db.one("SELECT kind, game, state FROM matches WHERE id = ?", (match_id,))
-            if row is None or row["state"] != RUNNING:
-                return False
-            seq = int(db.scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM matches"))
-            db.execute(
-                "UPDATE matches SET state = ?, finished_at = ?, wall_s = ?, decisions = ?, "
-                "replay_sha256 = ?, seq = ?, error = '' WHERE id = ?",
-                (
-                    DONE,
-                    time.time(),
-                    finished.wall_s,
-                    finished.decisions,
-                    finished.replay_sha256,
-                    seq,
-                    match_id,
-                ),
-            )
             for r in finished.results:
                 db.execute(
                     "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
@@ -615,10 +658,9 @@ class Store:
                         r.out_step, r.detail, json.dumps(list(r.stderr_tail)),
                     ),
                 )  # fmt: skip
-            if row["kind"] == RATED:
+            if kind == RATED:
                 self._rate(match_id, finished.results)
-                self._count_rated(str(row["game"]), finished.results)
-        return True
+                self._count_rated(game, finished.results)
 
     def _count_rated(self, game: str, results: Sequence[SeatResult]) -> None:
         """Add a rated match to its game's totals (inside the commit's transaction)."""
