@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 from ladder import elo, submission
@@ -32,16 +33,23 @@ def running(store: Store) -> list[int]:
     return [m.id for m in store.matches(state=RUNNING, limit=100)]
 
 
-def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(tmp_path: Path) -> None:
-    db = tmp_path / "ladder.db"
-    log = tmp_path / "ladder.log"
-    store = Store.open(str(db))
+def three_random_bots(db_url: str, data: Path) -> Store:
+    store = Store.open(db_url, data)
     for k in range(3):
         submission.builtin_bot(store, "random", "blossom", ACTIVE, alias=f"random-{k}")
+    return store
+
+
+def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(
+    db_url: str, tmp_path: Path
+) -> None:
+    db, data = db_url, ("--data", str(tmp_path))
+    log = tmp_path / "ladder.log"
+    store = three_random_bots(db_url, tmp_path)
     before: dict[int, list[tuple[int, int, int]]] = {}
     interrupted: set[int] = set()
     for _ in range(KILLS):
-        proc, _address = start_ladder(db, log)
+        proc, _address = start_ladder(db, log, *data)
         target = len(before) + 3
         # Kill while it is busy: a few more matches done and at least one running.
         wait_for(
@@ -59,7 +67,7 @@ def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(tmp_path: Pa
         wait_for("the workers to die", lambda: not any(alive(p) for p in workers))  # noqa: B023
     assert interrupted, "no match was running at any kill"
 
-    proc, _address = start_ladder(db, log)
+    proc, _address = start_ladder(db, log, *data)
     try:
         wait_for(
             "the interrupted matches to be played again",
@@ -71,7 +79,11 @@ def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(tmp_path: Pa
     final = snapshot(store)
     assert {m: final[m] for m in before} == before
     assert all(store.match(m).attempts >= 2 for m in interrupted)
+    assert_counted_once(store, final)
+    store.close()
 
+
+def assert_counted_once(store: Store, final: dict[int, list[tuple[int, int, int]]]) -> None:
     # Counted once: the stored ratings are exactly the Elo updates of the finished
     # matches, each applied once, in the order they finished.
     ratings = {b.id: elo.BASE for b in store.bots()}
@@ -84,22 +96,56 @@ def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(tmp_path: Pa
         ratings.update(zip(bots, updated, strict=True))
         for b in bots:
             games[b] += 1
-        # ... and each has its complete replay.
-        data = store.replay_path(match.id).read_bytes()
-        assert hashlib.sha256(data).hexdigest() == match.replay_sha256
+        # ... and each has its complete replay, kept in the store.
+        data = store.blob(match.replay_sha256 or "")
+        assert data is not None and hashlib.sha256(data).hexdigest() == match.replay_sha256
     history = store.db.scalar("SELECT COUNT(*) FROM rating_history")
     assert history == sum(len(s) for s in final.values())
     for bot in store.bots():
         assert bot.games == games[bot.id]
         assert abs(bot.elo - ratings[bot.id]) < 1e-9
+
+
+def test_a_standby_runner_takes_over_from_a_killed_leader(db_url: str, tmp_path: Path) -> None:
+    # Two nodes on one store, each with its own folder (as on two machines).
+    store = three_random_bots(db_url, tmp_path)
+    nodes = {name: tmp_path / name for name in ("first", "second")}
+    for folder in nodes.values():
+        folder.mkdir()
+
+    def serve(name: str) -> subprocess.Popen[str]:
+        flags = ("--data", str(nodes[name]), "--node", name, "--lease", "2")
+        return start_ladder(db_url, tmp_path / f"{name}.log", *flags)[0]
+
+    leader = serve("first")
+    wait_for("a finished match", lambda: snapshot(store))
+    standby = serve("second")
+    try:
+        second_log = tmp_path / "second.log"
+        wait_for("the standby", lambda: '"event": "runner_standby"' in second_log.read_text())
+        done = len(snapshot(store))
+        wait_for("more finished matches", lambda: len(snapshot(store)) >= done + 3)
+        assert '"event": "match_recorded"' not in second_log.read_text()  # one schedules
+        before = snapshot(store)
+        os.kill(leader.pid, signal.SIGKILL)
+        leader.wait()
+        wait_for("the standby to lead", lambda: '"runner_leading"' in second_log.read_text())
+        wait_for("matches the standby played", lambda: len(snapshot(store)) >= len(before) + 3)
+    finally:
+        for proc in (leader, standby):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+            proc.wait()
+    final = snapshot(store)
+    assert {m: final[m] for m in before} == before
+    assert_counted_once(store, final)
+    assert '"node": "second"' in second_log.read_text()
     store.close()
 
 
 def test_a_worker_killed_mid_match_costs_only_a_replay_of_that_match(tmp_path: Path) -> None:
     db = tmp_path / "ladder.db"
-    store = Store.open(str(db))
-    for k in range(3):
-        submission.builtin_bot(store, "random", "blossom", ACTIVE, alias=f"random-{k}")
+    store = three_random_bots(str(db), tmp_path)
     proc, _address = start_ladder(db, tmp_path / "ladder.log")
     try:
         wait_for("a finished match and one running", lambda: snapshot(store) and running(store))
