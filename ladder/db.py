@@ -147,6 +147,11 @@ class Database:
             raise DatabaseError(f"cannot open the database {path}: {e}") from None
         return cls(conn, SQLITE)
 
+    @property
+    def connection(self) -> Any:
+        """The driver's own connection, for what only one engine has (PostgreSQL's COPY)."""
+        return self._conn
+
     def close(self) -> None:
         self._conn.close()
 

@@ -40,7 +40,7 @@ def _major(path: str) -> int:
 class Server:
     """A running server; :meth:`database` makes a fresh, empty database."""
 
-    def __init__(self, bin_dir: Path) -> None:
+    def __init__(self, bin_dir: Path, durable: bool = False) -> None:
         self._bin = bin_dir
         self._as_root = os.geteuid() == 0
         self.root = Path(tempfile.mkdtemp(prefix="niwa-pg-"))
@@ -54,11 +54,9 @@ class Server:
         self.data = self.root / "data"
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust",
                   "--encoding=UTF8", "--locale=C", "--no-sync")  # fmt: skip
-        # no durability: a test server's data lives as long as the session
-        options = (
-            f"-k {self.socket_dir} -c listen_addresses='' -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-        )
+        options = f"-k {self.socket_dir} -c listen_addresses='' -c max_connections=200"
+        if not durable:  # a test server's data lives as long as the session
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
                   "-o", options, "-w", "-t", "60", "start")  # fmt: skip
 
