@@ -168,6 +168,18 @@ class Database:
             finally:
                 cur.close()
 
+    def execute_many(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement per row of parameters (psycopg pipelines them: one round
+        trip to the server, not one per row)."""
+        if not rows:
+            return
+        with self._lock:
+            cur = self._conn.cursor()
+            try:
+                cur.executemany(self.dialect.sql(statement), [tuple(r) for r in rows])
+            finally:
+                cur.close()
+
     def one(self, statement: str, params: Sequence[Any] = ()) -> Row | None:
         rows = self.execute(statement, params)
         return rows[0] if rows else None
