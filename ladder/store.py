@@ -500,23 +500,17 @@ class Store:
         return match_id
 
     def claim_next(self) -> Match | None:
-        """Move the oldest queued match (validation first) to running, atomically."""
-        with self.db.transaction() as db:
-            row = db.one(
-                "SELECT id FROM matches WHERE state = ? "
-                "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END, id LIMIT 1",
-                (QUEUED, VALIDATION),
-            )
-            if row is None:
-                return None
-            claimed = db.one(
-                "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
-                "WHERE id = ? AND state = ? RETURNING id",
-                (RUNNING, time.time(), row["id"], QUEUED),
-            )
-        if claimed is None:  # another runner took it between our read and our write
-            return self.claim_next()
-        return self.match(int(claimed["id"]))
+        """Move the oldest queued match (validation first) to running, atomically: one
+        statement picks and takes it (of two runners racing for it, one gets it, the
+        other None this time)."""
+        row = self.db.one(
+            "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
+            "WHERE id = (SELECT id FROM matches WHERE state = ? "
+            "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END, id LIMIT 1) AND state = ? "
+            "RETURNING *",
+            (RUNNING, time.time(), QUEUED, VALIDATION, QUEUED),
+        )
+        return None if row is None else self._match(row)
 
     def requeue_running(self) -> list[int]:
         """After a crash: the matches that were running go back to the queue."""
