@@ -41,7 +41,7 @@ class Server:
     """A running server; :meth:`database` makes a fresh, empty database."""
 
     def __init__(self, bin_dir: Path, durable: bool = False) -> None:
-        self._bin = bin_dir
+        self.bin_dir = bin_dir
         self._as_root = os.geteuid() == 0
         self.root = Path(tempfile.mkdtemp(prefix="niwa-pg-"))
         self.socket_dir = self.root / "socket"
@@ -61,7 +61,7 @@ class Server:
                   "-o", options, "-w", "-t", "60", "start")  # fmt: skip
 
     def _run(self, program: str, *args: str) -> None:
-        argv = [str(self._bin / program), *args]
+        argv = [str(self.bin_dir / program), *args]
         if self._as_root:
             argv = ["runuser", "-u", "postgres", "--", *argv]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
