@@ -178,8 +178,9 @@ def migrate(db: Database, target: int = LATEST) -> int:
     """Bring the schema up to ``target`` (:data:`LATEST`: a store this niwa can use; an
     older one only to make test stores as older versions did); return the version it
     was at."""
-    db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
     with db.transaction():
+        db.execute(db.dialect.schema_lock)
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
         start = current_version(db)
     if start > LATEST:
         raise RuntimeError(
@@ -188,6 +189,7 @@ def migrate(db: Database, target: int = LATEST) -> int:
         )
     for version in range(start + 1, target + 1):
         with db.transaction():
+            db.execute(db.dialect.schema_lock)
             # Re-check inside the write transaction: another process may have migrated.
             if current_version(db) >= version:
                 continue
