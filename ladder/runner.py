@@ -121,7 +121,7 @@ class Runner:
         """Wait until this runner holds the lease (True) or is stopped (False)."""
         announced = False
         while not stop.is_set():
-            if lease.acquire():
+            if lease.acquire() or lease.take_from_dead():
                 self._renewed = time.monotonic()
                 self.log.info("runner_leading", lease_s=lease.seconds)
                 return True
