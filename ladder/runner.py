@@ -172,7 +172,8 @@ class Runner:
 
     def _pool(self) -> ProcessPoolExecutor:
         return spawn_pool(
-            self.settings.worker_count, init_worker, (os.getpid(), self.settings.log_level)
+            self.settings.worker_count, init_worker,
+            (os.getpid(), self.settings.log_level, self.node),
         )
 
     def _run_pool(self, store: Store, lease: Lease, stop: threading.Event) -> None:
