@@ -106,9 +106,10 @@ class Runner:
         store = Store.open(s.db_url, s.data_dir)
         lease = Lease(store.db, self.node, s.lease_s)
         try:
-            while not stop.is_set() and not self._enough() and self._stand_by(lease, stop):
+            while self._stand_by(lease, stop):
                 try:
                     self._lead(store, lease, stop)
+                    break
                 except LeaseLost as e:
                     self.log.error("lease_lost", holder=e.holder, effect="standing by")
         finally:
