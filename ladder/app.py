@@ -51,7 +51,7 @@ def serve(
     )
     host = listen.rsplit(":", 1)[0]
     print(f"serving on {host}:{port}", flush=True)
-    log = structlog.get_logger("niwa.ladder")
+    log = structlog.get_logger("niwa.ladder").bind(node=settings.node)
     log.info("serving", address=f"{host}:{port}", tls=tls_cert is not None)
     waits: list[Callable[[], None]] = []
     try:

@@ -29,10 +29,19 @@ class Dialect:
     placeholder: str  # what ``?`` becomes
     id_column: str  # an auto-numbered primary key
     begin: str  # start a transaction that will write
+    blob: str  # the type of a column of bytes
+    now: str  # the database server's clock, in seconds since the epoch
+    #: inside a transaction: wait until no other process is changing the schema
+    schema_lock: str
 
     def sql(self, statement: str) -> str:
-        """Rewrite a portable statement (``?`` placeholders, ``{id}`` column) for this engine."""
-        statement = statement.replace("{id}", self.id_column)
+        """Rewrite a portable statement (``?`` placeholders, ``{id}``, ``{blob}`` and
+        ``{now}`` words) for this engine."""
+        statement = (
+            statement.replace("{id}", self.id_column)
+            .replace("{blob}", self.blob)
+            .replace("{now}", self.now)
+        )
         if self.placeholder == "?":
             return statement
         # psycopg treats % as the start of a placeholder: double the literal ones first.
@@ -41,8 +50,19 @@ class Dialect:
 
 # BEGIN IMMEDIATE takes SQLite's write lock up front, so two writers never deadlock
 # upgrading a read lock; PostgreSQL's row locks make a plain BEGIN enough.
-SQLITE = Dialect("sqlite", "?", "INTEGER PRIMARY KEY", "BEGIN IMMEDIATE")
-POSTGRES = Dialect("postgresql", "%s", "BIGSERIAL PRIMARY KEY", "BEGIN")
+# ``now``: the clock of the one machine a SQLite file lives on; PostgreSQL's own clock,
+# so that runners on machines whose clocks disagree still agree on a lease's expiry.
+# ``schema_lock``: SQLite's write lock is the whole file's already; PostgreSQL's
+# transaction-scoped advisory lock (any fixed key) queues nodes opening a store at once.
+SQLITE = Dialect(
+    "sqlite", "?", "INTEGER PRIMARY KEY", "BEGIN IMMEDIATE", "BLOB",
+    "((julianday('now') - 2440587.5) * 86400.0)", "SELECT 1",
+)
+POSTGRES = Dialect(
+    "postgresql", "%s", "BIGSERIAL PRIMARY KEY", "BEGIN", "BYTEA",
+    "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION",
+    "SELECT pg_advisory_xact_lock(7465)",
+)  # fmt: skip
 
 
 def is_postgres_url(url: str) -> bool:
@@ -68,6 +88,44 @@ def _sqlite_read_only(path: Path) -> sqlite3.Connection:
     return conn
 
 
+#: Seconds a PostgreSQL session may sit inside a transaction doing nothing.
+IDLE_IN_TRANSACTION_S = 15
+
+
+def _postgres(url: str, read_only: bool) -> Any:
+    try:
+        import psycopg
+    except ModuleNotFoundError:
+        raise DatabaseError(
+            "a PostgreSQL store needs psycopg, which is not installed: "
+            "pip install 'niwa[postgres]'"
+        ) from None
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=30)
+        # The ladder's transactions never wait between statements: a session that does
+        # (its process paused, its machine gone) is ended by the server, so its row
+        # locks cannot hold up the runner that took over.
+        conn.execute(f"SET idle_in_transaction_session_timeout = '{IDLE_IN_TRANSACTION_S}s'")
+        if read_only:
+            conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    except psycopg.Error as e:
+        # libpq's own words name the cause (refused, no such database, bad password)
+        cause = " ".join(str(e).split())
+        raise DatabaseError(
+            f"cannot connect to the PostgreSQL store {redact(url)}: {cause}"
+        ) from None
+    return conn
+
+
+def redact(url: str) -> str:
+    """``url`` without its password, for messages and logs."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in credentials:
+        return url
+    return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
+
+
 class Database:
     """One connection; statements run in autocommit unless inside :meth:`transaction`."""
 
@@ -84,16 +142,7 @@ class Database:
         ``read_only``: the connection refuses every write (SQLite ``mode=ro``, a
         PostgreSQL session of read-only transactions), for a reader beside the ladder."""
         if is_postgres_url(url):
-            try:
-                import psycopg  # type: ignore[import-not-found, unused-ignore]
-            except ModuleNotFoundError:
-                raise DatabaseError(
-                    "a PostgreSQL store needs psycopg: pip install 'psycopg[binary]'"
-                ) from None
-            conn = psycopg.connect(url, autocommit=True)
-            if read_only:
-                conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-            return cls(conn, POSTGRES)
+            return cls(_postgres(url, read_only), POSTGRES)
         path = sqlite_path(url)
         if not path.parent.is_dir():
             raise DatabaseError(f"no directory {path.parent} for the database: create it first")
@@ -111,6 +160,11 @@ class Database:
             raise DatabaseError(f"cannot open the database {path}: {e}") from None
         return cls(conn, SQLITE)
 
+    @property
+    def connection(self) -> Any:
+        """The driver's own connection, for what only one engine has (PostgreSQL's COPY)."""
+        return self._conn
+
     def close(self) -> None:
         self._conn.close()
 
@@ -124,6 +178,18 @@ class Database:
                     return []
                 names = [d[0] for d in cur.description]
                 return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+            finally:
+                cur.close()
+
+    def execute_many(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement per row of parameters (psycopg pipelines them: one round
+        trip to the server, not one per row)."""
+        if not rows:
+            return
+        with self._lock:
+            cur = self._conn.cursor()
+            try:
+                cur.executemany(self.dialect.sql(statement), [tuple(r) for r in rows])
             finally:
                 cur.close()
 

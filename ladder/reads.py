@@ -330,9 +330,15 @@ class Reads:
                 f"match {match.id} is {match.state}: only finished matches have a replay"
             )
         path = self.store.replay_path(match.id)
-        content = path.read_bytes()
-        digest = hashlib.sha256(content).hexdigest()
         recorded = match.replay_sha256 or ""
+        try:
+            content = path.read_bytes()  # this node's copy, if it played the match
+        except FileNotFoundError:
+            kept = self.store.blob(recorded) if recorded else None
+            if kept is None:  # finished before the store kept replays, on another node
+                raise
+            content = kept
+        digest = hashlib.sha256(content).hexdigest()
         if digest != recorded:
             log.error(
                 "replay_tampered", match_id=match.id, path=str(path), recorded=recorded,

@@ -14,6 +14,7 @@ and the runner stops with that error (a one-line message naming the fix).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import threading
@@ -28,7 +29,9 @@ import structlog
 
 import engine
 from ladder import scheduler, sparring, submission
-from ladder.store import VALIDATION, Finished, Match, Store
+from ladder.archive import ArchiveError
+from ladder.lease import Lease, node_name
+from ladder.store import VALIDATION, Finished, Match, Store, StoreError
 from ladder.worker import Job, init_worker, run_job
 from referee import cgroups
 from referee.cgroups import LimitsUnavailable
@@ -53,6 +56,10 @@ class Settings:
     #: Built-in bots ("builtin:greedy") rated in every game beside the submitted ones;
     #: None: as kept in the store (``serve --sparring`` keeps it there).
     sparring: tuple[str, ...] | None = None
+    #: Seconds a runner's lease lasts without a heartbeat: a standby runner takes over
+    #: at most this long (plus one poll, a quarter of it) after the leader died.
+    lease_s: float = 20.0
+    node: str = ""  # this runner's name in the logs and the lease; "": host:pid:random
 
     def game_names(self) -> list[str]:
         return list(self.games) or engine.games()
@@ -65,12 +72,22 @@ class Settings:
 FinishedHook = Callable[[Match], None]
 
 
+class LeaseLost(Exception):
+    """Another runner holds the store's lease now: this one must stop playing."""
+
+    def __init__(self, holder: str) -> None:
+        super().__init__(f"the runner lease is held by {holder or 'nobody'}")
+        self.holder = holder
+
+
 class Runner:
     def __init__(self, settings: Settings, on_finished: FinishedHook | None = None) -> None:
         self.settings = settings
         self.on_finished = on_finished
         self.rng = random.Random(settings.seed)
-        self.log = structlog.get_logger("niwa.ladder")
+        self.node = settings.node or node_name()
+        self.log = structlog.get_logger("niwa.ladder").bind(node=self.node)
+        self._renewed = 0.0  # when the lease was last renewed (time.monotonic)
         self.rated_finished = 0
         self._games_turn = 0
         self._waiting: dict[str, int] = {}  # game -> active bots, while it cannot play
@@ -80,28 +97,76 @@ class Runner:
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
-        return how many rated matches finished."""
+        return how many rated matches finished.
+
+        Only the holder of the store's runner lease plays: another runner started on
+        the same store waits as a standby and takes over when the leader's lease lapses
+        (a leader that finds its lease taken goes back to standing by)."""
         s = self.settings
         store = Store.open(s.db_url, s.data_dir)
+        lease = Lease(store.db, self.node, s.lease_s)
         try:
-            requeued = store.requeue_running()
-            if requeued:
-                self.log.warning("matches_requeued", matches=requeued)
-            leftovers(store.data_dir)  # what a killed run left; logs the counts
-            partners = sparring.apply(store, s.game_names(), s.sparring)
-            if partners:
-                self.log.info("sparring_partners", bots=partners, games=s.game_names())
-            problem = cgroups.probe(Limits())
-            if problem:
-                self.log.error(
-                    "limits_unavailable", problem=problem, fix=cgroups.FIX,
-                    effect="matches with submitted bots will be refused",
-                )
-            while not stop.is_set() and not self._enough():
-                self._run_pool(store, stop)
+            while self._stand_by(lease, stop):
+                try:
+                    self._lead(store, lease, stop)
+                    break
+                except LeaseLost as e:
+                    self.log.error("lease_lost", holder=e.holder, effect="standing by")
         finally:
+            # a store gone away cannot be told: the lease then runs out by itself
+            with contextlib.suppress(Exception):
+                lease.release()
             store.close()
         return self.rated_finished
+
+    def _stand_by(self, lease: Lease, stop: threading.Event) -> bool:
+        """Wait until this runner holds the lease (True) or is stopped (False)."""
+        announced = False
+        while not stop.is_set():
+            if lease.acquire() or lease.take_from_dead():
+                self._renewed = time.monotonic()
+                self.log.info("runner_leading", lease_s=lease.seconds)
+                return True
+            if not announced:
+                holder = lease.current()
+                self.log.info(
+                    "runner_standby", leader=holder.holder if holder else "",
+                    expires_in=round(holder.expires_in, 1) if holder else 0.0,
+                )  # fmt: skip
+                announced = True
+            stop.wait(lease.seconds / 4)
+        return False
+
+    def _heartbeat(self, lease: Lease) -> None:
+        """Renew the lease every quarter of its time; raise LeaseLost if another took it."""
+        if time.monotonic() - self._renewed < lease.seconds / 4:
+            return
+        if not lease.acquire():
+            holder = lease.current()
+            raise LeaseLost(holder.holder if holder else "")
+        self._renewed = time.monotonic()
+
+    def _lead(self, store: Store, lease: Lease, stop: threading.Event) -> None:
+        """Play as the leader: first put back what a dead leader left running."""
+        s = self.settings
+        requeued = store.requeue_running()
+        if requeued:
+            self.log.warning("matches_requeued", matches=requeued)
+        leftovers(store.data_dir)  # what a killed run left; logs the counts
+        copied = submission.keep_archives(store)
+        if copied:
+            self.log.info("archives_kept_in_store", archives=copied)
+        partners = sparring.apply(store, s.game_names(), s.sparring)
+        if partners:
+            self.log.info("sparring_partners", bots=partners, games=s.game_names())
+        problem = cgroups.probe(Limits())
+        if problem:
+            self.log.error(
+                "limits_unavailable", problem=problem, fix=cgroups.FIX,
+                effect="matches with submitted bots will be refused",
+            )
+        while not stop.is_set() and not self._enough():
+            self._run_pool(store, lease, stop)
 
     def _enough(self) -> bool:
         limit = self.settings.max_matches
@@ -109,18 +174,21 @@ class Runner:
 
     def _pool(self) -> ProcessPoolExecutor:
         return spawn_pool(
-            self.settings.worker_count, init_worker, (os.getpid(), self.settings.log_level)
+            self.settings.worker_count, init_worker,
+            (os.getpid(), self.settings.log_level, self.node),
         )
 
-    def _run_pool(self, store: Store, stop: threading.Event) -> None:
+    def _run_pool(self, store: Store, lease: Lease, stop: threading.Event) -> None:
         """Play with one pool until stopped or ``max_matches`` finished; each turn
         schedules, claims and collects. A broken pool fails its matches and returns
         (:meth:`run` starts a fresh one)."""
         capacity = self.settings.concurrency or self.settings.worker_count
         in_flight: dict[Future[Finished], Match] = {}
         pool = self._pool()
+        lost = False
         try:
             while not stop.is_set():
+                self._heartbeat(lease)
                 started = time.perf_counter()
                 self._schedule(store, capacity)
                 self._claim(store, pool, in_flight, capacity)
@@ -135,6 +203,9 @@ class Runner:
                     return
         except BrokenProcessPool:
             self._recover(store, in_flight)
+        except LeaseLost:  # the matches in flight are the new leader's to play now
+            lost = True
+            raise
         except LimitsUnavailable as e:  # no bot's fault: hand every match back, stop
             self.log.error("limits_unavailable", error=str(e))
             store.requeue_running()
@@ -144,7 +215,7 @@ class Runner:
             if stop.is_set() and in_flight:  # asked to stop: hand the matches back now
                 requeued = store.requeue_running()
                 self.log.info("matches_requeued", matches=requeued, reason="stopping")
-            pool.shutdown(wait=not stop.is_set(), cancel_futures=True)
+            pool.shutdown(wait=not (stop.is_set() or lost), cancel_futures=True)
 
     def _schedule(self, store: Store, capacity: int) -> None:
         """Queue rated matches up to ``capacity`` waiting, never so many that finished
@@ -167,7 +238,13 @@ class Runner:
             if match is None:
                 return
             try:
-                future = pool.submit(run_job, self._job(store, match))
+                job = self._job(store, match)
+            except (StoreError, ArchiveError) as e:  # a bot this node cannot unpack
+                state = store.fail_match(match.id, f"{type(e).__name__}: {e}")
+                self.log.error("match_failed", match=match.id, error=str(e), now=state)
+                continue
+            try:
+                future = pool.submit(run_job, job)
             except BrokenProcessPool:
                 # claimed but never handed to a worker: give it back, or it would stay
                 # "running" until the next restart
@@ -262,7 +339,7 @@ class Runner:
             bot = store.bot(bot_id)
             archive_hash = bot.archive_hash or ""
             bots.append(bot.source if bot.source.startswith("builtin:") else str(
-                store.bot_dir(archive_hash)
+                submission.unpacked(store, archive_hash)
             ))
             labels.append(bot.label)
         return Job(
@@ -295,7 +372,8 @@ class Runner:
                 state = store.fail_match(match.id, error)
                 log.error("match_failed", error=error, now=state)
             return
-        if not store.finish_match(match.id, finished):
+        replay = store.replay_path(match.id).read_bytes()  # kept for every node to read
+        if not store.finish_match(match.id, finished, replay):
             log.warning("result_ignored", reason="the match was no longer running")
             return
         if match.kind == VALIDATION:

@@ -147,6 +147,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             WHERE m.kind = 'rated' AND m.state = 'done'
             GROUP BY m.game, a.bot_id, b.bot_id""",
     ),
+    # 5: a ladder on several machines. Leases: who may run the matches (one holder per
+    # name, until its heartbeat stops). Blobs: the files every node must reach (each
+    # finished match's replay, each submitted bot's archive), zlib-compressed and
+    # named by the SHA-256 of their content; the files on disk are the node's copies.
+    (
+        """CREATE TABLE leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            acquired_at DOUBLE PRECISION NOT NULL,
+            expires_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE blobs (
+            sha256 TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            size BIGINT NOT NULL,
+            data {blob} NOT NULL
+        )""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)
@@ -156,18 +174,22 @@ def current_version(db: Database) -> int:
     return int(db.scalar("SELECT MAX(version) FROM schema_version") or 0)
 
 
-def migrate(db: Database) -> int:
-    """Bring the schema up to :data:`LATEST`; return the version it was at."""
-    db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
+def migrate(db: Database, target: int = LATEST) -> int:
+    """Bring the schema up to ``target`` (:data:`LATEST`: a store this niwa can use; an
+    older one only to make test stores as older versions did); return the version it
+    was at."""
     with db.transaction():
+        db.execute(db.dialect.schema_lock)
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
         start = current_version(db)
     if start > LATEST:
         raise RuntimeError(
             f"the database has schema version {start}, newer than this niwa ({LATEST}): "
             "upgrade niwa"
         )
-    for version in range(start + 1, LATEST + 1):
+    for version in range(start + 1, target + 1):
         with db.transaction():
+            db.execute(db.dialect.schema_lock)
             # Re-check inside the write transaction: another process may have migrated.
             if current_version(db) >= version:
                 continue

@@ -1,22 +1,27 @@
 """The ladder's store: owners, bots, matches, results and ratings, over :mod:`ladder.db`.
 
-Files live beside the database, named by id or content hash::
+Each node keeps its working files in its data folder, named by id or content hash::
 
-    DATA/ladder.db          (SQLite; PostgreSQL keeps only the rows)
+    DATA/ladder.db          (SQLite; on PostgreSQL the database is elsewhere)
     DATA/archives/<sha256>.tar.gz   DATA/bots/<sha256>/   submitted bots, unpacked once
     DATA/replays/<match>.jsonl      DATA/logs/<match>/    one per match
 
+and the store keeps what every node must reach (schema 5): each replay and each
+archive as a compressed blob, so a node without the file reads it from the store.
+
 Crash safety rests on two rules: a match changes state only inside a transaction
-(queued -> running when claimed; running -> done with its results, its replay's hash
-and the rating update all at once), and a replay file is renamed into place before
-that transaction commits, so a committed match always has its replay.
+(queued -> running when claimed; running -> done with its results, its replay (hash
+and content) and the rating update all at once), and a replay file is renamed into
+place before that transaction commits, so a committed match always has its replay.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
+import zlib
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +59,10 @@ PENDING, ACTIVE, REJECTED, RETIRED, SUPERSEDED, RESERVE = (
 # Match kinds and states.
 RATED, VALIDATION = "rated", "validation"
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+
+
+class _NotRunning(Exception):
+    """Rolls back the commit of a match that is no longer running."""
 
 
 class StoreError(ValueError):
@@ -229,6 +238,32 @@ class Store:
 
     def bot_dir(self, archive_hash: str) -> Path:
         return self.data_dir / "bots" / archive_hash
+
+    # Blobs: the files every node of a ladder reads (replays, bot archives) --------
+
+    def put_blob(self, kind: str, data: bytes) -> str:
+        """Keep ``data`` (once: named by its SHA-256, which is returned)."""
+        digest = hashlib.sha256(data).hexdigest()
+        self.db.execute(
+            "INSERT INTO blobs (sha256, kind, size, data) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (sha256) DO NOTHING",
+            (digest, kind, len(data), zlib.compress(data, 6)),
+        )
+        return digest
+
+    def blob(self, sha256: str) -> bytes | None:
+        row = self.db.one("SELECT data FROM blobs WHERE sha256 = ?", (sha256,))
+        return None if row is None else zlib.decompress(bytes(row["data"]))
+
+    def blob_sizes(self, hashes: Collection[str]) -> dict[str, int]:
+        """The size (before compression) of each kept blob among ``hashes``."""
+        if not hashes:
+            return {}
+        marks = ", ".join("?" for _ in hashes)
+        rows = self.db.execute(
+            f"SELECT sha256, size FROM blobs WHERE sha256 IN ({marks})", list(hashes)
+        )
+        return {str(r["sha256"]): int(r["size"]) for r in rows}
 
     # Owners --------------------------------------------------------------------------
 
@@ -469,23 +504,17 @@ class Store:
         return match_id
 
     def claim_next(self) -> Match | None:
-        """Move the oldest queued match (validation first) to running, atomically."""
-        with self.db.transaction() as db:
-            row = db.one(
-                "SELECT id FROM matches WHERE state = ? "
-                "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END, id LIMIT 1",
-                (QUEUED, VALIDATION),
-            )
-            if row is None:
-                return None
-            claimed = db.one(
-                "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
-                "WHERE id = ? AND state = ? RETURNING id",
-                (RUNNING, time.time(), row["id"], QUEUED),
-            )
-        if claimed is None:  # another runner took it between our read and our write
-            return self.claim_next()
-        return self.match(int(claimed["id"]))
+        """Move the oldest queued match (validation first) to running, atomically: one
+        statement picks and takes it (of two runners racing for it, one gets it, the
+        other None this time)."""
+        row = self.db.one(
+            "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
+            "WHERE id = (SELECT id FROM matches WHERE state = ? "
+            "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END, id LIMIT 1) AND state = ? "
+            "RETURNING *",
+            (RUNNING, time.time(), QUEUED, VALIDATION, QUEUED),
+        )
+        return None if row is None else self._match(row)
 
     def requeue_running(self) -> list[int]:
         """After a crash: the matches that were running go back to the queue."""
@@ -584,42 +613,51 @@ class Store:
                 return r.stderr_tail
         return ()
 
-    def finish_match(self, match_id: int, finished: Finished) -> bool:
-        """Commit a finished match: results, replay hash, ratings, all or nothing.
+    def finish_match(
+        self, match_id: int, finished: Finished, replay: bytes | None = None
+    ) -> bool:
+        """Commit a finished match: results, replay hash (and the ``replay`` itself, for
+        every node to read), ratings, all or nothing.
 
         Returns False (and changes nothing) if the match is not running: a result that
         arrives twice is counted once."""
-        with self.db.transaction() as db:
-            row = db.one("SELECT kind, game, state FROM matches WHERE id = ?", (match_id,))
-            if row is None or row["state"] != RUNNING:
-                return False
-            seq = int(db.scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM matches"))
-            db.execute(
-                "UPDATE matches SET state = ?, finished_at = ?, wall_s = ?, decisions = ?, "
-                "replay_sha256 = ?, seq = ?, error = '' WHERE id = ?",
-                (
-                    DONE,
-                    time.time(),
-                    finished.wall_s,
-                    finished.decisions,
-                    finished.replay_sha256,
-                    seq,
-                    match_id,
-                ),
-            )
-            for r in finished.results:
-                db.execute(
-                    "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
-                    " out_step, detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        try:
+            with self.db.transaction() as db:
+                # The state is checked by the write itself: of two commits of one match
+                # (a runner that lost its lease and its successor), one changes it.
+                row = db.one(
+                    "UPDATE matches SET state = ?, finished_at = ?, wall_s = ?, decisions = ?,"
+                    " replay_sha256 = ?, seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM matches),"
+                    " error = '' WHERE id = ? AND state = ? RETURNING kind, game",
                     (
-                        match_id, r.seat, r.bot_id, r.place, r.score, r.status, r.reason,
-                        r.out_step, r.detail, json.dumps(list(r.stderr_tail)),
+                        DONE, time.time(), finished.wall_s, finished.decisions,
+                        finished.replay_sha256, match_id, RUNNING,
                     ),
                 )  # fmt: skip
-            if row["kind"] == RATED:
-                self._rate(match_id, finished.results)
-                self._count_rated(str(row["game"]), finished.results)
+                if row is None:
+                    raise _NotRunning
+                if replay is not None:
+                    self.put_blob("replay", replay)
+                self._commit_results(match_id, str(row["kind"]), str(row["game"]), finished)
+        except _NotRunning:
+            return False
         return True
+
+    def _commit_results(self, match_id: int, kind: str, game: str, finished: Finished) -> None:
+        self.db.execute_many(
+            "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
+            " out_step, detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    match_id, r.seat, r.bot_id, r.place, r.score, r.status, r.reason,
+                    r.out_step, r.detail, json.dumps(list(r.stderr_tail)),
+                )
+                for r in finished.results
+            ],
+        )  # fmt: skip
+        if kind == RATED:
+            self._rate(match_id, finished.results)
+            self._count_rated(game, finished.results)
 
     def _count_rated(self, game: str, results: Sequence[SeatResult]) -> None:
         """Add a rated match to its game's totals (inside the commit's transaction)."""
@@ -629,33 +667,36 @@ class Store:
             (game,),
         )
         placings = [(r.bot_id, r.place) for r in sorted(results, key=lambda r: r.seat)]
-        for a, b, games, score in elo.match_pairs(placings):
-            self.db.execute(
-                "INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score) "
-                "VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (game, bot_id, other_id) DO UPDATE SET "
-                "meetings = pair_totals.meetings + 1, games = pair_totals.games + ?, "
-                "score = pair_totals.score + ?",
-                (game, a, b, games, score, games, score),
-            )
+        self.db.execute_many(
+            "INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score) "
+            "VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (game, bot_id, other_id) DO UPDATE SET "
+            "meetings = pair_totals.meetings + 1, games = pair_totals.games + ?, "
+            "score = pair_totals.score + ?",
+            [(game, a, b, g, w, g, w) for a, b, g, w in elo.match_pairs(placings)],
+        )
 
     def _rate(self, match_id: int, results: Sequence[SeatResult]) -> None:
-        before = []
+        ids = sorted({r.bot_id for r in results})
+        rows = self.db.execute(
+            f"SELECT bot_id, elo FROM ratings WHERE bot_id IN ({', '.join('?' for _ in ids)})",
+            ids,
+        )
+        rating = {int(r["bot_id"]): float(r["elo"]) for r in rows}
         for r in results:
-            rating = self.db.one("SELECT elo FROM ratings WHERE bot_id = ?", (r.bot_id,))
-            if rating is None:
+            if r.bot_id not in rating:
                 raise StoreError(f"bot {r.bot_id} has no rating: it is not active")
-            before.append(float(rating["elo"]))
+        before = [rating[r.bot_id] for r in results]
         after = elo.update(before, [r.place for r in results])
-        for r, old, new in zip(results, before, after, strict=True):
-            self.db.execute(
-                "UPDATE ratings SET elo = ?, games = games + 1, wins = wins + ? WHERE bot_id = ?",
-                (new, int(r.place == 0), r.bot_id),
-            )
-            self.db.execute(
-                "INSERT INTO rating_history (match_id, bot_id, elo_before, elo_after) "
-                "VALUES (?, ?, ?, ?)",
-                (match_id, r.bot_id, old, new),
-            )
+        changes = list(zip(results, before, after, strict=True))
+        self.db.execute_many(
+            "UPDATE ratings SET elo = ?, games = games + 1, wins = wins + ? WHERE bot_id = ?",
+            [(new, int(r.place == 0), r.bot_id) for r, _, new in changes],
+        )
+        self.db.execute_many(
+            "INSERT INTO rating_history (match_id, bot_id, elo_before, elo_after) "
+            "VALUES (?, ?, ?, ?)",
+            [(match_id, r.bot_id, old, new) for r, old, new in changes],
+        )
 
     def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:
         """A match the referee could not run (not a bot's fault): retry, then give up."""

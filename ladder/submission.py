@@ -90,7 +90,9 @@ def check_quota(store: Store, owner: Owner, digest: str, size: int, new_version:
             f"({limit.versions}): ask the ladder's admin to raise it "
             "(niwa ladder serve --quota-versions)"
         )
-    kept = sum(_size(store.archive_path(h)) for h in hashes)
+    # the store's copies; an archive kept before the store had them, by its file
+    sizes = store.blob_sizes(hashes)
+    kept = sum(sizes[h] if h in sizes else _size(store.archive_path(h)) for h in hashes)
     if digest not in hashes and kept + size > limit.archive_bytes:
         raise SubmissionError(
             f"{owner.name} keeps {kept} bytes of archives; this one ({size} bytes) would pass "
@@ -142,6 +144,37 @@ def store_archive(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return digest, folder
+
+
+def keep_archives(store: Store) -> list[str]:
+    """Copy into the store the archives it has only as files here (a store made before
+    it kept them): every node can then run their bots. Returns their hashes."""
+    used = store.archive_hashes()
+    kept = store.blob_sizes(used)
+    copied = []
+    for digest in sorted(used - kept.keys()):
+        path = store.archive_path(digest)
+        if path.is_file():
+            store.put_blob("archive", path.read_bytes())
+            copied.append(digest)
+    return copied
+
+
+def unpacked(store: Store, digest: str) -> Path:
+    """The folder of the bot stored from archive ``digest`` on this node: unpacked from
+    the store's copy of the archive if this node has not unpacked it yet (a runner on
+    another machine than the upload's API server, a standby that took over)."""
+    folder = store.bot_dir(digest)
+    if folder.is_dir():
+        return folder
+    data = store.blob(digest)
+    if data is None:
+        raise StoreError(
+            f"the store has no archive {digest[:16]}: restore the ladder's database "
+            "from a backup (it holds every submitted archive)"
+        )
+    store_archive(store, data, unpack.inspect(data).root)
+    return folder
 
 
 def _discard(store: Store, digest: str, created: list[Path]) -> None:
@@ -235,6 +268,7 @@ def submit(
     try:
         store_archive(store, data, found.root, limits, created)
         with store.db.transaction():  # every game's bot and match, or none
+            store.put_blob("archive", data)  # for the runner, on whatever machine
             bots = _add(store, owner, manifest.name, manifest.version, games, digest, rng)
     except BaseException as e:
         _discard(store, digest, created)

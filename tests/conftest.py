@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests import postgres
+from tests.postgres import Server
 
 JS_BOT = Path(__file__).resolve().parents[1] / "examples" / "js-bot"
 
@@ -31,3 +35,17 @@ def js_bot() -> Path:
     if done.returncode != 0:
         pytest.fail(f"npm ci in {JS_BOT} failed: {done.stderr.strip()[-2000:]}")
     return JS_BOT
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Server]:
+    """One PostgreSQL server for the session (see tests/postgres.py); skipped, saying
+    why, only where its binaries are not installed."""
+    bin_dir = postgres.binaries()
+    if bin_dir is None:
+        pytest.skip(postgres.MISSING)
+    server = Server(bin_dir)
+    try:
+        yield server
+    finally:
+        server.stop()

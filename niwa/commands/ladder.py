@@ -25,6 +25,7 @@ from ladder import app, archive, client, demo, logs, report, sparring, submissio
 from ladder.admission import Limits
 from ladder.client import CallFailed, LadderClient
 from ladder.db import DatabaseError
+from ladder.lease import node_name
 from ladder.reads import Reads
 from ladder.runner import Settings
 from ladder.store import PENDING, Store, StoreError
@@ -80,6 +81,11 @@ def register(sub: Any) -> None:
     p.add_argument("--max-streams-per-address", type=int, default=Limits.streams_per_peer,
                    help=f"... from one address (default {Limits.streams_per_peer}; raise it "
                    "behind a proxy, where all clients share its address)")
+    p.add_argument("--lease", type=float, default=Settings.lease_s, metavar="SECONDS",
+                   help="runners sharing a store: the leader's lease; a standby takes over "
+                   f"within about 1.25x this after the leader died (default {Settings.lease_s:g})")
+    p.add_argument("--node", default="",
+                   help="this node's name in the logs and the lease (default host:pid:random)")
     _web_arg(p)
     p.set_defaults(run=_serve)
 
@@ -269,7 +275,11 @@ def _serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         games=tuple(args.game or ()),
         sparring=_sparring(args.sparring),
+        lease_s=args.lease,
+        node=args.node or node_name(),
     )
+    if args.lease <= 0:
+        raise UsageError("--lease must be more than 0 seconds")
     unknown = sorted(set(settings.games) - set(engine.games()))
     if unknown:
         raise UsageError(f"no game {unknown[0]!r}; registered games: {', '.join(engine.games())}")

@@ -15,6 +15,7 @@ the board read after it: ``leaderboard_after_commit``).
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import random
@@ -22,6 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import ladder
@@ -47,15 +49,30 @@ class Timings:
         return value
 
 
-def finish(store: Store, match: Match, rng: random.Random) -> None:
-    """Commit ``match`` as finished, its seats placed in a random order."""
+def finish(store: Store, match: Match, rng: random.Random, replay: bytes | None) -> None:
+    """Commit ``match`` as finished, its seats placed in a random order; with its
+    ``replay`` where the niwa measured keeps replays in the store (as its runner does)."""
     places = list(range(len(match.seats)))
     rng.shuffle(places)
     results = tuple(
         SeatResult(seat, bot, place, float(-place), "ok")
         for seat, (bot, place) in enumerate(zip(match.seats, places, strict=True))
     )
-    store.finish_match(match.id, Finished(results, 40, 0.1, "0" * 64))
+    finished = Finished(results, 40, 0.1, "0" * 64)
+    if replay is None:
+        store.finish_match(match.id, finished)
+    else:
+        store.finish_match(match.id, finished, replay)  # type: ignore[call-arg, unused-ignore]
+
+
+def synthetic_replay(rng: random.Random, decisions: int = 150) -> bytes:
+    """About 25 kB of JSON lines, as compressible as a blossom replay."""
+    lines = [json.dumps({"kind": "header", "game": "blossom", "seed": rng.getrandbits(62)})]
+    for step in range(decisions):
+        move = {"seat": step % 2, "action": rng.randrange(64), "wall_ms": rng.random()}
+        lines.append(json.dumps({"kind": "decision", "step": step, "moves": [move],
+                                 "state": [rng.randrange(3) for _ in range(16)]}))
+    return ("\n".join(lines) + "\n").encode()
 
 
 def main(argv: list[str]) -> None:
@@ -64,7 +81,10 @@ def main(argv: list[str]) -> None:
     rng = random.Random(0)
     out: dict[str, Any] = {"code": os.path.dirname(os.path.dirname(ladder.__file__ or ""))}
     timings = Timings()
-    store = timings.time("open", lambda: Store.open(db))
+    store = timings.time("open", lambda: Store.open(db, Path.cwd()))
+    # A niwa that keeps replays in the store commits one with each match, as its runner.
+    replay = synthetic_replay(rng) if "replay" in inspect.signature(
+        store.finish_match).parameters else None
     runner = Runner(Settings(db, games=(game,), seed=0, log_level="error"))
     for _ in range(rounds):
         if "schedule" in parts:
@@ -75,7 +95,7 @@ def main(argv: list[str]) -> None:
             claimed.append(timings.time("claim", store.claim_next))
     for match in claimed:
         if "commit" in parts and match is not None:
-            timings.time("commit", partial(finish, store, match, rng))
+            timings.time("commit", partial(finish, store, match, rng, replay))
     if "leaderboard" in parts:
         timings.time("leaderboard_first", lambda: Reads(store).leaderboards(game))
         for _ in range(max(rounds - 1, 1)):
@@ -84,7 +104,7 @@ def main(argv: list[str]) -> None:
             match = store.claim_next()
             if match is None:
                 break
-            finish(store, match, rng)
+            finish(store, match, rng, replay)
             timings.time("leaderboard_after_commit", lambda: Reads(store).leaderboards(game))
     store.close()
     out["open_s"] = timings.wall.pop("open")[0]

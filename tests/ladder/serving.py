@@ -18,8 +18,9 @@ T = TypeVar("T")
 PATIENCE_S = 120.0
 
 
-def start_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    """Start a ladder serving on a free port; return the process and its address."""
+def start_ladder(db: Path | str, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """Start a ladder serving on a free port; return the process and its address.
+    ``db``: a SQLite file or a store's URL (a PostgreSQL one needs ``--data`` in ``extra``)."""
     command = [
         sys.executable, "-m", "niwa", "ladder", "serve", "--db", str(db),
         "--listen", "127.0.0.1:0", "--workers", "2", "--log-level", "info", *extra,

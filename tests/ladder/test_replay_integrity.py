@@ -39,8 +39,17 @@ def finished_match(store: Store, content: bytes = REPLAY) -> int:
     path.write_bytes(content)
     results = (SeatResult(0, a.id, 0, 1.0, "ok"), SeatResult(1, b.id, 1, 0.0, "ok"))
     digest = hashlib.sha256(content).hexdigest()
-    assert store.finish_match(match_id, Finished(results, 2, 0.1, digest))
+    assert store.finish_match(match_id, Finished(results, 2, 0.1, digest), content)
     return match_id
+
+
+def finished_match_at(url: str, folder: Path) -> int:
+    """The store at ``url`` (its files in ``folder``) with a finished match; its id."""
+    store = Store.open(url, folder)
+    try:
+        return finished_match(store)
+    finally:
+        store.close()
 
 
 @pytest.fixture

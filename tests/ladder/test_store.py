@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from ladder import schema
-from ladder.db import POSTGRES, SQLITE, Database
+from ladder.db import IDLE_IN_TRANSACTION_S, POSTGRES, SQLITE, Database, DatabaseError, redact
 from ladder.store import (
     ACTIVE,
     DONE,
@@ -22,6 +26,13 @@ from ladder.store import (
     Store,
     StoreError,
 )
+from tests.postgres import Server
+
+
+@pytest.fixture
+def store(any_store: Store) -> Store:
+    """Every test of this file runs on SQLite and on PostgreSQL."""
+    return any_store
 
 
 def two_bots(store: Store) -> tuple[int, int]:
@@ -57,13 +68,14 @@ def test_a_new_store_is_at_the_latest_schema(store: Store) -> None:
     assert schema.current_version(store.db) == schema.LATEST
 
 
-def test_migrating_twice_changes_nothing(tmp_path: Path) -> None:
-    Store.open(str(tmp_path / "l.db")).close()
-    db = Database.open(str(tmp_path / "l.db"))
+def test_migrating_twice_changes_nothing(db_url: str, tmp_path: Path) -> None:
+    Store.open(db_url, tmp_path).close()
+    db = Database.open(db_url)
     assert schema.migrate(db) == schema.LATEST
 
 
-def test_sqlite_store_uses_write_ahead_logging(store: Store) -> None:
+def test_sqlite_store_uses_write_ahead_logging(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "ladder.db"))
     assert store.db.scalar("PRAGMA journal_mode") == "wal"
 
 
@@ -257,3 +269,53 @@ def test_games_with_bots_lists_each_game_a_bot_was_added_for_once_a_to_z(store: 
     for name, game in [("a", "sakura"), ("b", "blossom"), ("c", "sakura")]:
         store.add_bot(name, "1", game, owner.id, "builtin:random", None, ACTIVE)
     assert store.games_with_bots() == ["blossom", "sakura"]
+
+
+def test_a_postgres_url_without_psycopg_names_the_extra_to_install() -> None:
+    # a Python where psycopg cannot be imported, as on a machine without the extra
+    code = (
+        "import sys; sys.modules['psycopg'] = None\n"
+        "from ladder.db import Database, DatabaseError\n"
+        "try:\n    Database.open('postgresql://ladder@db.example/ladder')\n"
+        "except DatabaseError as e:\n    print(e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert "pip install 'niwa[postgres]'" in done.stdout
+
+
+def test_a_server_that_refuses_is_named_with_its_cause() -> None:
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with pytest.raises(DatabaseError, match=r"cannot connect to the PostgreSQL store.*refused"):
+        Database.open(f"postgresql://ladder:secret@127.0.0.1:{port}/ladder")
+
+
+def test_the_password_is_left_out_of_the_messages() -> None:
+    assert redact("postgresql://ladder:secret@db:5432/ladder") == (
+        "postgresql://ladder:***@db:5432/ladder"
+    )
+
+
+def test_nodes_opening_a_new_store_at_once_each_find_it_migrated_once(
+    db_url: str, tmp_path: Path
+) -> None:
+    with ThreadPoolExecutor(4) as pool:
+        stores = list(pool.map(lambda k: Store.open(db_url, tmp_path / str(k)), range(4)))
+    try:
+        versions = stores[0].db.execute("SELECT version FROM schema_version ORDER BY version")
+        assert [r["version"] for r in versions] == list(range(1, schema.LATEST + 1))
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_a_postgres_session_asks_the_server_to_end_it_if_idle_in_a_transaction(
+    postgres_server: Server,
+) -> None:
+    # so that a paused runner's locks cannot hold up the one that took over
+    db = Database.open(postgres_server.database())
+    assert db.scalar("SHOW idle_in_transaction_session_timeout") == f"{IDLE_IN_TRANSACTION_S}s"
+    db.close()

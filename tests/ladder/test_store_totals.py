@@ -16,6 +16,12 @@ from ladder.store import ACTIVE, RATED, SUPERSEDED, VALIDATION, Finished, SeatRe
 from tests.ladder import elo_before
 
 
+@pytest.fixture
+def store(any_store: Store) -> Store:
+    """Every test of this file runs on SQLite and on PostgreSQL."""
+    return any_store
+
+
 def play(store: Store, seats: list[int], places: list[int], kind: str = RATED) -> None:
     store.queue_match("blossom", "blossom@1", seats, seed=1, kind=kind)
     match = store.claim_next()
@@ -119,21 +125,24 @@ def test_the_leaderboard_follows_a_bot_being_superseded(store: Store) -> None:
             assert row.elo == pytest.approx(fresh[row.bot.id].elo, abs=1e-6)
 
 
-def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(tmp_path: Path) -> None:
-    store = Store.open(str(tmp_path / "ladder.db"))
+def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(
+    db_url: str, tmp_path: Path
+) -> None:
+    store = Store.open(db_url, tmp_path)
     random_ladder(store, seed=7)
     shown = {b.id for b in store.bots("blossom", [ACTIVE])}
     totals = store.shown_totals("blossom", shown)
-    # Make it the store schema 3 made: schema 4 only added these tables and the index.
+    # Make it the store schema 3 made: schemas 4 and 5 only added these tables and the
+    # indexes.
     with store.db.transaction() as db:
-        for table in ("seat_totals", "pair_totals", "rated_totals"):
+        for table in ("seat_totals", "pair_totals", "rated_totals", "leases", "blobs"):
             db.execute(f"DROP TABLE {table}")
         db.execute("DROP INDEX matches_duplicate_group")
         db.execute("DROP INDEX matches_state_game")
         db.execute("DELETE FROM schema_version WHERE version > 3")
     store.close()
 
-    upgraded = Store.open(str(tmp_path / "ladder.db"))
+    upgraded = Store.open(db_url, tmp_path)
     assert int(upgraded.db.scalar("SELECT MAX(version) FROM schema_version")) == LATEST
     every_bot = [int(r["id"]) for r in upgraded.db.execute("SELECT id FROM bots")]
     assert upgraded.seat_counts(every_bot) == rescanned_seat_counts(upgraded)
@@ -145,7 +154,8 @@ def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(tmp_path: 
     upgraded.close()
 
 
-def test_the_newest_duplicate_group_is_read_from_an_index(store: Store) -> None:
+def test_the_newest_duplicate_group_is_read_from_an_index(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "ladder.db"))  # SQLite's plan; PostgreSQL's differs
     plan = store.db.execute(
         "EXPLAIN QUERY PLAN SELECT COALESCE(MAX(duplicate_group), 0) + 1 FROM matches"
     )
