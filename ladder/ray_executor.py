@@ -192,12 +192,8 @@ class RayExecutor:
 
     @property
     def slots(self) -> int:
-        cpus = ray.available_resources().get("CPU", 0) + self._busy()
-        return max(1, int(cpus))
-
-    def _busy(self) -> int:
-        with self._lock:
-            return len(self._running)
+        """The cluster's CPUs (its live nodes'; Ray's view of what is free lags behind)."""
+        return max(1, int(ray.cluster_resources().get("CPU", 0)))
 
     def submit(self, job: Job) -> Future[Finished]:
         outer: Future[Finished] = Future()
