@@ -31,6 +31,8 @@ class Dialect:
     begin: str  # start a transaction that will write
     blob: str  # the type of a column of bytes
     now: str  # the database server's clock, in seconds since the epoch
+    #: inside a transaction: wait until no other process is changing the schema
+    schema_lock: str
 
     def sql(self, statement: str) -> str:
         """Rewrite a portable statement (``?`` placeholders, ``{id}``, ``{blob}`` and
@@ -50,13 +52,16 @@ class Dialect:
 # upgrading a read lock; PostgreSQL's row locks make a plain BEGIN enough.
 # ``now``: the clock of the one machine a SQLite file lives on; PostgreSQL's own clock,
 # so that runners on machines whose clocks disagree still agree on a lease's expiry.
+# ``schema_lock``: SQLite's write lock is the whole file's already; PostgreSQL's
+# transaction-scoped advisory lock (any fixed key) queues nodes opening a store at once.
 SQLITE = Dialect(
     "sqlite", "?", "INTEGER PRIMARY KEY", "BEGIN IMMEDIATE", "BLOB",
-    "((julianday('now') - 2440587.5) * 86400.0)",
+    "((julianday('now') - 2440587.5) * 86400.0)", "SELECT 1",
 )
 POSTGRES = Dialect(
     "postgresql", "%s", "BIGSERIAL PRIMARY KEY", "BEGIN", "BYTEA",
     "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION",
+    "SELECT pg_advisory_xact_lock(7465)",
 )  # fmt: skip
 
 
@@ -147,6 +152,11 @@ class Database:
             raise DatabaseError(f"cannot open the database {path}: {e}") from None
         return cls(conn, SQLITE)
 
+    @property
+    def connection(self) -> Any:
+        """The driver's own connection, for what only one engine has (PostgreSQL's COPY)."""
+        return self._conn
+
     def close(self) -> None:
         self._conn.close()
 
@@ -160,6 +170,18 @@ class Database:
                     return []
                 names = [d[0] for d in cur.description]
                 return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+            finally:
+                cur.close()
+
+    def execute_many(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement per row of parameters (psycopg pipelines them: one round
+        trip to the server, not one per row)."""
+        if not rows:
+            return
+        with self._lock:
+            cur = self._conn.cursor()
+            try:
+                cur.executemany(self.dialect.sql(statement), [tuple(r) for r in rows])
             finally:
                 cur.close()
 

@@ -42,9 +42,9 @@ class LocalPool:
     """Spawned worker processes on this machine, one match each at a time; a worker
     that dies breaks the pool (``BrokenProcessPool``, which the runner recovers from)."""
 
-    def __init__(self, workers: int, log_level: str) -> None:
+    def __init__(self, workers: int, log_level: str, node: str) -> None:
         self._workers = workers
-        self._pool = spawn_pool(workers, init_worker, (os.getpid(), log_level))
+        self._pool = spawn_pool(workers, init_worker, (os.getpid(), log_level, node))
 
     @property
     def slots(self) -> int:
@@ -58,11 +58,11 @@ class LocalPool:
 
 
 def start(
-    kind: str, workers: int, log_level: str, ray_address: str, archive: ArchiveReader
+    kind: str, workers: int, log_level: str, node: str, ray_address: str, archive: ArchiveReader
 ) -> Executor:
-    """The executor ``kind`` names (one of :data:`KINDS`)."""
+    """The executor ``kind`` names (one of :data:`KINDS`); ``node``: the runner's name."""
     if kind == LOCAL:
-        return LocalPool(workers, log_level)
+        return LocalPool(workers, log_level, node)
     if kind == RAY:
         from ladder.ray_executor import RayExecutor  # ray is an optional extra
 

@@ -141,6 +141,7 @@ def play(job: Job, expected: Expected, archives: list[tuple[str, Any]]) -> Playe
         raise NodeUnfit(node, node_id, problem)
     if _configured.acquire(blocking=False):  # once per worker process
         logs.configure(expected.log_level)
+    structlog.contextvars.bind_contextvars(node=node)  # the referee's logs name this node
     refs = dict(archives)
     bots = tuple(
         str(cached_bot(digest, refs[digest])) if digest else bot

@@ -107,9 +107,10 @@ class Runner:
         store = Store.open(s.db_url, s.data_dir)
         lease = Lease(store.db, self.node, s.lease_s)
         try:
-            while not stop.is_set() and not self._enough() and self._stand_by(lease, stop):
+            while self._stand_by(lease, stop):
                 try:
                     self._lead(store, lease, stop)
+                    break
                 except LeaseLost as e:
                     self.log.error("lease_lost", holder=e.holder, effect="standing by")
         finally:
@@ -122,7 +123,7 @@ class Runner:
         """Wait until this runner holds the lease (True) or is stopped (False)."""
         announced = False
         while not stop.is_set():
-            if lease.acquire():
+            if lease.acquire() or lease.take_from_dead():
                 self._renewed = time.monotonic()
                 self.log.info("runner_leading", lease_s=lease.seconds)
                 return True
@@ -174,7 +175,7 @@ class Runner:
     def _pool(self, store: Store) -> executors.Executor:
         s = self.settings
         return executors.start(
-            s.executor, s.worker_count, s.log_level, s.ray_address,
+            s.executor, s.worker_count, s.log_level, self.node, s.ray_address,
             lambda digest: submission.archive_bytes(store, digest),
         )  # fmt: skip
 

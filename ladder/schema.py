@@ -174,18 +174,22 @@ def current_version(db: Database) -> int:
     return int(db.scalar("SELECT MAX(version) FROM schema_version") or 0)
 
 
-def migrate(db: Database) -> int:
-    """Bring the schema up to :data:`LATEST`; return the version it was at."""
-    db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
+def migrate(db: Database, target: int = LATEST) -> int:
+    """Bring the schema up to ``target`` (:data:`LATEST`: a store this niwa can use; an
+    older one only to make test stores as older versions did); return the version it
+    was at."""
     with db.transaction():
+        db.execute(db.dialect.schema_lock)
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
         start = current_version(db)
     if start > LATEST:
         raise RuntimeError(
             f"the database has schema version {start}, newer than this niwa ({LATEST}): "
             "upgrade niwa"
         )
-    for version in range(start + 1, LATEST + 1):
+    for version in range(start + 1, target + 1):
         with db.transaction():
+            db.execute(db.dialect.schema_lock)
             # Re-check inside the write transaction: another process may have migrated.
             if current_version(db) >= version:
                 continue

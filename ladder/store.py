@@ -500,23 +500,17 @@ class Store:
         return match_id
 
     def claim_next(self) -> Match | None:
-        """Move the oldest queued match (validation first) to running, atomically."""
-        with self.db.transaction() as db:
-            row = db.one(
-                "SELECT id FROM matches WHERE state = ? "
-                "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END, id LIMIT 1",
-                (QUEUED, VALIDATION),
-            )
-            if row is None:
-                return None
-            claimed = db.one(
-                "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
-                "WHERE id = ? AND state = ? RETURNING id",
-                (RUNNING, time.time(), row["id"], QUEUED),
-            )
-        if claimed is None:  # another runner took it between our read and our write
-            return self.claim_next()
-        return self.match(int(claimed["id"]))
+        """Move the oldest queued match (validation first) to running, atomically: one
+        statement picks and takes it (of two runners racing for it, one gets it, the
+        other None this time)."""
+        row = self.db.one(
+            "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
+            "WHERE id = (SELECT id FROM matches WHERE state = ? "
+            "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END, id LIMIT 1) AND state = ? "
+            "RETURNING *",
+            (RUNNING, time.time(), QUEUED, VALIDATION, QUEUED),
+        )
+        return None if row is None else self._match(row)
 
     def requeue_running(self) -> list[int]:
         """After a crash: the matches that were running go back to the queue."""
@@ -625,20 +619,18 @@ class Store:
         arrives twice is counted once."""
         try:
             with self.db.transaction() as db:
-                row = db.one("SELECT kind, game FROM matches WHERE id = ?", (match_id,))
-                seq = int(db.scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM matches"))
                 # The state is checked by the write itself: of two commits of one match
                 # (a runner that lost its lease and its successor), one changes it.
-                done = db.one(
+                row = db.one(
                     "UPDATE matches SET state = ?, finished_at = ?, wall_s = ?, decisions = ?,"
-                    " replay_sha256 = ?, seq = ?, error = '' WHERE id = ? AND state = ? "
-                    "RETURNING id",
+                    " replay_sha256 = ?, seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM matches),"
+                    " error = '' WHERE id = ? AND state = ? RETURNING kind, game",
                     (
                         DONE, time.time(), finished.wall_s, finished.decisions,
-                        finished.replay_sha256, seq, match_id, RUNNING,
+                        finished.replay_sha256, match_id, RUNNING,
                     ),
                 )  # fmt: skip
-                if row is None or done is None:
+                if row is None:
                     raise _NotRunning
                 if replay is not None:
                     self.put_blob("replay", replay)
@@ -648,19 +640,20 @@ class Store:
         return True
 
     def _commit_results(self, match_id: int, kind: str, game: str, finished: Finished) -> None:
-        with self.db.transaction() as db:
-            for r in finished.results:
-                db.execute(
-                    "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
-                    " out_step, detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        match_id, r.seat, r.bot_id, r.place, r.score, r.status, r.reason,
-                        r.out_step, r.detail, json.dumps(list(r.stderr_tail)),
-                    ),
-                )  # fmt: skip
-            if kind == RATED:
-                self._rate(match_id, finished.results)
-                self._count_rated(game, finished.results)
+        self.db.execute_many(
+            "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
+            " out_step, detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    match_id, r.seat, r.bot_id, r.place, r.score, r.status, r.reason,
+                    r.out_step, r.detail, json.dumps(list(r.stderr_tail)),
+                )
+                for r in finished.results
+            ],
+        )  # fmt: skip
+        if kind == RATED:
+            self._rate(match_id, finished.results)
+            self._count_rated(game, finished.results)
 
     def _count_rated(self, game: str, results: Sequence[SeatResult]) -> None:
         """Add a rated match to its game's totals (inside the commit's transaction)."""
@@ -670,33 +663,36 @@ class Store:
             (game,),
         )
         placings = [(r.bot_id, r.place) for r in sorted(results, key=lambda r: r.seat)]
-        for a, b, games, score in elo.match_pairs(placings):
-            self.db.execute(
-                "INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score) "
-                "VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (game, bot_id, other_id) DO UPDATE SET "
-                "meetings = pair_totals.meetings + 1, games = pair_totals.games + ?, "
-                "score = pair_totals.score + ?",
-                (game, a, b, games, score, games, score),
-            )
+        self.db.execute_many(
+            "INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score) "
+            "VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (game, bot_id, other_id) DO UPDATE SET "
+            "meetings = pair_totals.meetings + 1, games = pair_totals.games + ?, "
+            "score = pair_totals.score + ?",
+            [(game, a, b, g, w, g, w) for a, b, g, w in elo.match_pairs(placings)],
+        )
 
     def _rate(self, match_id: int, results: Sequence[SeatResult]) -> None:
-        before = []
+        ids = sorted({r.bot_id for r in results})
+        rows = self.db.execute(
+            f"SELECT bot_id, elo FROM ratings WHERE bot_id IN ({', '.join('?' for _ in ids)})",
+            ids,
+        )
+        rating = {int(r["bot_id"]): float(r["elo"]) for r in rows}
         for r in results:
-            rating = self.db.one("SELECT elo FROM ratings WHERE bot_id = ?", (r.bot_id,))
-            if rating is None:
+            if r.bot_id not in rating:
                 raise StoreError(f"bot {r.bot_id} has no rating: it is not active")
-            before.append(float(rating["elo"]))
+        before = [rating[r.bot_id] for r in results]
         after = elo.update(before, [r.place for r in results])
-        for r, old, new in zip(results, before, after, strict=True):
-            self.db.execute(
-                "UPDATE ratings SET elo = ?, games = games + 1, wins = wins + ? WHERE bot_id = ?",
-                (new, int(r.place == 0), r.bot_id),
-            )
-            self.db.execute(
-                "INSERT INTO rating_history (match_id, bot_id, elo_before, elo_after) "
-                "VALUES (?, ?, ?, ?)",
-                (match_id, r.bot_id, old, new),
-            )
+        changes = list(zip(results, before, after, strict=True))
+        self.db.execute_many(
+            "UPDATE ratings SET elo = ?, games = games + 1, wins = wins + ? WHERE bot_id = ?",
+            [(new, int(r.place == 0), r.bot_id) for r, _, new in changes],
+        )
+        self.db.execute_many(
+            "INSERT INTO rating_history (match_id, bot_id, elo_before, elo_after) "
+            "VALUES (?, ?, ?, ?)",
+            [(match_id, r.bot_id, old, new) for r, old, new in changes],
+        )
 
     def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:
         """A match the referee could not run (not a bot's fault): retry, then give up."""

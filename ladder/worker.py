@@ -46,8 +46,8 @@ class Job:
     archives: tuple[str, ...] = ()
 
 
-def init_worker(ladder_pid: int, log_level: str) -> None:
-    """Runs once in each worker: die with the ladder, log like it."""
+def init_worker(ladder_pid: int, log_level: str, node: str = "") -> None:
+    """Runs once in each worker: die with the ladder, log like it (naming its node)."""
     try:  # Linux: a kill -9 of the ladder takes its workers (and their bots) with it
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -57,6 +57,8 @@ def init_worker(ladder_pid: int, log_level: str) -> None:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the ladder's to handle
     logs.configure(log_level)
+    if node:
+        structlog.contextvars.bind_contextvars(node=node)
 
 
 def run_job(job: Job) -> Finished:

@@ -40,8 +40,8 @@ def _major(path: str) -> int:
 class Server:
     """A running server; :meth:`database` makes a fresh, empty database."""
 
-    def __init__(self, bin_dir: Path) -> None:
-        self._bin = bin_dir
+    def __init__(self, bin_dir: Path, durable: bool = False) -> None:
+        self.bin_dir = bin_dir
         self._as_root = os.geteuid() == 0
         self.root = Path(tempfile.mkdtemp(prefix="niwa-pg-"))
         self.socket_dir = self.root / "socket"
@@ -54,16 +54,14 @@ class Server:
         self.data = self.root / "data"
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust",
                   "--encoding=UTF8", "--locale=C", "--no-sync")  # fmt: skip
-        # no durability: a test server's data lives as long as the session
-        options = (
-            f"-k {self.socket_dir} -c listen_addresses='' -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-        )
+        options = f"-k {self.socket_dir} -c listen_addresses='' -c max_connections=200"
+        if not durable:  # a test server's data lives as long as the session
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
                   "-o", options, "-w", "-t", "60", "start")  # fmt: skip
 
     def _run(self, program: str, *args: str) -> None:
-        argv = [str(self._bin / program), *args]
+        argv = [str(self.bin_dir / program), *args]
         if self._as_root:
             argv = ["runuser", "-u", "postgres", "--", *argv]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)

@@ -19,7 +19,7 @@ from hypercorn.config import Config
 from hypercorn.trio import serve
 from starlette.applications import Starlette
 
-from ladder.db import Database, DatabaseError, is_postgres_url, sqlite_path
+from ladder.db import Database, DatabaseError, is_postgres_url, redact, sqlite_path
 from ladder.schema import LATEST, current_version
 from ladder.store import Store
 from web.app import create_app
@@ -40,7 +40,7 @@ def open_read_only(url: str, data_dir: Path | None = None) -> Store:
         version = current_version(db)
     except Exception as e:  # sqlite3 and psycopg errors alike: no such table
         db.close()
-        raise DatabaseError(f"{url} is not a ladder store: {e}") from None
+        raise DatabaseError(f"{redact(url)} is not a ladder store: {e}") from None
     if version != LATEST:
         db.close()
         raise DatabaseError(

@@ -46,9 +46,11 @@ from typing import Any
 
 import engine
 from ladder import executors, logs, submission
+from ladder.db import DatabaseError, is_postgres_url
 from ladder.runner import Runner, Settings
 from ladder.store import ACTIVE, DONE, Match, Store
 from niwa.cli import UsageError
+from niwa.commands import ladder_pg
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.ladder_synthetic import fill
 from referee.match import BotSpec
@@ -95,6 +97,10 @@ def register(sub: Any) -> None:
     p.add_argument("--base-parts",
                    help="with --base: what to time there (default: as --parts; leave out "
                    "leaderboard where its fit is too slow to wait for)")
+    p.add_argument("--db", metavar="URL",
+                   help="with --synthetic: time the store on this PostgreSQL server "
+                   "(postgresql://...; its role needs CREATEDB: each run gets a fresh "
+                   "database beside this one, dropped after it; default: SQLite files)")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -112,7 +118,10 @@ def bot_seconds(replay: Path) -> float:
 
 def run(args: argparse.Namespace) -> int:
     if args.synthetic:
-        return run_synthetic(args)
+        try:
+            return run_synthetic(args)
+        except DatabaseError as e:  # --db: no server, no CREATEDB right, ...
+            raise UsageError(str(e)) from None
     games = args.game or engine.games()
     unknown = sorted(set(games) - set(engine.games()))
     if unknown:
@@ -256,13 +265,16 @@ def _parts(text: str) -> str:
     return ",".join(wanted)
 
 
-def time_store(root: Path, store: Path, game: str, rounds: int, parts: str) -> dict[str, Any]:
-    """Run the timing script with ``root`` first on the path; its JSON figures."""
+def time_store(
+    root: Path, store: str, folder: Path, game: str, rounds: int, parts: str
+) -> dict[str, Any]:
+    """Run the timing script with ``root`` first on the path on the store at URL
+    ``store`` (its files in ``folder``); its JSON figures."""
     script = (HERE / "niwa" / "commands" / "ladder_timing.py").read_text(encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(
-        [sys.executable, "-c", script, str(store), game, str(rounds), parts],
-        env=env, cwd=store.parent, capture_output=True, text=True, check=False,
+        [sys.executable, "-c", script, store, game, str(rounds), parts],
+        env=env, cwd=folder, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if done.returncode:
         raise UsageError(f"timing the store with {root} failed: {done.stderr.strip()[-300:]}")
@@ -278,6 +290,8 @@ def run_synthetic(args: argparse.Namespace) -> int:
         raise UsageError("--synthetic, --rounds and --repeat need at least 1, --bots 2")
     if args.base is not None and not (args.base / "ladder" / "store.py").is_file():
         raise UsageError(f"--base {args.base}: no niwa checkout there (no ladder/store.py)")
+    if args.db is not None and not is_postgres_url(args.db):
+        raise UsageError(f"--db {args.db}: give a postgresql:// URL (SQLite is the default)")
     game = games[0]
     parts = _parts(args.parts)
     base_parts = _parts(args.base_parts or args.parts)
@@ -287,25 +301,31 @@ def run_synthetic(args: argparse.Namespace) -> int:
         template = Path(tmp) / "template.db"
         started = time.perf_counter()
         fill(template, game, args.synthetic, args.bots, seed=args.seed)
+        copies = _Copies(template, args.db)
         print(f"ladder store: {args.synthetic} finished matches of {game} between {args.bots} "
-              f"bots, filled in {time.perf_counter() - started:.1f} s", file=out)
+              f"bots, filled in {time.perf_counter() - started:.1f} s, on {copies.engine}",
+              file=out)
         sides = [("this", HERE, parts)]
         if args.base is not None:
             sides.append(("base", args.base.resolve(), base_parts))
         for k in range(args.repeat):
             for label, root, wanted in sides if k % 2 == 0 else sides[::-1]:
-                copy = Path(tmp) / f"run-{k}-{label}" / "ladder.db"
-                copy.parent.mkdir()
-                shutil.copy(template, copy)
+                folder = Path(tmp) / f"run-{k}-{label}"
+                folder.mkdir()
+                copy = copies.make(folder, f"run_{k}_{label}")
                 load = os.getloadavg()[0]
-                figures = time_store(root, copy, game, args.rounds, wanted)
+                try:
+                    figures = time_store(root, copy, folder, game, args.rounds, wanted)
+                finally:
+                    copies.drop(f"run_{k}_{label}")
                 runs.append({"niwa": label, "load_1min": load, **figures})
                 print(f"  run {k + 1} {label:4} (load {load:.2f}): " + ", ".join(
                     f"{part} {statistics.median(v) * 1000:.2f} ms"
                     for part, v in figures["times_s"].items()
                 ) + (f", leaderboard first {figures['leaderboard_first_s'] * 1000:.0f} ms"
                      if "leaderboard_first_s" in figures else ""), file=out)
-                shutil.rmtree(copy.parent)
+                shutil.rmtree(folder)
+        copies.close()
     summary = _summarise(runs)
     print("median of the runs' medians, ms (min-max over runs); ratio = this / base", file=out)
     for part, sides_ in summary.items():
@@ -318,10 +338,41 @@ def run_synthetic(args: argparse.Namespace) -> int:
             line += f"  ratio {sides_['ratio']:.3f}"
         print(line, file=out)
     write_json(args, {
-        "benchmark": "ladder-store", "game": game, "matches": args.synthetic,
+        "benchmark": "ladder-store", "engine": copies.engine, "game": game,
+        "matches": args.synthetic,
         "bots": args.bots, "rounds": args.rounds, "runs": runs, "summary": summary,
     })  # fmt: skip
     return 0
+
+
+class _Copies:
+    """Fresh copies of the filled store for each run: SQLite files, or PostgreSQL
+    databases made from a template database holding the filled store."""
+
+    def __init__(self, template: Path, url: str | None) -> None:
+        self.template, self.url = template, url
+        self.engine = "sqlite" if url is None else "postgresql"
+        if url is not None:
+            self.prefix = f"{ladder_pg.database_name(url)}_bench"
+            ladder_pg.drop_database(url, f"{self.prefix}_template")  # a killed run's
+            ladder_pg.copy_store(template, ladder_pg.create_database(
+                url, f"{self.prefix}_template"))  # fmt: skip
+
+    def make(self, folder: Path, name: str) -> str:
+        if self.url is None:
+            copy = folder / "ladder.db"
+            shutil.copy(self.template, copy)
+            return str(copy)
+        return ladder_pg.create_database(self.url, f"{self.prefix}_{name}",
+                                         template=f"{self.prefix}_template")
+
+    def drop(self, name: str) -> None:
+        if self.url is not None:
+            ladder_pg.drop_database(self.url, f"{self.prefix}_{name}")
+
+    def close(self) -> None:
+        if self.url is not None:
+            ladder_pg.drop_database(self.url, f"{self.prefix}_template")
 
 
 def _summarise(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

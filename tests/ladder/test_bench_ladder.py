@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from ladder.db import Database
 from ladder.store import DONE, Store
 from niwa.cli import main
 from niwa.commands.bench_ladder import HERE
 from niwa.commands.ladder_synthetic import QUEUED, SCHEMA, fill
+from tests.postgres import Server
 
 
 def test_bench_ladder_plays_the_bot_given_and_splits_worker_time(tmp_path: Path) -> None:
@@ -60,3 +62,24 @@ def test_bench_ladder_synthetic_times_each_part_against_a_base(tmp_path: Path) -
     for part in ("schedule", "claim", "commit", "leaderboard_again", "leaderboard_first"):
         assert doc["summary"][part]["ratio"] > 0
         assert doc["summary"][part]["this"]["median_ms"] > 0
+
+
+def test_bench_ladder_synthetic_times_a_postgresql_store(
+    tmp_path: Path, postgres_server: Server
+) -> None:
+    out = tmp_path / "store.json"
+    url = postgres_server.database()
+    argv = ["bench", "ladder", "--synthetic", "200", "--bots", "10", "--rounds", "2",
+            "--repeat", "1", "--parts", "claim,commit", "--db", url, "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert doc["engine"] == "postgresql"
+    assert doc["summary"]["commit"]["this"]["median_ms"] > 0
+    # every database the runs made is dropped again
+    names = Database.open(url).execute("SELECT datname FROM pg_database")
+    assert not [r for r in names if "_bench" in r["datname"]]
+
+
+def test_bench_ladder_db_takes_only_a_postgresql_url(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "ladder", "--synthetic", "10", "--db", "ladder.db"]) == 2
+    assert "give a postgresql:// URL" in capsys.readouterr().err

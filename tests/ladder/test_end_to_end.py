@@ -4,6 +4,7 @@ read the leaderboard and fetch a replay that ``niwa replay verify`` accepts."""
 from __future__ import annotations
 
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,14 @@ BOTS = {"python-bot": "python-example", "js-bot": "js-example"}
 
 
 def test_two_submitted_bots_are_ranked_and_their_replays_verify(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], js_bot: Path
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], js_bot: Path
 ) -> None:
-    db = tmp_path / "ladder.db"
-    assert main(["ladder", "user", "add", "alice", "--db", str(db)]) == 0
+    store = ["--db", db_url, "--data", str(tmp_path)]
+    assert main(["ladder", "user", "add", "alice", *store]) == 0
     token = capsys.readouterr().out.split()[-1]
     # One game keeps the test short; the scheduler treats every game alike.
-    proc, address = start_ladder(db, tmp_path / "ladder.log", "--game", "blossom")
+    proc, address = start_ladder(db_url, tmp_path / "ladder.log", *store[2:], "--game", "blossom")
+    other: subprocess.Popen[str] | None = None
     channel, stub = client.connect(address)
     try:
         for folder, name in BOTS.items():
@@ -54,7 +56,18 @@ def test_two_submitted_bots_are_ranked_and_their_replays_verify(
         fetch = ["ladder", "replay", str(rated[0].id), "--server", address, "-o", str(replay)]
         assert main(fetch) == 0
         assert main(["replay", "verify", str(replay)]) == 0
+
+        # A second node, its folder empty (its runner a standby), serves that replay too.
+        (tmp_path / "other").mkdir()
+        flags = ("--data", str(tmp_path / "other"), "--game", "blossom")
+        other, other_address = start_ladder(db_url, tmp_path / "other.log", *flags)
+        again = tmp_path / "again.jsonl"
+        fetch = ["ladder", "replay", str(rated[0].id), "--server", other_address, "-o", str(again)]
+        assert main(fetch) == 0
+        assert again.read_bytes() == replay.read_bytes()
     finally:
         channel.close()
-        proc.send_signal(signal.SIGTERM)
-        proc.wait()
+        for running in (proc, other):
+            if running is not None:
+                running.send_signal(signal.SIGTERM)
+                running.wait()

@@ -3,12 +3,14 @@ taken over only once its heartbeat stopped for a lease time."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from ladder.lease import Lease
+from ladder.lease import Lease, node_name
 from ladder.store import Store
 
 
@@ -62,3 +64,21 @@ def test_two_connections_never_both_take_a_free_lease(db_url: str, tmp_path: Pat
     finally:
         first.close()
         second.close()
+
+
+def test_a_lease_of_a_dead_process_of_this_machine_is_taken_at_once(store: Store) -> None:
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # ended and reaped: its pid names no process
+    dead = f"{socket.gethostname()}:{gone.pid}:abcdef"
+    assert Lease(store.db, dead, 30.0).acquire()
+    assert Lease(store.db, node_name(), 30.0).take_from_dead()
+
+
+def test_a_lease_of_a_live_process_is_not_taken_early(store: Store) -> None:
+    assert Lease(store.db, node_name(), 30.0).acquire()  # this very process
+    assert not Lease(store.db, "other", 30.0).take_from_dead()
+
+
+def test_a_lease_named_by_its_operator_waits_for_its_expiry(store: Store) -> None:
+    assert Lease(store.db, "runner-a", 30.0).acquire()
+    assert not Lease(store.db, "runner-b", 30.0).take_from_dead()

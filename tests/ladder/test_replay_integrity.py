@@ -39,7 +39,7 @@ def finished_match(store: Store, content: bytes = REPLAY) -> int:
     path.write_bytes(content)
     results = (SeatResult(0, a.id, 0, 1.0, "ok"), SeatResult(1, b.id, 1, 0.0, "ok"))
     digest = hashlib.sha256(content).hexdigest()
-    assert store.finish_match(match_id, Finished(results, 2, 0.1, digest))
+    assert store.finish_match(match_id, Finished(results, 2, 0.1, digest), content)
     return match_id
 
 

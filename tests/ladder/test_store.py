@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,16 @@ def test_the_password_is_left_out_of_the_messages() -> None:
     assert redact("postgresql://ladder:secret@db:5432/ladder") == (
         "postgresql://ladder:***@db:5432/ladder"
     )
+
+
+def test_nodes_opening_a_new_store_at_once_each_find_it_migrated_once(
+    db_url: str, tmp_path: Path
+) -> None:
+    with ThreadPoolExecutor(4) as pool:
+        stores = list(pool.map(lambda k: Store.open(db_url, tmp_path / str(k)), range(4)))
+    try:
+        versions = stores[0].db.execute("SELECT version FROM schema_version ORDER BY version")
+        assert [r["version"] for r in versions] == list(range(1, schema.LATEST + 1))
+    finally:
+        for s in stores:
+            s.close()

@@ -7,11 +7,14 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from starlette.testclient import TestClient
 
 from ladder.db import DatabaseError
 from ladder.store import Store
+from tests.ladder.test_replay_integrity import REPLAY, finished_match
+from tests.postgres import Server
 from tests.web.ladders import played_store
 from web.app import create_app
 from web.security import CSP
@@ -191,5 +194,23 @@ def test_a_replay_changed_on_disk_is_refused_not_shown(tmp_path: Path) -> None:
             assert page.status_code == 500
             assert "no longer matches its recorded SHA-256" in page.text
             assert client.get("/matches/1/replay.jsonl").status_code == 500
+    finally:
+        store.close()
+
+
+def test_a_web_node_on_postgresql_serves_replays_from_the_store_and_cannot_write(
+    postgres_server: Server, tmp_path: Path
+) -> None:
+    url = postgres_server.database()
+    ladder = Store.open(url, tmp_path / "runner-node")
+    match_id = finished_match(ladder)
+    ladder.close()
+    store = open_read_only(url, tmp_path / "web-node")  # a folder of its own, empty
+    try:
+        with TestClient(create_app(store)) as client:
+            served = client.get(f"/matches/{match_id}/replay.jsonl")
+            assert served.status_code == 200 and served.content == REPLAY
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            store.db.execute("DELETE FROM matches")
     finally:
         store.close()
