@@ -27,6 +27,7 @@ import shutil
 import socket
 import tempfile
 import threading
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -70,6 +71,14 @@ class NodeUnfit(Exception):
         return (NodeUnfit, (self.node, self.node_id, self.reason))
 
 
+class NoNodeFit(LimitsUnavailable):
+    """Every node of the cluster refuses matches (the runner stops, as when its own
+    machine cannot enforce a bot's limits)."""
+
+    def __init__(self, reasons: Iterable[str]) -> None:
+        super().__init__(f"no node of the Ray cluster may play: {'; '.join(sorted(set(reasons)))}")
+
+
 @dataclass(frozen=True)
 class Played:
     """What a task sends back: the result, and the files the runner keeps."""
@@ -102,7 +111,10 @@ def node_problem(game: str, expected: Expected) -> str:
         return "bubblewrap is not installed here (apt-get install bubblewrap)"
     here = niwa_version()
     if here != expected.niwa:
-        return f"niwa {here} is installed here, the runner has {expected.niwa}: install it"
+        return (
+            f"niwa {here} is installed here, the runner has {expected.niwa}: "
+            f"install niwa {expected.niwa} on this node"
+        )
     try:
         rules = engine.load(game).info.version
     except KeyError:
@@ -186,7 +198,7 @@ class RayExecutor:
             play
         )
         self._refs: dict[str, Any] = {}  # archive hash -> object ref, put once
-        self._unfit: dict[str, str] = {}  # node id -> why it refuses
+        self._unfit: dict[str, str] = {}  # node id -> "node: why it refuses"
         self._lock = threading.Lock()  # the dicts above and _running: Ray's threads too
         self._running: dict[int, Any] = {}  # match id -> object ref of its task
         self.log.info("ray_connected", address=address or "auto", cpus=self.slots)
@@ -246,14 +258,18 @@ class RayExecutor:
     ) -> None:
         with self._lock:
             new = unfit.node_id not in self._unfit
-            self._unfit[unfit.node_id] = unfit.reason
+            self._unfit[unfit.node_id] = f"{unfit.node}: {unfit.reason}"
         if new:
             self.log.error(
                 "node_refused", node=unfit.node, reason=unfit.reason,
                 effect="no more matches are sent there",
             )  # fmt: skip
-        if refusals >= REFUSALS_KEPT:
-            outer.set_exception(unfit)
+        alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
+        with self._lock:
+            refusing = dict(self._unfit)
+        if refusals >= REFUSALS_KEPT or alive <= refusing.keys():
+            # no node may play: the runner hands the match back and stops, saying why
+            outer.set_exception(NoNodeFit(refusing.values()))
             return
         self._launch(job, outer, refusals + 1)
 

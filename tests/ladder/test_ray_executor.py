@@ -5,6 +5,7 @@ local pool's for the same seed, and a submitted bot reaches a node by its hash."
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,12 +17,14 @@ from structlog.testing import capture_logs
 
 from ladder import archive, executors, submission
 from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, DONE, Store
+from ladder.store import ACTIVE, DONE, RUNNING, Store
+from referee.cgroups import LimitsUnavailable
 from tests.ladder.test_crash import assert_counted_once, snapshot, three_random_bots
 from tests.ladder.tiny_bots import QUICK, write_bot
 
 pytest.importorskip("ray", reason="the Ray executor's tests need Ray: pip install 'niwa[ray]'")
 
+from ladder import ray_executor
 from ladder.ray_executor import Expected, niwa_version, node_problem
 from tests.ladder.ray_cluster import Cluster
 
@@ -126,6 +129,25 @@ def test_a_submitted_bot_reaches_a_node_by_its_hash(cluster: Cluster, tmp_path: 
     digest = archive.content_hash(data)
     cached = [cluster.root / f"cache-{n}" / "bots" / digest for n in ("node-a", "node-b")]
     assert any((folder / "bot.toml").is_file() for folder in cached)
+    store.close()
+
+
+def test_a_cluster_whose_nodes_all_refuse_stops_the_runner_saying_why(
+    cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A runner of another niwa version than every node's (only the runner's side changes).
+    monkeypatch.setattr(ray_executor, "niwa_version", lambda: "0.0.0-other")
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    why = (
+        f"niwa {niwa_version()} is installed here, the runner has 0.0.0-other: "
+        "install niwa 0.0.0-other on this node"
+    )
+    with capture_logs() as events, pytest.raises(LimitsUnavailable, match=re.escape(why)):
+        Runner(settings(store, 2, executors.RAY, cluster.address)).run(threading.Event())
+    refused = {e["node"]: e["reason"] for e in events if e["event"] == "node_refused"}
+    assert refused.keys() == {"node-a", "node-b"} and set(refused.values()) == {why}
+    assert snapshot(store) == {}
+    assert not store.matches(state=RUNNING)  # handed back to the queue
     store.close()
 
 
