@@ -28,9 +28,9 @@ import structlog
 
 import engine
 from ladder import executors, scheduler, sparring, submission
-from ladder.db import DatabaseError
+from ladder.archive import ArchiveError
 from ladder.lease import Lease, node_name
-from ladder.store import VALIDATION, Finished, Match, Store
+from ladder.store import VALIDATION, Finished, Match, Store, StoreError
 from ladder.worker import Job
 from referee import cgroups
 from referee.cgroups import LimitsUnavailable
@@ -114,7 +114,8 @@ class Runner:
                 except LeaseLost as e:
                     self.log.error("lease_lost", holder=e.holder, effect="standing by")
         finally:
-            with contextlib.suppress(DatabaseError):
+            # a store gone away cannot be told: the lease then runs out by itself
+            with contextlib.suppress(Exception):
                 lease.release()
             store.close()
         return self.rated_finished
@@ -239,7 +240,13 @@ class Runner:
             if match is None:
                 return
             try:
-                future = pool.submit(self._job(store, match))
+                job = self._job(store, match)
+            except (StoreError, ArchiveError) as e:  # a bot this node cannot unpack
+                state = store.fail_match(match.id, f"{type(e).__name__}: {e}")
+                self.log.error("match_failed", match=match.id, error=str(e), now=state)
+                continue
+            try:
+                future = pool.submit(job)
             except BrokenProcessPool:
                 # claimed but never handed to a worker: give it back, or it would stay
                 # "running" until the next restart

@@ -1,15 +1,18 @@
 """The ladder's store: owners, bots, matches, results and ratings, over :mod:`ladder.db`.
 
-Files live beside the database, named by id or content hash::
+Each node keeps its working files in its data folder, named by id or content hash::
 
-    DATA/ladder.db          (SQLite; PostgreSQL keeps only the rows)
+    DATA/ladder.db          (SQLite; on PostgreSQL the database is elsewhere)
     DATA/archives/<sha256>.tar.gz   DATA/bots/<sha256>/   submitted bots, unpacked once
     DATA/replays/<match>.jsonl      DATA/logs/<match>/    one per match
 
+and the store keeps what every node must reach (schema 5): each replay and each
+archive as a compressed blob, so a node without the file reads it from the store.
+
 Crash safety rests on two rules: a match changes state only inside a transaction
-(queued -> running when claimed; running -> done with its results, its replay's hash
-and the rating update all at once), and a replay file is renamed into place before
-that transaction commits, so a committed match always has its replay.
+(queued -> running when claimed; running -> done with its results, its replay (hash
+and content) and the rating update all at once), and a replay file is renamed into
+place before that transaction commits, so a committed match always has its replay.
 """
 
 from __future__ import annotations

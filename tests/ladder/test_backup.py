@@ -6,9 +6,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from ladder.db import Database
 from ladder.reads import Reads
 from ladder.store import Store
-from tests.ladder.test_replay_integrity import REPLAY, finished_match
+from tests.ladder.test_replay_integrity import REPLAY, finished_match_at
 from tests.ladder.test_upgrade import rows
 from tests.postgres import Server
 
@@ -17,10 +18,10 @@ def test_a_dump_restored_into_a_new_database_is_the_same_store(
     postgres_server: Server, tmp_path: Path
 ) -> None:
     url = postgres_server.database()
-    store = Store.open(url, tmp_path / "node")
-    match_id = finished_match(store)
-    before = rows(store.db)
-    store.close()
+    match_id = finished_match_at(url, tmp_path / "node")
+    db = Database.open(url)
+    before = rows(db)
+    db.close()
     dump = tmp_path / "ladder.dump"
     tools = postgres_server.bin_dir
     subprocess.run([str(tools / "pg_dump"), "--format=custom", f"--file={dump}", url],

@@ -107,16 +107,18 @@ def assert_counted_once(store: Store, final: dict[int, list[tuple[int, int, int]
         assert abs(bot.elo - ratings[bot.id]) < 1e-9
 
 
+def serve_node(db_url: str, tmp_path: Path, name: str) -> subprocess.Popen[str]:
+    """A node of a ladder on two machines: its own folder, a short lease."""
+    (tmp_path / name).mkdir()
+    flags = ("--data", str(tmp_path / name), "--node", name, "--lease", "2")
+    return start_ladder(db_url, tmp_path / f"{name}.log", *flags)[0]
+
+
 def test_a_standby_runner_takes_over_from_a_killed_leader(db_url: str, tmp_path: Path) -> None:
-    # Two nodes on one store, each with its own folder (as on two machines).
     store = three_random_bots(db_url, tmp_path)
-    nodes = {name: tmp_path / name for name in ("first", "second")}
-    for folder in nodes.values():
-        folder.mkdir()
 
     def serve(name: str) -> subprocess.Popen[str]:
-        flags = ("--data", str(nodes[name]), "--node", name, "--lease", "2")
-        return start_ladder(db_url, tmp_path / f"{name}.log", *flags)[0]
+        return serve_node(db_url, tmp_path, name)
 
     leader = serve("first")
     wait_for("a finished match", lambda: snapshot(store))
@@ -175,3 +177,36 @@ def _cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def test_a_leader_that_stalled_past_its_lease_stands_by_and_counts_nothing_twice(
+    db_url: str, tmp_path: Path
+) -> None:
+    store = three_random_bots(db_url, tmp_path)
+    first = serve_node(db_url, tmp_path, "first")
+    second: subprocess.Popen[str] | None = None
+    logs = {name: tmp_path / f"{name}.log" for name in ("first", "second")}
+    try:
+        wait_for("a finished match", lambda: snapshot(store))
+        second = serve_node(db_url, tmp_path, "second")
+        wait_for("the standby", lambda: '"runner_standby"' in logs["second"].read_text())
+        os.kill(first.pid, signal.SIGSTOP)  # a paused machine: its heartbeat stops
+        try:
+            wait_for("the standby to lead",
+                     lambda: '"runner_leading"' in logs["second"].read_text())  # fmt: skip
+            done = len(snapshot(store))
+            wait_for("matches the new leader played", lambda: len(snapshot(store)) >= done + 2)
+        finally:
+            os.kill(first.pid, signal.SIGCONT)
+        wait_for("the old leader to find its lease lost",
+                 lambda: '"lease_lost"' in logs["first"].read_text())  # fmt: skip
+        done = len(snapshot(store))
+        wait_for("more matches", lambda: len(snapshot(store)) >= done + 2)
+        assert first.poll() is None  # it stands by, ready to lead again
+    finally:
+        for proc in (first, second):
+            if proc is not None:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait()
+    assert_counted_once(store, snapshot(store))
+    store.close()

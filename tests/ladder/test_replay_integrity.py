@@ -43,6 +43,15 @@ def finished_match(store: Store, content: bytes = REPLAY) -> int:
     return match_id
 
 
+def finished_match_at(url: str, folder: Path) -> int:
+    """The store at ``url`` (its files in ``folder``) with a finished match; its id."""
+    store = Store.open(url, folder)
+    try:
+        return finished_match(store)
+    finally:
+        store.close()
+
+
 @pytest.fixture
 def address(store: Store, tmp_path: Path) -> Iterator[str]:
     grpc_server, port = server.start(str(tmp_path / "ladder.db"), None, "127.0.0.1:0")

@@ -4,13 +4,16 @@ node with an empty folder of its own serves any replay and runs any submitted bo
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 
 import pytest
 
 from ladder import submission
 from ladder.reads import Reads
+from ladder.runner import Runner, Settings
 from ladder.store import Store
+from tests.ladder.serving import wait_for
 from tests.ladder.test_replay_integrity import REPLAY, finished_match
 from tests.ladder.test_submission import bot_archive
 
@@ -66,3 +69,22 @@ def test_archives_kept_only_as_files_are_copied_into_the_store(store: Store) -> 
     store.db.execute("DELETE FROM blobs")  # as in a store made before it kept archives
     assert submission.keep_archives(store) == [bot.archive_hash]
     assert store.blob(bot.archive_hash) == store.archive_path(bot.archive_hash).read_bytes()
+
+
+def test_a_bot_no_node_can_unpack_fails_its_match_and_the_runner_carries_on(
+    store: Store, db_url: str, tmp_path: Path
+) -> None:
+    owner, _ = store.add_owner("alice")
+    submission.submit(store, owner, bot_archive())
+    store.db.execute("DELETE FROM blobs")  # lost: and the other node never had the files
+    (validation,) = store.matches()
+    settings = Settings(db_url, tmp_path / "other-node", workers=1, games=("blossom",))
+    stop = threading.Event()
+    runner = threading.Thread(target=Runner(settings).run, args=(stop,))
+    runner.start()
+    try:
+        wait_for("the match to fail", lambda: store.match(validation.id).error)
+    finally:
+        stop.set()
+        runner.join()
+    assert "restore the ladder's database from a backup" in store.match(validation.id).error

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from ladder.db import DatabaseError
 from ladder.store import Store
-from tests.ladder.test_replay_integrity import REPLAY, finished_match
+from tests.ladder.test_replay_integrity import REPLAY, finished_match_at
 from tests.postgres import Server
 from tests.web.ladders import played_store
 from web.app import create_app
@@ -202,9 +202,7 @@ def test_a_web_node_on_postgresql_serves_replays_from_the_store_and_cannot_write
     postgres_server: Server, tmp_path: Path
 ) -> None:
     url = postgres_server.database()
-    ladder = Store.open(url, tmp_path / "runner-node")
-    match_id = finished_match(ladder)
-    ladder.close()
+    match_id = finished_match_at(url, tmp_path / "runner-node")
     store = open_read_only(url, tmp_path / "web-node")  # a folder of its own, empty
     try:
         with TestClient(create_app(store)) as client:
