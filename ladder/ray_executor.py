@@ -290,9 +290,9 @@ class RayExecutor:
     def shutdown(self, wait: bool) -> None:
         with self._lock:
             running = list(self._running.values())
-        if wait:
+        if wait and running:
             ray.wait(running, num_returns=len(running))
-        else:
+        elif not wait:
             for ref in running:
                 ray.cancel(ref, force=True)
         ray.shutdown()
