@@ -118,6 +118,8 @@ def test_a_sandboxed_bot_finds_what_the_sdk_imports_among_the_mounted_packages()
 DEFERRED = frozenset({
     ("bots/sdk.py", "bots.server"),  # grpc only when a bot serves, so tests and tools need none
     ("ladder/db.py", "psycopg"),  # the optional PostgreSQL driver
+    ("ladder/executors.py", "ladder.ray_executor"),  # Ray, optional (niwa[ray])
+    ("niwa/commands/bench_ladder.py", "niwa.commands.bench_ladder_ray"),  # the same
     ("engine/testing/suite.py", "pytest"),  # the engine itself never needs pytest
 })  # fmt: skip
 

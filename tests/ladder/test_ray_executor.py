@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 from structlog.testing import capture_logs
 
 from ladder import archive, executors, submission
@@ -41,6 +42,19 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         yield made
     finally:
         made.stop()
+
+
+@pytest.fixture
+def logged() -> Iterator[list[dict[str, Any]]]:
+    """Every log event of the test, whatever an earlier test configured (a level filter:
+    ``capture_logs`` alone keeps it)."""
+    saved = structlog.get_config()
+    structlog.reset_defaults()
+    try:
+        with capture_logs() as events:
+            yield events
+    finally:
+        structlog.configure(**saved)
 
 
 def settings(
@@ -133,7 +147,7 @@ def test_a_submitted_bot_reaches_a_node_by_its_hash(cluster: Cluster, tmp_path: 
 
 
 def test_a_cluster_whose_nodes_all_refuse_stops_the_runner_saying_why(
-    cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logged: list[dict[str, Any]]
 ) -> None:
     # A runner of another niwa version than every node's (only the runner's side changes).
     monkeypatch.setattr(ray_executor, "niwa_version", lambda: "0.0.0-other")
@@ -142,9 +156,9 @@ def test_a_cluster_whose_nodes_all_refuse_stops_the_runner_saying_why(
         f"niwa {niwa_version()} is installed here, the runner has 0.0.0-other: "
         "install niwa 0.0.0-other on this node"
     )
-    with capture_logs() as events, pytest.raises(LimitsUnavailable, match=re.escape(why)):
+    with pytest.raises(LimitsUnavailable, match=re.escape(why)):
         Runner(settings(store, 2, executors.RAY, cluster.address)).run(threading.Event())
-    refused = {e["node"]: e["reason"] for e in events if e["event"] == "node_refused"}
+    refused = {e["node"]: e["reason"] for e in logged if e["event"] == "node_refused"}
     assert refused.keys() == {"node-a", "node-b"} and set(refused.values()) == {why}
     assert snapshot(store) == {}
     assert not store.matches(state=RUNNING)  # handed back to the queue
@@ -152,23 +166,22 @@ def test_a_cluster_whose_nodes_all_refuse_stops_the_runner_saying_why(
 
 
 def test_matches_run_on_both_nodes_and_a_killed_node_loses_and_doubles_nothing(
-    cluster: Cluster, tmp_path: Path
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
 ) -> None:
     store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
     run = Runner(settings(store, 40, executors.RAY, cluster.address))
-    with capture_logs() as events:
-        runner = threading.Thread(target=run.run, args=(threading.Event(),))
-        runner.start()
-        try:
-            # Kill node-b while it plays: after a few of its matches, with one running.
-            wait_for("three matches on node-b", lambda: sum(
-                n == ["node-b"] for n in ran_on(events).values()
-            ) >= 3)  # fmt: skip
-            cluster.kill_node_b()
-        finally:
-            runner.join(timeout=600)
+    runner = threading.Thread(target=run.run, args=(threading.Event(),))
+    runner.start()
+    try:
+        # Kill node-b while it plays: after a few of its matches, with one running.
+        wait_for("three matches on node-b", lambda: sum(
+            n == ["node-b"] for n in ran_on(logged).values()
+        ) >= 3)  # fmt: skip
+        cluster.kill_node_b()
+    finally:
+        runner.join(timeout=600)
     assert not runner.is_alive()
-    nodes = ran_on(events)
+    nodes = ran_on(logged)
     assert {n for found in nodes.values() for n in found} == {"node-a", "node-b"}
     final = snapshot(store)
     assert len(final) == 40
