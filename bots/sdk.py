@@ -235,8 +235,21 @@ class Bot(Protocol):
     def act(self, turn: Turn) -> int | Reply: ...
 
 
+#: Replies of bare indexes, made once each (a Reply is immutable): most bots answer so.
+_INDEX_REPLIES: dict[int, Reply] = {}
+#: Indexes below this share their Reply; larger ones are made per answer.
+_SHARED_INDEXES = 1024
+
+
 def as_reply(answer: int | Reply) -> Reply:
     """Normalise what ``act`` returned (a bare int is an index)."""
+    if type(answer) is int:
+        reply = _INDEX_REPLIES.get(answer)
+        if reply is None:
+            reply = Reply(index=answer)
+            if 0 <= answer < _SHARED_INDEXES:
+                _INDEX_REPLIES[answer] = reply
+        return reply
     if isinstance(answer, Reply):
         return answer
     if isinstance(answer, bool) or not isinstance(answer, int):

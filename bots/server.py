@@ -16,6 +16,13 @@ from bots.sdk import READY_LINE, SOCKET_ENV, Bot, Finish, GameStart, Turn, as_re
 from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
 
 
+def _json_list(texts: Any) -> list[Any]:
+    """Values each written as one JSON text, decoded in a single parse: a question's
+    legal actions, decoded one by one, cost the bot three times as much."""
+    values: list[Any] = json.loads("[" + ",".join(texts) + "]")
+    return values
+
+
 class _Servicer(bot_pb2_grpc.BotServicer):
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
@@ -46,7 +53,7 @@ class _Servicer(bot_pb2_grpc.BotServicer):
             decision=request.decision,
             seat=request.seat,
             observation=json.loads(request.observation_json),
-            legal_actions=[json.loads(a) for a in request.legal_actions_json],
+            legal_actions=_json_list(request.legal_actions_json),
             time_left_ms=request.clock.time_left_ms,
             seed=self.seed,
             per_decision_ms=request.clock.per_decision_ms,

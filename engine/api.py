@@ -214,6 +214,12 @@ class State(ABC):
     def to_json(self) -> dict[str, JSON]:
         """A full snapshot that :meth:`Game.from_json` turns back into an equal state."""
 
+    def snapshot_text(self) -> str:
+        """``canonical_json(self.to_json())``, what :func:`state_hash` digests. A game
+        whose snapshot grows over a game may assemble it from kept pieces instead; the
+        text must stay byte-identical (replays and golden playthroughs hold its hash)."""
+        return canonical_json(self.to_json())
+
     @abstractmethod
     def render(self, seat: int | None = None) -> str:
         """A text picture of the table as ``seat`` sees it (``None``: spectator)."""
@@ -257,14 +263,46 @@ def envelope(
     }
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+#: _CANONICAL's C encoder, built once (json builds it per call, json.dumps also the
+#: JSONEncoder): about half the time for an action. Without json's markers for
+#: circular values it keeps no state, so threads may share it; None in a Python
+#: without the C accelerator. (``c_make_encoder`` is untyped in typeshed.)
+def _c_encoder() -> Any:
+    """The C encoder with the canonical settings, or None where the accelerator is
+    missing or its (private) signature is not the one CPython 3.11-3.13 have."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    try:
+        spell = make(
+            None, _CANONICAL.default, json.encoder.encode_basestring, None, ":", ",", True,
+            False, True,
+        )
+        ok = "".join(spell({"b": [1, 2.5, None], "a": "é"}, 0)) == _CANONICAL.encode(
+            {"b": [1, 2.5, None], "a": "é"}
+        )
+    except TypeError:
+        return None
+    return spell if ok else None
+
+
+_SPELL: Any = _c_encoder()
+
+
 def canonical_json(value: JSON) -> str:
     """The one JSON spelling used on the wire, in replays and for hashes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if _SPELL is None:
+        return _CANONICAL.encode(value)
+    try:
+        return "".join(_SPELL(value, 0))
+    except RecursionError:  # a circular value, or one nested too deep: json's own
+        return _CANONICAL.encode(value)  # encoder refuses it as it always has
 
 
 def state_hash(state: State) -> str:
     """A short fingerprint of a full state, recorded after every replay line."""
-    return hashlib.sha256(canonical_json(state.to_json()).encode()).hexdigest()[:16]
+    return hashlib.sha256(state.snapshot_text().encode()).hexdigest()[:16]
 
 
 def sample_chance(state: State, rng: Rng) -> Action:

@@ -88,6 +88,10 @@ def _sqlite_read_only(path: Path) -> sqlite3.Connection:
     return conn
 
 
+#: Seconds a PostgreSQL session may sit inside a transaction doing nothing.
+IDLE_IN_TRANSACTION_S = 15
+
+
 def _postgres(url: str, read_only: bool) -> Any:
     try:
         import psycopg
@@ -98,6 +102,10 @@ def _postgres(url: str, read_only: bool) -> Any:
         ) from None
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=30)
+        # The ladder's transactions never wait between statements: a session that does
+        # (its process paused, its machine gone) is ended by the server, so its row
+        # locks cannot hold up the runner that took over.
+        conn.execute(f"SET idle_in_transaction_session_timeout = '{IDLE_IN_TRANSACTION_S}s'")
         if read_only:
             conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
     except psycopg.Error as e:

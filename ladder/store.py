@@ -31,6 +31,7 @@ from bots import builtin
 from bots.manifest import name_problem, version_problem
 from ladder import auth, elo
 from ladder.db import Database, DatabaseError, Row, is_postgres_url, sqlite_path
+from ladder.kept_fit import KeptFit
 from ladder.schema import migrate
 
 SYSTEM_OWNER = "niwa"
@@ -201,8 +202,8 @@ class Store:
     def __init__(self, db: Database, data_dir: Path) -> None:
         self.db = db
         self.data_dir = data_dir
-        #: game -> (what the fit was made from, the fit): see :meth:`rated_fit`
-        self._fits: dict[str, tuple[tuple[int, frozenset[int]], dict[int, elo.Estimate]]] = {}
+        #: game -> its last leaderboard fit: see :meth:`rated_fit`
+        self._fits: dict[str, KeptFit] = {}
 
     @classmethod
     def open(cls, url: str, data_dir: Path | None = None, create: bool = True) -> Store:
@@ -798,17 +799,61 @@ class Store:
         """The leaderboard's maximum-likelihood Elo of ``game`` over the ``shown`` bots.
 
         Remembered per game until a rated match of it is committed (by any process: the
-        stored count moves) or the set of bots shown changes; the fit is the slow part
-        of a leaderboard with many bots."""
-        stamp = (self.rated_count(game), frozenset(shown))
+        stored count moves) or the set of bots shown changes. After a commit only the
+        matches since the last fit are read and added to its totals, and the fit starts
+        from the last ratings: the optimum has moved little (:func:`ladder.mle.fit_from`).
+        A new set of bots shown reads every total again, still starting from the last
+        ratings."""
+        wanted = frozenset(shown)
+        count = self.rated_count(game)
         kept = self._fits.get(game)
-        if kept is not None and kept[0] == stamp:
-            return kept[1]
-        totals = self.shown_totals(game, shown)
-        bots = sorted({a for a, _ in totals})
-        estimates = elo.fit(bots, totals)
-        self._fits[game] = (stamp, estimates)
+        if kept is not None and kept.shown == wanted and kept.matches >= 0:
+            if kept.matches == count:
+                return kept.fit.estimates
+            for seq, placings in self._rated_since(game, kept.seq):
+                kept.add(seq, placings)
+        else:
+            fresh = self._kept_fit(game, wanted)
+            if kept is not None:
+                fresh.fit = kept.fit
+            kept = fresh
+        self._fits.pop(game, None)  # kept again only once its totals and fit agree
+        estimates = kept.refit()
+        self._fits[game] = kept
         return estimates
+
+    def _kept_fit(self, game: str, shown: frozenset[int]) -> KeptFit:
+        """The totals of ``game`` over ``shown`` with the rated count and newest seq
+        they hold, read again if a rated match was committed meanwhile; after three
+        tries, marked as holding an unknown count (``matches`` -1: read again next time)."""
+        for _ in range(3):
+            count = self.rated_count(game)
+            seq = int(
+                self.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches WHERE game = ?",
+                               (game,))
+            )  # fmt: skip
+            totals = self.shown_totals(game, shown)
+            if self.rated_count(game) == count:
+                break
+        else:
+            count = -1
+        pairs = elo.Pairs.of(sorted({a for a, _ in totals}), totals)
+        return KeptFit(shown, count, seq, pairs)
+
+    def _rated_since(self, game: str, seq: int) -> list[tuple[int, list[tuple[int, int]]]]:
+        """The finished rated matches of ``game`` numbered after ``seq``, in order, as
+        (seq, [(bot, place) per seat])."""
+        rows = self.db.execute(
+            "SELECT m.seq, r.bot_id, r.place FROM matches m "
+            "JOIN results r ON r.match_id = m.id "
+            "WHERE m.game = ? AND m.seq > ? AND m.kind = ? AND m.state = ? "
+            "ORDER BY m.seq, r.seat",
+            (game, seq, RATED, DONE),
+        )
+        matches: dict[int, list[tuple[int, int]]] = {}
+        for r in rows:
+            matches.setdefault(int(r["seq"]), []).append((int(r["bot_id"]), int(r["place"])))
+        return list(matches.items())
 
     def games_with_bots(self) -> list[str]:
         """The games some bot was submitted (or added as sparring partner) for, A to Z."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -15,13 +16,20 @@ import structlog
 
 from referee.text import printable
 
+#: One event is one line: ``print`` writes the text and its newline apart, and another
+#: thread's event could land between them (two events on one line of a ladder's log).
+_WRITING = threading.Lock()
+
 
 class _Stderr:
     """Writes each rendered event to whatever ``sys.stderr`` is *now* (it may be
-    swapped after configuration, e.g. by a test's capture)."""
+    swapped after configuration, e.g. by a test's capture), whole lines at a time."""
 
     def msg(self, message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+        with _WRITING:
+            stream = sys.stderr
+            stream.write(message + "\n")
+            stream.flush()
 
     debug = info = warning = warn = error = critical = exception = fatal = log = msg
 

@@ -62,12 +62,13 @@ from referee.replay import (
     chain_start,
     chance_chain_next,
     chance_line,
-    encode,
     encoded_actions,
     is_checkpoint,
+    step_text,
 )
 from referee.sandbox import Limits
 from referee.seeds import bot_seed, stream
+from referee.watchdog import CpuWatchdog
 
 __all__ = [
     "BotSpec",
@@ -81,8 +82,6 @@ __all__ = [
     "run_match",
 ]
 
-#: Shortest sleep of the CPU watchdog between two reads of the bot's CPU time.
-MIN_POLL_S = 0.001
 #: Time allowed for ``Finish`` at the end of a match.
 FINISH_TIMEOUT_S = 1.0
 
@@ -231,6 +230,7 @@ class _Seat:
         self.seed = bot_seed(match.seed, index)  # the bot's own, sent in Start and Act
         self.failures = 0
         self.outcome = SeatOutcome(index)
+        self.watchdog: CpuWatchdog | None = None  # on the CPU clock only
         self.log = structlog.get_logger("niwa.referee").bind(
             match=match_id, seat=index, bot=str(spec)
         )
@@ -281,12 +281,18 @@ class _Match:
         )
         seat.log.warning("seat_out", reason=str(kind), at=at, detail=detail)
 
-    async def start_seat(self, seat: _Seat) -> None:
+    async def start_seat(self, seat: _Seat, header: Header) -> None:
         limit = self.spec.startup_timeout_s
+        start = game_start(header, seat.index)
         try:
-            # The player enforces READY and Start limits itself; this is a safety net.
-            with trio.fail_after(2 * limit + 1):
-                await seat.player.start(game_start(self.header(), seat.index), limit)
+            if isinstance(seat.player, InProcessPlayer):
+                # It runs in this thread and cannot be interrupted: no scope (as in
+                # call_act), which would cost time and do nothing.
+                await seat.player.start(start, limit)
+            else:
+                # The player enforces READY and Start limits itself; this is a safety net.
+                with trio.fail_after(2 * limit + 1):
+                    await seat.player.start(start, limit)
         except trio.TooSlowError:
             seat.failures += 1
             await self.put_out(seat, Failure.TIMEOUT, None, "start-up took too long")
@@ -406,23 +412,17 @@ class _Match:
             except BotFailure as f:
                 failure = f
             return reply, failure
-        with trio.move_on_after(cap_s + GRACE_S):  # a safety net: the deadline is cap_s
-            if not cpu:  # no watchdog: no nursery either (it costs a few µs per call)
-                try:
-                    reply = await seat.player.act(question, cap_s)
-                except BotFailure as f:
-                    failure = f
-                return reply, failure
-            async with trio.open_nursery() as nursery:
-                assert cpu0 is not None
-                nursery.start_soon(
-                    watch_cpu, seat.player, cpu0, time_left_ms / 1000, nursery.cancel_scope
-                )
-                try:
-                    reply = await seat.player.act(question, cap_s)
-                except BotFailure as f:
-                    failure = f
-                nursery.cancel_scope.cancel()
+        watchdog = seat.watchdog if cpu else None
+        with trio.move_on_after(cap_s + GRACE_S) as call:  # a safety net: the deadline is cap_s
+            if watchdog is not None and cpu0 is not None:
+                watchdog.arm(cpu0, time_left_ms / 1000, call)
+            try:
+                reply = await seat.player.act(question, cap_s)
+            except BotFailure as f:
+                failure = f
+            finally:
+                if watchdog is not None:
+                    watchdog.disarm()
         return reply, failure
 
     async def decide(self, index: int, state: State, to_move: tuple[int, ...]) -> list[Move]:
@@ -451,7 +451,8 @@ class _Match:
             time_control=str(spec.time_control),
             sandbox=spec.sandbox,
         )
-        await self.each_seat(self.start_seat)
+        starting = self.header()  # what Start is built from: none of it changes below
+        await self.each_seat(lambda seat: self.start_seat(seat, starting))
         # One clock for every seat: CPU time only if every bot still in has a cgroup.
         started_seats = [s for s in self.seats if not s.out]
         if started_seats and all(s.player.charges_cpu for s in started_seats):
@@ -463,9 +464,13 @@ class _Match:
         chain = chain_start(header)
         index = decisions = 0
         over = state.is_over()
-        async with trio.open_nursery() as flushing:
+        async with trio.open_nursery() as beside:  # tasks that live as long as the steps
             if writer is not None and not self.all_in_process:
-                flushing.start_soon(flush_while_waiting, writer)
+                beside.start_soon(flush_while_waiting, writer)
+            if self.clock == "cpu":
+                for seat in self.seats:
+                    seat.watchdog = CpuWatchdog(seat.player)
+                    beside.start_soon(seat.watchdog.run)
             while not over:
                 before = state.clone() if spec.on_step is not None else state
                 to_move = state.to_move()
@@ -475,7 +480,7 @@ class _Match:
                     action = engine.sample_chance(state, self.chance)
                     state.apply({CHANCE: action})
                     over = state.is_over()
-                    encoded = encode(action)
+                    encoded = canonical_json(action)
                     chain = chance_chain_next(chain, index, encoded)
                     digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
                     if writer is not None:
@@ -492,13 +497,12 @@ class _Match:
                 actions = encoded_actions(moves)  # once, for the chain and the line
                 chain = chain_next(chain, "decision", index, moves, actions)
                 digest = engine.state_hash(state) if is_checkpoint(index, over) else ""
-                step = Step(index, "decision", moves, digest, chain)
                 if writer is not None:
-                    writer.step_line(step.line(actions))
+                    writer.step_line(step_text(index, "decision", moves, actions, chain, digest))
                 if spec.on_step is not None:
-                    spec.on_step(step, before, state)
+                    spec.on_step(Step(index, "decision", moves, digest, chain), before, state)
                 index += 1
-            flushing.cancel_scope.cancel()
+            beside.cancel_scope.cancel()
         steps_s = time.perf_counter() - steps_started
         game_result = state.result()
         outcomes = [s.outcome for s in self.seats]
@@ -537,12 +541,13 @@ class _Match:
         async def finish(seat: _Seat) -> None:
             if seat.out:
                 return
+            end = Finish(list(result.scores), list(result.places), seat.index)
             try:
-                with trio.move_on_after(FINISH_TIMEOUT_S + GRACE_S):
-                    await seat.player.finish(
-                        Finish(list(result.scores), list(result.places), seat.index),
-                        FINISH_TIMEOUT_S,
-                    )
+                if isinstance(seat.player, InProcessPlayer):  # no scope, as in start_seat
+                    await seat.player.finish(end, FINISH_TIMEOUT_S)
+                else:
+                    with trio.move_on_after(FINISH_TIMEOUT_S + GRACE_S):
+                        await seat.player.finish(end, FINISH_TIMEOUT_S)
             except BotFailure as f:
                 seat.log.info("finish_failed", detail=f.detail)
 
@@ -610,26 +615,6 @@ def game_start(header: Header, seat: int) -> GameStart:
         seed=bot_seed(header.seed, seat),
         match_id=header.match_id,
     )
-
-
-async def watch_cpu(
-    player: Player, cpu0: float, budget_s: float, scope: trio.CancelScope
-) -> None:
-    """Cancel a call as soon as the bot's CPU time since ``cpu0`` passes ``budget_s``.
-
-    Under its cgroup's quota a bot uses at most one CPU-second per second, so sleeping
-    for the budget left never sleeps past the moment it runs out (and the first look
-    can wait for the whole budget: most calls end before it)."""
-    left = budget_s
-    while True:
-        await trio.sleep(max(left, MIN_POLL_S))
-        now = player.cpu_seconds()
-        if now is None:
-            return
-        left = budget_s - (now - cpu0)
-        if left < 0:
-            scope.cancel()
-            return
 
 
 async def flush_while_waiting(writer: ReplayWriter) -> None:

@@ -49,9 +49,6 @@ CHECKPOINT_EVERY = 64
 #: written at once.
 FLUSH_INTERVAL_S = 0.5
 
-#: engine.canonical_json with its encoder built once (json.dumps builds one per call).
-_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
-
 StepKind = Literal["decision", "chance"]
 #: How a seat's bot ran: its own process in the bubblewrap sandbox, its own process
 #: without it (``niwa play --no-sandbox``), or a built-in inside the referee's process.
@@ -145,18 +142,22 @@ class Move:
         """``canonical_json(self.to_json())``, spelled directly (keys in order);
         ``action``: the action already in canonical JSON, if the caller has it."""
         if action is None:
-            action = _canonical(self.action)
+            action = canonical_json(self.action)
         if self.seat == CHANCE:
             return f'{{"action":{action},"seat":{self.seat}}}'
-        parts = [f'{{"action":{action},"clock_ms":{_number(self.clock_ms)}',
-                 f'"cpu_ms":{_number(self.cpu_ms, 3)}']
-        for key in ("debug", "detail", "note"):
-            text = getattr(self, key)
-            if text:
-                parts.append(f'"{key}":{_canonical(text)}')
-        parts.append(f'"seat":{self.seat},"status":{_word(self.status)}')
-        parts.append(f'"wall_ms":{_number(self.wall_ms, 3)}}}')
-        return ",".join(parts)
+        texts = ""  # the optional keys, between cpu_ms and seat in key order
+        if self.debug or self.detail or self.note:
+            texts = "".join(
+                f'"{key}":{canonical_json(text)},'
+                for key, text in (("debug", self.debug), ("detail", self.detail),
+                                  ("note", self.note))
+                if text
+            )
+        return (
+            f'{{"action":{action},"clock_ms":{_number(self.clock_ms)},'
+            f'"cpu_ms":{_number(self.cpu_ms, 3)},{texts}"seat":{self.seat},'
+            f'"status":{_word(self.status)},"wall_ms":{_number(self.wall_ms, 3)}}}'
+        )
 
 
 #: Words JSON spells as themselves in quotes: the statuses and step kinds a replay holds.
@@ -166,7 +167,7 @@ _PLAIN_WORDS = MOVE_STATUSES | {"decision", "chance"}
 def _word(text: str) -> str:
     """``text`` in canonical JSON; a status or step kind without the encoder, which
     would add only the quotes."""
-    return f'"{text}"' if text in _PLAIN_WORDS else _canonical(text)
+    return f'"{text}"' if text in _PLAIN_WORDS else canonical_json(text)
 
 
 def _number(value: float | None, digits: int | None = None) -> str:
@@ -181,7 +182,7 @@ def _number(value: float | None, digits: int | None = None) -> str:
         return repr(value)
     if type(value) is float and math.isfinite(value):
         return repr(value)
-    return _canonical(value)
+    return canonical_json(value)
 
 
 @dataclass(frozen=True)
@@ -209,11 +210,7 @@ class Step:
             actions = encoded_actions(self.moves)
         if self.kind == "chance" and self.chain and [m.seat for m in self.moves] == [CHANCE]:
             return chance_line(self.index, actions[0], self.chain, self.hash)
-        chain = f'"chain":"{self.chain}",' if self.chain else ""
-        digest = f'"hash":"{self.hash}",' if self.hash else ""
-        moves = ",".join(m.line(a) for m, a in zip(self.moves, actions, strict=True))
-        return (f'{{{chain}{digest}"index":{self.index},"kind":{_word(self.kind)},'
-                f'"moves":[{moves}]}}')
+        return step_text(self.index, self.kind, self.moves, actions, self.chain, self.hash)
 
     def to_json(self) -> dict[str, JSON]:
         d: dict[str, JSON] = {
@@ -257,14 +254,14 @@ def chain_start(header: Header) -> str:
 
 
 def encode(value: JSON) -> str:
-    """``engine.canonical_json``, faster (its encoder is built once)."""
-    return _canonical(value)
+    """``engine.canonical_json``, by this module's older name for it."""
+    return canonical_json(value)
 
 
 def encoded_actions(moves: list[Move]) -> list[str]:
     """Each move's action in canonical JSON: computed once per step, for both the chain
     and the step's line."""
-    return [_canonical(m.action) for m in moves]
+    return [canonical_json(m.action) for m in moves]
 
 
 def chain_next(
@@ -297,6 +294,17 @@ def chance_line(index: int, encoded_action: str, chain: str, digest: str) -> str
         f'{{"chain":"{chain}",{hashed}"index":{index},"kind":"chance",'
         f'"moves":[{{"action":{encoded_action},"seat":{CHANCE}}}]}}'
     )
+
+
+def step_text(
+    index: int, kind: str, moves: list[Move], actions: list[str], chain: str, digest: str
+) -> str:
+    """:meth:`Step.line` from the step's parts (the match loop writes a decision without
+    making a Step), ``actions`` being the moves' actions in canonical JSON."""
+    chained = f'"chain":"{chain}",' if chain else ""
+    hashed = f'"hash":"{digest}",' if digest else ""
+    spelled = ",".join([m.line(a) for m, a in zip(moves, actions, strict=True)])
+    return f'{{{chained}{hashed}"index":{index},"kind":{_word(kind)},"moves":[{spelled}]}}'
 
 
 def is_checkpoint(index: int, last: bool) -> bool:
@@ -372,7 +380,7 @@ class ReplayWriter:
         self._flushed_at = time.monotonic()
 
     def _line(self, obj: dict[str, JSON]) -> None:
-        self._pending.append(_canonical(obj) + "\n")
+        self._pending.append(canonical_json(obj) + "\n")
 
     def flush(self) -> None:
         """Write every pending line now."""

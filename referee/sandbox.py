@@ -54,9 +54,10 @@ RUN_DIR = "/run/niwa"
 SOCKET_NAME = "bot.sock"
 #: Where a root sandbox's private tmpfs is mounted, inside its own mount namespace only.
 MOUNT_POINT = uids.STATE_DIR / "mnt"
-#: Packages a Python bot may import from niwa: the SDK, the engine and the wire contract
-#: (never the CLI, `niwa`, which nothing below it imports: tests/test_layers.py).
-NIWA_PACKAGES = ("bots", "engine", "niwa_proto")
+#: Packages a Python bot may import from niwa: the SDK, the engine, the wire contract and
+#: `niwa` (for its RL adapters, e.g. examples/openspiel-bot; read-only code like the rest,
+#: and the referee itself still never imports it: tests/test_layers.py).
+NIWA_PACKAGES = ("bots", "engine", "niwa_proto", "niwa")
 #: Inodes the tmpfs itself uses besides the bot's files (its root, tmp, run, bot, empty).
 _OWN_INODES = 5
 #: Size of /run/niwa without root (bwrap's tmpfs; as root it shares the one tmpfs).
@@ -64,6 +65,9 @@ _RUN_MIB = 1
 _TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: Host files a runtime may want; none of them is secret.
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
+#: Debian's JDKs keep their configuration (java.security, jvm.cfg) in /etc/java-N-openjdk,
+#: linked from /usr/lib/jvm: without it the JVM cannot start its security or logging.
+_ETC_GLOBS = ("java-*-openjdk",)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -138,6 +142,12 @@ def runtime_paths() -> list[Path]:
     return sorted(p.resolve() for p in paths if not _under(p.resolve(), Path("/usr")))
 
 
+def etc_entries() -> list[str]:
+    """The names under /etc a sandbox shows (read-only), those present or not."""
+    found = sorted(p.name for pattern in _ETC_GLOBS for p in Path("/etc").glob(pattern))
+    return [*_ETC_FILES, *found]
+
+
 def _under(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
@@ -163,7 +173,7 @@ def bwrap_args(box: Sandbox, limits: Limits) -> list[str]:
         elif host.is_dir():
             args += ["--ro-bind", str(host), str(host)]
     made: set[str] = {"/", "/usr", "/tmp", "/dev", "/proc"}
-    for etc in _ETC_FILES:
+    for etc in etc_entries():
         if Path("/etc", etc).exists():
             args += [*_parents(f"/etc/{etc}", made), "--ro-bind", f"/etc/{etc}", f"/etc/{etc}"]
     args += ["--dev", "/dev", "--proc", "/proc"]

@@ -104,12 +104,47 @@ def test_the_wire_package_imports_nothing_of_niwa() -> None:
 
 
 def test_a_sandboxed_bot_finds_what_the_sdk_imports_among_the_mounted_packages() -> None:
-    assert "niwa" not in NIWA_PACKAGES
+    """The SDK, engine and wire code, and of ``niwa`` what a bot may use (its package
+    file and the RL adapters, mounted for bots like examples/openspiel-bot), import
+    nothing of niwa's the sandbox leaves out."""
+    usable = [p for p in modules(*NIWA_PACKAGES)
+              if p.parent != ROOT / "niwa" or p.name == "__init__.py"]  # fmt: skip
+    usable = [p for p in usable if "commands" not in p.parts and "series" not in p.parts]
+    assert any(p.parent.name == "adapters" for p in usable)
 
     def not_mounted(_: Path, module: str) -> bool:
         return top(module) in FIRST_PARTY and top(module) not in NIWA_PACKAGES
 
-    assert offenders(modules(*NIWA_PACKAGES), not_mounted) == []
+    assert offenders(usable, not_mounted) == []
+
+
+#: The RL adapters (``niwa/adapters``, the optional extra ``niwa[rl]``): of niwa they use
+#: the engine and the bots only (a game and what plays it), and they alone import the RL
+#: frameworks, so nothing else needs the extra installed (numpy is not one: the ladder's
+#: fit uses it too, and it is a dependency of niwa itself).
+ADAPTERS = "niwa/adapters"
+ADAPTERS_MAY_IMPORT = frozenset({"engine", "bots"})
+RL_PACKAGES = frozenset({"pettingzoo", "gymnasium", "pyspiel", "open_spiel"})
+
+
+def test_the_adapters_import_only_the_engine_and_the_bots_of_niwa() -> None:
+    paths = sorted((ROOT / ADAPTERS).rglob("*.py"))
+    assert paths, "no adapter modules found"
+
+    def outside(_: Path, module: str) -> bool:
+        if module == "niwa.adapters" or module.startswith("niwa.adapters."):
+            return False
+        return top(module) in FIRST_PARTY and top(module) not in ADAPTERS_MAY_IMPORT
+
+    assert offenders(paths, outside) == []
+
+
+def test_only_the_adapters_import_the_rl_frameworks() -> None:
+    def outside(path: Path, module: str) -> bool:
+        inside = path.relative_to(ROOT).as_posix().startswith(f"{ADAPTERS}/")
+        return top(module) in RL_PACKAGES and not inside
+
+    assert offenders(modules(*LOWER, WEB, "niwa"), outside) == []
 
 
 #: Imports that stay inside a function, and why: each loads something optional or slow
@@ -120,6 +155,7 @@ DEFERRED = frozenset({
     ("ladder/db.py", "psycopg"),  # the optional PostgreSQL driver
     ("ladder/executors.py", "ladder.ray_executor"),  # Ray, optional (niwa[ray])
     ("niwa/commands/bench_ladder.py", "niwa.commands.bench_ladder_ray"),  # the same
+    ("ladder/kept_fit.py", "ladder"),  # ladder.mle's numpy only where a board is fitted
     ("engine/testing/suite.py", "pytest"),  # the engine itself never needs pytest
 })  # fmt: skip
 

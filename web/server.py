@@ -20,6 +20,7 @@ from hypercorn.trio import serve
 from starlette.applications import Starlette
 
 from ladder.db import Database, DatabaseError, is_postgres_url, redact, sqlite_path
+from ladder.reads import Reads
 from ladder.schema import LATEST, current_version
 from ladder.store import Store
 from web.app import create_app
@@ -77,6 +78,11 @@ def start(store: Store, listen: str, stop: threading.Event,
           games: Iterable[str] | None = None) -> tuple[str, threading.Thread]:  # fmt: skip
     """Serve the pages over ``store`` in a thread; return the address once listening
     (or raise what kept it from listening) and the thread, which ends after ``stop``."""
+    games = None if games is None else list(games)
+    # The first leaderboard read in a process fits every game's ratings from all its
+    # matches (seconds at 1,000 bots); done here, before listening, the first visitor
+    # gets the kept fit, which later reads bring up to date match by match.
+    Reads(store, games).leaderboards()
     app = create_app(store, games)
     ready: queue.Queue[list[str] | BaseException] = queue.Queue()
 

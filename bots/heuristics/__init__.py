@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
 
 from bots.search import Evaluation
 
@@ -30,17 +31,52 @@ def for_game(name: str) -> Evaluation | None:
     return fn
 
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Memo(Generic[K, V]):
+    """Parts of an evaluation that repeat across one search (the seats that did not
+    move, the sibling positions a node's seeding values), kept by a key of what they
+    depend on. Bounded: emptied when full, so a long match does not grow it."""
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self.limit = limit
+        self.table: dict[K, V] = {}
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        value = self.table.get(key)
+        if value is None:
+            if len(self.table) >= self.limit:
+                self.table.clear()
+            value = self.table[key] = make()
+        return value
+
+
 def relative_values(strength: Sequence[float], scale: float) -> list[float]:
     """Turn per-seat strengths into [0, 1] values: the mean chance, by a logistic of the
     difference, of being ahead of each other seat (0.5 each when level). One seat alone
-    is valued by a logistic of its strength against ``scale``."""
+    is valued by a logistic of its strength against ``scale``.
+
+    The logistic of a difference is ``e_a / (e_a + e_b)`` with ``e = exp(strength /
+    scale)``: one exponential per seat instead of one per pair (taken from the
+    strongest seat down, and floored, so none overflows or vanishes)."""
     n = len(strength)
     if n == 1:
         return [1 / (1 + math.exp(-strength[0] / scale))]
+    if n == 2:
+        first = 1 / (1 + math.exp((strength[1] - strength[0]) / scale))
+        return [first, 1 - first]
+    top = max(strength)
+    weights = [math.exp(max((s - top) / scale, _FLOOR)) for s in strength]
     out = []
-    for s in range(n):
-        total = sum(
-            1 / (1 + math.exp(-(strength[s] - strength[o]) / scale)) for o in range(n) if o != s
-        )
+    for a in weights:  # plain loops: cheaper than generator sums at these sizes
+        total = -0.5  # the seat against itself (a / 2a), taken back out
+        for b in weights:
+            total += a / (a + b)
         out.append(total / (n - 1))
     return out
+
+
+#: Exponents below this are raised to it: exp(-700) is still a normal float.
+_FLOOR = -700.0

@@ -26,12 +26,16 @@ SCALE = 12.0
 def evaluate(state: State) -> list[float]:
     assert isinstance(state, BlossomState)
     downs = [sum(d) for d in state.downs]
+    # A kind's value is the same for every seat: worked out once, for the kinds up.
+    values: list[int | None] = [None] * len(state.garden)
     strength = []
     for s in range(state.n):
         best = 0
         for k, count in enumerate(state.ups[s]):
             if count:
-                value = flower_value(k, state.ups, downs, state.garden)
+                value = values[k]
+                if value is None:
+                    value = values[k] = flower_value(k, state.ups, downs, state.garden)
                 best = max(best, arrange_points(value, 1 if k == 0 else count))
         material = CARD_WEIGHT * (downs[s] + sum(state.hands[s]))
         strength.append(state.scores[s] + POTENTIAL_WEIGHT * best + material)

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from bots.heuristics import relative_values
+from bots.heuristics import Memo, relative_values
 from engine import State
 from engine.rulesets.bonsai.rules import ANY, CARD_KINDS, FLOWER, FRUIT, GOALS, LEAF, WOOD, deck_for
+from engine.rulesets.bonsai.scoring import breakdown
 from engine.rulesets.bonsai.seat import Seat
 from engine.rulesets.bonsai.state import PLACING_PHASES, BonsaiState
 from engine.rulesets.bonsai.tree import count, flowers_one_side, largest_leaf_group, legal_cells
@@ -48,25 +49,42 @@ SCALE = 12.0
 
 def evaluate(state: State) -> list[float]:
     assert isinstance(state, BonsaiState)
-    totals = [s["total"] for s in state.scores()]
     if state.phase == "over":
-        return relative_values([float(t) for t in totals], SCALE)
+        return relative_values([float(s["total"]) for s in state.scores()], SCALE)
     left = state.deck_size() / _deck_total(state.players)
+    goals = tuple(state.goals_open)
     strength = []
     for i, seat in enumerate(state.seats):
-        value = totals[i] + WOOD_ON_TREE * count(seat.tree, WOOD)
-        value += _supply_value(seat)
-        for card in seat.cards:
-            kind = CARD_KINDS[card].type
-            if kind == "growth":
-                value += GROWTH_VALUE * left
-            elif kind == "tool":
-                value += TOOL_VALUE * left
-        value += GOAL_PROGRESS_WEIGHT * _goal_progress(state, seat)
+        key = (
+            tuple(tuple(tree.items()) for tree in seat.trees), seat.active, tuple(seat.flips),
+            tuple(seat.supply), tuple(seat.cards), tuple(seat.claimed),
+            tuple(seat.renounced), goals, left,
+        )
+        value = _SEATS.get(key, lambda: _seat_value(state, seat, left))  # noqa: B023
         if i == state.current:
             value += _turn_potential(state, seat)
         strength.append(value)
     return relative_values(strength, SCALE)
+
+
+#: A seat's value apart from its turn, by everything it depends on: in a search most
+#: seats have not moved since the position last evaluated.
+_SEATS: Memo[tuple[object, ...], float] = Memo()
+
+
+def _seat_value(state: BonsaiState, seat: Seat, left: float) -> float:
+    """Points now, wood on the tree, the supply, cards by the deck left, goal progress."""
+    value = breakdown(seat.trees, seat.cards, seat.claimed)["total"] + WOOD_ON_TREE * count(
+        seat.tree, WOOD
+    )
+    value += _supply_value(seat)
+    for card in seat.cards:
+        kind = CARD_KINDS[card].type
+        if kind == "growth":
+            value += GROWTH_VALUE * left
+        elif kind == "tool":
+            value += TOOL_VALUE * left
+    return value + GOAL_PROGRESS_WEIGHT * _goal_progress(state, seat)
 
 
 @cache

@@ -17,8 +17,9 @@ with a logistic of scale 10 points (one first-place majority).
 
 from __future__ import annotations
 
-from bots.heuristics import relative_values
+from bots.heuristics import Memo, relative_values
 from engine import State
+from engine.rulesets.miyabi.rules import Rules
 from engine.rulesets.miyabi.scoring import end_scoring, placement_points
 from engine.rulesets.miyabi.state import PLACE, MiyabiState
 
@@ -34,16 +35,31 @@ def evaluate(state: State) -> list[float]:
     rules = state.rules
     progress = (state.round - 1) / max(rules.rounds - 1, 1)
     weight = EARLY_MAJORITY_WEIGHT + (1 - EARLY_MAJORITY_WEIGHT) * progress
-    majorities = end_scoring(rules, state.gardens)
+    majorities = _end_points(rules, state)
     tiles_left = sum(state.display)
     strength = []
     for seat, g in enumerate(state.gardens):
-        value = g.score + weight * sum(majorities[seat].values())
+        value = g.score + weight * majorities[seat]
         if state.phase == PLACE and seat == state.current:
-            layer = max((p.layer for p in g.placements(rules, state.chosen)), default=0)
+            # open_spots are placements as tuples; index 3 is the layer
+            layer = max((spot[3] for spot in g.open_spots(rules, state.chosen)), default=0)
             value += placement_points(state.chosen, layer)
         if not g.passed:
             open_fields = sum(1 for lit in g.lanterns if not lit)
             value += OPEN_TURN_POINTS * min(open_fields, tiles_left / state.players)
         strength.append(value)
     return relative_values(strength, SCALE)
+
+
+#: The end-game points as they stand, per rules and gardens. A garden is its tiles in
+#: the order placed; the rules object is kept in the value, so its id is not reused.
+_END_POINTS: Memo[tuple[object, ...], tuple[Rules, list[int]]] = Memo()
+
+
+def _end_points(rules: Rules, state: MiyabiState) -> list[int]:
+    """Each seat's end-game majorities (and variant) points if the game ended now: the
+    same gardens come back at every sibling of a take and in many iterations."""
+    key: tuple[object, ...] = (id(rules), *(tuple(g.tiles) for g in state.gardens))
+    return _END_POINTS.get(key, lambda: (rules, [
+        sum(points.values()) for points in end_scoring(rules, state.gardens)
+    ]))[1]

@@ -118,6 +118,9 @@ def check_round_trip_every_step(
         text = json.dumps(snap)
         back = game.from_json(json.loads(text))
         assert back.to_json() == snap, f"step {step}: to_json/from_json does not round-trip"
+        assert state.snapshot_text() == engine.canonical_json(snap), (
+            f"step {step}: snapshot_text() is not the canonical JSON of to_json()"
+        )
         assert back.to_move() == state.to_move(), f"step {step}: to_move differs after round trip"
         assert _views(back, players) == _views(state, players), f"step {step}: views differ"
         for seat in state.to_move():

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from niwa.cli import register_modules
+from niwa.cli import UsageError, register_modules
 
 TARGETS = ("engine", "referee", "ladder", "strength", "search", "web")
 
@@ -48,3 +51,35 @@ def write_json(args: argparse.Namespace, document: dict[str, Any]) -> None:
         sys.stdout.flush()
     else:
         Path(target).write_text(text, encoding="utf-8")
+
+
+def run_child(argv: list[str], first: str | None) -> dict[str, Any]:
+    """``python -m niwa ARGV`` (a bench writing ``--json -``) in a fresh process; its JSON
+    document. Packages in the folder ``first``, if given, are imported ahead of this
+    checkout's (a baseline's, measured by this harness)."""
+    env = dict(os.environ)
+    # This checkout's packages, named explicitly: the child runs in an empty folder, since
+    # `python -m` puts the working folder first on sys.path, and a checkout there would
+    # shadow the baseline's packages (both sides would then measure the same code).
+    here = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [first, here, env.get("PYTHONPATH")]))
+    with tempfile.TemporaryDirectory(prefix="niwa-bench-run-") as empty:
+        done = subprocess.run([sys.executable, "-m", "niwa", *argv], env=env,
+                              capture_output=True, text=True, check=False, cwd=empty)
+    if done.returncode != 0:
+        raise UsageError(f"a measuring process failed ({done.returncode}): "
+                         f"{done.stderr.strip().splitlines()[-1:]}")
+    document: dict[str, Any] = json.loads(done.stdout)
+    return document
+
+
+def baseline_packages(checkout: Path, packages: list[str], into: Path) -> str:
+    """Links ``packages`` of another checkout into the folder ``into`` (for
+    :func:`run_child`), after checking it has them."""
+    base = checkout.resolve()
+    for name in packages:
+        if not (base / name / "__init__.py").is_file():
+            raise UsageError(f"--baseline {checkout} has no {name}/ package; give a checkout "
+                             "of niwa, e.g. one made by `git worktree add DIR COMMIT`")
+        (into / name).symlink_to(base / name)
+    return str(into)

@@ -7,12 +7,9 @@ is warmed up before it is timed (the first second ran at about half speed)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -22,7 +19,14 @@ from typing import Any, Final, TextIO
 import engine
 from engine import CHANCE, State
 from niwa.cli import UsageError
-from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.commands import bench_engine_snapshots
+from niwa.commands.bench import (
+    add_json_option,
+    baseline_packages,
+    run_child,
+    text_out,
+    write_json,
+)
 
 #: What ``--clock`` may count seconds with.
 CLOCKS: Final = {"wall": time.perf_counter, "cpu": time.process_time}
@@ -57,6 +61,16 @@ def register(sub: Any) -> None:
                    help="also measure the engine/ package of another checkout (e.g. a git "
                    "worktree of the base commit), run by run alternating with this one, each "
                    "run in a fresh process, and print the ratio this / baseline per case")
+    p.add_argument("--snapshots", action="store_true",
+                   help="instead of playouts, time state.to_json(), state.observe(0) and "
+                   "engine.state_hash per call early and late in one random game: on the "
+                   "state after 10 applies and the last one before the end ('same state'), "
+                   "and once after every apply as the game is played ('in play': calls "
+                   "11-60 and the last 50); print the growth late / early and the "
+                   "snapshot's size in canonical JSON. --runs repeats the same game "
+                   "(--seed); medians are printed")
+    p.add_argument("--calls", type=int, default=500,
+                   help="with --snapshots: timed calls of each per state (default 500)")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -106,27 +120,22 @@ def measure(name: str, players: int, seconds: float, seed: int, clock: str = "wa
 
 def _child_run(name: str, players: int, args: argparse.Namespace, seed: int,
                pythonpath: str | None) -> Rate:
-    """One run in a fresh process (its own warm-up), importing ``engine`` from
-    ``pythonpath`` first if given: the same harness measures both checkouts."""
-    argv = [sys.executable, "-m", "niwa", "bench", "engine", name, "--players", str(players),
+    """One playout run in a fresh process (its own warm-up)."""
+    [row] = _child_rows(name, players, args, seed, pythonpath)
+    return Rate(row["games_per_s"], row["player_decisions_per_s"], row["chance_applies_per_s"])
+
+
+def _child_rows(name: str, players: int, args: argparse.Namespace, seed: int,
+                pythonpath: str | None) -> list[dict[str, Any]]:
+    """One run of this case in a fresh process, its JSON rows; ``engine`` is imported
+    from ``pythonpath`` first if given: the same harness measures both checkouts."""
+    argv = ["bench", "engine", name, "--players", str(players),
             "--runs", "1", "--seconds", str(args.seconds), "--warmup", str(args.warmup),
             "--seed", str(seed), "--clock", args.clock, "--json", "-"]
-    env = dict(os.environ)
-    # This checkout's packages, named explicitly: the child runs in an empty folder, since
-    # `python -m` puts the working folder first on sys.path, and a checkout there would
-    # shadow the baseline's engine (both sides would then measure the same code).
-    here = str(Path(engine.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [pythonpath, here, env.get("PYTHONPATH")])
-    )
-    with tempfile.TemporaryDirectory(prefix="niwa-bench-run-") as empty:
-        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False,
-                              cwd=empty)
-    if done.returncode != 0:
-        raise UsageError(f"a measuring process failed ({done.returncode}): "
-                         f"{done.stderr.strip().splitlines()[-1:]}")
-    [row] = json.loads(done.stdout)["rows"]
-    return Rate(row["games_per_s"], row["player_decisions_per_s"], row["chance_applies_per_s"])
+    if args.snapshots:
+        argv += ["--snapshots", "--calls", str(args.calls)]
+    rows: list[dict[str, Any]] = run_child(argv, pythonpath)["rows"]
+    return rows
 
 
 def _median(runs: list[Rate]) -> Rate:
@@ -138,22 +147,19 @@ def _median(runs: list[Rate]) -> Rate:
 def run_against(args: argparse.Namespace, names: list[str], out: TextIO) -> list[dict[str, Any]]:
     """Every case measured here and in ``--baseline``, alternating run by run (the order
     flips each run, so a change of load falls on both); ratios of paired runs."""
-    base = args.baseline.resolve()
-    if not (base / "engine" / "__init__.py").is_file():
-        raise UsageError(f"--baseline {args.baseline} has no engine/ package; give a checkout "
-                         "of niwa, e.g. one made by `git worktree add DIR COMMIT`")
     print(f"{'game':<10} {'players':>7} {'base dec/s':>11} {'this dec/s':>11} {'ratio':>6} "
           f"{'min-max':>11} {'base app/s':>11} {'this app/s':>11} {'ratio':>6}  goal (this)",
           file=out)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
-        (Path(tmp) / "engine").symlink_to(base / "engine")  # that engine, this harness
+        # that engine, this harness
+        checked = baseline_packages(args.baseline, ["engine"], Path(tmp))
         for name, players in _cases(args, names):
             here: list[Rate] = []
             there: list[Rate] = []
             for r in range(args.runs):
                 seed = args.seed + r
-                order = [(here, None), (there, tmp)]
+                order = [(here, None), (there, checked)]
                 for into, path in order if r % 2 == 0 else order[::-1]:
                     into.append(_child_run(name, players, args, seed, path))
             ratios = [a.decisions / b.decisions for a, b in zip(here, there, strict=True)]
@@ -221,23 +227,85 @@ def measure_cases(args: argparse.Namespace, names: list[str], out: TextIO) -> li
     return rows
 
 
+def _snapshot_medians(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per timed call, the first run's row with the medians of every run's µs."""
+    rows = []
+    for i, first in enumerate(runs[0]):
+        row = dict(first)
+        for key in ("early_us", "late_us"):
+            row[key] = statistics.median(run[i][key] for run in runs)
+        row["growth"] = row["late_us"] / row["early_us"]
+        rows.append(row)
+    return rows
+
+
+def snapshot_cases(args: argparse.Namespace, names: list[str],
+                   out: TextIO) -> list[dict[str, Any]]:
+    """``--snapshots``: per case and timed call, early and late µs per call and the
+    growth, here only or beside ``--baseline`` (runs alternating in fresh processes)."""
+    base = args.baseline
+    side = "" if base is None else "this "
+    print(f"{'game':<10} {'players':>7} {'call':<8} {'way':<10} "
+          + ("" if base is None else f"{'base early':>10} {'base late':>9} {'growth':>6}  ")
+          + f"{side + 'early':>10} {side + 'late':>9} {'growth':>6}  µs per call; "
+          "snapshot bytes early -> late", file=out)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
+        if base is not None:
+            baseline_packages(base, ["engine"], Path(tmp))  # that engine, this harness
+        for name, players in _cases(args, names):
+            here: list[list[dict[str, Any]]] = []
+            there: list[list[dict[str, Any]]] = []
+            for r in range(args.runs):
+                if base is None:
+                    here.append(bench_engine_snapshots.measure(
+                        name, players, args.seed, args.calls, CLOCKS[args.clock]))
+                    continue
+                order = [(here, None), (there, tmp)]
+                for into, path in order if r % 2 == 0 else order[::-1]:
+                    into.append(_child_rows(name, players, args, args.seed, path))
+            now = _snapshot_medians(here)
+            was = _snapshot_medians(there) if there else [{} for _ in now]
+            for row, old in zip(now, was, strict=True):
+                then = "" if not old else (f"{old['early_us']:>10.1f} {old['late_us']:>9.1f} "
+                                           f"{old['growth']:>6.2f}  ")
+                print(f"{name:<10} {players:>7} {row['what']:<8} {row['way']:<10} "
+                      f"{then}{row['early_us']:>10.1f} "
+                      f"{row['late_us']:>9.1f} {row['growth']:>6.2f}  "
+                      f"{row['early_bytes']} -> {row['late_bytes']}", file=out, flush=True)
+                if old:
+                    row |= {f"baseline_{k}": old[k] for k in
+                            ("early_us", "late_us", "growth", "late_bytes", "late_hash")}
+                rows.append(row)
+    return rows
+
+
 def run(args: argparse.Namespace) -> int:
     names = engine.games()
     if args.game is not None:
         if args.game not in names:
             raise UsageError(f"unknown game {args.game!r}; registered games: {', '.join(names)}")
         names = [args.game]
-    if args.runs < 1 or args.seconds <= 0 or args.warmup < 0:
-        raise UsageError("--runs must be at least 1, --seconds above 0 and --warmup 0 or more")
+    if args.runs < 1 or args.seconds <= 0 or args.warmup < 0 or args.calls < 1:
+        raise UsageError("--runs and --calls must be at least 1, --seconds above 0 and "
+                         "--warmup 0 or more")
     out = text_out(args)
     load_start = os.getloadavg()[0]
-    print(f"load average {load_start:.2f} on {os.cpu_count()} CPUs; {args.clock} clock; goals: "
-          f">= {GOAL_DECISIONS_PER_S:,} player decisions/s, >= {GOAL_APPLIES_PER_S:,} "
-          "applies/s (decisions + chance)", file=out)
-    rows = run_against(args, names, out) if args.baseline else measure_cases(args, names, out)
+    goals = (f"{args.calls} timed calls per state" if args.snapshots else
+             f"goals: >= {GOAL_DECISIONS_PER_S:,} player decisions/s, >= "
+             f"{GOAL_APPLIES_PER_S:,} applies/s (decisions + chance)")
+    print(f"load average {load_start:.2f} on {os.cpu_count()} CPUs; {args.clock} clock; {goals}",
+          file=out)
+    if args.snapshots:
+        rows = snapshot_cases(args, names, out)
+    elif args.baseline:
+        rows = run_against(args, names, out)
+    else:
+        rows = measure_cases(args, names, out)
     load_end = os.getloadavg()[0]
     print(f"load average at the end: {load_end:.2f}", file=out)
-    write_json(args, {"benchmark": "engine", "runs": args.runs, "seconds": args.seconds,
+    write_json(args, {"benchmark": "engine snapshots" if args.snapshots else "engine",
+                      "runs": args.runs, "seconds": args.seconds, "calls": args.calls,
                       "warmup": args.warmup, "seed": args.seed, "clock": args.clock,
                       "goal_player_decisions_per_s": GOAL_DECISIONS_PER_S,
                       "goal_applies_per_s": GOAL_APPLIES_PER_S,

@@ -21,6 +21,9 @@
 * Start-up: spawn to ``READY`` for each bot, sandboxed, and the CPU time the bot's
   cgroup used until it answered ``Start`` (sandbox set-up and interpreter start-up;
   unlike the wall time, it hardly depends on what else the machine is doing).
+* With ``--bot-matches N``, each bot directory's own decisions over N sandboxed matches
+  against builtin:random (:mod:`niwa.commands.bench_bots`); ``--bots-only`` leaves out
+  everything above but the bots' figures.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import trio
 
@@ -41,6 +44,7 @@ from bots.sdk import GameStart
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.bench_baselines import act_requests, bare_stub_ms, echo_ms
+from niwa.commands.bench_bots import bot_decisions
 from niwa.commands.bench_engine_only import bots_cpu, engine_only
 from referee import replay
 from referee.clock import TimeControl
@@ -48,6 +52,7 @@ from referee.logs import configure_cli_logging
 from referee.match import BotSpec, Limits, MatchSpec, play_match
 from referee.process_player import ProcessPlayer
 from referee.sandbox import SandboxUnavailable, bwrap
+from referee.text import printable
 
 #: Seats per in-process match (the player counts the performance goals name).
 IN_PROCESS_PLAYERS = {"blossom": 3, "bonsai": 2, "sakura": 4, "miyabi": 2}
@@ -77,6 +82,11 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="first match's seed (default 0)")
     p.add_argument("--bot", action="append", default=[], metavar="DIR_OR_BUILTIN",
                    help="bots to time start-up for (default: builtin:random and the examples)")
+    p.add_argument("--bot-matches", type=int, default=0, metavar="N",
+                   help="also time each --bot's decisions over N sandboxed matches against "
+                        "builtin:random (default 0: start-up only)")
+    p.add_argument("--bots-only", action="store_true",
+                   help="only the bots' figures: leave out the referee's overhead sections")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -218,24 +228,8 @@ async def startup_times(
     return times, cpu
 
 
-def run(args: argparse.Namespace) -> int:
-    configure_cli_logging()
-    if args.matches < 1 or args.startups < 1 or args.calls < 1:
-        raise UsageError("--matches, --startups and --calls must be at least 1")
-    if args.game not in engine.games():
-        known = ", ".join(engine.games())
-        raise UsageError(f"unknown game {args.game!r}; registered games: {known}")
-    try:
-        bwrap()
-    except SandboxUnavailable as e:
-        raise UsageError(str(e)) from None
-    out = text_out(args)
-    load_start = os.getloadavg()[0]
-    doc: dict[str, Any] = {"benchmark": "referee", "game": args.game, "players": args.players,
-                           "matches": args.matches, "cpus": os.cpu_count(),
-                           "load_average_start": load_start, "decisions": {}, "startups": []}
-    print(f"load average {load_start:.2f} on {os.cpu_count()} CPUs (the goals are for an "
-          "idle machine)", file=out)
+def overhead_sections(args: argparse.Namespace, out: TextIO, doc: dict[str, Any]) -> None:
+    """The referee's own cost in process, and per decision over gRPC against the floors."""
     print(f"\nIn process, end to end: the referee's loop minus the engine's own time "
           f"(replaying the same moves), {args.matches} matches per game", file=out)
     print(f"{'game':<10} {'players':>7} {'decisions':>9} {'CPU µs':>8} {'wall µs':>8} "
@@ -299,6 +293,55 @@ def run(args: argparse.Namespace) -> int:
     print(f"holding idle bots back (throttle, freeze) per decision (p50 difference): "
           f"{held:.3f} ms", file=out)
     doc["overhead_p50_ms"], doc["holding_back_p50_ms"] = overhead, held
+
+
+def decisions_section(
+    args: argparse.Namespace, bots: list[str], out: TextIO, doc: dict[str, Any]
+) -> None:
+    """Each bot directory's decisions, sandboxed, against builtin:random."""
+    print(f"\n{args.game}, each bot in seat 0 against {args.players - 1} builtin:random, "
+          f"{args.bot_matches} matches; per decision of the bot: asking to answer (wall) "
+          "and its own CPU time", file=out)
+    print(f"{'bot (sandboxed)':<40} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'CPU p50 ms':>10}", file=out)
+    doc["bot_decisions"] = []
+    for text in bots:
+        found = bot_decisions(BotSpec.parse(text), args.game, args.players, args.bot_matches,
+                              args.seed)
+        if not found.wall_ms:
+            raise UsageError(f"{printable(text)}: no decision of it was timed (did it go OUT?)")
+        p50, p99 = statistics.median(found.wall_ms), percentile(found.wall_ms, 0.99)
+        cpu = statistics.median(found.cpu_ms) if found.cpu_ms else None  # no CPU accounting
+        name = text if len(text) <= 40 else "..." + text[-37:]
+        shown = "-" if cpu is None else f"{cpu:.3f}"
+        print(f"{name:<40} {len(found.wall_ms):>9} {p50:>8.3f} {p99:>8.3f} {shown:>10}",
+              file=out)
+        out.flush()
+        doc["bot_decisions"].append({"bot": text, "count": len(found.wall_ms), "p50_ms": p50,
+                                     "p99_ms": p99, "cpu_p50_ms": cpu})
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_cli_logging()
+    if args.matches < 1 or args.startups < 1 or args.calls < 1 or args.bot_matches < 0:
+        raise UsageError("--matches, --startups and --calls must be at least 1, "
+                         "--bot-matches at least 0")
+    if args.game not in engine.games():
+        known = ", ".join(engine.games())
+        raise UsageError(f"unknown game {args.game!r}; registered games: {known}")
+    try:
+        bwrap()
+    except SandboxUnavailable as e:
+        raise UsageError(str(e)) from None
+    out = text_out(args)
+    load_start = os.getloadavg()[0]
+    doc: dict[str, Any] = {"benchmark": "referee", "game": args.game, "players": args.players,
+                           "matches": args.matches, "cpus": os.cpu_count(),
+                           "load_average_start": load_start, "decisions": {}, "startups": []}
+    print(f"load average {load_start:.2f} on {os.cpu_count()} CPUs (the goals are for an "
+          "idle machine)", file=out)
+    if not args.bots_only:
+        overhead_sections(args, out, doc)
     print(file=out)
     bots = args.bot or ["builtin:random", str(ROOT / "examples/python-bot"),
                         str(ROOT / "examples/js-bot")]
@@ -317,6 +360,8 @@ def run(args: argparse.Namespace) -> int:
         doc["startups"].append({"bot": text, "count": len(times),
                                 "p50_ms": statistics.median(times), "max_ms": max(times),
                                 "cpu_p50_ms": statistics.median(cpu)})
+    if args.bot_matches:
+        decisions_section(args, [b for b in bots if not b.startswith("builtin:")], out, doc)
     doc["load_average_end"] = os.getloadavg()[0]
     print(f"load average at the end: {doc['load_average_end']:.2f}", file=out)
     write_json(args, doc)

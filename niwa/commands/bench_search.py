@@ -3,9 +3,15 @@
 For each game and player count, a seeded random playout stops at a few positions (spread
 over the match, chance and forced moves skipped); at each, the search of ``builtin:mcts``
 (``bots.search.ISMCTS`` with the game's heuristic) thinks for ``--seconds`` of wall
-time, as the bot does with ``builtin:mcts?seconds=S``. The figure is iterations per
-second of that search, median over the positions, with the load average printed: wall
-time, so a busy machine lowers it.
+time, as the bot does with ``builtin:mcts?seconds=S``, or for a fixed ``--iterations``.
+The figure is iterations per second of that search (of wall time, or of this process's
+CPU time with ``--clock cpu``), median over the positions, with the load average
+printed. On a busy machine a fixed iteration count on the CPU clock is the steady one:
+a search on a wall-clock budget does fewer iterations when it gets less of a core.
+
+``--baseline CHECKOUT`` measures another checkout's search (its ``bots`` package: the
+search and the heuristics) on the same positions of this checkout's engine, run by run
+alternating with this one, each run in a fresh process, and prints the ratio.
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ import argparse
 import os
 import random
 import statistics
-import time
+import tempfile
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 import engine
 from bots import heuristics
@@ -24,7 +31,14 @@ from bots.search import ISMCTS, SearchLimits
 from engine import CHANCE, State
 from engine.testing.checks import playout
 from niwa.cli import UsageError
-from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.commands.bench import (
+    add_json_option,
+    baseline_packages,
+    run_child,
+    text_out,
+    write_json,
+)
+from niwa.commands.bench_engine import CLOCKS
 
 
 def register(sub: Any) -> None:
@@ -42,7 +56,20 @@ def register(sub: Any) -> None:
                    help="search time per position, as mcts?seconds=S (default 0.1)")
     p.add_argument("--positions", type=int, default=5,
                    help="positions searched per game and player count (default 5)")
+    p.add_argument("--iterations", type=int,
+                   help="search a fixed number of iterations per position instead of "
+                   "--seconds (steadier under load, with --clock cpu)")
+    p.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                   help="what a second of the rate is: wall time (default), or this "
+                   "process's CPU time")
     p.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
+    p.add_argument("--baseline", metavar="CHECKOUT", type=Path,
+                   help="also measure the search (bots/ package) of another checkout, e.g. "
+                   "a git worktree of the base commit, on the same positions of this "
+                   "engine, run by run alternating with this one, each run in a fresh "
+                   "process, and print the ratio this / baseline per case")
+    p.add_argument("--runs", type=int, default=3,
+                   help="with --baseline: runs of each side per case (default 3)")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -67,48 +94,111 @@ def positions(game: engine.Game, players: int, count: int, seed: int) -> list[Po
     return [seen[int(i * step)] for i in range(count)]
 
 
-def search_rate(game: engine.Game, name: str, at: Position, seconds: float, seed: int) -> float:
-    """Iterations per second of one search of ``seconds`` at one position."""
+def search_rate(game: engine.Game, name: str, at: Position, limits: SearchLimits, seed: int,
+                clock: str = "wall") -> float:
+    """Iterations per second of ``clock`` of one search at one position."""
     search = ISMCTS(game, heuristics.for_game(name), rng=random.Random(seed))
     legal = at.state.legal_actions(at.seat)
-    started = time.perf_counter()
-    search.choose(at.state.observe(at.seat), at.seat, legal, SearchLimits(seconds=seconds))
-    return search.iterations / (time.perf_counter() - started)
+    now = CLOCKS[clock]
+    started = now()
+    search.choose(at.state.observe(at.seat), at.seat, legal, limits)
+    return search.iterations / (now() - started)
+
+
+def _cases(args: argparse.Namespace) -> list[tuple[str, int]]:
+    cases = []
+    for name in args.games or engine.games():
+        if name not in engine.games():
+            raise UsageError(f"no game {name!r}; games: {', '.join(engine.games())}")
+        info = engine.load(name).info
+        for players in args.players or range(info.min_players, info.max_players + 1):
+            if not info.min_players <= players <= info.max_players:
+                raise UsageError(f"{name} is played by {info.min_players}-"
+                                 f"{info.max_players} players")
+            cases.append((name, players))
+    return cases
+
+
+def measure_cases(args: argparse.Namespace, out: TextIO) -> list[dict[str, Any]]:
+    """Every case searched in this process; median and range over the positions."""
+    print(f"{'game':<10} {'players':>7} {'positions':>9} {'iterations/s':>13} "
+          f"{'min':>9} {'max':>9}", file=out, flush=True)
+    limits = SearchLimits(iterations=args.iterations,
+                          seconds=None if args.iterations else args.seconds)
+    rows: list[dict[str, Any]] = []
+    for name, players in _cases(args):
+        game = engine.load(name)
+        found = positions(game, players, args.positions, args.seed)
+        rates = [search_rate(game, name, at, limits, args.seed + i, args.clock)
+                 for i, at in enumerate(found)]
+        if not rates:
+            continue
+        median = statistics.median(rates)
+        print(f"{name:<10} {players:>7} {len(rates):>9} {median:>13.0f} "
+              f"{min(rates):>9.0f} {max(rates):>9.0f}", file=out, flush=True)
+        rows.append({"game": name, "players": players, "positions": len(rates),
+                     "iterations_per_s": median, "min": min(rates), "max": max(rates)})
+    return rows
+
+
+def _child_rate(args: argparse.Namespace, name: str, players: int, first: str | None) -> float:
+    """One run of one case in a fresh process: the median rate over the positions."""
+    argv = ["bench", "search", name, "--players", str(players), "--positions",
+            str(args.positions), "--seconds", str(args.seconds), "--clock", args.clock,
+            "--seed", str(args.seed), "--json", "-"]
+    if args.iterations:
+        argv += ["--iterations", str(args.iterations)]
+    rows = run_child(argv, first)["rows"]
+    if not rows:
+        raise UsageError(f"{name} with {players} players has no position with a choice")
+    rate: float = rows[0]["iterations_per_s"]
+    return rate
+
+
+def run_against(args: argparse.Namespace, out: TextIO) -> list[dict[str, Any]]:
+    """Every case measured here and with ``--baseline``'s search, alternating run by run
+    (the order flips each run, so a change of load falls on both); ratios of paired runs."""
+    print(f"{'game':<10} {'players':>7} {'base it/s':>10} {'this it/s':>10} {'ratio':>6} "
+          f"{'min-max':>11}", file=out, flush=True)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
+        # that search and its heuristics, this engine and harness
+        theirs = baseline_packages(args.baseline, ["bots"], Path(tmp))
+        for name, players in _cases(args):
+            here: list[float] = []
+            there: list[float] = []
+            for r in range(args.runs):
+                order = [(here, None), (there, theirs)]
+                for into, first in order if r % 2 == 0 else order[::-1]:
+                    into.append(_child_rate(args, name, players, first))
+            ratios = [a / b for a, b in zip(here, there, strict=True)]
+            now, was, ratio = (statistics.median(here), statistics.median(there),
+                               statistics.median(ratios))
+            print(f"{name:<10} {players:>7} {was:>10.0f} {now:>10.0f} {ratio:>6.2f} "
+                  f"{min(ratios):>5.2f}-{max(ratios):<5.2f}", file=out, flush=True)
+            rows.append({"game": name, "players": players, "baseline_iterations_per_s": was,
+                         "iterations_per_s": now, "ratio_median": ratio,
+                         "ratio_min": min(ratios), "ratio_max": max(ratios)})
+    return rows
 
 
 def run(args: argparse.Namespace) -> int:
-    names = args.games or engine.games()
-    for name in names:
-        if name not in engine.games():
-            raise UsageError(f"no game {name!r}; games: {', '.join(engine.games())}")
-    if args.seconds <= 0 or args.positions < 1:
-        raise UsageError("--seconds must be above 0 and --positions at least 1")
+    if args.seconds <= 0 or args.positions < 1 or args.runs < 1:
+        raise UsageError("--seconds must be above 0, --positions and --runs at least 1")
+    if args.iterations is not None and args.iterations < 1:
+        raise UsageError("--iterations must be at least 1")
+    _cases(args)  # refuse a bad game or player count before measuring anything
     out = text_out(args)
     load = os.getloadavg()[0]
+    effort = (f"{args.iterations} iterations" if args.iterations
+              else f"{args.seconds:g} s (wall clock)")
     print(f"load average {load:.2f} on {os.cpu_count()} CPUs; builtin:mcts search, "
-          f"{args.seconds:g} s per position (wall clock)", file=out)
-    print(f"{'game':<10} {'players':>7} {'positions':>9} {'iterations/s':>13} "
-          f"{'min':>9} {'max':>9}", file=out, flush=True)
-    rows: list[dict[str, Any]] = []
-    for name in names:
-        game = engine.load(name)
-        counts = args.players or range(game.info.min_players, game.info.max_players + 1)
-        for players in counts:
-            if not game.info.min_players <= players <= game.info.max_players:
-                raise UsageError(f"{name} is played by {game.info.min_players}-"
-                                 f"{game.info.max_players} players")
-            found = positions(game, players, args.positions, args.seed)
-            rates = [search_rate(game, name, at, args.seconds, args.seed + i)
-                     for i, at in enumerate(found)]
-            if not rates:
-                continue
-            median = statistics.median(rates)
-            print(f"{name:<10} {players:>7} {len(rates):>9} {median:>13.0f} "
-                  f"{min(rates):>9.0f} {max(rates):>9.0f}", file=out, flush=True)
-            rows.append({"game": name, "players": players, "positions": len(rates),
-                         "iterations_per_s": median, "min": min(rates), "max": max(rates)})
+          f"{effort} per position, rate per {args.clock} second", file=out)
+    rows = run_against(args, out) if args.baseline else measure_cases(args, out)
     end_load = os.getloadavg()[0]
     print(f"load average at the end: {end_load:.2f}", file=out)
-    write_json(args, {"bench": "search", "seconds": args.seconds, "load_average": load,
-                      "load_average_end": end_load, "rows": rows})
+    write_json(args, {"bench": "search", "seconds": args.seconds,
+                      "iterations": args.iterations, "clock": args.clock,
+                      "baseline": None if args.baseline is None else str(args.baseline),
+                      "load_average": load, "load_average_end": end_load, "rows": rows})
     return 0

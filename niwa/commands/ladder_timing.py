@@ -8,7 +8,9 @@ of one store. It uses only store calls that both have, and prints one JSON objec
 Parts (comma-separated): ``schedule`` (the runner queues one match: bots, counts,
 pairing, seats), ``claim`` (the oldest queued match to running), ``commit`` (a
 finished match with its results and rating update), ``leaderboard`` (one game's board:
-the first read after a commit refits, the others are read again with nothing new).
+the first read in the process, after the commits, fits from nothing; then reads again
+with nothing new; then, round by round, one more rated match committed (not timed) and
+the board read after it: ``leaderboard_after_commit``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +30,39 @@ import ladder
 from ladder import logs
 from ladder.reads import Reads
 from ladder.runner import Runner, Settings
-from ladder.store import Finished, SeatResult, Store
+from ladder.store import Finished, Match, SeatResult, Store
 
 
-def timed(action: Callable[[], Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    value = action()
-    return time.perf_counter() - start, value
+class Timings:
+    """Each part's wall and CPU seconds (this process's CPU: steadier than wall time
+    when other work shares the cores), operation by operation."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, list[float]] = {}
+        self.cpu: dict[str, list[float]] = {}
+
+    def time(self, part: str, action: Callable[[], Any]) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        value = action()
+        self.wall.setdefault(part, []).append(time.perf_counter() - wall)
+        self.cpu.setdefault(part, []).append(time.process_time() - cpu)
+        return value
+
+
+def finish(store: Store, match: Match, rng: random.Random, replay: bytes | None) -> None:
+    """Commit ``match`` as finished, its seats placed in a random order; with its
+    ``replay`` where the niwa measured keeps replays in the store (as its runner does)."""
+    places = list(range(len(match.seats)))
+    rng.shuffle(places)
+    results = tuple(
+        SeatResult(seat, bot, place, float(-place), "ok")
+        for seat, (bot, place) in enumerate(zip(match.seats, places, strict=True))
+    )
+    finished = Finished(results, 40, 0.1, "0" * 64)
+    if replay is None:
+        store.finish_match(match.id, finished)
+    else:
+        store.finish_match(match.id, finished, replay)  # type: ignore[call-arg, unused-ignore]
 
 
 def synthetic_replay(rng: random.Random, decisions: int = 150) -> bytes:
@@ -51,44 +80,38 @@ def main(argv: list[str]) -> None:
     logs.configure("error")
     rng = random.Random(0)
     out: dict[str, Any] = {"code": os.path.dirname(os.path.dirname(ladder.__file__ or ""))}
-    out["open_s"], store = timed(lambda: Store.open(db, Path.cwd()))
+    timings = Timings()
+    store = timings.time("open", lambda: Store.open(db, Path.cwd()))
     # A niwa that keeps replays in the store commits one with each match, as its runner.
-    keeps = "replay" in inspect.signature(store.finish_match).parameters
-    replay = synthetic_replay(rng)
+    replay = synthetic_replay(rng) if "replay" in inspect.signature(
+        store.finish_match).parameters else None
     runner = Runner(Settings(db, games=(game,), seed=0, log_level="error"))
-    times: dict[str, list[float]] = {part: [] for part in ("schedule", "claim", "commit")}
     for _ in range(rounds):
         if "schedule" in parts:
-            times["schedule"].append(timed(lambda: runner._schedule_game(store, game))[0])
+            timings.time("schedule", lambda: runner._schedule_game(store, game))
     claimed = []
     for _ in range(rounds):
         if "claim" in parts or "commit" in parts:
-            seconds, match = timed(store.claim_next)
-            times["claim"].append(seconds)
-            claimed.append(match)
+            claimed.append(timings.time("claim", store.claim_next))
     for match in claimed:
         if "commit" in parts and match is not None:
-            places = list(range(len(match.seats)))
-            rng.shuffle(places)
-            results = tuple(
-                SeatResult(seat, bot, place, float(-place), "ok")
-                for seat, (bot, place) in enumerate(zip(match.seats, places, strict=True))
-            )
-            finished = Finished(results, 40, 0.1, "0" * 64)
-            start = time.perf_counter()
-            if keeps:
-                store.finish_match(match.id, finished, replay)  # type: ignore[call-arg, unused-ignore]
-            else:
-                store.finish_match(match.id, finished)
-            times["commit"].append(time.perf_counter() - start)
+            timings.time("commit", partial(finish, store, match, rng, replay))
     if "leaderboard" in parts:
-        board: list[float] = []
-        for _ in range(max(rounds, 2)):
-            board.append(timed(lambda: Reads(store).leaderboards(game))[0])
-        out["leaderboard_first_s"] = board[0]
-        times["leaderboard_again"] = board[1:]
+        timings.time("leaderboard_first", lambda: Reads(store).leaderboards(game))
+        for _ in range(max(rounds - 1, 1)):
+            timings.time("leaderboard_again", lambda: Reads(store).leaderboards(game))
+        for _ in range(rounds):
+            match = store.claim_next()
+            if match is None:
+                break
+            finish(store, match, rng, replay)
+            timings.time("leaderboard_after_commit", lambda: Reads(store).leaderboards(game))
     store.close()
-    out["times_s"] = {part: values for part, values in times.items() if values}
+    out["open_s"] = timings.wall.pop("open")[0]
+    if "leaderboard_first" in timings.wall:
+        out["leaderboard_first_s"] = timings.wall.pop("leaderboard_first")[0]
+    out["times_s"] = timings.wall
+    out["cpu_s"] = timings.cpu
     print(json.dumps(out))
 
 

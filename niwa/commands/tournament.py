@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 import engine
-from ladder.elo import batch_elo
+from ladder.mle import batch_elo
 from niwa.cli import UsageError
 from niwa.commands.match import add_common, series_seed
 from niwa.commands.play import warn_isolation
@@ -35,7 +35,7 @@ formats:
                sit the round out (the lowest ranked of those with fewest byes)
 
 standings: points are each game's share of the other seats a bot placed ahead of
-(1 a win, 1/2 a draw with two players); Elo is the ladder's batch fit (ladder/elo.py):
+(1 a win, 1/2 a draw with two players); Elo is the ladder's batch fit (ladder/mle.py):
 maximum-likelihood Bradley-Terry over the pairwise results, mean 1500, ± 95 %.
 
 exit codes:

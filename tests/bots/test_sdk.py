@@ -39,6 +39,16 @@ def test_an_answer_of_another_type_is_refused() -> None:
         as_reply("first")  # type: ignore[arg-type]
 
 
+def test_a_bool_answer_is_refused_though_python_counts_it_an_int() -> None:
+    with pytest.raises(TypeError, match="index or a Reply"):
+        as_reply(True)
+
+
+def test_a_large_or_negative_index_is_still_an_index() -> None:
+    assert as_reply(5000) == Reply(index=5000)
+    assert as_reply(-1) == Reply(index=-1)
+
+
 class _Explains:
     def act(self, turn: Turn) -> Reply:
         return Reply(index=1, note="second", debug=f"scores: a=0.4 b=0.6 at {turn.decision}")
@@ -164,6 +174,20 @@ def test_a_served_bot_gets_the_very_question_the_referee_built(tmp_path: Path) -
     servicer.Start(start, None)  # type: ignore[arg-type]
     servicer.Act(request, None)  # type: ignore[arg-type]
     assert bot.turns == [question]
+
+
+@pytest.mark.parametrize(
+    "legal", [[], ["a,b", "]["], [[1, [2, {"k": ",]"}]], None, 3.5, {"x": []}]]
+)
+def test_legal_actions_reach_the_bot_as_the_referee_listed_them(legal: list[object]) -> None:
+    client = BotClient("/nonexistent", 1 << 20)
+    try:
+        request = client.act_request(Question(0, 0, {}, legal, 1000, seed=1))
+    finally:
+        client.close()
+    bot = _Keeps()
+    _Servicer(bot).Act(request, None)  # type: ignore[arg-type]
+    assert bot.turns[0].legal_actions == legal
 
 
 def test_an_observation_given_as_a_function_is_built_once_when_first_read() -> None:

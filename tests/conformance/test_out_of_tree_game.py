@@ -3,14 +3,21 @@ registered: the tiny high-card game in tests/conformance/highcard/."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from engine import State
 from engine.testing import conformance_cases, conformance_tests
-from tests.conformance.highcard import GAME
+from engine.testing.checks import check_round_trip_every_step
+from tests.conformance.highcard import GAME, HighCardGame, HighCardState
 
 # the one line an outside game's test module needs
 test_highcard_conformance = conformance_tests(GAME)
@@ -79,3 +86,26 @@ def test_one_pytest_call_on_an_outside_module_fails_exactly_the_leak_checks(
     leak_ids = [i for i in want if "-no_leak-" in i or "-hidden_views_agree-" in i]
     assert sorted(failed) == sorted(leak_ids)
     assert f"{len(leak_ids)} failed, {len(want) - len(leak_ids)} passed" in out.stdout
+
+
+class _MisspelledState(HighCardState):
+    """High card whose snapshot text has JSON's default spaces: not canonical."""
+
+    def snapshot_text(self) -> str:
+        return json.dumps(self.to_json(), sort_keys=True)
+
+    def clone(self) -> _MisspelledState:
+        return _MisspelledState(self.to_json())
+
+
+class _MisspelledGame(HighCardGame):
+    def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> State:
+        return _MisspelledState(super().new_game(players, options).to_json())
+
+    def from_json(self, data: Mapping[str, Any]) -> State:
+        return _MisspelledState(data)
+
+
+def test_the_round_trip_check_refuses_a_snapshot_text_that_is_not_canonical() -> None:
+    with pytest.raises(AssertionError, match=r"snapshot_text\(\) is not the canonical JSON"):
+        check_round_trip_every_step(_MisspelledGame(), 2, 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from engine.actions import LegalActions, same_json
@@ -63,3 +65,22 @@ def test_of_two_listed_actions_equal_in_python_the_exact_json_one_matches() -> N
     legal = LegalActions([{"n": 1}, {"n": 1.0}])
     assert canonical_json(legal.match({"n": 1.0})) == '{"n":1.0}'
     assert canonical_json(legal.match({"n": 1})) == '{"n":1}'
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"b": 1, "a": [1.5, 2, None, True, False]},
+        {"z": {"y": [{"x": 10**30}]}, "é": "\u2028 \ud800 \"quoted\"\n"},
+        "a bare string", 7, -0.0, 1e300, 1e-7, float("nan"), float("-inf"), None, [], {},
+    ],
+)
+def test_canonical_json_spells_values_as_json_dumps_with_its_options(value: object) -> None:
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(value) == expected
+
+
+def test_canonical_json_refuses_what_json_dumps_refuses() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        canonical_json({"a": {1, 2}})
+    assert canonical_json({"a": [1]}) == '{"a":[1]}'  # nothing left behind by the error

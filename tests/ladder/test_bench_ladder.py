@@ -59,9 +59,24 @@ def test_bench_ladder_synthetic_times_each_part_against_a_base(tmp_path: Path) -
     doc = json.loads(out.read_text())
     assert [run["niwa"] for run in doc["runs"]] == ["this", "base", "base", "this"]
     assert all(run["load_1min"] >= 0 for run in doc["runs"])
-    for part in ("schedule", "claim", "commit", "leaderboard_again", "leaderboard_first"):
+    for part in ("schedule", "claim", "commit", "leaderboard_again", "leaderboard_first",
+                 "leaderboard_after_commit"):
         assert doc["summary"][part]["ratio"] > 0
         assert doc["summary"][part]["this"]["median_ms"] > 0
+
+
+def test_bench_ladder_synthetic_reports_cpu_time_and_judges_the_goals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "store.json"
+    argv = ["bench", "ladder", "--synthetic", "200", "--bots", "10", "--rounds", "2",
+            "--repeat", "1", "--clock", "cpu", "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert doc["clock"] == "cpu"
+    assert doc["summary"]["leaderboard_after_commit"]["this"]["median_ms"] > 0
+    assert "leaderboard_after_commit" in doc["runs"][0]["cpu_s"]
+    assert "goal < 50 ms" in capsys.readouterr().out
 
 
 def test_bench_ladder_synthetic_times_a_postgresql_store(

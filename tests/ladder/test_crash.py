@@ -13,6 +13,7 @@ from pathlib import Path
 from ladder import elo, submission
 from ladder.store import ACTIVE, DONE, RATED, RUNNING, Store
 from tests.ladder.serving import alive, children, start_ladder, wait_for
+from tests.postgres import Server
 
 KILLS = 3
 
@@ -179,9 +180,12 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
-def test_a_leader_that_stalled_past_its_lease_stands_by_and_counts_nothing_twice(
-    db_url: str, tmp_path: Path
+def test_a_leader_that_stalled_past_its_lease_gives_way_and_nothing_counts_twice(
+    postgres_server: Server, tmp_path: Path
 ) -> None:
+    # PostgreSQL only: a paused process of a SQLite ladder is on the same machine as
+    # the others, and one paused inside a write holds the whole file's lock.
+    db_url = postgres_server.database()
     store = three_random_bots(db_url, tmp_path)
     first = serve_node(db_url, tmp_path, "first")
     second: subprocess.Popen[str] | None = None
@@ -198,11 +202,13 @@ def test_a_leader_that_stalled_past_its_lease_stands_by_and_counts_nothing_twice
             wait_for("matches the new leader played", lambda: len(snapshot(store)) >= done + 2)
         finally:
             os.kill(first.pid, signal.SIGCONT)
-        wait_for("the old leader to find its lease lost",
-                 lambda: '"lease_lost"' in logs["first"].read_text())  # fmt: skip
+        # It finds its lease lost and stands by; or, paused inside a transaction, the
+        # server ended its session (so its locks held no one up) and it exits.
+        wait_for("the old leader to give way",
+                 lambda: '"lease_lost"' in logs["first"].read_text()
+                 or first.poll() is not None)  # fmt: skip
         done = len(snapshot(store))
         wait_for("more matches", lambda: len(snapshot(store)) >= done + 2)
-        assert first.poll() is None  # it stands by, ready to lead again
     finally:
         for proc in (first, second):
             if proc is not None:

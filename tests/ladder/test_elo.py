@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from ladder import elo
+from ladder import elo, mle
 
 
 def test_expected_score_of_equal_ratings_is_a_half() -> None:
@@ -50,7 +50,7 @@ def test_update_keeps_the_rating_total() -> None:
 def test_batch_elo_three_wins_in_four_is_400_log10_3_apart() -> None:
     # p = 3/4 -> difference 400 log10(3) = 190.849; the mean stays at 1500.
     matches = [[("A", 0), ("B", 1)]] * 3 + [[("A", 1), ("B", 0)]]
-    ratings = elo.batch_elo(matches, prior_games=0)
+    ratings = mle.batch_elo(matches, prior_games=0)
     assert ratings["A"].elo == pytest.approx(1595.424, abs=1e-3)
     assert ratings["B"].elo == pytest.approx(1404.576, abs=1e-3)
 
@@ -61,7 +61,7 @@ def test_batch_elo_interval_comes_from_the_fisher_information() -> None:
     # Each rating is ±d/2 around the fixed mean: sd = sqrt(40236.9 / 4) = 100.296;
     # 95 %: 1.95996 * 100.296 = 196.58.
     matches = [[("A", 0), ("B", 1)]] * 3 + [[("A", 1), ("B", 0)]]
-    ratings = elo.batch_elo(matches, prior_games=0)
+    ratings = mle.batch_elo(matches, prior_games=0)
     assert ratings["A"].ci95 == pytest.approx(196.58, abs=0.01)
     assert ratings["B"].ci95 == pytest.approx(196.58, abs=0.01)
 
@@ -69,14 +69,14 @@ def test_batch_elo_interval_comes_from_the_fisher_information() -> None:
 def test_batch_elo_interval_shrinks_like_one_over_root_n() -> None:
     four = [[("A", 0), ("B", 1)]] * 3 + [[("A", 1), ("B", 0)]]
     sixteen = four * 4
-    wide = elo.batch_elo(four, prior_games=0)["A"].ci95
-    narrow = elo.batch_elo(sixteen, prior_games=0)["A"].ci95
+    wide = mle.batch_elo(four, prior_games=0)["A"].ci95
+    narrow = mle.batch_elo(sixteen, prior_games=0)["A"].ci95
     assert narrow == pytest.approx(wide / 2)
 
 
 def test_batch_elo_prior_keeps_an_unbeaten_bot_finite_and_symmetric() -> None:
     # A beat B three times; one virtual draw each against a 1500 anchor.
-    ratings = elo.batch_elo([[("A", 0), ("B", 1)]] * 3, prior_games=1)
+    ratings = mle.batch_elo([[("A", 0), ("B", 1)]] * 3, prior_games=1)
     assert math.isfinite(ratings["A"].elo)
     assert ratings["A"].elo - 1500 == pytest.approx(1500 - ratings["B"].elo)
     assert ratings["A"].elo > 1600
@@ -91,8 +91,8 @@ def test_batch_elo_multiplayer_match_weighs_each_pair_one_over_n_minus_one() -> 
         for x, y in [("A", "B"), ("B", "C"), ("A", "C")]
         for m in ([(x, 0), (y, 1)], [(y, 0), (x, 1)])
     ]
-    batch = elo.batch_elo(three, prior_games=0)
-    twos = elo.batch_elo(pairs, prior_games=0)
+    batch = mle.batch_elo(three, prior_games=0)
+    twos = mle.batch_elo(pairs, prior_games=0)
     for bot in "ABC":
         assert batch[bot].elo == pytest.approx(twos[bot].elo, abs=1e-6)
         assert batch[bot].ci95 == pytest.approx(twos[bot].ci95)
@@ -105,7 +105,7 @@ def test_solve_finds_the_exact_solution() -> None:
 
 def test_batch_elo_ratings_average_to_the_base() -> None:
     matches = [[("A", 0), ("B", 1), ("C", 2)]] * 5 + [[("B", 0), ("A", 1)]] * 2
-    ratings = elo.batch_elo(matches)
+    ratings = mle.batch_elo(matches)
     assert sum(e.elo for e in ratings.values()) / 3 == pytest.approx(1500.0)
 
 
@@ -116,7 +116,7 @@ def test_batch_elo_interval_is_each_bot_against_the_mean() -> None:
     # var = 2 / (45 c^2) = 2 / (45 * 3.31369e-5) = 1341.2 -> sd 36.62 -> 95 %: ±71.78.
     won = [[("A", 0), ("B", 1)], [("B", 0), ("C", 1)], [("C", 0), ("A", 1)]]
     lost = [[("B", 0), ("A", 1)], [("C", 0), ("B", 1)], [("A", 0), ("C", 1)]]
-    ratings = elo.batch_elo((won + lost) * 10, prior_games=0)
+    ratings = mle.batch_elo((won + lost) * 10, prior_games=0)
     for estimate in ratings.values():
         assert estimate.elo == pytest.approx(1500.0)
         assert estimate.ci95 == pytest.approx(71.78, abs=0.01)
@@ -127,7 +127,7 @@ def test_batch_elo_anchor_draws_do_not_widen_the_interval() -> None:
     # everyone is not uncertainty about one bot, so the interval stays near ±71.78.
     won = [[("A", 0), ("B", 1)], [("B", 0), ("C", 1)], [("C", 0), ("A", 1)]]
     lost = [[("B", 0), ("A", 1)], [("C", 0), ("B", 1)], [("A", 0), ("C", 1)]]
-    ratings = elo.batch_elo((won + lost) * 10, prior_games=1)
+    ratings = mle.batch_elo((won + lost) * 10, prior_games=1)
     for estimate in ratings.values():
         assert estimate.ci95 == pytest.approx(71.78, abs=1.0)
 
@@ -144,15 +144,8 @@ def test_batch_elo_equals_the_fit_before_stored_totals_on_random_matches(
         seats = rng.sample(range(25), rng.randint(2, 5))
         matches.append([(bot, rng.randint(0, len(seats) - 1)) for bot in seats])
     before = elo_before.batch_elo(matches, prior_games=prior_games)
-    now = elo.batch_elo(matches, prior_games=prior_games)
+    now = mle.batch_elo(matches, prior_games=prior_games)
     assert now.keys() == before.keys()
     for bot, estimate in before.items():
         assert now[bot].elo == pytest.approx(estimate.elo, abs=1e-6)
         assert now[bot].ci95 == pytest.approx(estimate.ci95, abs=1e-6)
-
-
-def test_envelope_cholesky_factor_times_its_transpose_is_the_matrix() -> None:
-    # [[4, 2, 0], [2, 5, 0], [0, 3, 9]] by its lower rows; row 2 starts at column 1.
-    rows = [[4.0], [2.0, 5.0], [3.0, 9.0]]
-    elo.envelope_cholesky(rows, [0, 0, 1])
-    assert rows == [[2.0], [1.0, 2.0], [1.5, pytest.approx(math.sqrt(6.75))]]

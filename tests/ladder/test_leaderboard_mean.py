@@ -3,7 +3,7 @@ of the fit, so a weak old version cannot lift everyone shown above 1500."""
 
 from __future__ import annotations
 
-from ladder import elo
+from ladder import elo, mle
 from ladder.reads import Reads, shown_placings
 from ladder.store import ACTIVE, SUPERSEDED, Finished, SeatResult, Store
 
@@ -39,7 +39,7 @@ def test_a_bot_below_the_others_win_rate_is_not_shown_above_the_mean(store: Stor
     assert abs(sum(rated.values()) / len(rated) - elo.BASE) < 1e-6
     assert rated["cedar"] < elo.BASE
     # Fitting the old version too would have put cedar above the mean of all bots.
-    everyone = elo.batch_elo(store.rated_placings("blossom"))
+    everyone = mle.batch_elo(store.rated_placings("blossom"))
     assert everyone[c].elo > elo.BASE
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ladder import schema
-from ladder.db import POSTGRES, SQLITE, Database, DatabaseError, redact
+from ladder.db import IDLE_IN_TRANSACTION_S, POSTGRES, SQLITE, Database, DatabaseError, redact
 from ladder.store import (
     ACTIVE,
     DONE,
@@ -26,6 +26,7 @@ from ladder.store import (
     Store,
     StoreError,
 )
+from tests.postgres import Server
 
 
 @pytest.fixture
@@ -309,3 +310,12 @@ def test_nodes_opening_a_new_store_at_once_each_find_it_migrated_once(
     finally:
         for s in stores:
             s.close()
+
+
+def test_a_postgres_session_asks_the_server_to_end_it_if_idle_in_a_transaction(
+    postgres_server: Server,
+) -> None:
+    # so that a paused runner's locks cannot hold up the one that took over
+    db = Database.open(postgres_server.database())
+    assert db.scalar("SHOW idle_in_transaction_session_timeout") == f"{IDLE_IN_TRANSACTION_S}s"
+    db.close()

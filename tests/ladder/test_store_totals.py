@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder import elo
+from ladder import elo, mle
 from ladder.reads import Reads, shown_placings
 from ladder.schema import LATEST
 from ladder.store import ACTIVE, RATED, SUPERSEDED, VALIDATION, Finished, SeatResult, Store
@@ -101,7 +101,7 @@ def test_the_leaderboard_follows_a_rated_match_committed_after_it_was_read(
     play(store, bots[-2:], [0, 1])
     board = Reads(store).leaderboards("blossom")[0]
     shown = {b.id for b in store.bots("blossom", [ACTIVE])}
-    fresh = elo.batch_elo(shown_placings(store.rated_placings("blossom"), shown))
+    fresh = mle.batch_elo(shown_placings(store.rated_placings("blossom"), shown))
     assert board.matches == len(store.rated_placings("blossom"))
     assert {row.bot.id: row.elo for row in board.rows} == pytest.approx(
         {bot: e.elo for bot, e in fresh.items()}, abs=1e-6
@@ -118,7 +118,7 @@ def test_the_leaderboard_follows_a_bot_being_superseded(store: Store) -> None:
     board = Reads(store).leaderboards("blossom")[0]
     assert old not in {row.bot.id for row in board.rows}
     shown = {b.id for b in store.bots("blossom", [ACTIVE])}
-    fresh = elo.batch_elo(shown_placings(store.rated_placings("blossom"), shown))
+    fresh = mle.batch_elo(shown_placings(store.rated_placings("blossom"), shown))
     assert {row.bot.id for row in board.rows if row.bot.id in fresh} == set(fresh)
     for row in board.rows:
         if row.bot.id in fresh:

@@ -29,6 +29,12 @@ def test_regenerating_from_the_proto_changes_nothing(name: str, tmp_path: Path) 
         assert fresh == kept, f"niwa_proto/v1/{generated} is stale: {REGENERATE.format(name=name)}"
 
 
-@pytest.mark.parametrize("copy", ["examples/js-bot/proto/niwa/v1/bot.proto"])
+@pytest.mark.parametrize(
+    "copy",
+    [
+        f"examples/{kit}/proto/niwa/v1/bot.proto"
+        for kit in ("js-bot", "cpp-bot", "go-bot", "java-bot")
+    ],
+)
 def test_example_bots_ship_the_same_proto(copy: str) -> None:
     assert (ROOT / copy).read_bytes() == (ROOT / "proto/niwa/v1/bot.proto").read_bytes()

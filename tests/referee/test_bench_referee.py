@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 import engine
 from niwa.cli import main
+
+EXAMPLE = str(Path(__file__).parents[2] / "examples" / "python-bot")
 
 
 def _bench(capsys: pytest.CaptureFixture[str]) -> str:
@@ -32,3 +37,16 @@ def test_bench_referee_prints_every_game_in_process_and_both_baselines_judged(
     assert "\nbare gRPC stub " in out and "\nunix echo " in out
     assert "sandboxed gRPC p50 / bare stub p50: " in out
     assert out.count("the goal") >= len(engine.games()) + 3
+
+
+def test_bench_referee_bots_only_times_a_bot_directorys_decisions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "bots.json"
+    argv = ["bench", "referee", "--bots-only", "--startups", "1", "--bot-matches", "1",
+            "--players", "2", "--bot", EXAMPLE, "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert "in_process" not in doc and doc["decisions"] == {}
+    [timed] = doc["bot_decisions"]
+    assert timed["bot"] == EXAMPLE and timed["count"] > 0 and timed["p50_ms"] > 0

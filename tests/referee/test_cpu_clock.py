@@ -12,9 +12,9 @@ import trio.testing
 
 from referee.cgroups import Cgroup, CgroupUnavailable
 from referee.clock import GRACE_S, WALL_FACTOR
-from referee.match import watch_cpu
 from referee.replay import Header, Move, Replay
 from referee.sandbox import Limits
+from referee.watchdog import CpuWatchdog
 from tests.referee.conftest import RunToy
 from tests.referee.sandboxing import FAST, hostile_bot, run_against_randoms
 
@@ -109,15 +109,27 @@ class BusyAt:
         return trio.current_time() * self.rate
 
 
+async def _watched_call(rate: float, budget_s: float) -> None:
+    """A call that never ends by itself, watched for ``budget_s`` of CPU time; its
+    scope is left once the watchdog cancels it or a minute of (virtual) time passes."""
+    async with trio.open_nursery() as nursery:
+        watchdog = CpuWatchdog(BusyAt(rate))  # type: ignore[arg-type]
+        nursery.start_soon(watchdog.run)
+        with trio.move_on_after(60) as call:
+            watchdog.arm(0.0, budget_s, call)
+            try:
+                await trio.sleep_forever()
+            finally:
+                watchdog.disarm()
+        nursery.cancel_scope.cancel()
+
+
 @pytest.mark.parametrize(("rate", "stopped_at"), [(1.0, 1.0), (0.5, 2.0)])
 def test_watchdog_stops_the_call_when_the_cpu_budget_runs_out(
     rate: float, stopped_at: float
 ) -> None:
     async def main() -> float:
-        with trio.CancelScope() as scope:
-            await watch_cpu(BusyAt(rate), 0.0, 1.0, scope)  # type: ignore[arg-type]
-            await trio.sleep_forever()
-        assert scope.cancelled_caught
+        await _watched_call(rate, 1.0)
         return trio.current_time()
 
     assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)) == pytest.approx(
@@ -126,9 +138,30 @@ def test_watchdog_stops_the_call_when_the_cpu_budget_runs_out(
 
 
 def test_watchdog_leaves_an_idle_bot_alone() -> None:
-    async def main() -> bool:
-        with trio.move_on_after(60) as wall_cap:
-            await watch_cpu(BusyAt(0.0), 0.0, 1.0, trio.CancelScope())
-        return wall_cap.cancelled_caught
+    async def main() -> float:
+        await _watched_call(0.0, 1.0)
+        return trio.current_time()
 
-    assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)) == pytest.approx(60)
+
+
+def test_watchdog_rearmed_for_the_next_call_counts_from_that_call() -> None:
+    async def main() -> float:
+        bot = BusyAt(1.0)
+        async with trio.open_nursery() as nursery:
+            watchdog = CpuWatchdog(bot)  # type: ignore[arg-type]
+            nursery.start_soon(watchdog.run)
+            with trio.move_on_after(60) as first:
+                watchdog.arm(bot.cpu_seconds(), 1.0, first)
+                await trio.sleep(0.5)  # answered within its budget
+                watchdog.disarm()
+            with trio.move_on_after(60) as second:
+                watchdog.arm(bot.cpu_seconds(), 1.0, second)
+                await trio.sleep_forever()
+            nursery.cancel_scope.cancel()
+        assert not first.cancel_called
+        return trio.current_time()
+
+    assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)) == pytest.approx(
+        1.5, abs=0.01
+    )

@@ -130,7 +130,10 @@ def test_an_idle_bot_is_frozen_and_uses_no_cpu_between_its_turns(tmp_path: Path)
 def test_with_ponder_an_idle_bot_keeps_running_between_its_turns(tmp_path: Path) -> None:
     state, used = cpu_across_a_pause(tmp_path, ponder=True)
     assert state == "THAWED"
-    assert used > 0.05
+    # It runs (a frozen bot gets exactly 0): 5 % of a core over the 0.2 s window, which a
+    # busy two-core machine still gives it (0.037-0.047 s was seen at load 15-18, where
+    # the earlier bound of 0.05 s failed).
+    assert used > 0.01
 
 
 def flood_match(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine import CHANCE, canonical_json
-from referee.replay import Move, Step, chance_line, encode
+from referee.replay import Move, Step, chance_line, encode, encoded_actions, step_text
 
 MOVES = [
     Move(CHANCE, {"card": 10, "type": "draw"}),
@@ -30,6 +30,14 @@ def test_a_move_is_spelled_as_its_canonical_json(move: Move) -> None:
 def test_a_decision_step_is_spelled_as_its_canonical_json(digest: str, chain: str) -> None:
     step = Step(12, "decision", MOVES[1:], digest, chain)
     assert step.line() == canonical_json(step.to_json())
+
+
+def test_a_decision_is_spelled_from_its_parts_as_its_steps_line() -> None:
+    step = Step(12, "decision", MOVES[1:], "0123456789abcdef", "fedcba9876543210")
+    actions = encoded_actions(step.moves)
+    assert step_text(12, "decision", step.moves, actions, step.chain, step.hash) == (
+        canonical_json(step.to_json())
+    )
 
 
 @pytest.mark.parametrize("digest", ["", "0123456789abcdef"])

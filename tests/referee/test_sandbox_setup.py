@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
+from referee import sandbox
 from tests.referee.sandboxing import hostile_bot
 
 EXAMPLE = str(Path(__file__).parents[2] / "examples" / "python-bot")
@@ -46,3 +47,10 @@ def test_no_sandbox_plays_with_a_warning(capsys: pytest.CaptureFixture[str]) -> 
     captured = capsys.readouterr()
     assert "WITHOUT a sandbox" in captured.err
     assert "(NOT sandboxed)" in captured.out and "result:" in captured.out
+
+
+def test_the_sandbox_shows_each_installed_jdks_configuration() -> None:
+    jdks = sorted(p.name for p in Path("/etc").glob("java-*-openjdk"))
+    if not jdks:
+        pytest.skip("no JDK here (apt-get install openjdk-17-jdk-headless)")
+    assert set(jdks) <= set(sandbox.etc_entries())

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
+import threading
+import time
+import traceback
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,6 +20,7 @@ from bots.sdk import GameStart
 from bots.server import _Servicer
 from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
 from referee.failures import BotFailure, Failure, clip
+from referee.players import Question
 from referee.transport import (
     MAX_ACTION_CHARS,
     BotClient,
@@ -223,3 +228,53 @@ def test_a_new_bot_behind_a_reused_descriptor_number_is_reached_itself(tmp_path:
     finally:
         for client in earlier:
             client.close()
+
+
+class _Stalls(bot_pb2_grpc.BotServicer):
+    """Never answers ``Act``: waits until the referee's side ends the call."""
+
+    def __init__(self) -> None:
+        self.asked = threading.Event()
+        self.ended = threading.Event()
+
+    def Act(self, request: Any, context: grpc.ServicerContext) -> Any:
+        context.add_callback(self.ended.set)
+        self.asked.set()
+        self.ended.wait(30)
+        return bot_pb2.ActReply(index=0)
+
+
+def _threads_reading_a_call() -> int:
+    """How many threads are inside the transport's reader right now."""
+    return sum(
+        any(f.f_code is _read_one.__code__ for f, _ in traceback.walk_stack(frame))
+        for frame in sys._current_frames().values()
+    )
+
+
+def test_a_cancelled_ask_ends_its_call_and_leaves_no_thread_reading_it(tmp_path: Path) -> None:
+    stalls = _Stalls()
+    server = grpc.server(ThreadPoolExecutor(max_workers=1))
+    bot_pb2_grpc.add_BotServicer_to_server(stalls, server)  # type: ignore[no-untyped-call]
+    server.add_insecure_port(f"unix:{tmp_path / 'bot.sock'}")
+    server.start()
+    client = BotClient(str(tmp_path / "bot.sock"), 1 << 20)
+    question = Question(0, 0, {}, ["a"], 30_000, seed=1)
+
+    async def ask_then_give_up() -> None:
+        async with trio.open_nursery() as nursery:  # the match's nursery, in small
+            nursery.start_soon(client.act, question, 30.0)
+            await trio.to_thread.run_sync(stalls.asked.wait, 10)
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(ask_then_give_up)
+        assert stalls.ended.wait(10), "the bot's side never saw its call end"
+        for _ in range(1000):  # the reader returns once grpc hands it the cancellation
+            if not _threads_reading_a_call():
+                break
+            time.sleep(0.01)
+        assert _threads_reading_a_call() == 0
+    finally:
+        client.close()
+        server.stop(None).wait()

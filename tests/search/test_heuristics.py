@@ -3,32 +3,18 @@ and blind to what the evaluated seat could not see."""
 
 from __future__ import annotations
 
+import importlib
 import random
-from collections.abc import Iterator
 
 import pytest
 
 import engine
 from bots import heuristics
 from bots.heuristics import relative_values
-from engine import CHANCE, State
 from engine.rulesets.bonsai.state import BonsaiState
+from tests.search.helpers import random_game
 
 GAMES = engine.games()
-
-
-def positions(name: str, players: int, seed: int) -> Iterator[State]:
-    """Every decision point of one random game."""
-    state = engine.load(name).new_game(players, {})
-    rng = random.Random(seed)
-    while not state.is_over():
-        seats = state.to_move()
-        if seats == (CHANCE,):
-            state.apply({CHANCE: engine.sample_chance(state, rng)})
-            continue
-        yield state
-        state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
-    yield state
 
 
 def player_counts(name: str) -> list[int]:
@@ -45,7 +31,7 @@ def test_values_lie_in_0_1_and_share_out_half_a_point_per_seat(name: str) -> Non
     evaluate = heuristics.for_game(name)
     assert evaluate is not None
     for players in player_counts(name):
-        for state in positions(name, players, seed=players):
+        for state in random_game(name, players, seed=players):
             values = evaluate(state)
             assert len(values) == players
             assert all(0.0 <= v <= 1.0 for v in values)
@@ -77,7 +63,7 @@ def test_a_seat_is_valued_only_from_what_it_could_see(name: str) -> None:
     game = engine.load(name)
     evaluate = heuristics.for_game(name)
     assert evaluate is not None
-    for k, state in enumerate(positions(name, 3, seed=11)):
+    for k, state in enumerate(random_game(name, 3, seed=11)):
         if k % 7 or state.is_over():
             continue
         for seat in range(3):
@@ -93,3 +79,35 @@ def test_relative_values_are_even_when_strengths_are_level() -> None:
 def test_relative_values_favour_the_stronger_seat() -> None:
     low, high = relative_values([0.0, 10.0], scale=5)
     assert high > 0.5 > low
+
+
+def test_a_memo_makes_each_value_once() -> None:
+    memo: heuristics.Memo[str, int] = heuristics.Memo()
+    made: list[str] = []
+
+    def make() -> int:
+        made.append("made")
+        return len(made)
+
+    assert [memo.get(key, make) for key in ("a", "b", "a")] == [1, 2, 1]
+
+
+def test_a_full_memo_starts_over_rather_than_growing() -> None:
+    memo: heuristics.Memo[int, int] = heuristics.Memo(limit=2)
+    for key in range(5):
+        memo.get(key, lambda: 0)
+    assert len(memo.table) <= 2
+
+
+@pytest.mark.parametrize(("name", "memo"), [("bonsai", "_SEATS"), ("miyabi", "_END_POINTS")])
+def test_a_value_kept_in_a_memo_equals_one_worked_out_afresh(name: str, memo: str) -> None:
+    # Kept across the positions of several games, as in a bot's search, the memo would
+    # hand back a stale part if its key missed something the part depends on.
+    module = importlib.import_module(f"bots.heuristics.{name}")
+    table: heuristics.Memo[object, object] = getattr(module, memo)
+    for players in player_counts(name):
+        for seed in range(3):
+            for state in random_game(name, players, seed=seed):
+                kept = module.evaluate(state)
+                table.table.clear()
+                assert module.evaluate(state) == kept

@@ -126,18 +126,28 @@ def test_bench_engine_against_a_baseline_checkout_reports_paired_ratios(
     assert 0 < row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def marked_copy(package: str, tmp_path: Path) -> tuple[Path, Path]:
+    """A baseline checkout holding a copy of this checkout's ``package`` that appends a
+    line to the returned mark file each time it is imported."""
+    base = tmp_path / "base"
+    shutil.copytree(ROOT / package, base / package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    mark = tmp_path / "imported"
+    with (base / package / "__init__.py").open("a") as f:
+        f.write(f"\nopen({str(mark)!r}, 'a').write('baseline\\n')\n")
+    return base, mark
+
+
 def test_bench_engine_baseline_runs_import_the_baselines_engine_from_any_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A baseline whose engine marks each import; run from this checkout's root, where
     # `python -m` would put this checkout's own engine first on sys.path.
-    root = Path(__file__).resolve().parents[2]
-    base = tmp_path / "base"
-    shutil.copytree(root / "engine", base / "engine", ignore=shutil.ignore_patterns("__pycache__"))
-    mark = tmp_path / "imported"
-    with (base / "engine" / "__init__.py").open("a") as f:
-        f.write(f"\nopen({str(mark)!r}, 'a').write('baseline\\n')\n")
-    monkeypatch.chdir(root)
+    base, mark = marked_copy("engine", tmp_path)
+    monkeypatch.chdir(ROOT)
     argv = ["bench", "engine", "sakura", "--players", "3", "--runs", "2", "--seconds", "0.05",
             "--warmup", "0", "--baseline", str(base), "--json", "-"]
     assert main(argv) == 0
@@ -151,3 +161,58 @@ def test_bench_engine_refuses_a_baseline_without_an_engine(
     argv = ["bench", "engine", "sakura", "--baseline", str(tmp_path)]
     assert main(argv) == 2
     assert "has no engine/ package" in capsys.readouterr().err
+
+
+def test_bench_engine_snapshots_times_each_call_early_and_late_both_ways(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "engine", "blossom", "--players", "2", "--snapshots", "--runs", "1",
+            "--calls", "10", "--json", "-"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["benchmark"] == "engine snapshots"
+    rows = doc["rows"]
+    assert {(r["what"], r["way"]) for r in rows} == {
+        (what, way) for what in ("to_json", "observe", "hash")
+        for way in ("same state", "in play")}
+    for r in rows:
+        assert r["early_us"] > 0 and r["late_us"] > 0 and r["early_bytes"] > 0
+        assert r["growth"] == pytest.approx(r["late_us"] / r["early_us"])
+
+
+def test_bench_engine_snapshots_against_a_baseline_times_the_same_game(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    checkout = Path(__file__).resolve().parents[2]  # this checkout against itself
+    argv = ["bench", "engine", "blossom", "--players", "2", "--snapshots", "--runs", "2",
+            "--calls", "10", "--baseline", str(checkout), "--json", "-"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert len(rows) == 6
+    assert all(r["baseline_late_hash"] == r["late_hash"] for r in rows)
+    assert all(r["baseline_late_us"] > 0 for r in rows)
+
+
+def test_bench_search_with_fixed_iterations_rates_them_on_the_cpu_clock(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "search", "miyabi", "--players", "2", "--positions", "2",
+            "--iterations", "20", "--clock", "cpu", "--json", "-"]
+    assert main(argv) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["iterations"], document["clock"]) == (20, "cpu")
+    assert document["rows"][0]["iterations_per_s"] > 0
+
+
+def test_bench_search_baseline_runs_search_with_the_baselines_bots_package(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, mark = marked_copy("bots", tmp_path)
+    argv = ["bench", "search", "sakura", "--players", "3", "--positions", "2",
+            "--iterations", "10", "--clock", "cpu", "--runs", "2", "--baseline", str(base),
+            "--json", "-"]
+    assert main(argv) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]
+    assert mark.read_text() == "baseline\n" * 2  # one fresh process per baseline run
+    assert row["baseline_iterations_per_s"] > 0 and row["iterations_per_s"] > 0
+    assert 0 < row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]

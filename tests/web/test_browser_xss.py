@@ -91,7 +91,8 @@ def test_bot_written_markup_stays_text_in_the_browser(
                      f"/matches?bot={NAME}"):  # fmt: skip
             browser.get(web + path)
             assert no_dialog(browser), path
-            assert NAME in browser.find_element(By.TAG_NAME, "main").text, path
+            if path != "/":  # the index names each game's leader, which may be random@1
+                assert NAME in browser.find_element(By.TAG_NAME, "main").text, path
 
         browser.get(f"{web}/matches/{match_id}")
         notes: list[str] = []

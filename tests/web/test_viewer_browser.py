@@ -172,7 +172,10 @@ def test_a_decision_shows_its_legal_list_with_the_choice_marked(
     details = browser.find_element(By.CSS_SELECTOR, ".nv-moves details")
     assert details.get_attribute("open") is None
     details.find_element(By.TAG_NAME, "summary").click()
-    chosen = browser.find_element(By.CSS_SELECTOR, ".nv-moves .nv-chosen")
+    # the list is filled by the details' toggle event, which fires after the click returns
+    chosen = WebDriverWait(browser, 10).until(
+        lambda b: b.find_element(By.CSS_SELECTOR, ".nv-moves .nv-chosen")
+    )
     assert chosen.get_attribute("textContent") == replays.encode(step.moves[0].action)
     assert console_errors(browser) == []
 

@@ -9,9 +9,15 @@ the top pile is empty and every card is in ``pool``.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping
+from itertools import accumulate, islice
 
 from engine.rulesets.bonsai.rules import KIND_ORDER
+
+#: How close ``r * deck size`` may come to a whole number before :func:`draw` walks the
+#: odds in floats: far wider than that walk's rounding (about 1e-14 for any real deck).
+EDGE = 1e-9
 
 
 def draw_odds(
@@ -29,6 +35,31 @@ def draw_odds(
         for k, n in pool.items():
             weights[k] = weights.get(k, 0.0) + n * share
     return [(k, weights[k]) for k in KIND_ORDER if weights.get(k, 0.0) > 0]
+
+
+def draw(pool: Mapping[str, int], r: float) -> str:
+    """The card State.sample_chance picks from the plain multiset ``pool`` for
+    ``rng.random() == r``: the walk down the odds ``n / total`` until ``r * sum(odds)``
+    runs out. Done in whole cards (C-level cumulative counts and a bisection), which
+    picks the same card unless ``r * total`` lies within :data:`EDGE` of a whole number,
+    where rounding could decide: there the float walk itself is done."""
+    values = pool.values()
+    y = r * sum(values)
+    if abs(y - round(y)) < EDGE:
+        return _walk(pool, r)
+    return next(islice(pool, bisect_right(list(accumulate(values)), y), None))
+
+
+def _walk(pool: Mapping[str, int], r: float) -> str:
+    """State.sample_chance over draw_odds' plain multiset draw, in the same float steps."""
+    total = sum(pool.values())
+    x = r * sum([n / total for n in pool.values()])
+    kind = ""
+    for kind, n in pool.items():
+        x -= n / total
+        if x < 0:
+            return kind
+    return kind  # rounding left x >= 0: the last, as there
 
 
 def can_draw(

@@ -26,6 +26,10 @@ from engine.rulesets.bonsai.tree import Tree, fruit_fits
 
 #: Indices into Growth.past: side (0 right, 2 left) + height (0 above, 1 below).
 RIGHT, LEFT, UP, BELOW = 0, 2, 0, 1
+#: The goal tests Growth.measure answers, in the order of Growth.levels().
+MEASURES = ("wood", "leafGroup", "fruit", "flowersOneSide")
+#: The kengai levels, in the order of Growth.levels() after MEASURES.
+KENGAI_LEVELS = ("low", "mid", "high")
 
 
 class Growth:
@@ -38,6 +42,8 @@ class Growth:
         "leaf_best",
         "leaf_root",
         "leaf_size",
+        "levels_at",
+        "levels_seen",
         "past",
         "pot",
         "sign",
@@ -61,6 +67,10 @@ class Growth:
         # kengai flags (tree.kengai_levels): a tile past a side line (RIGHT, LEFT),
         # above the bottom line or below it (UP, BELOW), indexed side + height
         self.past = [False, False, False, False]
+        # levels() as of ``levels_at`` tiles: goals are checked every turn, the tree
+        # grows on few of them
+        self.levels_at = -1
+        self.levels_seen: tuple[int, ...] = ()
 
     def copy(self, tree: Tree) -> Growth:
         g = Growth.__new__(Growth)
@@ -70,6 +80,7 @@ class Growth:
         g.leaf_root, g.leaf_size = dict(self.leaf_root), dict(self.leaf_size)
         g.leaf_best = self.leaf_best
         g.flowers, g.past = list(self.flowers), list(self.past)
+        g.levels_at, g.levels_seen = self.levels_at, self.levels_seen
         return g
 
     def current(self, tree: Tree) -> bool:
@@ -128,8 +139,10 @@ class Growth:
             return sorted(self.wood_adj)
         if tile == FLOWER:
             return sorted(self.leaf_adj)
+        if self.leaf_best < 2:  # a fruit needs two leaves side by side: one group of 2+
+            return []
         tree = self.tree
-        return sorted(c for c in self.leaf_adj if fruit_fits(tree, c))
+        return sorted([c for c in self.leaf_adj if fruit_fits(tree, c)])
 
     def can_grow_wood(self) -> bool:
         """``not tree.is_stuck``."""
@@ -147,14 +160,30 @@ class Growth:
 
     def kengai(self) -> dict[str, bool]:
         """tree.kengai_levels."""
-        past = self.past
+        flags = self.levels()[len(MEASURES) :]
+        return {level: bool(flag) for level, flag in zip(KENGAI_LEVELS, flags, strict=True)}
+
+    def levels(self) -> tuple[int, ...]:
+        """Every goal measure at once: the values of :data:`MEASURES` (as measure()),
+        then the kengai flags of :data:`KENGAI_LEVELS` (as kengai())."""
+        if self.levels_at == self.size:
+            return self.levels_seen
+        counts, past = self.counts, self.past
         right, left = past[RIGHT + UP] or past[RIGHT + BELOW], past[LEFT + UP] or past[LEFT + BELOW]
-        return {
-            "low": right,
-            "mid": right and left,
-            "high": (past[RIGHT + UP] and past[LEFT + BELOW])
-            or (past[LEFT + UP] and past[RIGHT + BELOW]),
-        }
+        high = (past[RIGHT + UP] and past[LEFT + BELOW]) or (
+            past[LEFT + UP] and past[RIGHT + BELOW]
+        )
+        self.levels_at = self.size
+        self.levels_seen = (
+            counts[WOOD],
+            self.leaf_best,
+            counts[FRUIT],
+            max(self.flowers),
+            right,
+            right and left,
+            high,
+        )
+        return self.levels_seen
 
 
 def growth_of(tree: Tree, pot: frozenset[int], flipped: bool) -> Growth:

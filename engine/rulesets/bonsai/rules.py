@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any, Final
 
@@ -75,6 +76,11 @@ KIND_ORDER: Final[tuple[str, ...]] = tuple(CARD_KINDS)  # deterministic listing 
 
 def deck_for(players: int) -> dict[str, int]:
     """The deck for ``players`` (bonsai.md §2.1, DECIDED): every card with minPlayers <= N."""
+    return dict(_deck(players))  # a copy: every new game draws from its own
+
+
+@cache
+def _deck(players: int) -> dict[str, int]:
     deck: dict[str, int] = {}
     for card in _CARDS["cards"]:
         if card["minPlayers"] <= players:

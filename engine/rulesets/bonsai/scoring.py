@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
-from engine.rulesets.bonsai.growth import Growth
+from engine.rulesets.bonsai.growth import KENGAI_LEVELS, MEASURES, Growth
 from engine.rulesets.bonsai.rules import (
     CARD_KINDS,
     FLOWER,
@@ -49,19 +50,25 @@ def goals_met(goals: list[Goal], tree: Tree, flipped: bool) -> list[Goal]:
     return met
 
 
-def goals_met_by(goals: list[Goal], growth: Growth) -> list[Goal]:
-    """:func:`goals_met` from a bonsai's kept measures (growth.py), no rescan."""
-    met = []
-    kengai: dict[str, bool] | None = None
-    for goal in goals:
-        if goal.test.startswith("kengai"):
-            if kengai is None:
-                kengai = growth.kengai()
-            if kengai[goal.level]:
-                met.append(goal)
-        elif growth.measure(goal.test) >= goal.need:
-            met.append(goal)
-    return met
+def goals_met_by(goals: list[str], growth: Growth) -> list[str]:
+    """:func:`goals_met` from a bonsai's kept measures (growth.py), no rescan: the ids
+    of ``goals`` the bonsai meets, in their order."""
+    if not goals:
+        return []
+    levels = growth.levels()
+    return [g for g in goals if levels[_LEVEL[g]] >= _NEED[g]]
+
+
+def _level_index(goal: Goal) -> int:
+    if goal.test.startswith("kengai"):
+        return len(MEASURES) + KENGAI_LEVELS.index(goal.level)
+    return MEASURES.index(goal.test)
+
+
+#: Per goal: where Growth.levels() holds its measure, and the least value meeting it (a
+#: kengai goal is met by its flag alone, as in goals_met).
+_LEVEL: Final = {g.id: _level_index(g) for g in GOALS.values()}
+_NEED: Final = {g.id: 1 if g.test.startswith("kengai") else g.need for g in GOALS.values()}
 
 
 def _measure(goal: Goal, tree: Tree, flipped: bool) -> int:

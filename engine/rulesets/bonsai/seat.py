@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.rulesets.bonsai.growth import Growth, growth_of
 from engine.rulesets.bonsai.rules import (
     BASE_CAPACITY,
@@ -12,6 +14,9 @@ from engine.rulesets.bonsai.rules import (
     TOOL_CAPACITY,
 )
 from engine.rulesets.bonsai.tree import Tree, new_tree
+
+#: The Tool card kinds, whose copies capacity() counts with list.count.
+TOOL_KINDS = tuple(k for k, card in CARD_KINDS.items() if card.type == "tool")
 
 
 class Seat:
@@ -116,8 +121,7 @@ class Seat:
 
     def capacity(self) -> int:
         """5 + 2 per Tool card (bonsai.md §2.3)."""
-        tools = sum(1 for c in self.cards if CARD_KINDS[c].type == "tool")
-        return BASE_CAPACITY + TOOL_CAPACITY * tools
+        return BASE_CAPACITY + TOOL_CAPACITY * sum(map(self.cards.count, TOOL_KINDS))
 
     def cultivate_allowance(self) -> list[int]:
         """Seishi slots plus one slot per Growth card (bonsai.md §2.4)."""
@@ -133,4 +137,11 @@ def new_seat(starting: tuple[int, ...], bonsai: int = 1) -> Seat:
     supply = [0, 0, 0, 0]
     for t in starting:
         supply[t] += 1
-    return Seat([new_tree() for _ in range(bonsai)], [False] * bonsai, supply, [], [], [])
+    trees = [new_tree() for _ in range(bonsai)]
+    seat = Seat(trees, [False] * bonsai, supply, [], [], [])
+    seat.growths = [_BUD_GROWTH.copy(tree) for tree in trees]  # cheaper than a rebuild
+    return seat
+
+
+#: The Growth of a bare bud in an unflipped pot, copied for every new bonsai.
+_BUD_GROWTH: Final = growth_of(new_tree(), POT, False)

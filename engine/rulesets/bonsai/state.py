@@ -21,10 +21,10 @@ from itertools import combinations
 from typing import Any
 
 from engine.actions import LegalActions
-from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State, places_from_keys
 from engine.rulesets.bonsai import codec, moves, render, views
-from engine.rulesets.bonsai.deck import can_draw, draw_odds, take
-from engine.rulesets.bonsai.moves import rule
+from engine.rulesets.bonsai.deck import can_draw, draw, draw_odds, take
+from engine.rulesets.bonsai.moves import CHOOSE_TILE, DISCARD, GOAL_DECISIONS, REVEAL, rule
 from engine.rulesets.bonsai.rules import (
     ANY,
     CARD_KINDS,
@@ -39,7 +39,6 @@ from engine.rulesets.bonsai.rules import (
     SOLO_STARTING_TILES,
     STARTING_TILES,
     TILE_CODE,
-    TILES,
     deck_for,
     key,
 )
@@ -80,7 +79,7 @@ class BonsaiState(State):
         self.seats: list[Seat] = []
         # The current decision's legal actions, kept until the next apply: a player
         # move is checked against them, so the list is built once per decision.
-        self._legal: LegalActions | None = None
+        self._legal: list[Action] | None = None
 
     @classmethod
     def set_up(cls, players: int, options: dict[str, Any]) -> BonsaiState:
@@ -129,6 +128,10 @@ class BonsaiState(State):
         top = self.top_parchments
         return (sum(top.values()) if top else 0) + sum(self.pool.values())
 
+    def _deck_left(self) -> bool:
+        """``deck_size() > 0`` without the sums (counts are never negative)."""
+        return any(self.pool.values()) or any(self.top_parchments.values())
+
     def to_move(self) -> tuple[int, ...]:
         if self.phase == "over":
             return ()
@@ -147,8 +150,16 @@ class BonsaiState(State):
             # without the intermediate list (the pool is kept in KIND_ORDER)
             pool = self.pool
             total = sum(pool.values())
-            return [({"type": "reveal", "card": k}, n / total) for k, n in pool.items()]
-        return [({"type": "reveal", "card": k}, p) for k, p in self._draw_odds()]
+            return [(REVEAL[k], n / total) for k, n in pool.items()]
+        return [(REVEAL[k], p) for k, p in self._draw_odds()]
+
+    def sample_chance(self, rng: Rng) -> Action:
+        """The card State.sample_chance would pick for the same ``rng`` (deck.draw),
+        without listing the outcomes."""
+        pool = self.pool
+        if self.phase != "reveal" or self.top_others or self.top_parchments or not pool:
+            return super().sample_chance(rng)
+        return REVEAL[draw(pool, rng.random())]
 
     def _draw_odds(self) -> list[tuple[str, float]]:
         return draw_odds(self.top_parchments, self.top_others, self.pool)
@@ -156,25 +167,38 @@ class BonsaiState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if seat != self.current or self.phase == "over" or self.phase in CHANCE_PHASES:
             return []
-        return self._decision().listing()
+        return list(self._decision())  # a copy: a caller sorting it changes nothing
 
-    def _decision(self) -> LegalActions:
-        if self._legal is None:
-            self._legal = LegalActions(self._list_actions(self.seats[self.current]))
-        return self._legal
+    def _decision(self) -> list[Action]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._list_actions(self.seats[self.current])
+        return legal
+
+    def _parse(self, action: Action) -> Action:
+        """The listed action ``action`` spells (engine.actions), else IllegalAction."""
+        legal = self._decision()
+        for listed in legal:
+            if listed is action:  # the common case: a listed action handed back
+                return listed
+        return LegalActions(legal).parse(action, self._refusal)
 
     def _list_actions(self, me: Seat) -> list[Action]:
         phase = self.phase
         if phase == "choose":
             return moves.choose_actions(self, me)
         if phase == "master":
-            return [{"type": "choose_tile", "tile": t} for t in TILES]
+            return list(CHOOSE_TILE)
         if phase in PLACING_PHASES:
             return moves.placing_actions(self, me)
         if phase == "claim":
             g = self.pending_goals[0]
-            return [{"type": "claim", "goal": g}, {"type": "renounce", "goal": g}]
-        return [{"type": "discard", "tile": TILES[t]} for t in range(4) if me.supply[t]]
+            claim = GOAL_DECISIONS.get(g)  # None for a goal id no rules data knows
+            if claim is None:
+                return [{"type": "claim", "goal": g}, {"type": "renounce", "goal": g}]
+            return list(claim)
+        supply = me.supply
+        return [DISCARD[t] for t in range(4) if supply[t]]
 
     def eligible(self, seat: Seat, goal: str) -> bool:
         """A goal still on the table, not renounced, in a colour not yet held (§4.3)."""
@@ -225,6 +249,28 @@ class BonsaiState(State):
         self._legal = None  # only reached when the move was legal and is now applied
 
     def _apply_chance(self, action: Action) -> None:
+        pool = self.pool
+        kind = action.get("card") if type(action) is dict else None
+        # The common case: a reveal sampled here (REVEAL's own object) of a card the
+        # deck holds, with no Tokonoma top pile; anything else is checked in full.
+        if not (
+            type(kind) is str
+            and action is REVEAL.get(kind)
+            and self.phase == "reveal"
+            and pool.get(kind)
+            and not self.top_others
+            and not self.top_parchments
+        ):
+            self._apply_chance_checked(action)
+            return
+        left = pool[kind] - 1  # deck.take inlined
+        if left:
+            pool[kind] = left
+        else:
+            del pool[kind]
+        self._revealed(kind)
+
+    def _apply_chance_checked(self, action: Action) -> None:
         if not self._possible_outcome(action):
             raise IllegalAction(rule("§3"), f"{action!r} is not a possible chance outcome")
         if self.phase == "goal_setup":
@@ -240,17 +286,27 @@ class BonsaiState(State):
                 take(self.pool, kind)
         else:
             take(self.pool, kind)
+        self._revealed(kind)
+
+    def _revealed(self, kind: str) -> None:
+        """The card just drawn goes to the board, or to the discards when burnt."""
         if self.burn:
             self.burn = False
             self.discards.append(kind)
         else:
-            self.board[self._last_empty()] = kind  # the gap next to the deck
-        if self.deck_size() == 0 and self.action is not None:
+            board = self.board
+            # the gap next to the deck: the last empty slot (ValueError if none)
+            board[len(board) - 1 - board[::-1].index(None)] = kind
+        left = self._deck_left()
+        if not left and self.action is not None:
             # The last card is revealed: everyone, the trigger player last, gets one
             # more turn (bonsai.md §7.2; solo §8).
             self.end_triggered = True
             self.turns_left = self.players
-        self._continue_reveals()
+        if self.burn or (left and None in self.board):  # _needs_reveal, the deck known
+            self.phase = "reveal"
+        else:
+            self._go_on()
 
     def _possible_outcome(self, action: Action) -> bool:
         if self.phase == "goal_setup":
@@ -262,13 +318,6 @@ class BonsaiState(State):
             self.top_parchments, self.top_others, self.pool, action["card"]
         )
 
-    def _last_empty(self) -> int:
-        board = self.board
-        for i in range(len(board) - 1, -1, -1):
-            if board[i] is None:
-                return i
-        raise ValueError("no empty slot on the board")
-
     def _lay_out_goals(self, colours: list[str]) -> None:
         """3 colours, all 3 tiles each; 1-2 players leave out the middle tile (§4.2)."""
         self.goal_colours = list(colours)
@@ -279,13 +328,17 @@ class BonsaiState(State):
         ]
 
     def _needs_reveal(self) -> bool:
-        return self.burn or (None in self.board and self.deck_size() > 0)
+        return self.burn or (None in self.board and self._deck_left())
 
     def _continue_reveals(self) -> None:
         """Reveal until the row is full or the deck is out, then go on with the turn."""
         if self._needs_reveal():
             self.phase = "reveal"
-            return
+        else:
+            self._go_on()
+
+    def _go_on(self) -> None:
+        """The turn after the row is refilled: its start, the placements or the card."""
         if self.action is None:
             self._start_turn(0)
         elif self.action == "cultivate":
@@ -322,14 +375,17 @@ class BonsaiState(State):
         if self.phase in PLACING_PHASES and kind == "place":
             self._place(me, action)
             return
-        action = self._decision().parse(action, self._refusal)
-        if kind == "remove":
-            u, v = action["cell"]
-            me.remove(key(u, v))
-        elif kind == "flip_pot":
-            me.flipped = True
-        elif kind == "meditate":
+        action = self._parse(action)
+        # the most frequent kinds first
+        if kind == "meditate":
             self._meditate(me, action)
+        elif kind == "discard":
+            me.supply[TILE_CODE[action["tile"]]] -= 1
+            if sum(me.supply) <= me.capacity():
+                self._end_turn()
+        elif kind == "end_placing":
+            self.allowance = [0, 0, 0, 0, 0]
+            self._check_goals()
         elif kind == "cultivate":
             self._cultivate()
         elif kind == "choose_tile":
@@ -337,18 +393,16 @@ class BonsaiState(State):
             self.wild_tiles -= 1
             if not self.wild_tiles:
                 self._check_goals()
-        elif kind == "end_placing":
-            self.allowance = [0, 0, 0, 0, 0]
-            self._check_goals()
         elif kind in ("claim", "renounce"):
             self._decide_goal(me, action)
-        else:  # discard
-            me.supply[TILE_CODE[action["tile"]]] -= 1
-            if sum(me.supply) <= me.capacity():
-                self._end_turn()
+        elif kind == "remove":
+            u, v = action["cell"]
+            me.remove(key(u, v))
+        else:  # flip_pot
+            me.flipped = True
 
     def _refusal(self, action: Action) -> tuple[str, str]:
-        types = sorted({a["type"] for a in self._decision().listing()})
+        types = sorted({a["type"] for a in self._decision()})
         return (
             moves.phase_rule(self.phase),
             f"{action!r} is not legal in phase {self.phase!r}; pick one of the legal"
@@ -374,7 +428,7 @@ class BonsaiState(State):
         if self.solo:
             # Solo: discard the card left of the one taken, or burn the top deck card.
             if i == 0:
-                self.burn = self.deck_size() > 0
+                self.burn = self._deck_left()
             elif self.board[i - 1] is not None:
                 self.discards.append(self.board[i - 1])
                 self.board[i - 1] = None
@@ -404,15 +458,13 @@ class BonsaiState(State):
             self.pending_goals = []
             self._check_capacity()
             return
-        held = {GOALS[g].colour for g in me.claimed}
-        renounced = me.renounced
-        open_to_me = [
-            goal
-            for g in self.goals_open
-            if (goal := GOALS[g]).colour not in held and g not in renounced
-        ]
-        self.pending_goals = [g.id for g in goals_met_by(open_to_me, me.growth())]
-        if not self.pending_goals:
+        met = goals_met_by(self.goals_open, me.growth())
+        if met:  # rare: the met goals this seat may still take
+            held = {GOALS[g].colour for g in me.claimed}
+            renounced = me.renounced
+            met = [g for g in met if GOALS[g].colour not in held and g not in renounced]
+        self.pending_goals = met
+        if not met:
             self._check_capacity()
 
     def _decide_goal(self, me: Seat, action: dict[str, Any]) -> None:

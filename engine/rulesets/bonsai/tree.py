@@ -28,17 +28,25 @@ def new_tree() -> Tree:
     return {BUD: WOOD}
 
 
+#: The six neighbour offsets by name, in NEIGHBOURS' cyclic order.
+_E, _NE, _NW, _W, _SW, _SE = NEIGHBOURS
+
+
 def fruit_fits(tree: Tree, cell: int) -> bool:
     """bonsai.md §6.6: two leaves on consecutive sides, and no fruit neighbour."""
-    around = [tree.get(cell + d) for d in NEIGHBOURS]
-    if FRUIT in around:
+    # unrolled (no list, no loop): placement listings ask this for every cell by a leaf
+    get = tree.get
+    e, ne, nw, w = get(cell + _E), get(cell + _NE), get(cell + _NW), get(cell + _W)
+    sw, se = get(cell + _SW), get(cell + _SE)
+    if FRUIT in (e, ne, nw, w, sw, se):
         return False
-    before = around[-1]  # the sides are cyclic: the last touches the first
-    for side in around:  # a loop, not any(generator): placement lists ask this a lot
-        if side == LEAF and before == LEAF:
-            return True
-        before = side
-    return False
+    # the consecutive pairs, cyclic: e-ne, ne-nw, nw-w, w-sw, sw-se, se-e
+    return (
+        (ne == LEAF and (e == LEAF or nw == LEAF))
+        or (sw == LEAF and (w == LEAF or se == LEAF))
+        or (nw == LEAF and w == LEAF)
+        or (se == LEAF and e == LEAF)
+    )
 
 
 def can_place(tree: Tree, pot: frozenset[int], tile: int, cell: int) -> bool:
@@ -48,7 +56,15 @@ def can_place(tree: Tree, pot: frozenset[int], tile: int, cell: int) -> bool:
     if tile == FRUIT:
         return fruit_fits(tree, cell)
     needed = LEAF if tile == FLOWER else WOOD  # wood and leaf grow from wood
-    return any(tree.get(cell + d) == needed for d in NEIGHBOURS)
+    get = tree.get  # the six sides unrolled, not any(generator): every placement asks this
+    return needed in (
+        get(cell + _E),
+        get(cell + _NE),
+        get(cell + _NW),
+        get(cell + _W),
+        get(cell + _SW),
+        get(cell + _SE),
+    )
 
 
 def legal_cells(tree: Tree, pot: frozenset[int], tile: int) -> list[int]:

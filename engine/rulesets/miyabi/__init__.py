@@ -35,8 +35,9 @@ machine (rounds, turns, scoring as tiles are placed); ``moves.py`` each refused 
 and the rule it breaks; ``garden.py`` one player's board; ``scoring.py`` placement
 points, bonus tiles, end-game majorities and variants; ``rules.py`` the rules data as
 constants, the options and the tile geometry; ``views.py`` observe and determinize;
-``codec.py`` snapshots in the shared envelope; ``render.py`` text pictures and
-narration; ``data/`` the rules data, each file with its provenance.
+``codec.py`` snapshots in the shared envelope and their canonical text;
+``shared_json.py`` the read-only JSON that snapshots share between calls; ``render.py``
+text pictures and narration; ``data/`` the rules data, each file with its provenance.
 """
 
 from engine.rulesets.miyabi.game import MiyabiGame

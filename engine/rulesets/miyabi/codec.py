@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from engine.api import JSON
 from engine.rulesets.miyabi.garden import Garden
 from engine.rulesets.miyabi.rules import (
+    KIND_NAMES,
     NKINDS,
     PHASES,
     SHAPES,
@@ -24,6 +25,7 @@ from engine.rulesets.miyabi.rules import (
     shape_of,
     type_of,
 )
+from engine.rulesets.miyabi.shared_json import encode, fill, hole
 
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
@@ -53,9 +55,9 @@ Blank = Callable[[Rules, int], "MiyabiState"]
 def counts_json(counts: list[int]) -> dict[str, dict[str, int]]:
     """Tile counts per kind as {shape: {object: n}}, zero counts left out."""
     out: dict[str, dict[str, int]] = {s: {} for s in SHAPES}
-    for k, n in enumerate(counts):
+    for (shape, obj), n in zip(KIND_NAMES, counts, strict=True):
         if n:
-            out[SHAPES[shape_of(k)]][TYPES[type_of(k)]] = n
+            out[shape][obj] = n
     return out
 
 
@@ -76,10 +78,16 @@ def kind_from_json(d: Any) -> int:
 
 
 def state_fields(s: MiyabiState) -> dict[str, JSON]:
-    """The state's own fields: the snapshot's ``state``, and the body of observations."""
+    """The state's own fields: the snapshot's ``state``, and the body of observations.
+    The tiles in the gardens are shared with every other snapshot (read-only)."""
+    rules = s.rules
+    return _fields(s, dict(rules.options), [g.to_json(rules) for g in s.gardens])
+
+
+def _fields(s: MiyabiState, options: JSON, gardens: list[dict[str, JSON]]) -> dict[str, JSON]:
     return {
         "players": s.players,
-        "options": dict(s.rules.options),
+        "options": options,
         "round": s.round,
         "rounds": s.rules.rounds,
         "start_player": s.start,
@@ -91,12 +99,22 @@ def state_fields(s: MiyabiState) -> dict[str, JSON]:
         "display": counts_json(s.display),
         "removed": counts_json(s.removed),
         "bonus_tiles": {t: s.rules.bonus_points[i] for i, t in enumerate(TYPES) if s.bonus_left[i]},
-        "gardens": [g.to_json(s.rules) for g in s.gardens],
+        "gardens": gardens,
     }
 
 
 def to_json(s: MiyabiState) -> dict[str, JSON]:
     return SNAPSHOT.wrap(state_fields(s))
+
+
+def to_text(s: MiyabiState) -> str:
+    """``canonical_json(to_json(s))``, the text ``engine.state_hash`` digests: the
+    snapshot with holes for the options and each garden's tiles is encoded, then the
+    holes are filled with their kept text, so no tile is encoded again."""
+    rules = s.rules
+    pieces = [rules.options_json, *(f"[{g.tiles_text(rules)}]" for g in s.gardens)]
+    gardens = [{"tiles": hole(i), **g.fields()} for i, g in enumerate(s.gardens, 1)]
+    return fill(encode(SNAPSHOT.wrap(_fields(s, hole(0), gardens))), pieces)
 
 
 def from_json(snapshot: Any, blank: Blank) -> MiyabiState:

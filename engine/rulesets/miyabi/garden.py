@@ -24,6 +24,7 @@ from engine.rulesets.miyabi.rules import (
     shape_of,
     type_of,
 )
+from engine.rulesets.miyabi.shared_json import FrozenDict, FrozenList, encode
 
 
 class Placed(NamedTuple):
@@ -58,14 +59,18 @@ class Garden:
     Besides the heights, ``levels[h]`` is the bit mask of the cells at height ``h``,
     kept up to date by :meth:`place`: a footprint lies flat (P5/P6) when its mask is
     inside the level of its first cell, one AND instead of a walk over its cells. Each
-    tile's JSON is built once, when a snapshot first needs it, and copied after."""
+    tile's JSON and its canonical text are made once, when a snapshot first needs them,
+    and shared by every later snapshot (shared_json): a snapshot's cost does not grow
+    with the tiles beyond copying one list and joining one string per garden."""
 
     __slots__ = (
         "_hints",
         "_tiles_json",
+        "_tiles_text",
         "bonuses",
         "end",
         "heights",
+        "kept_view",
         "lanterns",
         "levels",
         "passed",
@@ -79,13 +84,16 @@ class Garden:
         self.levels = [ALL_CELLS]  # levels[h]: mask of the cells at height h
         self.top = [-1] * CELLS  # index into tiles of the uppermost tile, -1 if bare
         self.tiles: list[Placed] = []
-        self._tiles_json: list[dict[str, Any]] = []  # the first tiles' JSON, never changed
+        self._tiles_json: list[FrozenDict] = []  # the first tiles' JSON, never changed
+        self._tiles_text = ""  # those tiles' canonical JSON, comma-separated
         self._hints = [0] * NKINDS  # per kind: the spot that last fitted (can_place)
         self.lanterns = [False] * LANTERNS  # per column: filled this round
         self.passed = False
         self.score = 0
         self.bonuses: list[int] = []  # object types whose layer-5 bonus this player took
         self.end: dict[str, int] = {}  # end-of-game points by heading, once scored
+        # views.py's derived fields of an observation and the tile count they are for
+        self.kept_view: tuple[int, dict[str, Any]] | None = None
 
     def clone(self) -> Garden:
         g = Garden.__new__(Garden)
@@ -94,12 +102,14 @@ class Garden:
         g.top = self.top[:]
         g.tiles = self.tiles[:]
         g._tiles_json = self._tiles_json[:]
+        g._tiles_text = self._tiles_text
         g._hints = self._hints[:]
         g.lanterns = self.lanterns[:]
         g.passed = self.passed
         g.score = self.score
         g.bonuses = self.bonuses[:]
         g.end = dict(self.end)
+        g.kept_view = self.kept_view
         return g
 
     def done(self) -> bool:
@@ -205,23 +215,35 @@ class Garden:
         return counts
 
     # JSON
-    def tiles_json(self, rules: Rules) -> list[dict[str, Any]]:
-        """The tiles as JSON: fresh objects on every call (the caller may change them),
-        copied from the kept ones, which are built once per tile."""
-        done = self._tiles_json
-        for t in self.tiles[len(done) :]:
-            done.append(_tile_json(t, tile_cells(rules, t)))
-        return [{**d, "cells": [c[:] for c in d["cells"]]} for d in done]
+    def _write_tiles(self, rules: Rules) -> None:
+        """Make the JSON and the text of the tiles placed since the last snapshot."""
+        done = len(self._tiles_json)
+        if done < len(self.tiles):
+            new = [_tile_json(t, tile_cells(rules, t)) for t in self.tiles[done:]]
+            self._tiles_json += new
+            text = encode(new)[1:-1]
+            self._tiles_text = f"{self._tiles_text},{text}" if done else text
 
-    def to_json(self, rules: Rules) -> dict[str, Any]:
+    def fields(self) -> dict[str, Any]:
+        """The snapshot's fields but the tiles, in snapshot order."""
         return {
-            "tiles": self.tiles_json(rules),
             "lanterns": self.lanterns[:],
             "passed": self.passed,
             "score": self.score,
             "bonuses": [TYPES[t] for t in self.bonuses],
             "end_scoring": dict(self.end),
         }
+
+    def to_json(self, rules: Rules) -> dict[str, Any]:
+        """The garden's snapshot; the list of tiles is new, the tiles in it are shared
+        (read-only) with every other snapshot of this garden."""
+        self._write_tiles(rules)
+        return {"tiles": self._tiles_json[:], **self.fields()}
+
+    def tiles_text(self, rules: Rules) -> str:
+        """The tiles in canonical JSON, comma-separated (without the brackets)."""
+        self._write_tiles(rules)
+        return self._tiles_text
 
     @classmethod
     def from_json(cls, rules: Rules, d: Mapping[str, Any]) -> Garden:
@@ -251,13 +273,13 @@ def tile_cells(rules: Rules, t: Placed) -> tuple[int, ...]:
     return cells
 
 
-def _tile_json(t: Placed, cells: tuple[int, ...]) -> dict[str, Any]:
-    return {
-        "shape": SHAPES[shape_of(t.kind)],
-        "object": TYPES[type_of(t.kind)],
-        "row": t.row + 1,
-        "col": t.col + 1,
-        "rotation": t.rotation,
-        "layer": t.layer,
-        "cells": [[c // SIZE + 1, c % SIZE + 1] for c in cells],
-    }
+def _tile_json(t: Placed, cells: tuple[int, ...]) -> FrozenDict:
+    return FrozenDict(
+        shape=SHAPES[shape_of(t.kind)],
+        object=TYPES[type_of(t.kind)],
+        row=t.row + 1,
+        col=t.col + 1,
+        rotation=t.rotation,
+        layer=t.layer,
+        cells=FrozenList(FrozenList((c // SIZE + 1, c % SIZE + 1)) for c in cells),
+    )

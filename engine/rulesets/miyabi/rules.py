@@ -155,6 +155,7 @@ class Rules:
     """One game's settings: the validated options, read into the shapes the code needs."""
 
     options: Mapping[str, Any]
+    options_json: str  # the options in canonical JSON, as every snapshot spells them
     rounds: int
     tiles_per_round: tuple[int, ...]  # per shape, for this player count
     bonus_points: tuple[int, ...]  # per object type
@@ -227,6 +228,7 @@ def _rules(players: int, options_json: str) -> Rules:
     fits = _fits(shapes)
     return Rules(
         options=o,
+        options_json=options_json,
         rounds=o[f"roundsByPlayers.{players}"],
         tiles_per_round=tuple(o[f"tilesPerRound.{s}"] * players for s in SHAPES),
         bonus_points=tuple(o[f"bonusLayer5Points.{t}"] for t in TYPES),

@@ -248,6 +248,9 @@ class MiyabiState(State):
     def to_json(self) -> dict[str, JSON]:
         return codec.to_json(self)
 
+    def snapshot_text(self) -> str:
+        return codec.to_text(self)
+
     @classmethod
     def from_json(cls, snapshot: Mapping[str, JSON]) -> MiyabiState:
         return codec.from_json(snapshot, cls)

@@ -14,6 +14,7 @@ from engine.api import JSON, envelope
 from engine.rulesets.miyabi import codec
 from engine.rulesets.miyabi.garden import Garden
 from engine.rulesets.miyabi.rules import CELLS, SIZE, SNAPSHOT, TYPES, VERSION
+from engine.rulesets.miyabi.shared_json import FrozenDict, FrozenList
 
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
@@ -26,10 +27,22 @@ def observe(s: MiyabiState, seat: int | None) -> dict[str, JSON]:
     view = envelope(VERSION, seat, s.players, s.phase, s.to_move())
     view.update(codec.state_fields(s))
     for g, gj in zip(s.gardens, view["gardens"], strict=True):
-        gj["height"] = [g.heights[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
-        gj["top"] = _tops(g)
-        gj["visible_objects"] = dict(zip(TYPES, g.objects_by_type(), strict=True))
+        gj.update(_derived(g))
     return view
+
+
+def _derived(g: Garden) -> dict[str, JSON]:
+    """The fields a garden's view adds, kept (read-only, shared by every observation)
+    until a tile is placed in it: they follow from its tiles alone."""
+    kept = g.kept_view
+    if kept is None or kept[0] != len(g.tiles):
+        rows = range(SIZE)
+        kept = g.kept_view = len(g.tiles), {
+            "height": FrozenList(FrozenList(g.heights[r * SIZE : (r + 1) * SIZE]) for r in rows),
+            "top": FrozenList(FrozenList(row) for row in _tops(g)),
+            "visible_objects": FrozenDict(zip(TYPES, g.objects_by_type(), strict=True)),
+        }
+    return kept[1]
 
 
 def _tops(g: Garden) -> list[list[str | None]]:

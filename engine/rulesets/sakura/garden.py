@@ -40,12 +40,6 @@ class Garden:
 
     # -- who is where -------------------------------------------------------------------
 
-    def _taken(self, space: int, mover: int) -> bool:
-        """Does another painter stand on ``space``? The gate is never taken (§4.1)."""
-        # Only the gate holds two painters, so off the gate "another painter is there"
-        # is "a painter is there and it is not the mover".
-        return space != GATE and self.painters[mover] != space and space in self.painters
-
     def closest(self) -> int | None:
         """The painter furthest forward on the path; none if all are on the gate (§6 #8)."""
         best = max(range(len(self.painters)), key=lambda i: self.painters[i])
@@ -77,30 +71,36 @@ class Garden:
 
     # -- painter movement ----------------------------------------------------------------
 
+    # The moves below test "another painter stands there" as ``q in painters``: only the
+    # gate (never taken, §4.1) holds two painters, and a space strictly ahead of or
+    # behind the mover cannot be the mover's own.
+
     def forward(self, p: int, steps: int) -> bool:
         """Move painter ``p`` forward ``steps`` empty spaces (§6 #3, #4); True on a bump."""
-        q = self.painters[p]
+        painters, emperor = self.painters, self.emperor
+        q = painters[p]
         for _ in range(steps):
             q += 1
-            while q < self.emperor and self._taken(q, p):
+            while q < emperor and q in painters:
                 q += 1
-            if q >= self.emperor:
-                self.disgrace(p, self.emperor)
+            if q >= emperor:
+                self.disgrace(p, emperor)
                 return True
-        self.painters[p] = q
+        painters[p] = q
         return False
 
     def back(self, p: int, steps: int) -> None:
         """Move painter ``p`` back ``steps`` empty spaces, stopping on the gate (§6 #12)."""
-        q = self.painters[p]
+        painters = self.painters
+        q = painters[p]
         for _ in range(steps):
             q -= 1
-            while q > GATE and self._taken(q, p):
+            while q > GATE and q in painters:
                 q -= 1
             if q <= GATE:
                 q = GATE
                 break
-        self.painters[p] = q
+        painters[p] = q
 
     def disgrace(self, p: int, space: int) -> None:
         """A bump (§6 #6, #7): stand on ``space``, lose a token if any, back 3 empty spaces.
@@ -117,7 +117,7 @@ class Garden:
         if not ahead:
             return
         q = min(self.painters[i] for i in ahead) + 1
-        while q < self.emperor and self._taken(q, p):
+        while q < self.emperor and q in self.painters:
             q += 1
         if q >= self.emperor:
             self.disgrace(p, self.emperor)
@@ -134,8 +134,10 @@ class Garden:
 
     def unscored_sakura(self, space: int) -> int | None:
         """Index of the sakura on ``space`` if it has not scored yet."""
-        for k, s in enumerate(self.board.sakura):
-            if s == space and not self.scored[k]:
+        sakura = self.board.sakura
+        if space in sakura:
+            k = sakura.index(space)  # sakura spaces are distinct
+            if not self.scored[k]:
                 return k
         return None
 

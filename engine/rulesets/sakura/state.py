@@ -12,12 +12,24 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable, Mapping
 from functools import cache
+from operator import itemgetter
 from typing import Any, Final
 
-from engine.actions import LegalActions
+from engine.actions import LegalActions, same_json
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State
 from engine.rulesets.sakura import codec, render, rules, views
 from engine.rulesets.sakura.garden import GATE, Garden, set_up
+from engine.rulesets.sakura.rules import (
+    CHOICE_ACTIONS,
+    CLOSEST_BACK_2,
+    COUNT_AHEAD,
+    EMP_BACK_1,
+    EMP_FWD_1,
+    EMP_FWD_2,
+    EMP_FWD_OR_BACK_1,
+    FWD,
+    JUMP_AHEAD,
+)
 from engine.rulesets.sakura.scoring import final_places, rewards_for
 
 DEAL: Final = "deal"
@@ -29,6 +41,8 @@ OVER: Final = "over"
 
 #: Phases whose chance node deals a card to a seat.
 _DRAWING: Final = frozenset({DEAL, DRAW})
+#: ``to_move`` of the phases that need nothing else to say it.
+_FIXED_TO_MOVE: Final = {DEAL: (CHANCE,), DRAW: (CHANCE,), COURT: (CHANCE,), OVER: ()}
 
 GARDEN_STEP: Final = "garden"
 PAINTER_STEP: Final = "painter"
@@ -51,10 +65,15 @@ _REVEAL_OUTCOMES: Final = {n: {"type": "reveal", "card": n} for n in _CARD_NUMBE
 _DISTANCE: Final = {a: rules.distance(a) for a in (*rules.FWD, *rules.FWD_OR_BACK)}
 #: Built once too: the actions of a plain play and of a direction choice.
 _PLAYS: Final = {n: {"type": "play", "card": n} for n in _CARD_NUMBERS}
+EMPEROR: Final = "emperor"
+PAINTER: Final = "painter"
 _DIRECTION_CHOICES: Final = {
-    kind: [{"type": kind, "direction": d} for d in DIRECTIONS]
-    for kind in ("emperor", "painter")
+    kind: [{"type": kind, "direction": d} for d in DIRECTIONS] for kind in (EMPEROR, PAINTER)
 }
+_DIRECTION_LEGAL: Final = {kind: LegalActions(a) for kind, a in _DIRECTION_CHOICES.items()}
+#: The chance outcomes of each chance phase.
+_OUTCOMES_OF: Final = {DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES}
+_BY_CARD: Final = itemgetter(1)
 
 
 @cache
@@ -145,8 +164,9 @@ class SakuraState(State):
     # -- the contract -----------------------------------------------------------------------
 
     def to_move(self) -> tuple[int, ...]:
-        if self.phase in (DEAL, DRAW, COURT):
-            return (CHANCE,)
+        fixed = _FIXED_TO_MOVE.get(self.phase)
+        if fixed is not None:
+            return fixed
         if self.phase == CHOOSE:
             return _all_seats(self.players)
         if self.phase == RESOLVE:
@@ -154,6 +174,14 @@ class SakuraState(State):
         return ()
 
     def legal_actions(self, seat: int) -> list[Action]:
+        # The two common decisions are listed straight from shared action objects, a
+        # fresh list each time (as cheap as copying a cached one); the court card's
+        # supplier and seats with nothing to do go through the cache.
+        phase = self.phase
+        if phase == CHOOSE and seat != self.supplier and 0 <= seat < self.players:
+            return [_PLAYS[c] for c in self.hands[seat]]
+        if phase == RESOLVE and seat == self.played[self.cursor][0]:
+            return _DIRECTION_CHOICES[EMPEROR if self.step == GARDEN_STEP else PAINTER].copy()
         return self._choices(seat).listing()
 
     def _choices(self, seat: int) -> LegalActions:
@@ -174,7 +202,7 @@ class SakuraState(State):
                 ]
             return [_PLAYS[c] for c in hand]
         if self.phase == RESOLVE and seat == self.owner():
-            return _DIRECTION_CHOICES["emperor" if self.step == GARDEN_STEP else "painter"]
+            return _DIRECTION_CHOICES[EMPEROR if self.step == GARDEN_STEP else PAINTER]
         return []
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
@@ -192,34 +220,33 @@ class SakuraState(State):
     def sample_chance(self, rng: Rng) -> Action:
         """One card of the (sorted) deck, each equally likely, from one ``rng.random()``
         and without listing the deck: O(1) per draw (since sakura@3)."""
-        if self.phase not in (DEAL, DRAW, COURT):
+        outcomes = _OUTCOMES_OF.get(self.phase)
+        if outcomes is None:
             raise ValueError("no chance outcome is pending")
         deck = self.deck
-        i = min(int(rng.random() * len(deck)), len(deck) - 1)  # guards x * n rounding to n
-        return (_REVEAL_OUTCOMES if self.phase == COURT else _DRAW_OUTCOMES)[deck[i]]
+        n = len(deck)
+        i = int(rng.random() * n)
+        return outcomes[deck[i if i < n else n - 1]]  # guards x * n rounding to n
 
     def apply(self, joint: Mapping[int, Action]) -> None:
-        if self.phase in _DRAWING and len(joint) == 1 and CHANCE in joint:
-            self._chance(joint[CHANCE])  # most applies: a draw, with nothing to resolve after
-            self._after_draw()
-            if self._legal:  # someone asked a seat's (empty) actions while chance moved
-                self._legal = {}
-            self._outcomes = None
-            return
-        seats = self.to_move()
-        if not seats:
-            raise IllegalAction(RULE_END, "the game is over; no move can be made")
-        if joint.keys() != _seat_set(seats):
-            want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
-            raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
-        if self.phase == CHOOSE:
-            self._play_cards({s: self._parse(s, joint[s]) for s in seats})
-        elif self.phase == RESOLVE:
-            self._resolve_choice(self._parse(seats[0], joint[seats[0]]))
+        phase = self.phase
+        if phase in _DRAWING and len(joint) == 1 and CHANCE in joint:
+            self._draw(joint[CHANCE])  # most applies: a draw, with nothing to resolve after
         else:
-            self._chance(joint[CHANCE])
-        self._advance()
-        if self._legal:
+            seats = self.to_move()
+            if not seats:
+                raise IllegalAction(RULE_END, "the game is over; no move can be made")
+            if joint.keys() != _seat_set(seats):
+                want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
+                raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
+            if phase == CHOOSE:
+                self._play_cards([self._play_of(s, joint[s]) for s in seats])
+            elif phase == RESOLVE:
+                self._resolve_choice(self._direction_of(seats[0], joint[seats[0]]))
+            else:
+                self._reveal(joint[CHANCE])
+            self._advance()
+        if self._legal:  # e.g. someone asked a seat's (empty) actions while chance moved
             self._legal = {}
         self._outcomes = None
 
@@ -262,6 +289,23 @@ class SakuraState(State):
         return render.describe(self, seat, action)
 
     # -- validation -------------------------------------------------------------------------
+
+    def _play_of(self, seat: int, action: Action) -> Action:
+        """``seat``'s card choice, matched as :meth:`LegalActions.match` would against
+        the one listed play of the card it names, without listing the hand; the
+        supplier's two-card plays and anything refused go through :meth:`_parse`."""
+        if type(action) is dict and seat != self.supplier:
+            card = action.get("card")
+            if type(card) is int and card in self.hands[seat]:
+                play = _PLAYS[card]
+                if play is action or (play == action and same_json(play, action)):
+                    return play
+        return self._parse(seat, action)
+
+    def _direction_of(self, seat: int, action: Action) -> Action:
+        """The owner's direction choice, matched against the two shared listed ones."""
+        found = _DIRECTION_LEGAL[EMPEROR if self.step == GARDEN_STEP else PAINTER].match(action)
+        return found if found is not None else self._parse(seat, action)  # _parse refuses it
 
     def _parse(self, seat: int, action: Action) -> Action:
         """The legal action of ``seat`` that ``action`` spells, else IllegalAction; the
@@ -310,49 +354,54 @@ class SakuraState(State):
             self._painter_action(self.owner(), self.current_card().painter, action["direction"])
             self._finish_card()
 
-    def _chance(self, outcome: Action) -> None:
-        # Checked in place rather than against the listed outcomes (the whole deck): the
-        # same test, exactly {"type": kind, "card": a card in the deck} in JSON types.
-        kind = "reveal" if self.phase == COURT else "draw"
-        deck = self.deck
-        i = -1  # where the card lies in the deck, once it is known to be one
+    def _deck_index(self, outcome: Action, kind: str) -> int:
+        """Where the card of chance ``outcome`` lies in the deck. Checked in place rather
+        than against the listed outcomes (the whole deck): the same test, exactly
+        {"type": kind, "card": a card in the deck} in JSON types."""
         if type(outcome) is dict and len(outcome) == 2:
             tag, number = outcome.get("type"), outcome.get("card")
             if type(tag) is str and tag == kind and type(number) is int:
+                deck = self.deck
                 i = bisect_left(deck, number)
-                if i == len(deck) or deck[i] != number:
-                    i = -1
-        if i < 0:
-            raise IllegalAction(
-                RULE_ROUND, f"chance must {kind} a card of the deck, not {outcome!r}"
-            )
-        card: int = deck.pop(i)
-        if self.phase == COURT:
-            court = self.court
-            assert court is not None
-            self.played.append([court, card, PENDING])
-            self._start_resolving()
-        else:
-            insort(self.hands[self.draws.pop(0)], card)  # hands stay sorted
+                if i < len(deck) and deck[i] == number:
+                    return i
+        raise IllegalAction(RULE_ROUND, f"chance must {kind} a card of the deck, not {outcome!r}")
+
+    def _draw(self, outcome: Action) -> None:
+        """A deal or draw: the card joins the next drawer's hand (kept sorted)."""
+        card = self.deck.pop(self._deck_index(outcome, "draw"))
+        draws = self.draws
+        insort(self.hands[draws.pop(0)], card)
+        if not draws:
+            self._start_round()
+        elif not self.deck:
+            self._refill_deck()
+
+    def _reveal(self, outcome: Action) -> None:
+        """The court painter's card (sakura.md §9) joins this round's cards."""
+        card = self.deck.pop(self._deck_index(outcome, "reveal"))
+        self.played.append([self.court, card, PENDING])
+        self._start_resolving()
 
     # -- the round --------------------------------------------------------------------------
 
-    def _play_cards(self, joint: Mapping[int, Action]) -> None:
-        """Reveal every choice at once (sakura.md §6 #2)."""
-        for seat in range(self.players):
-            action = joint[seat]
-            self.hands[seat].remove(action["card"])
-            self.played.append([seat, action["card"], PENDING])
-            if seat == self.supplier:
-                self.hands[seat].remove(action["court_card"])
-                self.played.append([self.court, action["court_card"], PENDING])
-        if self.court is not None and self.supplier is None:
+    def _play_cards(self, actions: list[Action]) -> None:
+        """Reveal every choice at once (sakura.md §6 #2); ``actions`` in seat order."""
+        hands, played, supplier = self.hands, self.played, self.supplier
+        for seat, action in enumerate(actions):
+            card = action["card"]
+            hands[seat].remove(card)
+            played.append([seat, card, PENDING])
+            if seat == supplier:
+                hands[seat].remove(action["court_card"])
+                played.append([self.court, action["court_card"], PENDING])
+        if supplier is None and self.court is not None:
             self.phase = COURT  # the top deck card plays for the court painter (§9)
         else:
             self._start_resolving()
 
     def _start_resolving(self) -> None:
-        self.played.sort(key=lambda e: e[1])
+        self.played.sort(key=_BY_CARD)
         self.phase = RESOLVE
         self.cursor = 0
         self.step = GARDEN_STEP
@@ -375,38 +424,31 @@ class SakuraState(State):
 
     def _advance(self) -> None:
         """Run every step that needs no decision (sakura.md §6 #2, #14)."""
-        while True:
-            if self.phase in _DRAWING:
-                self._after_draw()
-                return
-            if self.phase == COURT:
-                self._refill_deck()
-                return
-            if self.phase != RESOLVE:
-                return
-            if self.cursor >= len(self.played):
-                self._end_round()
-                continue
-            painter, number, _ = self.played[self.cursor]
-            card = self.cards[number]
-            human = painter < self.players
+        if self.phase == RESOLVE:
+            self._resolve_cards()
+        elif self.phase == COURT:
+            self._refill_deck()
+
+    def _resolve_cards(self) -> None:
+        """Resolve this round's cards in order up to one that needs its owner's choice;
+        when all are done and the game goes on, the round ends."""
+        played, cards, humans = self.played, self.cards, self.players
+        while self.cursor < len(played):
+            painter, number, _ = played[self.cursor]
+            card = cards[number]
+            human = painter < humans
             if self.step == GARDEN_STEP:
-                if human and card.garden in rules.CHOICE_ACTIONS:
+                if human and card.garden in CHOICE_ACTIONS:
                     return
                 # the court painter always picks forward (§9)
                 self._garden_action(card.garden, FORWARD)
                 self.step = PAINTER_STEP
-            if human and card.painter in rules.CHOICE_ACTIONS:
+            if human and card.painter in CHOICE_ACTIONS:
                 return
             self._painter_action(painter, card.painter, FORWARD)
             self._finish_card()
-
-    def _after_draw(self) -> None:
-        """A deal or draw is done: the next draw needs a deck, or the round begins."""
-        if not self.draws:
-            self._start_round()
-        elif not self.deck:
-            self._refill_deck()
+        if self.phase == RESOLVE:  # not OVER: the last sakura scored
+            self._end_round()
 
     def _refill_deck(self) -> None:
         """An empty deck is refilled with the discard pile (sakura.md §6 #2)."""
@@ -417,14 +459,13 @@ class SakuraState(State):
     def _garden_action(self, action: str, direction: str) -> None:
         """The resolving card's garden ``action`` (sakura.md §2.1) in ``direction``."""
         g = self.garden
-        forward_1 = action == rules.EMP_FWD_OR_BACK_1 and direction == FORWARD
-        if action == rules.EMP_FWD_1 or forward_1:
+        if action == EMP_FWD_1 or (action == EMP_FWD_OR_BACK_1 and direction == FORWARD):
             self.halt = g.emperor_forward(1)
-        elif action == rules.EMP_FWD_2:
+        elif action == EMP_FWD_2:
             self.halt = g.emperor_forward(2)
-        elif action in (rules.EMP_BACK_1, rules.EMP_FWD_OR_BACK_1):
+        elif action in (EMP_BACK_1, EMP_FWD_OR_BACK_1):
             g.emperor_back()
-        elif action == rules.CLOSEST_BACK_2:
+        elif action == CLOSEST_BACK_2:
             target = g.closest()
             if target is not None:
                 g.back(target, 2)
@@ -436,11 +477,11 @@ class SakuraState(State):
     def _painter_action(self, painter: int, action: str, direction: str) -> None:
         """The resolving card's painter ``action`` (sakura.md §2.2) for its owner."""
         g = self.garden
-        if action == rules.JUMP_AHEAD:
+        if action == JUMP_AHEAD:
             g.jump_ahead(painter)
-        elif action == rules.COUNT_AHEAD:
+        elif action == COUNT_AHEAD:
             g.count_ahead(painter)
-        elif action in rules.FWD or direction == FORWARD:
+        elif direction == FORWARD or action in FWD:
             g.forward(painter, _DISTANCE[action])
         else:
             g.back(painter, _DISTANCE[action])
@@ -471,8 +512,7 @@ class SakuraState(State):
     def _end_round(self) -> None:
         """Everyone draws back to a full hand, in seat order (sakura.md §6 #17, §9)."""
         self.phase = DRAW
-        self.draws = []
-        for seat in range(self.players):
-            self.draws.append(seat)
-            if seat == self.supplier:
-                self.draws.append(seat)
+        self.draws = list(range(self.players))
+        if self.supplier is not None:
+            self.draws.insert(self.supplier, self.supplier)  # it played two cards
+        self._refill_deck()  # the first draw needs a deck

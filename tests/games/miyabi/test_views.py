@@ -9,7 +9,7 @@ import pytest
 
 from engine import CHANCE, OptionError
 from engine.rulesets.miyabi import GAME
-from tests.games.miyabi.scripted import scripted
+from tests.games.miyabi.scripted import place, scripted
 
 GARDEN = [
     ("single", "maple", 1),
@@ -71,6 +71,26 @@ def test_the_observation_shows_heights_tops_and_visible_objects() -> None:
         "layer": 2,
         "cells": [[1, 1], [1, 2]],
     }
+
+
+def test_the_observation_shows_a_placed_tile_after_an_earlier_observation() -> None:
+    state = scripted(gardens={0: GARDEN}, taken=("single", "fish"))
+    assert state.observe(0)["gardens"][0]["top"][2][0] is None
+    place(state, 3, 1)
+    garden = state.observe(0)["gardens"][0]
+    assert (garden["top"][2][0], garden["height"][2][0]) == ("fish", 1)
+    assert garden["visible_objects"]["fish"] == 1
+
+
+def test_the_observations_heights_tops_and_visible_objects_refuse_edits() -> None:
+    garden = scripted(gardens={0: GARDEN}).observe(0)["gardens"][0]
+    for edit in (
+        lambda: garden["height"][0].__setitem__(0, 9),
+        lambda: garden["top"].append([]),
+        lambda: garden["visible_objects"].update(maple=9),
+    ):
+        with pytest.raises(TypeError, match="shared by every snapshot"):
+            edit()
 
 
 def test_every_seat_sees_the_same_table_since_nothing_is_hidden() -> None:

@@ -197,3 +197,32 @@ def test_a_sampled_court_card_is_one_of_the_listed_reveals() -> None:
     for x in (0.0, 0.3, 0.999999):
         assert engine.sample_chance(state, FixedRng(x)) in listed
     assert listed[0]["type"] == "reveal"
+
+
+@pytest.mark.parametrize("card", [11.0, True, "11"])
+def test_a_card_number_of_another_json_type_is_refused_and_changes_nothing(card: object) -> None:
+    state = table(3, hands=[[11], [26], [50]])
+    before = state.to_json()
+    with pytest.raises(IllegalAction) as e:
+        state.apply({0: {"type": "play", "card": card}, 1: {"type": "play", "card": 26},
+                     2: {"type": "play", "card": 50}})
+    assert e.value.rule == "sakura.md §6"
+    assert state.to_json() == before
+
+
+def test_a_listed_play_and_the_same_play_spelled_afresh_lead_to_the_same_state() -> None:
+    listed, spelled = table(3, hands=[[11], [26], [50]]), table(3, hands=[[11], [26], [50]])
+    chosen = {0: 11, 1: 26, 2: 50}
+    listed.apply({s: next(a for a in listed.legal_actions(s) if a["card"] == c)
+                  for s, c in chosen.items()})
+    spelled.apply({0: {"card": 11, "type": "play"}, 1: {"card": 26, "type": "play"},
+                   2: {"card": 50, "type": "play"}})
+    assert listed.to_json() == spelled.to_json()
+
+
+def test_a_direction_with_an_extra_key_is_refused() -> None:
+    state = table(3, hands=[[11], [13], [50]])
+    play(state, {0: 11, 1: 13, 2: 50})
+    with pytest.raises(IllegalAction) as e:
+        state.apply({1: {"type": "emperor", "direction": "forward", "also": 1}})
+    assert e.value.rule == "sakura.md §2"
