@@ -15,12 +15,11 @@ and the runner stops with that error (a one-line message naming the fix).
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,15 +27,15 @@ from pathlib import Path
 import structlog
 
 import engine
-from ladder import scheduler, sparring, submission
+from ladder import executors, scheduler, sparring, submission
 from ladder.archive import ArchiveError
 from ladder.lease import Lease, node_name
 from ladder.store import VALIDATION, Finished, Match, Store, StoreError
-from ladder.worker import Job, init_worker, run_job
+from ladder.worker import Job
 from referee import cgroups
 from referee.cgroups import LimitsUnavailable
 from referee.leftovers import leftovers
-from referee.pool import cores, spawn_pool
+from referee.pool import cores
 from referee.sandbox import Limits
 
 
@@ -60,6 +59,8 @@ class Settings:
     #: at most this long (plus one poll, a quarter of it) after the leader died.
     lease_s: float = 20.0
     node: str = ""  # this runner's name in the logs and the lease; "": host:pid:random
+    executor: str = executors.LOCAL  # where matches run: executors.KINDS
+    ray_address: str = ""  # executor "ray": the cluster's address; "": this machine's
 
     def game_names(self) -> list[str]:
         return list(self.games) or engine.games()
@@ -172,23 +173,24 @@ class Runner:
         limit = self.settings.max_matches
         return limit is not None and self.rated_finished >= limit
 
-    def _pool(self) -> ProcessPoolExecutor:
-        return spawn_pool(
-            self.settings.worker_count, init_worker,
-            (os.getpid(), self.settings.log_level, self.node),
-        )
+    def _pool(self, store: Store) -> executors.Executor:
+        s = self.settings
+        return executors.start(
+            s.executor, s.worker_count, s.log_level, self.node, s.ray_address,
+            lambda digest: submission.archive_bytes(store, digest),
+        )  # fmt: skip
 
     def _run_pool(self, store: Store, lease: Lease, stop: threading.Event) -> None:
         """Play with one pool until stopped or ``max_matches`` finished; each turn
         schedules, claims and collects. A broken pool fails its matches and returns
         (:meth:`run` starts a fresh one)."""
-        capacity = self.settings.concurrency or self.settings.worker_count
         in_flight: dict[Future[Finished], Match] = {}
-        pool = self._pool()
+        pool = self._pool(store)
         lost = False
         try:
             while not stop.is_set():
                 self._heartbeat(lease)
+                capacity = self.settings.concurrency or pool.slots
                 started = time.perf_counter()
                 self._schedule(store, capacity)
                 self._claim(store, pool, in_flight, capacity)
@@ -215,7 +217,7 @@ class Runner:
             if stop.is_set() and in_flight:  # asked to stop: hand the matches back now
                 requeued = store.requeue_running()
                 self.log.info("matches_requeued", matches=requeued, reason="stopping")
-            pool.shutdown(wait=not (stop.is_set() or lost), cancel_futures=True)
+            pool.shutdown(wait=not (stop.is_set() or lost))
 
     def _schedule(self, store: Store, capacity: int) -> None:
         """Queue rated matches up to ``capacity`` waiting, never so many that finished
@@ -228,7 +230,7 @@ class Runner:
     def _claim(
         self,
         store: Store,
-        pool: ProcessPoolExecutor,
+        pool: executors.Executor,
         in_flight: dict[Future[Finished], Match],
         capacity: int,
     ) -> None:
@@ -244,7 +246,7 @@ class Runner:
                 self.log.error("match_failed", match=match.id, error=str(e), now=state)
                 continue
             try:
-                future = pool.submit(run_job, job)
+                future = pool.submit(job)
             except BrokenProcessPool:
                 # claimed but never handed to a worker: give it back, or it would stay
                 # "running" until the next restart
@@ -334,10 +336,11 @@ class Runner:
         )  # fmt: skip
 
     def _job(self, store: Store, match: Match) -> Job:
-        bots, labels = [], []
+        bots, labels, archives = [], [], []
         for bot_id in match.seats:
             bot = store.bot(bot_id)
             archive_hash = bot.archive_hash or ""
+            archives.append("" if bot.source.startswith("builtin:") else archive_hash)
             bots.append(bot.source if bot.source.startswith("builtin:") else str(
                 submission.unpacked(store, archive_hash)
             ))
@@ -354,6 +357,7 @@ class Runner:
             log_dir=str(store.log_dir(match.id)),
             time_control=self.settings.time_control,
             builtins_in_process=self.settings.builtins_in_process,
+            archives=tuple(archives),
         )
 
     def _record(self, store: Store, match: Match, future: Future[Finished]) -> None:

@@ -122,28 +122,40 @@ def store_archive(
     folder, kept = store.bot_dir(digest), store.archive_path(digest)
     if folder.is_dir() and kept.is_file():
         return digest, folder
+    if unpack_into(data, root, folder, limits):
+        created.append(folder)
+    if not kept.is_file():
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        partial = kept.with_name(f".{kept.name}.{os.getpid()}.part")
+        partial.write_bytes(data)
+        os.replace(partial, kept)
+        created.append(kept)
+    return digest, folder
+
+
+def unpack_into(
+    data: bytes, root: str, folder: Path, limits: archive.Limits = archive.DEFAULT_LIMITS
+) -> bool:
+    """Unpack the archive (in a child process) as ``folder``, unless it is there
+    already; True if this call made it. ``root``: the bot's folder inside the archive."""
+    if folder.is_dir():
+        return False
     # Unpack beside the final folder, then rename: a crash leaves only scratch behind
     # (removed at the next start), never a half-unpacked bot under its real name.
     folder.parent.mkdir(parents=True, exist_ok=True)
-    kept.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".unpack-", dir=folder.parent))
     try:
         unpack.extract(data, scratch / "unpacked", limits)
-        if not kept.is_file():
-            partial = kept.with_name(f".{kept.name}.{os.getpid()}.part")
-            partial.write_bytes(data)
-            os.replace(partial, kept)
-            created.append(kept)
         unpacked = scratch / "unpacked" / root if root else scratch / "unpacked"
         try:
             unpacked.rename(folder)  # the bot's own folder, even if archived in a top folder
-            created.append(folder)
         except OSError:
             if not folder.is_dir():  # else the same archive was just unpacked: keep that
                 raise
+            return False
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return digest, folder
+    return True
 
 
 def keep_archives(store: Store) -> list[str]:
@@ -167,14 +179,20 @@ def unpacked(store: Store, digest: str) -> Path:
     folder = store.bot_dir(digest)
     if folder.is_dir():
         return folder
+    data = archive_bytes(store, digest)
+    store_archive(store, data, unpack.inspect(data).root)
+    return folder
+
+
+def archive_bytes(store: Store, digest: str) -> bytes:
+    """The store's copy of archive ``digest``."""
     data = store.blob(digest)
     if data is None:
         raise StoreError(
             f"the store has no archive {digest[:16]}: restore the ladder's database "
             "from a backup (it holds every submitted archive)"
         )
-    store_archive(store, data, unpack.inspect(data).root)
-    return folder
+    return data
 
 
 def _discard(store: Store, digest: str, created: list[Path]) -> None:

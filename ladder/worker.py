@@ -41,6 +41,9 @@ class Job:
     time_control: str
     builtins_in_process: bool = True
     labels: tuple[str, ...] = ()  # name@version per seat: how replay and logs name it
+    #: Content hash of each seat's bot archive ("" for a built-in bot): how an executor
+    #: on another machine gets the bot's files.
+    archives: tuple[str, ...] = ()
 
 
 def init_worker(ladder_pid: int, log_level: str, node: str = "") -> None:

@@ -153,6 +153,8 @@ def test_only_the_adapters_import_the_rl_frameworks() -> None:
 DEFERRED = frozenset({
     ("bots/sdk.py", "bots.server"),  # grpc only when a bot serves, so tests and tools need none
     ("ladder/db.py", "psycopg"),  # the optional PostgreSQL driver
+    ("ladder/executors.py", "ladder.ray_executor"),  # Ray, optional (niwa[ray])
+    ("niwa/commands/bench_ladder.py", "niwa.commands.bench_ladder_ray"),  # the same
     ("ladder/kept_fit.py", "ladder"),  # ladder.mle's numpy only where a board is fitted
     ("engine/testing/suite.py", "pytest"),  # the engine itself never needs pytest
 })  # fmt: skip

@@ -43,11 +43,12 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import engine
-from ladder import logs, submission
+from ladder import executors, logs, submission
 from ladder.db import DatabaseError, is_postgres_url
 from ladder.runner import Runner, Settings
 from ladder.store import ACTIVE, DONE, Match, Store
@@ -56,6 +57,7 @@ from niwa.commands import ladder_pg
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.ladder_synthetic import fill
 from referee.match import BotSpec
+from referee.pool import cores
 from referee.text import printable
 
 
@@ -74,6 +76,11 @@ def register(sub: Any) -> None:
                    help="a built-in bot to play (builtin:NAME[?options]; repeatable; "
                    "default builtin:random)")
     p.add_argument("--seed", type=int, default=0, help="the scheduler's seed (default 0)")
+    p.add_argument("--executor", choices=executors.KINDS, default=executors.LOCAL,
+                   help="ray: play on a Ray cluster and on a local pool of as many workers, "
+                   "alternating --repeat times, and compare (default local)")
+    p.add_argument("--ray-address", default="", metavar="ADDRESS",
+                   help="with --executor ray: the cluster's head (default: this machine's)")
     p.add_argument("--synthetic", type=int, metavar="N", default=0,
                    help="time the store at scale instead: N synthetic finished matches")
     p.add_argument("--bots", type=int, default=1000,
@@ -82,7 +89,8 @@ def register(sub: Any) -> None:
                    help="with --synthetic: timed schedules, claims, commits, board reads "
                    "per run (default 20)")
     p.add_argument("--repeat", type=int, default=3,
-                   help="with --synthetic: runs of each niwa, alternating (default 3)")
+                   help="with --synthetic or --executor ray: runs of each, alternating "
+                   "(default 3)")
     p.add_argument("--parts", default="schedule,claim,commit,leaderboard",
                    help="with --synthetic: what to time (default: "
                    "schedule,claim,commit,leaderboard)")
@@ -135,6 +143,79 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise UsageError(f"--bot {printable(spec)!r}: {printable(str(e))}") from None
     logs.configure("error")
+    if args.executor == executors.RAY:
+        from niwa.commands.bench_ladder_ray import compare  # ray: an optional extra
+
+        return compare(args, games, specs)
+    played = play(args, games, specs, executors.LOCAL, args.workers or cores())
+    workers, wall, matches = played.slots, played.wall, played.matches
+    match_s, inside_s, decisions = played.match_s, played.inside_s, played.decisions
+    capacity = played.capacity
+    mode = "sandboxed processes over gRPC" if args.sandboxed else "in process"
+    out = text_out(args)
+    print(f"ladder: {matches} matches of {', '.join(games)}; {', '.join(specs)} {mode}; "
+          f"{workers} workers", file=out)
+    print(f"  matches per minute      {matches / wall * 60:8.1f}  (whole run, {wall:.1f} s)",
+          file=out)
+    if played.steady_rate is not None:
+        rate = played.steady_rate
+        print(f"  matches per minute      {rate:8.1f}  (first to last finished match)", file=out)
+    print(f"  decisions per match     {decisions / max(matches, 1):8.1f}", file=out)
+    print(f"  worker time in matches  {match_s / capacity:8.1%}", file=out)
+    print(f"  worker time in bots     {inside_s / capacity:8.1%}", file=out)
+    print(f"    referee and engine    {(match_s - inside_s) / capacity:8.1%}", file=out)
+    print(f"    idle                  {1 - match_s / capacity:8.1%}", file=out)
+    print(f"  outside the bots        {1 - inside_s / capacity:8.1%}", file=out)
+    store_ms = played.store_seconds / max(matches, 1) * 1000
+    print(f"  store per match (runner) {store_ms:7.2f} ms", file=out)
+    write_json(args, {
+        "benchmark": "ladder", "games": games, "bots": specs, "sandboxed": args.sandboxed,
+        "worker_time_in_referee_and_engine": (match_s - inside_s) / capacity,
+        "worker_time_idle": 1 - match_s / capacity,
+        "store_ms_per_match": store_ms,
+        "workers": workers, "matches": matches, "wall_s": wall,
+        "matches_per_minute": matches / wall * 60,
+        "matches_per_minute_steady": played.steady_rate,
+        "decisions_per_match": decisions / max(matches, 1),
+        "worker_time_in_matches": match_s / capacity,
+        "worker_time_in_bots": inside_s / capacity,
+        "outside_the_bots": 1 - inside_s / capacity,
+    })
+    return 0
+
+
+@dataclass(frozen=True)
+class Played:
+    """One bench run's figures."""
+
+    slots: int  # matches at once
+    wall: float  # seconds, start-up included
+    steady: float  # seconds from the first to the last finished match
+    finishes: int
+    matches: int
+    match_s: float  # the matches' recorded wall time
+    inside_s: float  # the bots' recorded time
+    decisions: int
+    store_seconds: float
+
+    @property
+    def capacity(self) -> float:
+        return self.wall * self.slots
+
+    @property
+    def steady_rate(self) -> float | None:
+        return (self.finishes - 1) / self.steady * 60 if self.finishes > 1 else None
+
+    @property
+    def overhead_s(self) -> float:
+        """Slot time per match outside its recorded wall time (start-up included)."""
+        return (self.capacity - self.match_s) / max(self.matches, 1)
+
+
+def play(
+    args: argparse.Namespace, games: list[str], specs: list[str], executor: str, slots: int
+) -> Played:
+    """A fresh ladder on a temporary store plays ``args.matches`` on ``executor``."""
     with tempfile.TemporaryDirectory(prefix="niwa-bench-ladder-") as tmp:
         db = str(Path(tmp) / "ladder.db")
         store = Store.open(db)
@@ -145,12 +226,14 @@ def run(args: argparse.Namespace) -> int:
                 submission.builtin_bot(store, name, game, ACTIVE, alias=alias)
         settings = Settings(
             db,
-            workers=args.workers,
+            workers=slots,
             max_matches=args.matches,
             seed=args.seed,
             log_level="error",
             games=tuple(games),
             builtins_in_process=not args.sandboxed,
+            executor=executor,
+            ray_address=getattr(args, "ray_address", ""),
         )
         finished_at: list[float] = []
 
@@ -162,45 +245,17 @@ def run(args: argparse.Namespace) -> int:
         runner.run(threading.Event())
         wall = time.perf_counter() - start
         matches = store.matches(state=DONE, limit=args.matches + 10)
-        match_s = sum(m.wall_s or 0.0 for m in matches)
-        inside_s = sum(bot_seconds(store.replay_path(m.id)) for m in matches)
-        decisions = sum(m.decisions or 0 for m in matches)
+        played = Played(
+            slots=slots, wall=wall,
+            steady=finished_at[-1] - finished_at[0] if len(finished_at) > 1 else wall,
+            finishes=len(finished_at), matches=len(matches),
+            match_s=sum(m.wall_s or 0.0 for m in matches),
+            inside_s=sum(bot_seconds(store.replay_path(m.id)) for m in matches),
+            decisions=sum(m.decisions or 0 for m in matches),
+            store_seconds=runner.store_seconds,
+        )  # fmt: skip
         store.close()
-    workers = settings.worker_count
-    capacity = wall * workers
-    steady = finished_at[-1] - finished_at[0] if len(finished_at) > 1 else wall
-    mode = "sandboxed processes over gRPC" if args.sandboxed else "in process"
-    out = text_out(args)
-    print(f"ladder: {len(matches)} matches of {', '.join(games)}; {', '.join(specs)} {mode}; "
-          f"{workers} workers", file=out)
-    print(f"  matches per minute      {len(matches) / wall * 60:8.1f}  (whole run, {wall:.1f} s)",
-          file=out)
-    if len(finished_at) > 1:
-        rate = (len(finished_at) - 1) / steady * 60
-        print(f"  matches per minute      {rate:8.1f}  (first to last finished match)", file=out)
-    print(f"  decisions per match     {decisions / max(len(matches), 1):8.1f}", file=out)
-    print(f"  worker time in matches  {match_s / capacity:8.1%}", file=out)
-    print(f"  worker time in bots     {inside_s / capacity:8.1%}", file=out)
-    print(f"    referee and engine    {(match_s - inside_s) / capacity:8.1%}", file=out)
-    print(f"    idle                  {1 - match_s / capacity:8.1%}", file=out)
-    print(f"  outside the bots        {1 - inside_s / capacity:8.1%}", file=out)
-    store_ms = runner.store_seconds / max(len(matches), 1) * 1000
-    print(f"  store per match (runner) {store_ms:7.2f} ms", file=out)
-    write_json(args, {
-        "benchmark": "ladder", "games": games, "bots": specs, "sandboxed": args.sandboxed,
-        "worker_time_in_referee_and_engine": (match_s - inside_s) / capacity,
-        "worker_time_idle": 1 - match_s / capacity,
-        "store_ms_per_match": store_ms,
-        "workers": workers, "matches": len(matches), "wall_s": wall,
-        "matches_per_minute": len(matches) / wall * 60,
-        "matches_per_minute_steady": (len(finished_at) - 1) / steady * 60
-        if len(finished_at) > 1 else None,
-        "decisions_per_match": decisions / max(len(matches), 1),
-        "worker_time_in_matches": match_s / capacity,
-        "worker_time_in_bots": inside_s / capacity,
-        "outside_the_bots": 1 - inside_s / capacity,
-    })
-    return 0
+    return played
 
 
 PARTS = ("schedule", "claim", "commit", "leaderboard")

@@ -8,6 +8,7 @@ read the store directly. "user add" works on the store (run it where the databas
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import signal
 import sys
@@ -21,7 +22,7 @@ import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
 from bots.manifest import parse as parse_manifest
-from ladder import app, archive, client, demo, logs, report, sparring, submission
+from ladder import app, archive, client, demo, executors, logs, report, sparring, submission
 from ladder.admission import Limits
 from ladder.client import CallFailed, LadderClient
 from ladder.db import DatabaseError
@@ -84,6 +85,12 @@ def register(sub: Any) -> None:
     p.add_argument("--lease", type=float, default=Settings.lease_s, metavar="SECONDS",
                    help="runners sharing a store: the leader's lease; a standby takes over "
                    f"within about 1.25x this after the leader died (default {Settings.lease_s:g})")
+    p.add_argument("--executor", choices=executors.KINDS, default=executors.LOCAL,
+                   help="where matches run: local worker processes (default), or a Ray "
+                   "cluster, one task per match (pip install 'niwa[ray]')")
+    p.add_argument("--ray-address", default="", metavar="ADDRESS",
+                   help="with --executor ray: the cluster's head, host:port (default: the "
+                   "cluster this machine is part of, or RAY_ADDRESS)")
     p.add_argument("--node", default="",
                    help="this node's name in the logs and the lease (default host:pid:random)")
     _web_arg(p)
@@ -277,7 +284,13 @@ def _serve(args: argparse.Namespace) -> int:
         sparring=_sparring(args.sparring),
         lease_s=args.lease,
         node=args.node or node_name(),
+        executor=args.executor,
+        ray_address=args.ray_address,
     )
+    if args.ray_address and args.executor != executors.RAY:
+        raise UsageError("--ray-address goes with --executor ray")
+    if args.executor == executors.RAY and importlib.util.find_spec("ray") is None:
+        raise UsageError("--executor ray needs Ray: pip install 'niwa[ray]'")
     if args.lease <= 0:
         raise UsageError("--lease must be more than 0 seconds")
     unknown = sorted(set(settings.games) - set(engine.games()))

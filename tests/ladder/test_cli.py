@@ -122,3 +122,12 @@ def test_submit_checks_an_archive_with_the_servers_rules_before_uploading(
     assert code == 2
     assert "'name' must be 1-64 ASCII letters" in capsys.readouterr().err
 
+
+
+def test_a_ray_address_without_the_ray_executor_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "ladder.db")
+    assert main(["ladder", "serve", "--db", db, "--ray-address", "127.0.0.2:6379"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "niwa ladder: error: --ray-address goes with --executor ray"

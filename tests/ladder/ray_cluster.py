@@ -1,0 +1,93 @@
+"""A real two-node Ray cluster on this machine for the executor's tests: a head
+(``node-a``) and a second node (``node-b``) joined with ``ray start --address``, each its
+own raylet with its own custom resource, its own name in the logs (NIWA_NODE) and its
+own cache of bots (NIWA_NODE_CACHE).
+
+Both listen on 127.0.0.2: Ray turns 127.0.0.1 into the machine's outward address, and
+these tests keep every byte on the loopback. Every process ``ray start`` leaves runs in
+the process group of that ``ray start`` (its own session), which is how they are
+stopped: by group id, nothing else on the machine is touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HOST = "127.0.0.2"
+#: How fast the head declares a silent node dead (Ray's defaults take about 30 s).
+FAST_HEALTH = {
+    "RAY_health_check_period_ms": "1000",
+    "RAY_health_check_timeout_ms": "1000",
+    "RAY_health_check_failure_threshold": "3",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def ray_command() -> str:
+    return str(Path(sys.executable).with_name("ray"))
+
+
+@dataclass
+class Cluster:
+    root: Path
+    address: str = ""
+    groups: list[int] = field(default_factory=list)  # process group of each `ray start`
+    node_b_port: int = 0  # the second node's raylet, found by its port
+
+    def start(self) -> None:
+        port = free_port()
+        self.address = f"{HOST}:{port}"
+        self._ray_start("node-a", "--head", f"--port={port}", '--resources={"node_a": 1}',
+                        "--include-dashboard=false", f"--ray-client-server-port={free_port()}",
+                        f"--temp-dir={self.root / 'ray'}")  # fmt: skip
+        self.node_b_port = free_port()
+        self._ray_start("node-b", f"--address={self.address}", '--resources={"node_b": 1}',
+                        f"--node-manager-port={self.node_b_port}")  # fmt: skip
+
+    def _ray_start(self, name: str, *args: str) -> None:
+        env = {**os.environ, **FAST_HEALTH, "NIWA_NODE": name,
+               "NIWA_NODE_CACHE": str(self.root / f"cache-{name}")}  # fmt: skip
+        proc = subprocess.Popen(
+            [ray_command(), "start", *args, f"--node-ip-address={HOST}", "--num-cpus=1",
+             "--disable-usage-stats"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True,
+        )  # fmt: skip
+        self.groups.append(proc.pid)
+        out, _ = proc.communicate(timeout=180)
+        if proc.returncode != 0:
+            raise RuntimeError(f"ray start ({name}) failed:\n{out[-3000:]}")
+
+    def kill_node_b(self) -> None:
+        """SIGKILL the second node's raylet (its workers and their bots go with it)."""
+        flag = f"--node_manager_port={self.node_b_port}".encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if args and args[0].endswith(b"/raylet") and flag in args:
+                os.kill(int(entry.name), signal.SIGKILL)
+                return
+        raise AssertionError("node-b's raylet is not running")
+
+    def stop(self) -> None:
+        for group in self.groups:
+            with contextlib.suppress(ProcessLookupError):  # every process already ended
+                os.killpg(group, signal.SIGKILL)
+        time.sleep(0.5)

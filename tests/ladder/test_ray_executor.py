@@ -1,0 +1,203 @@
+"""Matches on a real two-node Ray cluster (:mod:`tests.ladder.ray_cluster`): they run on
+both nodes, a node killed mid-match loses and doubles nothing, the results equal the
+local pool's for the same seed, and a submitted bot reaches a node by its hash."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import structlog
+from structlog.testing import capture_logs
+
+from ladder import archive, executors, submission
+from ladder.runner import Runner, Settings
+from ladder.store import ACTIVE, DONE, RUNNING, Store
+from referee.cgroups import LimitsUnavailable
+from tests.ladder.test_crash import assert_counted_once, snapshot, three_random_bots
+from tests.ladder.tiny_bots import QUICK, write_bot
+
+pytest.importorskip("ray", reason="the Ray executor's tests need Ray: pip install 'niwa[ray]'")
+
+from ladder import ray_executor
+from ladder.ray_executor import Expected, niwa_version, node_problem
+from tests.ladder.ray_cluster import Cluster
+
+pytestmark = pytest.mark.skipif(
+    not Path("/usr/bin/bwrap").exists(), reason="sandboxed bots need bubblewrap"
+)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    made = Cluster(tmp_path_factory.mktemp("ray"))
+    try:
+        made.start()
+        yield made
+    finally:
+        made.stop()
+
+
+@pytest.fixture
+def logged() -> Iterator[list[dict[str, Any]]]:
+    """Every log event of the test, whatever an earlier test configured (a level filter:
+    ``capture_logs`` alone keeps it)."""
+    saved = structlog.get_config()
+    structlog.reset_defaults()
+    try:
+        with capture_logs() as events:
+            yield events
+    finally:
+        structlog.configure(**saved)
+
+
+def settings(
+    store: Store, matches: int | None, executor: str, address: str = ""
+) -> Settings:
+    return Settings(
+        str(store.data_dir / "ladder.db"), store.data_dir, max_matches=matches, seed=7,
+        log_level="warning", games=("blossom",), builtins_in_process=False,
+        executor=executor, ray_address=address, workers=2,
+    )  # fmt: skip
+
+
+def ran_on(events: list[dict[str, Any]]) -> dict[int, list[str]]:
+    """Match id -> the nodes its results came from, per the executor's logs."""
+    nodes: dict[int, list[str]] = {}
+    for e in events:
+        if e["event"] == "match_ran":
+            nodes.setdefault(e["match"], []).append(e["ran_on"])
+    return nodes
+
+
+def wait_for(what: str, done: Callable[[], bool], seconds: float = 240.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+#: Replay fields that measure time (a clock's bank too): they differ from run to run.
+TIMES = frozenset({"started", "wall_ms", "cpu_ms", "clock_ms"})
+
+
+def timeless(replay: bytes) -> list[Any]:
+    """A replay without the times it was played at and took."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in TIMES}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return [strip(json.loads(line)) for line in replay.splitlines()]
+
+
+def played(store: Store) -> list[tuple[Any, ...]]:
+    """Each finished match: seats, seed, places, scores, decisions, replay sans times."""
+    found = []
+    for match in sorted(store.matches(state=DONE, limit=1000), key=lambda m: m.id):
+        replay = store.blob(match.replay_sha256 or "")
+        assert replay is not None
+        results = store.results(match.id)
+        found.append((
+            match.seats, match.seed, [r.place for r in results], [r.score for r in results],
+            match.decisions, timeless(replay),
+        ))  # fmt: skip
+    return found
+
+
+def test_results_for_a_seed_equal_the_local_pools(cluster: Cluster, tmp_path: Path) -> None:
+    results = {}
+    for executor in executors.KINDS:
+        store = three_random_bots(str(tmp_path / executor / "ladder.db"), tmp_path / executor)
+        Runner(settings(store, 4, executor, cluster.address)).run(threading.Event())
+        results[executor] = played(store)
+        store.close()
+    assert len(results[executors.LOCAL]) == 4
+    assert results[executors.RAY] == results[executors.LOCAL]
+
+
+def test_a_submitted_bot_reaches_a_node_by_its_hash(cluster: Cluster, tmp_path: Path) -> None:
+    store = three_random_bots(str(tmp_path / "data" / "ladder.db"), tmp_path / "data")
+    owner, _ = store.add_owner("alice")
+    data = archive.pack_directory(write_bot(tmp_path, "quick", "0.2.0", QUICK))
+    (bot,) = submission.submit(store, owner, data)
+    stop = threading.Event()
+    runner = threading.Thread(
+        target=Runner(settings(store, None, executors.RAY, cluster.address)).run, args=(stop,)
+    )
+    runner.start()
+    try:
+        wait_for("the validation match", lambda: store.bot(bot.id).status == ACTIVE)
+    finally:
+        stop.set()
+        runner.join()
+    digest = archive.content_hash(data)
+    cached = [cluster.root / f"cache-{n}" / "bots" / digest for n in ("node-a", "node-b")]
+    assert any((folder / "bot.toml").is_file() for folder in cached)
+    store.close()
+
+
+def test_a_cluster_whose_nodes_all_refuse_stops_the_runner_saying_why(
+    cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logged: list[dict[str, Any]]
+) -> None:
+    # A runner of another niwa version than every node's (only the runner's side changes).
+    monkeypatch.setattr(ray_executor, "niwa_version", lambda: "0.0.0-other")
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    why = (
+        f"niwa {niwa_version()} is installed here, the runner has 0.0.0-other: "
+        "install niwa 0.0.0-other on this node"
+    )
+    with pytest.raises(LimitsUnavailable, match=re.escape(why)):
+        Runner(settings(store, 2, executors.RAY, cluster.address)).run(threading.Event())
+    refused = {e["node"]: e["reason"] for e in logged if e["event"] == "node_refused"}
+    assert refused.keys() == {"node-a", "node-b"} and set(refused.values()) == {why}
+    assert snapshot(store) == {}
+    assert not store.matches(state=RUNNING)  # handed back to the queue
+    store.close()
+
+
+def test_matches_run_on_both_nodes_and_a_killed_node_loses_and_doubles_nothing(
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    run = Runner(settings(store, 40, executors.RAY, cluster.address))
+    runner = threading.Thread(target=run.run, args=(threading.Event(),))
+    runner.start()
+    try:
+        # Kill node-b while it plays: after a few of its matches, with one running.
+        wait_for("three matches on node-b", lambda: sum(
+            n == ["node-b"] for n in ran_on(logged).values()
+        ) >= 3)  # fmt: skip
+        cluster.kill_node_b()
+    finally:
+        runner.join(timeout=600)
+    assert not runner.is_alive()
+    nodes = ran_on(logged)
+    assert {n for found in nodes.values() for n in found} == {"node-a", "node-b"}
+    final = snapshot(store)
+    assert len(final) == 40
+    assert all(len(found) == 1 for found in nodes.values())  # each result came back once
+    assert_counted_once(store, final)
+    store.close()
+
+
+def test_a_node_with_another_niwa_version_refuses_matches() -> None:
+    expected = Expected("0.0.0-other", "1", "info")
+    problem = node_problem("blossom", expected)
+    assert f"niwa {niwa_version()} is installed here, the runner has 0.0.0-other" in problem
+
+
+def test_a_node_without_bubblewrap_refuses_matches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    problem = node_problem("blossom", Expected(niwa_version(), "1", "info"))
+    assert problem.startswith("bubblewrap is not installed here")
+
