@@ -170,7 +170,8 @@ def test_a_bot_that_crashes_mid_match_is_out_with_its_stderr(tmp_path: Path) -> 
 
 
 def test_a_bot_that_stops_serving_but_lives_on_is_disconnected(tmp_path: Path) -> None:
-    # ponder: it stops serving between its turns, which a frozen bot cannot do
+    # it stops serving while asked its second question, and lives on (ponder: it is
+    # never frozen, so nothing but the lost server keeps it from answering)
     outcome, replay = run_against_randoms(
         hostile_bot(tmp_path, "hang-up"), tmp_path, ponder=True
     )

@@ -78,10 +78,12 @@ def fork_bomb() -> str:
 
 
 def hang_up() -> None:
-    """Stop the gRPC server a moment after answering (through the SDK's SIGTERM
-    handler); the process lives on below without serving."""
-    time.sleep(0.01)
+    """Stop the gRPC server (through the SDK's SIGTERM handler, which drops the call in
+    flight); the process lives on without serving. Done while the second question is
+    being asked, not a moment after the first answer: a match of fast bots can be over
+    within that moment."""
     os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5)  # the call is dropped meanwhile; this answer is never sent
 
 
 def flood(stream: object) -> None:
@@ -206,8 +208,8 @@ class Hostile:
             return len(turn.legal_actions)
         if BEHAVIOUR == "huge":
             return Reply(index=0, note="x" * (16 << 20))
-        if BEHAVIOUR == "hang-up" and self.calls == 1:
-            threading.Thread(target=hang_up).start()
+        if BEHAVIOUR == "hang-up" and self.calls == 2:
+            hang_up()
         if BEHAVIOUR == "fork-bomb" and self.calls == 1:
             return Reply(index=0, note=fork_bomb())
         if self.calls == 1:
