@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,6 +72,25 @@ def is_postgres_url(url: str) -> bool:
 
 def sqlite_path(url: str) -> Path:
     return Path(url.removeprefix("sqlite:///").removeprefix("sqlite://"))
+
+
+#: How long opening a SQLite store waits for another connection switching it to WAL.
+WAL_WAIT_S = 30.0
+
+
+def _wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL (once per file; a no-op after). Several processes opening a new
+    file at once race for it, and the switch fails at once with "database is locked"
+    instead of waiting like other statements: wait for the winner and retry."""
+    deadline = time.monotonic() + WAL_WAIT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _sqlite_read_only(path: Path) -> sqlite3.Connection:
@@ -152,7 +172,7 @@ class Database:
             conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=30.0
             )
-            conn.execute("PRAGMA journal_mode=WAL")
+            _wal(conn)
             # FULL: a committed match survives power loss too, not only a killed process.
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
