@@ -10,9 +10,30 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TypeVar
 
-from ladder.elo import BASE, SCALE, Z95, Estimate, pair_score, solve
+from ladder.elo import BASE, SCALE, Z95, Estimate, pair_score
 
 BotId = TypeVar("BotId", bound=Hashable)
+
+
+def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """x with matrix·x = vector (Gaussian elimination with partial pivoting)."""
+    n = len(vector)
+    m = [[*row, v] for row, v in zip(matrix, vector, strict=True)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda i: abs(m[i][col]))
+        if abs(m[pivot][col]) < 1e-300:
+            raise ArithmeticError("singular matrix")
+        m[col], m[pivot] = m[pivot], m[col]
+        for i in range(col + 1, n):
+            f = m[i][col] / m[col][col]
+            if f:
+                for j in range(col, n + 1):
+                    m[i][j] -= f * m[col][j]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (m[i][n] - sum(m[i][j] * x[j] for j in range(i + 1, n))) / m[i][i]
+    return x
+
 
 
 def batch_elo(
