@@ -8,6 +8,7 @@ dialect words (the auto-numbered key column, how a write transaction starts).
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 import time
@@ -22,6 +23,12 @@ Row = dict[str, Any]
 
 class DatabaseError(Exception):
     """The store cannot be opened or used; the message names the cause and the fix."""
+
+
+class ConnectionLost(DatabaseError):
+    """The connection to a PostgreSQL server broke (the server restarted, the network
+    went, or a runner that took the lease over ended this session): this connection
+    is of no more use, a new one may work."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,10 @@ def _postgres(url: str, read_only: bool) -> Any:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=30)
         # The ladder's transactions never wait between statements: a session that does
         # (its process paused, its machine gone) is ended by the server, so its row
-        # locks cannot hold up the runner that took over.
+        # locks cannot hold up the runner that took over. A session paused in the middle
+        # of a pipeline (``execute_many``) or of a long message is not idle to the server
+        # but "active", waiting for the client: a runner taking the lease over ends
+        # those itself (:meth:`Database.end_sessions`).
         conn.execute(f"SET idle_in_transaction_session_timeout = '{IDLE_IN_TRANSACTION_S}s'")
         if read_only:
             conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
@@ -135,6 +145,19 @@ def _postgres(url: str, read_only: bool) -> Any:
             f"cannot connect to the PostgreSQL store {redact(url)}: {cause}"
         ) from None
     return conn
+
+
+#: Longest ``application_name`` PostgreSQL keeps (NAMEDATALEN - 1 bytes).
+_APPLICATION_NAME_BYTES = 63
+
+
+def session_name(name: str) -> str:
+    """``name`` as an ``application_name``: as it is when it fits, else a prefix and a
+    digest of the whole (two long names sharing a prefix must stay apart)."""
+    if len(name.encode()) <= _APPLICATION_NAME_BYTES:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+    return name.encode()[:40].decode(errors="ignore") + "~" + digest
 
 
 def redact(url: str) -> str:
@@ -188,18 +211,65 @@ class Database:
     def close(self) -> None:
         self._conn.close()
 
+    def name_session(self, name: str) -> None:
+        """Let the server know this connection by ``name`` (PostgreSQL's
+        ``application_name``: operators see it in ``pg_stat_activity``, and a runner
+        that takes the lease over finds the old holder's sessions by it)."""
+        if self.dialect is POSTGRES:
+            self.execute("SELECT set_config('application_name', ?, false)", (session_name(name),))
+
+    def end_sessions(self, name: str) -> int:
+        """End every other session named ``name`` (:meth:`name_session`) and so release
+        its locks; return how many were ended. A no-op on SQLite, whose only lock is
+        the file's and lives in the paused process itself.
+
+        Raises :class:`DatabaseError` when the server refuses (another role's
+        sessions need ``pg_signal_backend``)."""
+        if self.dialect is not POSTGRES:
+            return 0
+        import psycopg
+
+        try:
+            rows = self.execute(
+                "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity "
+                "WHERE application_name = ? AND pid <> pg_backend_pid()",
+                (session_name(name),),
+            )
+        except psycopg.Error as e:
+            cause = " ".join(str(e).split())
+            raise DatabaseError(
+                f"cannot end the sessions of {name}: {cause} (give this role "
+                "pg_signal_backend, or run every node as the same role)"
+            ) from None
+        return sum(1 for r in rows if r["ended"])
+
     def execute(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
         """Run one statement; return its rows (if it has any) as dicts."""
         with self._lock:
-            cur = self._conn.cursor()
+            try:
+                cur = self._conn.cursor()
+            except Exception as e:
+                self._raise_if_lost(e)
+                raise
             try:
                 cur.execute(self.dialect.sql(statement), tuple(params))
                 if cur.description is None:
                     return []
                 names = [d[0] for d in cur.description]
                 return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+            except Exception as e:
+                self._raise_if_lost(e)
+                raise
             finally:
                 cur.close()
+
+    def _raise_if_lost(self, error: Exception) -> None:
+        """A driver error on a PostgreSQL connection that is broken now is
+        :class:`ConnectionLost` (any other error is the statement's own)."""
+        conn = self._conn
+        if self.dialect is POSTGRES and (conn.broken or conn.closed):
+            cause = " ".join(str(error).split())
+            raise ConnectionLost(f"the connection to the store broke: {cause}") from None
 
     def execute_many(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement per row of parameters (psycopg pipelines them: one round
@@ -207,9 +277,16 @@ class Database:
         if not rows:
             return
         with self._lock:
-            cur = self._conn.cursor()
+            try:
+                cur = self._conn.cursor()
+            except Exception as e:
+                self._raise_if_lost(e)
+                raise
             try:
                 cur.executemany(self.dialect.sql(statement), [tuple(r) for r in rows])
+            except Exception as e:
+                self._raise_if_lost(e)
+                raise
             finally:
                 cur.close()
 

@@ -39,10 +39,15 @@ class Lease:
         self.holder = holder
         self.seconds = seconds
         self.name = name
+        #: The holder this lease was last taken from (expired or dead), if any: its
+        #: sessions may still hold locks (:meth:`Database.end_sessions`).
+        self.taken_from: str | None = None
+        db.name_session(holder)
 
     def acquire(self) -> bool:
         """Take the lease if it is free or expired, renew it if ours; True if ours now."""
         with self.db.transaction() as db:
+            before = db.one("SELECT holder FROM leases WHERE name = ?", (self.name,))
             db.execute(
                 "INSERT INTO leases (name, holder, acquired_at, expires_at) "
                 "VALUES (?, ?, {now}, {now} + ?) ON CONFLICT (name) DO UPDATE SET "
@@ -53,7 +58,10 @@ class Lease:
                 (self.name, self.holder, self.seconds),
             )
             row = db.one("SELECT holder FROM leases WHERE name = ?", (self.name,))
-        return row is not None and row["holder"] == self.holder
+        ours = row is not None and row["holder"] == self.holder
+        if ours and before is not None and before["holder"] != self.holder:
+            self.taken_from = str(before["holder"])
+        return ours
 
     def take_from_dead(self) -> bool:
         """Take the lease at once from a holder that was a process of this machine and
@@ -67,6 +75,8 @@ class Lease:
             "WHERE name = ? AND holder = ? RETURNING holder",
             (self.holder, self.seconds, self.name, holder.holder),
         )
+        if row is not None:
+            self.taken_from = holder.holder
         return row is not None
 
     def release(self) -> None:

@@ -29,6 +29,7 @@ import structlog
 import engine
 from ladder import executors, scheduler, sparring, submission
 from ladder.archive import ArchiveError
+from ladder.db import ConnectionLost, DatabaseError
 from ladder.lease import Lease, node_name
 from ladder.store import VALIDATION, Finished, Match, Store, StoreError
 from ladder.worker import Job
@@ -107,17 +108,29 @@ class Runner:
         store = Store.open(s.db_url, s.data_dir)
         lease = Lease(store.db, self.node, s.lease_s)
         try:
-            while self._stand_by(lease, stop):
+            while True:
                 try:
-                    self._lead(store, lease, stop)
+                    if self._stand_by(lease, stop):
+                        self._lead(store, lease, stop)
                     break
                 except LeaseLost as e:
                     self.log.error("lease_lost", holder=e.holder, effect="standing by")
+                except ConnectionLost as e:
+                    # Whatever this runner was doing, another may have taken over:
+                    # start again from standing by, on a new connection.
+                    self.log.error(
+                        "store_connection_lost", error=str(e), effect="reconnecting, standing by"
+                    )  # fmt: skip
+                    with contextlib.suppress(Exception):
+                        store.close()
+                    store = Store.open(s.db_url, s.data_dir)  # fails with one line
+                    lease = Lease(store.db, self.node, s.lease_s)
         finally:
             # a store gone away cannot be told: the lease then runs out by itself
             with contextlib.suppress(Exception):
                 lease.release()
-            store.close()
+            with contextlib.suppress(Exception):
+                store.close()
         return self.rated_finished
 
     def _stand_by(self, lease: Lease, stop: threading.Event) -> bool:
@@ -127,6 +140,7 @@ class Runner:
             if lease.acquire() or lease.take_from_dead():
                 self._renewed = time.monotonic()
                 self.log.info("runner_leading", lease_s=lease.seconds)
+                self._end_old_sessions(lease)
                 return True
             if not announced:
                 holder = lease.current()
@@ -137,6 +151,20 @@ class Runner:
                 announced = True
             stop.wait(lease.seconds / 4)
         return False
+
+    def _end_old_sessions(self, lease: Lease) -> None:
+        """End the sessions of the runner this lease was taken from: paused in the
+        middle of a write (a stalled machine), one holds its row locks for as long as
+        it stays paused, and the matches it was recording could never be put back."""
+        previous, lease.taken_from = lease.taken_from, None
+        if previous is None:
+            return
+        try:
+            ended = lease.db.end_sessions(previous)
+        except DatabaseError as e:
+            self.log.warning("old_sessions_kept", previous=previous, error=str(e))
+            return
+        self.log.info("lease_taken_over", previous=previous, sessions_ended=ended)
 
     def _heartbeat(self, lease: Lease) -> None:
         """Renew the lease every quarter of its time; raise LeaseLost if another took it."""
@@ -205,7 +233,7 @@ class Runner:
                     return
         except BrokenProcessPool:
             self._recover(store, in_flight)
-        except LeaseLost:  # the matches in flight are the new leader's to play now
+        except (LeaseLost, ConnectionLost):  # the matches in flight are another's now
             lost = True
             raise
         except LimitsUnavailable as e:  # no bot's fault: hand every match back, stop

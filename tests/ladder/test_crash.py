@@ -202,11 +202,14 @@ def test_a_leader_that_stalled_past_its_lease_gives_way_and_nothing_counts_twice
             wait_for("matches the new leader played", lambda: len(snapshot(store)) >= done + 2)
         finally:
             os.kill(first.pid, signal.SIGCONT)
-        # It finds its lease lost and stands by; or, paused inside a transaction, the
-        # server ended its session (so its locks held no one up) and it exits.
+        # It finds its lease lost; or, paused inside a write, its session was ended by
+        # the new leader (so its locks held no one up). Either way it stands by again.
         wait_for("the old leader to give way",
                  lambda: '"lease_lost"' in logs["first"].read_text()
-                 or first.poll() is not None)  # fmt: skip
+                 or '"store_connection_lost"' in logs["first"].read_text())  # fmt: skip
+        wait_for("the old leader to stand by",
+                 lambda: logs["first"].read_text().count('"runner_standby"') >= 1)  # fmt: skip
+        assert first.poll() is None
         done = len(snapshot(store))
         wait_for("more matches", lambda: len(snapshot(store)) >= done + 2)
     finally:
@@ -214,5 +217,28 @@ def test_a_leader_that_stalled_past_its_lease_gives_way_and_nothing_counts_twice
             if proc is not None:
                 proc.send_signal(signal.SIGTERM)
                 proc.wait()
+    assert_counted_once(store, snapshot(store))
+    store.close()
+
+
+def test_a_runner_whose_session_was_ended_reconnects_and_plays_on(
+    postgres_server: Server, tmp_path: Path
+) -> None:
+    # What a runner that was paused inside a write finds when it wakes: its session
+    # ended by the runner that took over (or by an operator, or a server restart).
+    db_url = postgres_server.database()
+    store = three_random_bots(db_url, tmp_path)
+    node = serve_node(db_url, tmp_path, "only")
+    log = tmp_path / "only.log"
+    try:
+        wait_for("a finished match", lambda: snapshot(store))
+        wait_for("its session ended", lambda: store.db.end_sessions("only"))
+        wait_for("the runner to notice", lambda: '"store_connection_lost"' in log.read_text())
+        done = len(snapshot(store))
+        wait_for("more matches", lambda: len(snapshot(store)) >= done + 2)
+        assert node.poll() is None
+    finally:
+        node.send_signal(signal.SIGTERM)
+        node.wait()
     assert_counted_once(store, snapshot(store))
     store.close()
