@@ -5,37 +5,42 @@ Everything a bot sends is decoded here with bounded size and depth: a reply that
 cannot be used is a :class:`BotFailure` (ILLEGAL) with a one-line detail, never an
 exception out of the referee.
 
-Concurrency choice: grpc.aio runs its own asyncio loop and cannot share trio's. Each
-call is made as a *server-streaming* call on the wire-compatible unary method (gRPC
-does not encode arity on the wire), and its replies are read in one of trio's worker
-threads (at most one per seat at a time). Reading the stream is what lets the referee
-see a second reply to a unary call at once: grpc's unary client leaves it unread and
-the call stalls until its deadline. When trio cancels the waiting task (a cancel scope
-expiring, the match nursery shutting down) we cancel the gRPC call, which ends the
-worker's read.
+Concurrency choice: the calls are gRPC over HTTP/2 spoken by this module itself, with
+the ``h2`` protocol library (sans-IO, like the engine) on one trio socket per bot. A
+call is then an ordinary trio task: its deadline is a cancel scope, a cancelled call
+leaves no thread or call object behind, and no reply crosses a thread. grpcio's
+client could only be waited on from a thread of its own, and that hand-off cost a
+decision more than the whole rest of the referee (docs/benchmarks.md, "Sandboxed gRPC:
+the bridge" and "gRPC spoken on trio").
 
-What the thread costs (docs/benchmarks.md, "Sandboxed gRPC: the bridge"): the request
-leaves on the calling thread when the call is made, so handing the read to the worker
-overlaps the bot's own work; what a decision pays is the wake-up back into trio and
-the stream's second read, together 50-100 µs. Measured and not better: a wake-up
-through a socket trio waits on, the worker also making the call, grpc's channel
-thread (multi-threaded rendezvous), grpc.aio on its own loop thread (1.6x the bare
-stub, against 1.25x), channel options (BDP probe off, latency target).
+Every byte is counted before it is kept: a reply's length prefix is checked against
+the receive limit before its body arrives, and a call reads at most
+:data:`MAX_CALL_BYTES_OVER` more than that limit in all (frames, headers, pings), so a
+flood costs the bot its answer, not the referee its memory. A call that does not end
+cleanly (its deadline, a cancelled match, a broken or hostile stream) closes the
+connection: the bot's server sees its call cancelled, and the next call connects anew.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import itertools
 import json
 import math
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+import socket
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import grpc
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
+import h2.exceptions
+import h2.settings
+import hpack
 import trio
 
 from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, cut_debug
@@ -50,11 +55,20 @@ MAX_ACTION_CHARS = 64 * 1024
 MAX_ACTION_DEPTH = 64
 #: Longest number (integer or float, sign and exponent included) in ``action_json``.
 MAX_NUMBER_CHARS = 64
+#: Bytes a call may read beyond its reply's limit: HTTP/2 framing, headers, trailers,
+#: settings and pings. A well-behaved server needs a few hundred.
+MAX_CALL_BYTES_OVER = 1 << 20
+#: Largest header block accepted (gRPC's own default is 8 KiB).
+MAX_HEADER_BYTES = 16 << 10
+#: Bytes read from the socket at a time.
+RECV_BYTES = 64 << 10
 
 _METHOD = "/niwa.v1.Bot/"
+_PREFIX = 5  # a gRPC message: 1 byte compressed flag, 4 bytes big-endian length
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 class CallEnd(enum.Enum):
@@ -63,9 +77,10 @@ class CallEnd(enum.Enum):
 
     #: DEADLINE_EXCEEDED: the deadline passed (ours, unless the bot sent it early).
     DEADLINE = "deadline"
-    #: RESOURCE_EXHAUSTED from our client: the reply was over the receive limit.
+    #: The reply was over the receive limit (or the call read far more than it).
     TOO_LARGE = "too large"
-    #: UNAVAILABLE or CANCELLED: the connection broke mid-call (often a dying process).
+    #: The connection broke mid-call (often a dying process), or the bot's server
+    #: cancelled the call.
     BROKEN = "broken"
     #: Any other status.
     STATUS = "status"
@@ -91,135 +106,273 @@ _ENDS = {
 
 
 def call_error(code: grpc.StatusCode, details: str) -> CallError:
-    """The neutral form of a gRPC status. grpc's own client says "Received message
-    larger than max" when a reply passes the receive limit."""
-    end = _ENDS.get(code, CallEnd.STATUS)
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "received" in details.lower():
-        end = CallEnd.TOO_LARGE
-    return CallError(end, code.name, details)
+    """The neutral form of a gRPC status."""
+    return CallError(_ENDS.get(code, CallEnd.STATUS), code.name, details)
 
 
-@dataclass(frozen=True)
-class _Malformed:
-    """What the deserializer returns for bytes that are not the expected message."""
-
-    why: str
+class _Status(CallError):
+    """A status the bot's server sent on a stream that ended cleanly: the connection
+    stays usable."""
 
 
-class _End:
-    """No more replies on the stream."""
+class _Unprocessed(Exception):
+    """The server said (GOAWAY) that it never processed this call: it may be made
+    again on a new connection."""
 
 
-_END = _End()
+def _broken(details: str) -> CallError:
+    return CallError(CallEnd.BROKEN, "UNAVAILABLE", details)
 
 
-def _parser(message: Any) -> Callable[[bytes], Any]:
-    def parse(data: bytes) -> Any:
-        try:
-            return message.FromString(data)
-        except Exception as e:  # upb raises DecodeError; anything else is just as bad
-            return _Malformed(clip(f"{type(e).__name__}: {e}"))
-
-    return parse
+def _too_large(details: str) -> CallError:
+    return CallError(CallEnd.TOO_LARGE, "RESOURCE_EXHAUSTED", details)
 
 
-def _read_one(call: Any) -> Any:
-    """In a worker thread: the single reply of a call read as a stream. A status is a
-    :class:`CallError`; no reply, or a second one, is ILLEGAL."""
-    try:
-        first = next(call, _END)
-        if first is _END:
-            raise BotFailure(Failure.ILLEGAL, "the server ended the call without a reply")
-        if next(call, _END) is not _END:
-            call.cancel()
+def _timeout_header(timeout_s: float) -> bytes:
+    """gRPC's ``grpc-timeout``: at most 8 digits and a unit (here milliseconds)."""
+    return b"%dm" % min(99_999_999, max(1, math.ceil(timeout_s * 1000)))
+
+
+@dataclass
+class _Call:
+    """What one stream has received so far."""
+
+    stream_id: int
+    limit: int  # longest reply message accepted, in bytes
+    body: bytearray = field(default_factory=bytearray)
+    expected: int | None = None  # prefix + message length, once the prefix is in
+    http_status: bytes | None = None
+    grpc_status: bytes | None = None
+    grpc_message: bytes = b""
+    ended: bool = False
+
+    def headers(self, headers: list[tuple[bytes, bytes]]) -> None:
+        for name, value in headers:
+            if name == b":status":
+                self.http_status = value
+            elif name == b"grpc-status":
+                self.grpc_status = value
+            elif name == b"grpc-message":
+                self.grpc_message = value
+
+    def data(self, chunk: bytes) -> None:
+        """Keep a piece of the reply, refusing what the prefix says is too much."""
+        self.body += chunk
+        if self.expected is None and len(self.body) >= _PREFIX:
+            if self.body[0] != 0:
+                raise BotFailure(
+                    Failure.ILLEGAL, "the reply is compressed (no compression was offered)"
+                )
+            length = int.from_bytes(self.body[1:_PREFIX], "big")
+            if length > self.limit:
+                raise _too_large(f"a reply of {length} bytes (at most {self.limit})")
+            self.expected = _PREFIX + length
+        if self.expected is not None and len(self.body) > self.expected:
             raise BotFailure(Failure.ILLEGAL, "two replies to one call")
-    except grpc.RpcError as e:
-        code: grpc.StatusCode = e.code()
-        details: str = e.details() or ""
-        raise call_error(code, clip(details)) from None
-    if isinstance(first, _Malformed):
-        raise BotFailure(Failure.ILLEGAL, f"the reply is not a valid message ({first.why})")
-    return first
+
+    def outcome(self) -> bytes:
+        """The reply's bytes once the stream ended; its status as a CallError."""
+        if self.grpc_status is None:
+            if self.http_status not in (None, b"200"):
+                status = (self.http_status or b"").decode("ascii", "replace")
+                raise CallError(CallEnd.STATUS, "UNKNOWN", clip(f"HTTP status {status}"))
+            raise CallError(CallEnd.STATUS, "INTERNAL", "the call ended without a status")
+        try:
+            code = _CODES.get(int(self.grpc_status), grpc.StatusCode.UNKNOWN)
+        except ValueError:
+            code = grpc.StatusCode.UNKNOWN
+        if code is not grpc.StatusCode.OK:
+            details = unquote(self.grpc_message.decode("ascii", "replace"), errors="replace")
+            error = call_error(code, clip(details))
+            raise _Status(error.end, error.status, error.details)
+        if not self.body:
+            raise BotFailure(Failure.ILLEGAL, "the server ended the call without a reply")
+        if len(self.body) != self.expected:
+            raise BotFailure(
+                Failure.ILLEGAL, "the reply is not a valid message (it was cut short)"
+            )
+        return bytes(self.body[_PREFIX:])
 
 
-async def _in_worker_thread(fn: Callable[[Any], Any], arg: Any) -> Any:
-    """``fn(arg)`` in one of trio's cached worker threads; cancelling the wait abandons
-    the thread (its result is dropped). ``trio.to_thread.run_sync`` does the same with
-    more machinery (context copying, calls back into trio): about 45 µs more per call
-    here, a twentieth of a whole decision."""
-    task = trio.lowlevel.current_task()
-    token = trio.lowlevel.current_trio_token()
-    abandoned = False
+class _Link:
+    """One HTTP/2 connection to a bot's server, used by one call at a time."""
 
-    def back(result: Any) -> None:
-        if not abandoned:
-            trio.lowlevel.reschedule(task, result)
+    def __init__(self, sock: socket.socket, max_message_bytes: int) -> None:
+        self.std = sock  # kept to close it outside trio too (BotClient.close)
+        self.sock = trio.socket.from_stdlib_socket(sock)
+        config = h2.config.H2Configuration(client_side=True, header_encoding=None)
+        self.h2 = h2.connection.H2Connection(config)
+        window = min(max_message_bytes + (64 << 10), 2**31 - 1)
+        self.h2.local_settings = h2.settings.Settings(
+            client=True,
+            initial_values={
+                h2.settings.SettingCodes.ENABLE_PUSH: 0,
+                h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_BYTES,
+                h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window,
+            },
+        )
+        self.h2.initiate_connection()
+        self.h2.increment_flow_control_window(window - 65_535)
+        self.gone = False  # the server sent GOAWAY: no new call on this connection
 
-    def deliver(result: Any) -> None:  # in the worker thread: hand the outcome to trio
-        with contextlib.suppress(trio.RunFinishedError):
-            token.run_sync_soon(back, result)
+    async def flush(self) -> None:
+        data = memoryview(self.h2.data_to_send())
+        try:
+            while data:
+                sent = await self.sock.send(data)
+                data = data[sent:]
+        except OSError as e:
+            raise _broken(f"the connection to the bot's server broke: {e.strerror or e}") from None
 
-    trio.lowlevel.start_thread_soon(lambda: fn(arg), deliver)
+    async def exchange(
+        self, path: bytes, payload: bytes, timeout_s: float, limit: int
+    ) -> bytes:
+        """One unary call: send the request, read until its stream ends."""
+        try:
+            return await self._exchange(path, payload, timeout_s, limit)
+        except (h2.exceptions.H2Error, hpack.HPACKError) as e:  # sending, say after GOAWAY
+            raise _broken(clip(f"HTTP/2 refused the call: {type(e).__name__}: {e}")) from None
 
-    def abort(_: Any) -> trio.lowlevel.Abort:
-        nonlocal abandoned
-        abandoned = True
-        return trio.lowlevel.Abort.SUCCEEDED
+    async def _exchange(
+        self, path: bytes, payload: bytes, timeout_s: float, limit: int
+    ) -> bytes:
+        conn = self.h2
+        call = _Call(conn.get_next_available_stream_id(), limit)
+        conn.send_headers(
+            call.stream_id,
+            [
+                (b":method", b"POST"), (b":scheme", b"http"), (b":path", path),
+                (b":authority", b"bot"), (b"te", b"trailers"),
+                (b"content-type", b"application/grpc"),
+                (b"grpc-timeout", _timeout_header(timeout_s)),
+            ],
+        )  # fmt: skip
+        budget = [limit + MAX_CALL_BYTES_OVER]
+        body = len(payload).to_bytes(_PREFIX, "big") + payload  # flag 0: uncompressed
+        sent = 0
+        while sent < len(body):  # as much as the bot's flow-control windows allow
+            room = min(conn.local_flow_control_window(call.stream_id),
+                       conn.max_outbound_frame_size, len(body) - sent)  # fmt: skip
+            if room <= 0:
+                await self.flush()
+                await self.receive(call, budget)  # window updates (or an early end)
+                if call.ended:
+                    return call.outcome()
+                continue
+            conn.send_data(call.stream_id, body[sent : sent + room],
+                           end_stream=sent + room == len(body))  # fmt: skip
+            sent += room
+        await self.flush()
+        while not call.ended:
+            await self.receive(call, budget)
+        return call.outcome()
 
-    return await trio.lowlevel.wait_task_rescheduled(abort)
+    async def receive(self, call: _Call, budget: list[int]) -> None:
+        """Read once from the socket and apply what arrived to ``call``."""
+        try:
+            data = await self.sock.recv(RECV_BYTES)
+        except OSError as e:
+            raise _broken(f"the connection to the bot's server broke: {e.strerror or e}") from None
+        if not data:
+            raise _broken("the bot's server closed the connection")
+        budget[0] -= len(data)
+        if budget[0] < 0:
+            raise _too_large(f"the call read over {call.limit + MAX_CALL_BYTES_OVER} bytes")
+        try:
+            events = self.h2.receive_data(data)
+        except (h2.exceptions.H2Error, hpack.HPACKError) as e:
+            raise _broken(
+                clip(f"the bot's server broke HTTP/2: {type(e).__name__}: {e}")
+            ) from None
+        for event in events:
+            self.apply(event, call)
+        await self.flush()  # acknowledgements, window updates, ping replies
+
+    def apply(self, event: h2.events.Event, call: _Call) -> None:
+        ours = getattr(event, "stream_id", None) == call.stream_id
+        if isinstance(event, h2.events.DataReceived):
+            self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            if ours:
+                call.data(event.data)
+        elif isinstance(event, h2.events.ResponseReceived | h2.events.TrailersReceived):
+            if ours:
+                call.headers(event.headers)
+        elif isinstance(event, h2.events.StreamEnded):
+            call.ended = call.ended or ours
+        elif isinstance(event, h2.events.StreamReset) and ours:
+            code = int(event.error_code or 0)
+            cancel = code == h2.errors.ErrorCodes.CANCEL
+            status = grpc.StatusCode.CANCELLED if cancel else grpc.StatusCode.INTERNAL
+            error = call_error(status, f"the bot's server reset the call (HTTP/2 error {code})")
+            raise _Status(error.end, error.status, error.details)
+        elif isinstance(event, h2.events.ConnectionTerminated):
+            self.gone = True
+            if not call.ended and (event.last_stream_id or 0) < call.stream_id:
+                raise _Unprocessed
+            if not call.ended:
+                code = int(event.error_code or 0)
+                raise _broken(f"the bot's server ended the connection (GOAWAY, error {code})")
 
 
 class BotClient:
-    """A channel to one bot's Unix socket."""
+    """A connection to one bot's Unix socket, made at the first call."""
 
     def __init__(self, socket_path: str, max_message_bytes: int) -> None:
-        self._channel = grpc.insecure_channel(
-            f"unix:{socket_path}",
-            options=[
-                ("grpc.max_receive_message_length", max_message_bytes),
-                ("grpc.max_send_message_length", 64 << 20),
-                ("grpc.enable_retries", 0),
-                # The target is /proc/self/fd/N, and N is reused by the next bot: with
-                # grpc's global pool a new channel could get the old bot's subchannel
-                # (connected, or failed, to a socket that is gone).
-                ("grpc.use_local_subchannel_pool", 1),
-                # grpc.experimental.ChannelOptions.SingleThreadedUnaryStream: the stream
-                # is read on the calling (worker) thread's own completion queue, not
-                # handed to the channel's poller thread: as fast as a unary call.
-                ("SingleThreadedUnaryStream", 1),
-            ],
-        )
-        self._calls = {
-            name: self._channel.unary_stream(
-                _METHOD + name,
-                request_serializer=request.SerializeToString,
-                response_deserializer=_parser(reply),
-            )
-            for name, request, reply in (
-                ("Start", bot_pb2.StartRequest, bot_pb2.StartReply),
-                ("Act", bot_pb2.ActRequest, bot_pb2.ActReply),
-                ("Finish", bot_pb2.FinishRequest, bot_pb2.FinishReply),
-            )
-        }
+        self._path = socket_path
+        self._limit = max_message_bytes
+        self._link: _Link | None = None
 
-    async def _call(self, name: str, request: Any, timeout_s: float) -> Any:
-        call: Any = self._calls[name](request, timeout=max(timeout_s, 0.001))
+    async def _connect(self) -> _Link:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            return await _in_worker_thread(_read_one, call)
+            await trio.socket.from_stdlib_socket(sock).connect(self._path)
+        except OSError as e:
+            sock.close()
+            raise _broken(f"cannot connect to the bot's socket: {e.strerror or e}") from None
         except BaseException:
-            call.cancel()
+            sock.close()
             raise
+        link = _Link(sock, self._limit)
+        self._link = link
+        return link
+
+    async def _call(self, name: str, request: Any, reply: Any, timeout_s: float) -> Any:
+        timeout_s = max(timeout_s, 0.001)
+        payload = request.SerializeToString()
+        with trio.move_on_after(timeout_s):
+            if self._link is not None and self._link.gone:
+                self.close()
+            path = (_METHOD + name).encode()
+            try:
+                try:
+                    link = self._link or await self._connect()
+                    data = await link.exchange(path, payload, timeout_s, self._limit)
+                except _Unprocessed:  # the server was going away: once more, anew
+                    self.close()
+                    link = await self._connect()
+                    data = await link.exchange(path, payload, timeout_s, self._limit)
+            except _Unprocessed:
+                self.close()
+                raise _broken("the bot's server refused the call twice (GOAWAY)") from None
+            except _Status:  # the bot's server answered with a status: still connected
+                raise
+            except BaseException:  # cut short (cancelled, broken, hostile): unusable now
+                self.close()
+                raise
+            try:
+                return reply.FromString(data)
+            except Exception as e:  # upb raises DecodeError; anything else is just as bad
+                why = clip(f"{type(e).__name__}: {e}")
+                raise BotFailure(
+                    Failure.ILLEGAL, f"the reply is not a valid message ({why})"
+                ) from None
+        self.close()  # the bot's server sees the call cancelled
+        raise CallError(CallEnd.DEADLINE, "DEADLINE_EXCEEDED", "Deadline Exceeded")
 
     def serving(self) -> bool | None:
-        """Whether the channel is connected to a server right now (None: unknown).
-
-        A status that arrives on a connected channel was sent by the bot's server;
-        a dropped or refused connection leaves the channel not READY."""
-        try:  # grpc has no public non-blocking getter; this is what it polls itself
-            state = self._channel._channel.check_connectivity_state(False)  # type: ignore[attr-defined]
-        except Exception:
-            return None
-        return bool(state == grpc.ChannelConnectivity.READY.value[0])
+        """Whether the connection is up: a status that arrives on it was sent by the
+        bot's server; a dropped or refused connection is closed by then."""
+        return self._link is not None
 
     async def start(self, game: GameStart, timeout_s: float) -> tuple[str, str]:
         request = bot_pb2.StartRequest(
@@ -234,7 +387,7 @@ class BotClient:
             seed=game.seed,
             match_id=game.match_id,
         )
-        reply = await self._call("Start", request, timeout_s)
+        reply = await self._call("Start", request, bot_pb2.StartReply, timeout_s)
         return clip(reply.name, 64), clip(reply.version, 64)
 
     def act_request(self, question: Question) -> Any:
@@ -254,16 +407,22 @@ class BotClient:
     async def act(self, question: Question, timeout_s: float, request: Any = None) -> Reply:
         if request is None:
             request = self.act_request(question)
-        return reply_from_proto(await self._call("Act", request, timeout_s))
+        reply = await self._call("Act", request, bot_pb2.ActReply, timeout_s)
+        return reply_from_proto(reply)
 
     async def finish(self, result: Finish, timeout_s: float) -> None:
         request = bot_pb2.FinishRequest(
             scores=result.scores, places=result.places, seat=result.seat
         )
-        await self._call("Finish", request, timeout_s)
+        await self._call("Finish", request, bot_pb2.FinishReply, timeout_s)
 
     def close(self) -> None:
-        self._channel.close()
+        link, self._link = self._link, None
+        if link is not None:
+            try:
+                link.sock.close()
+            except RuntimeError:  # outside trio: nobody can be waiting on it
+                link.std.close()
 
 
 def reply_from_proto(reply: Any) -> Reply:

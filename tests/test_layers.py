@@ -1,6 +1,6 @@
 """Every layer in its place, read from the source (ast): the CLI (``niwa``) is the top
 layer nothing imports; the wire contract (``niwa_proto``) is a leaf; gRPC, protobuf and
-the generated code stay in the modules at the gRPC edge; and a sandboxed Python bot
+the generated code (and HTTP/2) stay in the modules at the gRPC edge; and a sandboxed Python bot
 finds every package the SDK needs among those the sandbox mounts."""
 
 from __future__ import annotations
@@ -54,9 +54,10 @@ def top(module: str) -> str:
 
 
 def is_wire(module: str) -> bool:
-    """grpc (and its health and reflection packages), protobuf, or the generated code."""
+    """grpc (and its health and reflection packages), protobuf, the generated code, or
+    the HTTP/2 library the referee's client speaks gRPC with."""
     return top(module).startswith("grpc") or module.startswith("google.protobuf") or (
-        top(module) == "niwa_proto"
+        top(module) in ("niwa_proto", "h2", "hpack")
     )
 
 
