@@ -233,6 +233,12 @@ class ProcessPlayer:
         await self._talk("Finish", timeout_s, lambda: client.finish(result, timeout_s))
 
     @property
+    def client(self) -> BotClient | None:
+        """The connection to the bot once it has started (``niwa bench referee`` times
+        it against a plain gRPC stub on the same socket)."""
+        return self._client
+
+    @property
     def charges_cpu(self) -> bool:
         """Whether :meth:`cpu_seconds` counts everything the bot runs (its cgroup), so
         the match may charge CPU time against its clock."""

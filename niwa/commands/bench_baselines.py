@@ -1,6 +1,7 @@
-"""The two floors ``niwa bench referee`` measures next to the referee's gRPC figure,
-in the same run: a plain synchronous gRPC stub calling the same built-in bot over a
-Unix socket (no trio, no sandbox, no referee), and a raw Unix-socket echo between two
+"""The floors ``niwa bench referee`` measures next to the referee's gRPC figure, in
+the same run: a plain synchronous gRPC stub calling the same built-in bot over a Unix
+socket (no trio, no sandbox, no referee); the referee's client and such a stub taking
+turns on the same sandboxed bots' sockets; and a raw Unix-socket echo between two
 processes (the kernel and two wake-ups: no gRPC at all)."""
 
 from __future__ import annotations
@@ -13,15 +14,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
+import trio
 
 import engine
-from bots.sdk import READY_LINE, SOCKET_ENV
+from bots.sdk import READY_LINE, SOCKET_ENV, GameStart
 from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
-from referee.players import make_question
+from referee.match import BotSpec
+from referee.players import Question, make_question
+from referee.process_player import ProcessPlayer
+from referee.sandbox import Limits
 from referee.transport import BotClient
 
 #: Calls made before timing starts (connection set-up, first-call costs).
@@ -43,10 +49,15 @@ while True:
 def act_requests(game: str, players: int, count: int, seed: int) -> list[Any]:
     """``count`` ActRequests as the referee sends them, from random playouts of
     ``game`` (one per decision of a seat, cycling through as many games as needed)."""
+    return [request for _, request in act_questions(game, players, count, seed)]
+
+
+def act_questions(game: str, players: int, count: int, seed: int) -> list[tuple[Question, Any]]:
+    """Like :func:`act_requests`, each request with its question."""
     g = engine.load(game)
     rng = random.Random(seed)
     client = BotClient("/nonexistent", 64 << 20)  # builds requests only; never connects
-    requests: list[Any] = []
+    requests: list[tuple[Question, Any]] = []
     try:
         while len(requests) < count:
             state = g.new_game(players, g.info.validate(players, {}))
@@ -59,7 +70,7 @@ def act_requests(game: str, players: int, count: int, seed: int) -> list[Any]:
                     joint: dict[int, Any] = {}
                     for seat in to_move:
                         q = make_question(step, seat, state, 31_000, 1000, seed)
-                        requests.append(client.act_request(q))
+                        requests.append((q, client.act_request(q)))
                         joint[seat] = rng.choice(q.legal_actions)
                     state.apply(joint)
                 step += 1
@@ -125,3 +136,66 @@ def echo_ms(size: int, calls: int) -> list[float]:
         mine.close()
         proc.wait(10)
     return times
+
+
+@dataclass
+class SameSocket:
+    """Milliseconds per ``Act`` on the same sandboxed bots' sockets: the referee's
+    client (``referee.transport``, as a match calls it) and a plain synchronous gRPC
+    stub, taking turns call by call."""
+
+    referee: list[float]
+    stub: list[float]
+
+
+async def same_socket_ms(game: str, players: int, calls: int, seed: int) -> SameSocket:
+    """Start ``players`` sandboxed ``builtin:random`` bots as a match does (never held
+    back between calls: both clients meet the same awake bots), then ask them in turn,
+    as a match asks its seats, each request once through the referee's client and once
+    through the stub (which goes first alternates)."""
+    questions = act_questions(game, players, 200, seed)
+    info = engine.load(game).info
+    manifest = BotSpec.parse("builtin:random").manifest()
+    result = SameSocket([], [])
+    async with trio.open_nursery() as nursery:
+        seats = [
+            ProcessPlayer(
+                manifest=manifest, bot_dir=None, seat=k, match_id="bench-same-socket",
+                sandbox=True, limits=Limits(), startup_timeout_s=10.0, log_dir=None,
+                nursery=nursery, freeze_idle=False,
+            )
+            for k in range(players)
+        ]  # fmt: skip
+        channels: list[grpc.Channel] = []
+        try:
+            for k, seat in enumerate(seats):
+                await seat.start(GameStart(info.name, info.version, k, players, {}, 5000, 0, k), 10)
+            clients = [seat.client for seat in seats]
+            for client in clients:
+                assert client is not None
+                # the stub's channel reaches the same socket the referee's client does
+                channels.append(grpc.insecure_channel(
+                    f"unix:{client.target}", options=[("grpc.use_local_subchannel_pool", 1)]
+                ))  # fmt: skip
+            stubs = [bot_pb2_grpc.BotStub(c) for c in channels]  # type: ignore[no-untyped-call]
+            for i in range(WARM_UP + calls):
+                question, request = questions[i % len(questions)]
+                k = i % players
+                client = clients[k]
+                assert client is not None
+                for turn in (i % 2, 1 - i % 2):
+                    t0 = time.perf_counter()
+                    if turn == 0:
+                        await client.act(question, 10.0, request)
+                    else:
+                        stubs[k].Act(request, timeout=10)
+                    if i >= WARM_UP:
+                        (result.referee if turn == 0 else result.stub).append(
+                            (time.perf_counter() - t0) * 1000
+                        )
+        finally:
+            for channel in channels:
+                channel.close()
+            for seat in seats:
+                await seat.close()
+    return result
