@@ -232,6 +232,50 @@ def test_a_flood_of_frames_is_cut_off_at_the_calls_byte_budget(tmp_path: Path) -
     assert isinstance(outcome, CallError) and outcome.end is CallEnd.TOO_LARGE
 
 
+def test_a_header_block_that_decodes_past_its_limit_is_a_broken_call(tmp_path: Path) -> None:
+    # HPACK's table makes a small block expand: one 4 kB value, then 200 one-byte
+    # references to it, is 800 kB of headers.
+    async def expands(server: Server, sid: int) -> None:
+        fields = [(b":status", b"200")] + [(b"x-big", b"v" * 4000)] * 200
+        server.h2.send_headers(sid, fields)
+        await server.flush()
+
+    client, outcome = call_with(expands, tmp_path)
+    assert isinstance(outcome, CallError) and outcome.end is CallEnd.BROKEN
+    assert not client.serving()
+
+
+def test_a_server_that_never_opens_its_window_runs_out_the_deadline(tmp_path: Path) -> None:
+    big = bot_pb2.StartRequest(game="x" * 200_000)  # over the default 64 kB window
+
+    async def main() -> Any:
+        path = str(tmp_path / "bot.sock")
+        listener = trio.socket.socket(trio.socket.AF_UNIX, trio.socket.SOCK_STREAM)
+        await listener.bind(path)
+        listener.listen()
+
+        async def closed_window() -> None:
+            sock, _ = await listener.accept()
+            server = Server(sock)
+            server.h2.initiate_connection()
+            await server.flush()
+            await trio.sleep_forever()  # reads nothing: no WINDOW_UPDATE ever
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(closed_window)
+            client = BotClient(path, LIMIT)
+            try:
+                await client._call("Start", big, bot_pb2.StartReply, 0.3)
+            except CallError as e:
+                return e
+            finally:
+                nursery.cancel_scope.cancel()
+        return None
+
+    outcome = trio.run(main)
+    assert isinstance(outcome, CallError) and outcome.end is CallEnd.DEADLINE
+
+
 def test_a_status_from_the_server_keeps_the_connection(tmp_path: Path) -> None:
     async def refuses(server: Server, sid: int) -> None:
         await server.headers(sid, end=True, grpc_status="13", grpc_message="boom%20here")
