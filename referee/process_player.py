@@ -576,9 +576,9 @@ class ProcessPlayer:
                 f"{call}: answer over the {self.limits.message_bytes}-byte limit",
             )
         if self._client is not None and self._client.serving():
-            # The connection looks up, but a process being killed (by the memory cgroup,
-            # say) breaks its calls before the channel notices: UNAVAILABLE "Stream
-            # removed". Only a live process's status is the bot's server's own answer.
+            # The connection is up, but a process being killed (by the memory cgroup,
+            # say) may reset its streams before its socket closes: CANCELLED. Only a
+            # live process's status is the bot's server's own answer.
             if error.end is CallEnd.BROKEN and await self._exits_soon():
                 return BotFailure(Failure.CRASHED, self._exit_text())
             return BotFailure(
