@@ -9,6 +9,7 @@ dialect words (the auto-numbered key column, how a write transaction starts).
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 import threading
 import time
@@ -160,8 +161,14 @@ def session_name(name: str) -> str:
     return name.encode()[:40].decode(errors="ignore") + "~" + digest
 
 
+#: A password given as a query parameter (``?password=...``, libpq's keyword).
+_PASSWORD_PARAMETER = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+
+
 def redact(url: str) -> str:
-    """``url`` without its password, for messages and logs."""
+    """``url`` without its password (``user:password@`` or ``?password=``), for
+    messages and logs."""
+    url = _PASSWORD_PARAMETER.sub(r"\1***", url)
     scheme, sep, rest = url.partition("://")
     credentials, at, host = rest.rpartition("@")
     if not sep or not at or ":" not in credentials:

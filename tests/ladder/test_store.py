@@ -299,6 +299,22 @@ def test_the_password_is_left_out_of_the_messages() -> None:
     )
 
 
+def test_a_password_given_as_a_parameter_is_left_out_too() -> None:
+    assert redact("postgresql://ladder@db/ladder?sslmode=require&password=secret&x=1") == (
+        "postgresql://ladder@db/ladder?sslmode=require&password=***&x=1"
+    )
+    assert redact("postgresql:///ladder?PASSWORD=secret") == "postgresql:///ladder?PASSWORD=***"
+
+
+def test_a_refused_connection_names_no_password_given_as_a_parameter() -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with pytest.raises(DatabaseError) as e:
+        Database.open(f"postgresql://ladder@127.0.0.1:{port}/ladder?password=secret")
+    assert "secret" not in str(e.value)
+
+
 def test_nodes_opening_a_new_store_at_once_each_find_it_migrated_once(
     db_url: str, tmp_path: Path
 ) -> None:
