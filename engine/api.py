@@ -167,7 +167,11 @@ class State(ABC):
 
     @abstractmethod
     def legal_actions(self, seat: int) -> list[Action]:
-        """The actions ``seat`` may take now (empty if it is not to move)."""
+        """The actions ``seat`` may take now (empty if it is not to move).
+
+        The list is the caller's, but the actions in it are read-only: a game may hand
+        out the same action objects on every call (Bonsai and Sakura do, to list them
+        fast), so change a copy (``copy.deepcopy``), never an action itself."""
 
     @abstractmethod
     def chance_outcomes(self) -> list[tuple[Action, float]]:
