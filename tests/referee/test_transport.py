@@ -5,6 +5,7 @@ used where it behaves)."""
 from __future__ import annotations
 
 import os
+import random
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -521,3 +522,35 @@ def test_a_cancelled_ask_ends_its_call_at_the_bot(tmp_path: Path) -> None:
     finally:
         client.close()
         server.stop(None).wait()
+
+
+def test_random_http2_frames_from_the_server_always_end_in_a_classified_failure(
+    tmp_path: Path,
+) -> None:
+    # Every frame type (and unknown ones) with random flags, stream ids and payloads,
+    # after the server's settings: whatever h2 makes of them, the call ends in a
+    # CallError or a BotFailure, never in another exception.
+    rng = random.Random(7)
+
+    def frame() -> bytes:
+        payload = rng.randbytes(rng.choice((0, 1, 4, 5, 8, 9, 13, 64, 300)))
+        stream = rng.choice((0, 1, 1, 1, 3, 2**31 - 1))
+        kind = rng.choice((*range(10), 0xFA))
+        return (
+            len(payload).to_bytes(3, "big") + bytes([kind, rng.randrange(256)])
+            + stream.to_bytes(4, "big") + payload
+        )  # fmt: skip
+
+    outcomes = []
+    for case in range(150):
+        frames = b"".join(frame() for _ in range(rng.randint(1, 6)))
+
+        async def garbles(server: Server, sid: int, frames: bytes = frames) -> None:
+            await server.raw(frames)
+
+        (tmp_path / str(case)).mkdir()
+        client, outcome = call_with(garbles, tmp_path / str(case), timeout_s=0.2)
+        client.close()
+        assert isinstance(outcome, CallError | BotFailure | str), repr(outcome)
+        outcomes.append(type(outcome).__name__)
+    assert "CallError" in outcomes
