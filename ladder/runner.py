@@ -123,7 +123,10 @@ class Runner:
                     )  # fmt: skip
                     with contextlib.suppress(Exception):
                         store.close()
-                    store = Store.open(s.db_url, s.data_dir)  # fails with one line
+                    reopened = self._reopen(stop)
+                    if reopened is None:
+                        return self.rated_finished  # stopped while the store was away
+                    store = reopened
                     lease = Lease(store.db, self.node, s.lease_s)
         finally:
             # a store gone away cannot be told: the lease then runs out by itself
@@ -132,6 +135,19 @@ class Runner:
             with contextlib.suppress(Exception):
                 store.close()
         return self.rated_finished
+
+    def _reopen(self, stop: threading.Event) -> Store | None:
+        """A new connection to the store once it answers again (None: stopped first).
+        The waits grow from 1 s to 30 s: a server that ends every session, or is
+        restarting, is not hammered."""
+        wait = 1.0
+        while not stop.wait(wait):
+            try:
+                return Store.open(self.settings.db_url, self.settings.data_dir)
+            except DatabaseError as e:
+                self.log.error("store_unreachable", error=str(e), retry_in_s=min(2 * wait, 30))
+                wait = min(2 * wait, 30.0)
+        return None
 
     def _stand_by(self, lease: Lease, stop: threading.Event) -> bool:
         """Wait until this runner holds the lease (True) or is stopped (False)."""

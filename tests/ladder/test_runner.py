@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
+
+import psycopg
+
 from ladder import submission
 from ladder.runner import Runner, Settings
 from ladder.store import ACTIVE, Store
+from tests.postgres import Server
 
 
 def ladder_of(store: Store, games: tuple[str, ...], bots: int = 3) -> None:
@@ -51,3 +57,28 @@ def test_the_least_played_bot_gets_the_next_match(store: Store) -> None:
     seats = [bot for m in store.matches(state="queued", limit=10) for bot in m.seats]
     counts = [seats.count(b.id) for b in store.bots("blossom")]
     assert max(counts) - min(counts) <= 2
+
+
+def test_a_store_that_went_away_is_opened_again_once_it_answers(
+    postgres_server: Server, tmp_path: Path
+) -> None:
+    name = "niwa_reopened"  # no such database at first: opening the store fails
+    runner = Runner(Settings(db_url=postgres_server.url(name), data_dir=tmp_path))
+
+    def create() -> None:
+        with psycopg.connect(postgres_server.url("postgres"), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+    threading.Timer(1.5, create).start()  # ... until it is there
+    store = runner._reopen(threading.Event())
+    assert store is not None
+    store.close()
+
+
+def test_reopening_gives_up_when_the_runner_is_stopped(
+    postgres_server: Server, tmp_path: Path
+) -> None:
+    runner = Runner(Settings(db_url=postgres_server.url("niwa_never_made"), data_dir=tmp_path))
+    stop = threading.Event()
+    threading.Timer(1.5, stop.set).start()
+    assert runner._reopen(stop) is None
