@@ -78,14 +78,24 @@ class _Arm:
         self.available = 0
 
 
+#: The legal actions a seat had at a node, their keys, and their arms in the same order.
+_Listing = tuple[list[Action], list[str], list[_Arm]]
+
+
 class _Node:
-    __slots__ = ("arms", "children", "seeded")
+    __slots__ = ("arms", "children", "known", "seeded", "seen")
 
     def __init__(self) -> None:
         self.children: dict[str, _Node] = {}
         #: seat -> action key -> statistics
         self.arms: dict[int, dict[str, _Arm]] = {}
         self.seeded: set[int] = set()  # seats whose arms have their priors
+        #: seat -> its last listing here: the next visit whose legal actions equal it
+        #: (always, without hidden information) skips the keys and the arm look-ups
+        self.seen: dict[int, _Listing] = {}
+        #: action key -> the seeding's value right after it, while that child is not
+        #: made (only where it is exactly what expanding the child would compute)
+        self.known: dict[str, list[float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,10 @@ class ISMCTS:
         self.rng = rng or random.Random(0)
         self.seed_everywhere = seed_everywhere
         self.iterations = 0
+        # Without hidden information a node's state is the same at every visit, so the
+        # value seeding computed right after an action is the value of that child when
+        # it is expanded: kept, it saves the expansion's apply and evaluation.
+        self.reuse_values = not game.info.hidden_information
 
     def choose(
         self,
@@ -179,9 +193,13 @@ class ISMCTS:
         action of every seat being seeded (in a random order, so each seat's action
         meets uniformly random actions of the others, as it would alone) and one
         evaluation values it for all of them; a seat with fewer actions, or already
-        seeded, plays at random. (Keeping these values as the children's first value
-        instead of evaluating them again when expanded saved no measurable time.)"""
+        seeded, plays at random.
+
+        With ``reuse_values``, one seat moving, and no chance right after the action
+        (its sampling would draw from the generator), the value is kept for the child's
+        expansion (:attr:`_Node.known`)."""
         prior = self.prior_visits
+        keep = self.reuse_values and len(seats) == 1
         rng = self.rng
         pending: dict[int, list[tuple[Action, str]]] = {}
         for s in todo:
@@ -200,10 +218,15 @@ class ISMCTS:
                 joint[s] = fresh[i][0] if i < len(fresh) else actions[rng.randrange(len(actions))]
             after = state.clone()
             after.apply(joint)
+            exact = keep and after.to_move() != (CHANCE,)
             values = self._value(after)
             for s, fresh in pending.items():
                 if i < len(fresh):
                     node.arms[s][fresh[i][1]] = _Arm(prior, values[s] * prior)
+                    if exact:
+                        if node.known is None:
+                            node.known = {}
+                        node.known[fresh[i][1]] = values
 
     def _iterate(self, root: _Node, state: State) -> None:
         node = root
@@ -211,6 +234,7 @@ class ISMCTS:
         seed_everywhere = self.seed_everywhere
         prior = self.prior_visits
         rng = self.rng
+        values: list[float] | None = None
         while not state.is_over():
             seats = state.to_move()
             if seats == (CHANCE,):
@@ -223,7 +247,18 @@ class ISMCTS:
                 node = child
                 continue
             legal = [state.legal_actions(s) for s in seats]
-            keys = [[_key(a) for a in actions] for actions in legal]
+            seen = node.seen
+            # Equal lists compare item by item in C (first by identity): far cheaper
+            # than a key per action.
+            listings = [
+                listing if (listing := seen.get(s)) is not None and listing[0] == actions
+                else None
+                for s, actions in zip(seats, legal, strict=True)
+            ]
+            keys = [
+                [_key(a) for a in actions] if listing is None else listing[1]
+                for actions, listing in zip(legal, listings, strict=True)
+            ]
             if prior and (seed_everywhere or node is root):
                 todo = [s for s in seats if s not in node.seeded]
                 if todo:
@@ -231,52 +266,66 @@ class ISMCTS:
             joint: dict[int, Action] = {}
             picks: list[str] = []
             picked: list[_Arm] = []
-            for s, actions, named in zip(seats, legal, keys, strict=True):
-                action, key, arm = self._select(node, s, actions, named)
-                joint[s] = action
-                picks.append(key)
-                picked.append(arm)
-            state.apply(joint)
+            for s, actions, named, listing in zip(seats, legal, keys, listings, strict=True):
+                if listing is None:
+                    # the arms are made once and never replaced: kept in legal's order
+                    listing = seen[s] = (actions, named, self._arms(node, s, named))
+                i = self._select(listing[2])
+                joint[s] = actions[i]
+                picks.append(named[i])
+                picked.append(listing[2][i])
             path.append((picked, list(seats)))
             edge = "|".join(picks)
             child = node.children.get(edge)
             if child is None:
                 node.children[edge] = _Node()
+                known = node.known
+                values = None if known is None else known.pop(edge, None)
+                if values is None:
+                    state.apply(joint)
                 break
+            state.apply(joint)
             node = child
-        values = self._value(state)
+        if values is None:
+            values = self._value(state)
         for picked, movers in path:
             for arm, s in zip(picked, movers, strict=True):
                 arm.visits += 1
                 arm.total += values[s]
 
-    def _select(
-        self, node: _Node, seat: int, legal: list[Action], keys: list[str]
-    ) -> tuple[Action, str, _Arm]:
-        """UCB over the actions available now, counting each arm's availability."""
+    @staticmethod
+    def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:
+        """The arms of ``keys`` for ``seat`` at ``node``, in their order (made if new)."""
         arms = node.arms.get(seat)
         if arms is None:
             arms = node.arms[seat] = {}
-        untried: list[tuple[Action, str, _Arm]] = []
-        best: tuple[Action, str, _Arm] | None = None
-        best_score = -math.inf
-        c = self.exploration
-        log, sqrt = math.log, math.sqrt
-        for action, key in zip(legal, keys, strict=True):
+        out = []
+        for key in keys:
             arm = arms.get(key)
             if arm is None:
                 arm = arms[key] = _Arm()
+            out.append(arm)
+        return out
+
+    def _select(self, arms: list[_Arm]) -> int:
+        """UCB over the actions available now (``arms``, in legal's order), counting
+        each arm's availability; the index of the one chosen."""
+        untried: list[int] = []
+        best = -1
+        best_score = -math.inf
+        c = self.exploration
+        log, sqrt = math.log, math.sqrt
+        for i, arm in enumerate(arms):
             arm.available += 1
             visits = arm.visits
             if visits == 0:
-                untried.append((action, key, arm))
+                untried.append(i)
                 continue
             score = arm.total / visits + c * sqrt(log(arm.available) / visits)
             if score > best_score:
-                best_score, best = score, (action, key, arm)
+                best_score, best = score, i
         if untried:
             return untried[self.rng.randrange(len(untried))]
-        assert best is not None
         return best
 
     def _value(self, state: State) -> list[float]:
@@ -284,6 +333,8 @@ class ISMCTS:
         rng = self.rng
         while state.to_move() == (CHANCE,):
             state.apply({CHANCE: engine.sample_chance(state, rng)})
+        if not self.rollout_depth and self.evaluate is not None:
+            return terminal_values(state.result()) if state.is_over() else self.evaluate(state)
         for _ in range(self.rollout_depth):
             if state.is_over():
                 break

@@ -10,7 +10,9 @@ import pytest
 
 import engine
 from bots import heuristics
-from bots.heuristics import relative_values
+from bots.heuristics import blossom, relative_values
+from engine.rulesets.blossom.scoring import flower_value
+from engine.rulesets.blossom.state import BlossomState
 from engine.rulesets.bonsai.state import BonsaiState
 from tests.search.helpers import random_game
 
@@ -111,3 +113,14 @@ def test_a_value_kept_in_a_memo_equals_one_worked_out_afresh(name: str, memo: st
                 kept = module.evaluate(state)
                 table.table.clear()
                 assert module.evaluate(state) == kept
+
+
+def test_blossom_flower_values_are_the_engines_for_every_kind() -> None:
+    for seed in range(3):
+        for state in random_game("blossom", 3, seed):
+            assert isinstance(state, BlossomState)
+            downs = [sum(d) for d in state.downs]
+            assert blossom.flower_values(state.ups, downs, state.garden) == [
+                flower_value(k, state.ups, downs, state.garden)
+                for k in range(len(state.garden))
+            ]

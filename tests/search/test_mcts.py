@@ -9,6 +9,7 @@ import pytest
 
 import bots.search
 import engine
+from bots import heuristics
 from bots.builtin import create
 from bots.builtin.mcts import CLOCK_SHARE, DECISION_SHARE, MARGIN_S, MctsBot
 from bots.sdk import GameStart, Turn
@@ -140,3 +141,20 @@ def test_mcts_options_name_iterations_or_seconds() -> None:
 def test_a_bad_mcts_option_is_refused_with_the_fix(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("?", r"\?")):
         create(spec)
+
+
+@pytest.mark.parametrize("name", ["miyabi", "bonsai"])
+def test_reusing_seeded_values_changes_no_decision_without_hidden_information(
+    name: str,
+) -> None:
+    game = engine.load(name)
+    for moves in (4, 12, 24):
+        state = midgame(name, players=3, moves=moves)
+        seat = state.to_move()[0]
+        answers = []
+        for reuse in (True, False):
+            search = ISMCTS(game, heuristics.for_game(name), rng=random.Random(5))
+            search.reuse_values = reuse
+            answers.append(search.choose(state.observe(seat), seat,
+                                         state.legal_actions(seat), SearchLimits(iterations=150)))
+        assert answers[0] == answers[1]
