@@ -230,7 +230,7 @@ class ISMCTS:
 
     def _iterate(self, root: _Node, state: State) -> None:
         node = root
-        path: list[tuple[list[_Arm], list[int]]] = []
+        path: list[tuple[list[_Arm], tuple[int, ...]]] = []
         seed_everywhere = self.seed_everywhere
         prior = self.prior_visits
         rng = self.rng
@@ -246,19 +246,22 @@ class ISMCTS:
                     child = node.children[key] = _Node()
                 node = child
                 continue
-            legal = [state.legal_actions(s) for s in seats]
             seen = node.seen
-            # Equal lists compare item by item in C (first by identity): far cheaper
-            # than a key per action.
-            listings = [
-                listing if (listing := seen.get(s)) is not None and listing[0] == actions
-                else None
-                for s, actions in zip(seats, legal, strict=True)
-            ]
-            keys = [
-                [_key(a) for a in actions] if listing is None else listing[1]
-                for actions, listing in zip(legal, listings, strict=True)
-            ]
+            legal: list[list[Action]] = []
+            keys: list[list[str]] = []
+            listings: list[_Listing | None] = []
+            for s in seats:
+                actions = state.legal_actions(s)
+                listing = seen.get(s)
+                # Equal lists compare item by item in C (first by identity): far
+                # cheaper than a key per action.
+                if listing is not None and listing[0] == actions:
+                    keys.append(listing[1])
+                else:
+                    listing = None
+                    keys.append([_key(a) for a in actions])
+                legal.append(actions)
+                listings.append(listing)
             if prior and (seed_everywhere or node is root):
                 todo = [s for s in seats if s not in node.seeded]
                 if todo:
@@ -274,7 +277,7 @@ class ISMCTS:
                 joint[s] = actions[i]
                 picks.append(named[i])
                 picked.append(listing[2][i])
-            path.append((picked, list(seats)))
+            path.append((picked, seats))
             edge = "|".join(picks)
             child = node.children.get(edge)
             if child is None:
