@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Iterator
 
@@ -158,3 +159,36 @@ def test_reusing_seeded_values_changes_no_decision_without_hidden_information(
             answers.append(search.choose(state.observe(seat), seat,
                                          state.legal_actions(seat), SearchLimits(iterations=150)))
         assert answers[0] == answers[1]
+
+
+def test_the_search_pauses_the_cycle_collector_and_resumes_it() -> None:
+    seen: list[bool] = []
+
+    def evaluate(state: State) -> list[float]:
+        seen.append(gc.isenabled())
+        return [0.5, 0.5]
+
+    state = midgame("miyabi")
+    seat = state.to_move()[0]
+    search = ISMCTS(engine.load("miyabi"), evaluate, rng=random.Random(0))
+    assert gc.isenabled()
+    search.choose(state.observe(seat), seat, state.legal_actions(seat), SearchLimits(iterations=20))
+    assert seen and not any(seen)
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("name", ["blossom", "sakura", "miyabi", "bonsai"])
+def test_a_search_leaves_no_reference_cycles_for_the_collector(name: str) -> None:
+    # why pausing the collector during a search loses nothing: there is nothing to find
+    state = midgame(name, players=3)
+    seat = state.to_move()[0]
+    gc.collect()
+    gc.disable()
+    try:
+        search = ISMCTS(engine.load(name), heuristics.for_game(name), rng=random.Random(1))
+        search.choose(state.observe(seat), seat, state.legal_actions(seat),
+                      SearchLimits(iterations=300))
+        del search
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
