@@ -15,15 +15,7 @@ from __future__ import annotations
 
 from bots.heuristics import relative_values
 from engine import State
-from engine.rulesets.blossom.rules import (
-    ANEMONE,
-    CAMELLIA,
-    CHERRY,
-    CHERRY_POINTS,
-    CHRYSANTH,
-    LILY,
-    ROSE,
-)
+from engine.rulesets.blossom.rules import CHERRY_POINTS, LILY
 from engine.rulesets.blossom.scoring import arrange_points
 from engine.rulesets.blossom.state import BlossomState
 
@@ -41,14 +33,16 @@ def flower_values(ups: list[list[int]], downs: list[int], garden: list[int]) -> 
         up += sum(yard)
         lilies += yard[LILY]
     down = sum(downs)
-    values = [0] * len(garden)
-    values[CHERRY] = CHERRY_POINTS
-    values[CHRYSANTH] = 7 if up > down else 2
-    values[CAMELLIA] = 4 * (down // 2)
-    values[ROSE] = 2 + sum(1 for c in garden if c)
-    values[LILY] = 2 * lilies + garden[LILY]
-    values[ANEMONE] = 2 * ((up + sum(garden)) // 4)
-    return values
+    # in KINDS order: cherry, chrysanthemum, camellia, rose, lily, anemone (rules.py
+    # asserts that order)
+    return [
+        CHERRY_POINTS,
+        7 if up > down else 2,
+        4 * (down // 2),
+        2 + len(garden) - garden.count(0),  # the kinds in the garden
+        2 * lilies + garden[LILY],
+        2 * ((up + sum(garden)) // 4),
+    ]
 
 
 def evaluate(state: State) -> list[float]:
