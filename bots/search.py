@@ -68,6 +68,23 @@ def _key(action: Action) -> str:
     return k
 
 
+_LISTED: dict[int, tuple[Action, str]] = {}
+
+
+def _listed_key(action: Action) -> str:
+    """:func:`_key` of a legal action, memoised on the object too: an engine that lists
+    the same action objects again (Sakura's cards) is then answered without a ``repr``.
+    The memo holds each object, so no other object can take its ``id`` meanwhile."""
+    hit = _LISTED.get(id(action))
+    if hit is not None and hit[0] is action:
+        return hit[1]
+    k = _key(action)
+    if len(_LISTED) > 20_000:
+        _LISTED.clear()
+    _LISTED[id(action)] = (action, k)
+    return k
+
+
 class _Arm:
     """One action's statistics at a node, for one seat (slots: read in the UCB loop)."""
 
@@ -134,6 +151,11 @@ class ISMCTS:
         # value seeding computed right after an action is the value of that child when
         # it is expanded: kept, it saves the expansion's apply and evaluation.
         self.reuse_values = not game.info.hidden_information
+        # With hidden information a node's listings change from one determinization to
+        # the next, and an engine may list the same action objects in new combinations
+        # (Sakura's hands): keys are then memoised on the objects too. Without it the
+        # node's listing repeats whole, and new objects would only fill the memo.
+        self.keyed = _listed_key if game.info.hidden_information else _key
 
     def choose(
         self,
@@ -245,6 +267,7 @@ class ISMCTS:
         seed_everywhere = self.seed_everywhere
         prior = self.prior_visits
         rng = self.rng
+        keyed = self.keyed
         values: list[float] | None = None
         while not state.is_over():
             seats = state.to_move()
@@ -270,7 +293,7 @@ class ISMCTS:
                     keys.append(listing[1])
                 else:
                     listing = None
-                    keys.append([_key(a) for a in actions])
+                    keys.append([keyed(a) for a in actions])
                 legal.append(actions)
                 listings.append(listing)
             if prior and (seed_everywhere or node is root):

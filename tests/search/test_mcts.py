@@ -192,3 +192,10 @@ def test_a_search_leaves_no_reference_cycles_for_the_collector(name: str) -> Non
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_listed_actions_key_is_its_canonical_json_asked_again_or_rebuilt() -> None:
+    shared = {"type": "play", "card": "a"}
+    rebuilt = {"card": "a", "type": "play"}  # the same action spelled in another order
+    keys = [bots.search._listed_key(a) for a in (shared, shared, rebuilt)]
+    assert keys == [engine.canonical_json(shared)] * 3
