@@ -228,11 +228,14 @@ class ISMCTS:
         evaluation values it for all of them; a seat with fewer actions, or already
         seeded, plays at random.
 
-        With ``reuse_values``, one seat moving, and no chance right after the action
-        (its sampling would draw from the generator), the value is kept for the child's
-        expansion (:attr:`_Node.known`)."""
+        One seat moving alone is seeded by :meth:`_seed_alone`, which with
+        ``reuse_values`` keeps each value for the child's expansion (:attr:`_Node.known`)
+        where no chance follows the action (its sampling would draw from the
+        generator)."""
         prior = self.prior_visits
-        keep = self.reuse_values and len(seats) == 1
+        if len(seats) == 1:  # most decisions: no pairing, no draws
+            self._seed_alone(node, state, seats[0], legal[0], keys[0])
+            return
         rng = self.rng
         pending: dict[int, list[tuple[Action, str]]] = {}
         for s in todo:
@@ -251,15 +254,32 @@ class ISMCTS:
                 joint[s] = fresh[i][0] if i < len(fresh) else actions[rng.randrange(len(actions))]
             after = state.clone()
             after.apply(joint)
-            exact = keep and after.to_move() != (CHANCE,)
             values = self._value(after)
             for s, fresh in pending.items():
                 if i < len(fresh):
                     node.arms[s][fresh[i][1]] = _Arm(prior, values[s] * prior)
-                    if exact:
-                        if node.known is None:
-                            node.known = {}
-                        node.known[fresh[i][1]] = values
+
+    def _seed_alone(
+        self, node: _Node, state: State, seat: int, legal: list[Action], keys: list[str]
+    ) -> None:
+        """:meth:`_seed` of one seat moving alone, keeping the values for the children's
+        expansion where that is exact."""
+        node.seeded.add(seat)
+        arms = node.arms.setdefault(seat, {})
+        fresh = [(a, k) for a, k in zip(legal, keys, strict=True) if k not in arms]
+        prior = self.prior_visits
+        keep = self.reuse_values
+        known: dict[str, list[float]] = {}
+        for action, key in fresh:
+            after = state.clone()
+            after.apply({seat: action})
+            exact = keep and after.to_move() != (CHANCE,)
+            values = self._value(after)
+            arms[key] = _Arm(prior, values[seat] * prior)
+            if exact:
+                known[key] = values
+        if known:
+            node.known = known
 
     def _iterate(self, root: _Node, state: State) -> None:
         node = root
