@@ -27,6 +27,7 @@ random rollout is played and the position is valued by the game's heuristic
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
@@ -67,6 +68,23 @@ def _key(action: Action) -> str:
     return k
 
 
+_LISTED: dict[int, tuple[Action, str]] = {}
+
+
+def _listed_key(action: Action) -> str:
+    """:func:`_key` of a legal action, memoised on the object too: an engine that lists
+    the same action objects again (Sakura's cards) is then answered without a ``repr``.
+    The memo holds each object, so no other object can take its ``id`` meanwhile."""
+    hit = _LISTED.get(id(action))
+    if hit is not None and hit[0] is action:
+        return hit[1]
+    k = _key(action)
+    if len(_LISTED) > 20_000:
+        _LISTED.clear()
+    _LISTED[id(action)] = (action, k)
+    return k
+
+
 class _Arm:
     """One action's statistics at a node, for one seat (slots: read in the UCB loop)."""
 
@@ -78,14 +96,24 @@ class _Arm:
         self.available = 0
 
 
+#: The legal actions a seat had at a node, their keys, and their arms in the same order.
+_Listing = tuple[list[Action], list[str], list[_Arm]]
+
+
 class _Node:
-    __slots__ = ("arms", "children", "seeded")
+    __slots__ = ("arms", "children", "known", "seeded", "seen")
 
     def __init__(self) -> None:
         self.children: dict[str, _Node] = {}
         #: seat -> action key -> statistics
         self.arms: dict[int, dict[str, _Arm]] = {}
         self.seeded: set[int] = set()  # seats whose arms have their priors
+        #: seat -> its last listing here: the next visit whose legal actions equal it
+        #: (always, without hidden information) skips the keys and the arm look-ups
+        self.seen: dict[int, _Listing] = {}
+        #: action key -> the seeding's value right after it, while that child is not
+        #: made (only where it is exactly what expanding the child would compute)
+        self.known: dict[str, list[float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +147,15 @@ class ISMCTS:
         self.rng = rng or random.Random(0)
         self.seed_everywhere = seed_everywhere
         self.iterations = 0
+        # Without hidden information a node's state is the same at every visit, so the
+        # value seeding computed right after an action is the value of that child when
+        # it is expanded: kept, it saves the expansion's apply and evaluation.
+        self.reuse_values = not game.info.hidden_information
+        # With hidden information a node's listings change from one determinization to
+        # the next, and an engine may list the same action objects in new combinations
+        # (Sakura's hands): keys are then memoised on the objects too. Without it the
+        # node's listing repeats whole, and new objects would only fill the memo.
+        self.keyed = _listed_key if game.info.hidden_information else _key
 
     def choose(
         self,
@@ -145,14 +182,24 @@ class ISMCTS:
             )
         else:
             fresh = base.clone
-        while True:
-            if limits.iterations is not None and self.iterations >= limits.iterations:
-                break
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            state = fresh()
-            self._iterate(root, state)
-            self.iterations += 1
+        # The tree and the states make no reference cycles (checked in tests), so the
+        # cycle collector has nothing to find during a search; run, it walks the whole
+        # heap now and then, and in a process with many modules loaded one such pass
+        # cost a whole search a quarter of its rate. Paused, and resumed after.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            while True:
+                if limits.iterations is not None and self.iterations >= limits.iterations:
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                state = fresh()
+                self._iterate(root, state)
+                self.iterations += 1
+        finally:
+            if collecting:
+                gc.enable()
         arms = root.arms.get(seat, {})
         stats = [arms.get(_key(a)) for a in legal]
         visits = [0 if arm is None else arm.visits for arm in stats]
@@ -179,9 +226,16 @@ class ISMCTS:
         action of every seat being seeded (in a random order, so each seat's action
         meets uniformly random actions of the others, as it would alone) and one
         evaluation values it for all of them; a seat with fewer actions, or already
-        seeded, plays at random. (Keeping these values as the children's first value
-        instead of evaluating them again when expanded saved no measurable time.)"""
+        seeded, plays at random.
+
+        One seat moving alone is seeded by :meth:`_seed_alone`, which with
+        ``reuse_values`` keeps each value for the child's expansion (:attr:`_Node.known`)
+        where no chance follows the action (its sampling would draw from the
+        generator)."""
         prior = self.prior_visits
+        if len(seats) == 1:  # most decisions: no pairing, no draws
+            self._seed_alone(node, state, seats[0], legal[0], keys[0])
+            return
         rng = self.rng
         pending: dict[int, list[tuple[Action, str]]] = {}
         for s in todo:
@@ -205,12 +259,36 @@ class ISMCTS:
                 if i < len(fresh):
                     node.arms[s][fresh[i][1]] = _Arm(prior, values[s] * prior)
 
+    def _seed_alone(
+        self, node: _Node, state: State, seat: int, legal: list[Action], keys: list[str]
+    ) -> None:
+        """:meth:`_seed` of one seat moving alone, keeping the values for the children's
+        expansion where that is exact."""
+        node.seeded.add(seat)
+        arms = node.arms.setdefault(seat, {})
+        fresh = [(a, k) for a, k in zip(legal, keys, strict=True) if k not in arms]
+        prior = self.prior_visits
+        keep = self.reuse_values
+        known: dict[str, list[float]] = {}
+        for action, key in fresh:
+            after = state.clone()
+            after.apply({seat: action})
+            exact = keep and after.to_move() != (CHANCE,)
+            values = self._value(after)
+            arms[key] = _Arm(prior, values[seat] * prior)
+            if exact:
+                known[key] = values
+        if known:
+            node.known = known
+
     def _iterate(self, root: _Node, state: State) -> None:
         node = root
-        path: list[tuple[list[_Arm], list[int]]] = []
+        path: list[tuple[list[_Arm], tuple[int, ...]]] = []
         seed_everywhere = self.seed_everywhere
         prior = self.prior_visits
         rng = self.rng
+        keyed = self.keyed
+        values: list[float] | None = None
         while not state.is_over():
             seats = state.to_move()
             if seats == (CHANCE,):
@@ -222,8 +300,22 @@ class ISMCTS:
                     child = node.children[key] = _Node()
                 node = child
                 continue
-            legal = [state.legal_actions(s) for s in seats]
-            keys = [[_key(a) for a in actions] for actions in legal]
+            seen = node.seen
+            legal: list[list[Action]] = []
+            keys: list[list[str]] = []
+            listings: list[_Listing | None] = []
+            for s in seats:
+                actions = state.legal_actions(s)
+                listing = seen.get(s)
+                # Equal lists compare item by item in C (first by identity): far
+                # cheaper than a key per action.
+                if listing is not None and listing[0] == actions:
+                    keys.append(listing[1])
+                else:
+                    listing = None
+                    keys.append([keyed(a) for a in actions])
+                legal.append(actions)
+                listings.append(listing)
             if prior and (seed_everywhere or node is root):
                 todo = [s for s in seats if s not in node.seeded]
                 if todo:
@@ -231,52 +323,66 @@ class ISMCTS:
             joint: dict[int, Action] = {}
             picks: list[str] = []
             picked: list[_Arm] = []
-            for s, actions, named in zip(seats, legal, keys, strict=True):
-                action, key, arm = self._select(node, s, actions, named)
-                joint[s] = action
-                picks.append(key)
-                picked.append(arm)
-            state.apply(joint)
-            path.append((picked, list(seats)))
+            for s, actions, named, listing in zip(seats, legal, keys, listings, strict=True):
+                if listing is None:
+                    # the arms are made once and never replaced: kept in legal's order
+                    listing = seen[s] = (actions, named, self._arms(node, s, named))
+                i = self._select(listing[2])
+                joint[s] = actions[i]
+                picks.append(named[i])
+                picked.append(listing[2][i])
+            path.append((picked, seats))
             edge = "|".join(picks)
             child = node.children.get(edge)
             if child is None:
                 node.children[edge] = _Node()
+                known = node.known
+                values = None if known is None else known.pop(edge, None)
+                if values is None:
+                    state.apply(joint)
                 break
+            state.apply(joint)
             node = child
-        values = self._value(state)
+        if values is None:
+            values = self._value(state)
         for picked, movers in path:
             for arm, s in zip(picked, movers, strict=True):
                 arm.visits += 1
                 arm.total += values[s]
 
-    def _select(
-        self, node: _Node, seat: int, legal: list[Action], keys: list[str]
-    ) -> tuple[Action, str, _Arm]:
-        """UCB over the actions available now, counting each arm's availability."""
+    @staticmethod
+    def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:
+        """The arms of ``keys`` for ``seat`` at ``node``, in their order (made if new)."""
         arms = node.arms.get(seat)
         if arms is None:
             arms = node.arms[seat] = {}
-        untried: list[tuple[Action, str, _Arm]] = []
-        best: tuple[Action, str, _Arm] | None = None
-        best_score = -math.inf
-        c = self.exploration
-        log, sqrt = math.log, math.sqrt
-        for action, key in zip(legal, keys, strict=True):
+        out = []
+        for key in keys:
             arm = arms.get(key)
             if arm is None:
                 arm = arms[key] = _Arm()
+            out.append(arm)
+        return out
+
+    def _select(self, arms: list[_Arm]) -> int:
+        """UCB over the actions available now (``arms``, in legal's order), counting
+        each arm's availability; the index of the one chosen."""
+        untried: list[int] = []
+        best = -1
+        best_score = -math.inf
+        c = self.exploration
+        log, sqrt = math.log, math.sqrt
+        for i, arm in enumerate(arms):
             arm.available += 1
             visits = arm.visits
             if visits == 0:
-                untried.append((action, key, arm))
+                untried.append(i)
                 continue
             score = arm.total / visits + c * sqrt(log(arm.available) / visits)
             if score > best_score:
-                best_score, best = score, (action, key, arm)
+                best_score, best = score, i
         if untried:
             return untried[self.rng.randrange(len(untried))]
-        assert best is not None
         return best
 
     def _value(self, state: State) -> list[float]:
@@ -284,6 +390,8 @@ class ISMCTS:
         rng = self.rng
         while state.to_move() == (CHANCE,):
             state.apply({CHANCE: engine.sample_chance(state, rng)})
+        if not self.rollout_depth and self.evaluate is not None:
+            return terminal_values(state.result()) if state.is_over() else self.evaluate(state)
         for _ in range(self.rollout_depth):
             if state.is_over():
                 break

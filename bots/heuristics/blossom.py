@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from bots.heuristics import relative_values
 from engine import State
-from engine.rulesets.blossom.scoring import arrange_points, flower_value
+from engine.rulesets.blossom.rules import CHERRY_POINTS, LILY
+from engine.rulesets.blossom.scoring import arrange_points
 from engine.rulesets.blossom.state import BlossomState
 
 POTENTIAL_WEIGHT = 0.6
@@ -23,20 +24,38 @@ CARD_WEIGHT = 2.0
 SCALE = 12.0
 
 
+def flower_values(ups: list[list[int]], downs: list[int], garden: list[int]) -> list[int]:
+    """Every kind's value by blossom.md §6, as the engine's ``flower_value`` gives it kind
+    by kind, from the table's totals summed once (the engine's sums them again for each
+    kind: a fifth of an evaluation)."""
+    up = lilies = 0
+    for yard in ups:
+        up += sum(yard)
+        lilies += yard[LILY]
+    down = sum(downs)
+    # in KINDS order: cherry, chrysanthemum, camellia, rose, lily, anemone (rules.py
+    # asserts that order)
+    return [
+        CHERRY_POINTS,
+        7 if up > down else 2,
+        4 * (down // 2),
+        2 + len(garden) - garden.count(0),  # the kinds in the garden
+        2 * lilies + garden[LILY],
+        2 * ((up + sum(garden)) // 4),
+    ]
+
+
 def evaluate(state: State) -> list[float]:
     assert isinstance(state, BlossomState)
     downs = [sum(d) for d in state.downs]
-    # A kind's value is the same for every seat: worked out once, for the kinds up.
-    values: list[int | None] = [None] * len(state.garden)
+    # A kind's value is the same for every seat: worked out once.
+    values = flower_values(state.ups, downs, state.garden)
     strength = []
     for s in range(state.n):
         best = 0
         for k, count in enumerate(state.ups[s]):
             if count:
-                value = values[k]
-                if value is None:
-                    value = values[k] = flower_value(k, state.ups, downs, state.garden)
-                best = max(best, arrange_points(value, 1 if k == 0 else count))
+                best = max(best, arrange_points(values[k], 1 if k == 0 else count))
         material = CARD_WEIGHT * (downs[s] + sum(state.hands[s]))
         strength.append(state.scores[s] + POTENTIAL_WEIGHT * best + material)
     return relative_values(strength, SCALE)

@@ -34,7 +34,13 @@ from engine.rulesets.bonsai.rules import ANY, CARD_KINDS, FLOWER, FRUIT, GOALS, 
 from engine.rulesets.bonsai.scoring import breakdown
 from engine.rulesets.bonsai.seat import Seat
 from engine.rulesets.bonsai.state import PLACING_PHASES, BonsaiState
-from engine.rulesets.bonsai.tree import count, flowers_one_side, largest_leaf_group, legal_cells
+from engine.rulesets.bonsai.tree import (
+    count,
+    flowers_one_side,
+    is_stuck,
+    largest_leaf_group,
+    legal_cells,
+)
 
 #: What a tile in the supply is worth, per tile code (wood, leaf, flower, fruit).
 SUPPLY_VALUE = (0.5, 1.0, 0.8, 2.0)
@@ -109,8 +115,18 @@ def _turn_potential(state: BonsaiState, seat: Seat) -> float:
     if state.phase not in PLACING_PHASES:
         return value
     wild = state.allowance[ANY]
+    # Wood and leaves grow from wood: either has a cell exactly when the tree is not
+    # stuck, which the engine answers at the first free cell instead of listing them all.
+    grows: bool | None = None
     for t in (FRUIT, LEAF, FLOWER, WOOD):  # the wild slot goes to the best tile first
-        if not seat.supply[t] or not legal_cells(seat.tree, seat.pot, t):
+        if not seat.supply[t]:
+            continue
+        if t in (WOOD, LEAF):
+            if grows is None:
+                grows = not is_stuck(seat.tree, seat.pot)
+            if not grows:
+                continue
+        elif not legal_cells(seat.tree, seat.pot, t):
             continue
         typed = min(seat.supply[t], state.allowance[t])
         extra = min(seat.supply[t] - typed, wild)

@@ -45,7 +45,7 @@ def evaluate(state: State) -> list[float]:
             layer = max((spot[3] for spot in g.open_spots(rules, state.chosen)), default=0)
             value += placement_points(state.chosen, layer)
         if not g.passed:
-            open_fields = sum(1 for lit in g.lanterns if not lit)
+            open_fields = g.lanterns.count(False)  # bools: the fields not lit
             value += OPEN_TURN_POINTS * min(open_fields, tiles_left / state.players)
         strength.append(value)
     return relative_values(strength, SCALE)

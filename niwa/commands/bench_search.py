@@ -12,6 +12,11 @@ a search on a wall-clock budget does fewer iterations when it gets less of a cor
 ``--baseline CHECKOUT`` measures another checkout's search (its ``bots`` package: the
 search and the heuristics) on the same positions of this checkout's engine, run by run
 alternating with this one, each run in a fresh process, and prints the ratio.
+``--baseline-stack CHECKOUT`` measures the whole of another checkout instead: its engine
+and its search, imported ahead of this checkout's (only this harness, which picks the
+positions and times the search, is shared), as a user upgrading from it would compare.
+Each run reports a fingerprint (``engine.state_hash``) of every position it searched; the
+output says so when the two sides' positions differ.
 """
 
 from __future__ import annotations
@@ -68,8 +73,14 @@ def register(sub: Any) -> None:
                    "a git worktree of the base commit, on the same positions of this "
                    "engine, run by run alternating with this one, each run in a fresh "
                    "process, and print the ratio this / baseline per case")
+    p.add_argument("--baseline-stack", metavar="CHECKOUT", type=Path,
+                   help="like --baseline, but the other checkout's engine runs too (its "
+                   "engine/ and bots/ packages ahead of this checkout's, in a fresh process "
+                   "per run): the whole stack's speed on the same seeded positions, which "
+                   "are checked to be the same by their state hashes")
     p.add_argument("--runs", type=int, default=3,
-                   help="with --baseline: runs of each side per case (default 3)")
+                   help="with --baseline or --baseline-stack: runs of each side per case "
+                   "(default 3)")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -137,12 +148,16 @@ def measure_cases(args: argparse.Namespace, out: TextIO) -> list[dict[str, Any]]
         print(f"{name:<10} {players:>7} {len(rates):>9} {median:>13.0f} "
               f"{min(rates):>9.0f} {max(rates):>9.0f}", file=out, flush=True)
         rows.append({"game": name, "players": players, "positions": len(rates),
-                     "iterations_per_s": median, "min": min(rates), "max": max(rates)})
+                     "iterations_per_s": median, "min": min(rates), "max": max(rates),
+                     "position_hashes": [engine.state_hash(at.state) for at in found],
+                     "engine": str(Path(engine.__file__).resolve().parent)})
     return rows
 
 
-def _child_rate(args: argparse.Namespace, name: str, players: int, first: str | None) -> float:
-    """One run of one case in a fresh process: the median rate over the positions."""
+def _child_rate(args: argparse.Namespace, name: str, players: int,
+                first: str | None) -> dict[str, Any]:
+    """One run of one case in a fresh process: its row (the median rate over the
+    positions, their hashes, the engine it imported)."""
     argv = ["bench", "search", name, "--players", str(players), "--positions",
             str(args.positions), "--seconds", str(args.seconds), "--clock", args.clock,
             "--seed", str(args.seed), "--json", "-"]
@@ -151,35 +166,51 @@ def _child_rate(args: argparse.Namespace, name: str, players: int, first: str | 
     rows = run_child(argv, first)["rows"]
     if not rows:
         raise UsageError(f"{name} with {players} players has no position with a choice")
-    rate: float = rows[0]["iterations_per_s"]
-    return rate
+    row: dict[str, Any] = rows[0]
+    return row
 
 
 def run_against(args: argparse.Namespace, out: TextIO) -> list[dict[str, Any]]:
-    """Every case measured here and with ``--baseline``'s search, alternating run by run
-    (the order flips each run, so a change of load falls on both); ratios of paired runs."""
+    """Every case measured here and with the baseline, alternating run by run (the order
+    flips each run, so a change of load falls on both); ratios of paired runs. The
+    baseline is ``--baseline``'s search on this engine, or with ``--baseline-stack``
+    that checkout's search on its own engine."""
     print(f"{'game':<10} {'players':>7} {'base it/s':>10} {'this it/s':>10} {'ratio':>6} "
-          f"{'min-max':>11}", file=out, flush=True)
+          f"{'min-max':>11}  positions", file=out, flush=True)
+    stack = args.baseline_stack is not None
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
-        # that search and its heuristics, this engine and harness
-        theirs = baseline_packages(args.baseline, ["bots"], Path(tmp))
+        # that search and its heuristics (and, for the stack, its engine); this harness
+        theirs = baseline_packages(args.baseline_stack if stack else args.baseline,
+                                   ["bots", "engine"] if stack else ["bots"], Path(tmp))
         for name, players in _cases(args):
-            here: list[float] = []
-            there: list[float] = []
+            here: list[dict[str, Any]] = []
+            there: list[dict[str, Any]] = []
             for r in range(args.runs):
                 order = [(here, None), (there, theirs)]
                 for into, first in order if r % 2 == 0 else order[::-1]:
                     into.append(_child_rate(args, name, players, first))
-            ratios = [a / b for a, b in zip(here, there, strict=True)]
-            now, was, ratio = (statistics.median(here), statistics.median(there),
-                               statistics.median(ratios))
-            print(f"{name:<10} {players:>7} {was:>10.0f} {now:>10.0f} {ratio:>6.2f} "
-                  f"{min(ratios):>5.2f}-{max(ratios):<5.2f}", file=out, flush=True)
-            rows.append({"game": name, "players": players, "baseline_iterations_per_s": was,
-                         "iterations_per_s": now, "ratio_median": ratio,
-                         "ratio_min": min(ratios), "ratio_max": max(ratios)})
+            rows.append(_paired_row(name, players, here, there, out))
     return rows
+
+
+def _paired_row(name: str, players: int, here: list[dict[str, Any]],
+                there: list[dict[str, Any]], out: TextIO) -> dict[str, Any]:
+    """The ratios of paired runs of one case, and whether both sides searched the same
+    positions (every run's hashes against this side's first)."""
+    ratios = [a["iterations_per_s"] / b["iterations_per_s"]
+              for a, b in zip(here, there, strict=True)]
+    now = statistics.median(r["iterations_per_s"] for r in here)
+    was = statistics.median(r["iterations_per_s"] for r in there)
+    ratio = statistics.median(ratios)
+    same = all(r["position_hashes"] == here[0]["position_hashes"] for r in here + there)
+    print(f"{name:<10} {players:>7} {was:>10.0f} {now:>10.0f} {ratio:>6.2f} "
+          f"{min(ratios):>5.2f}-{max(ratios):<5.2f}  "
+          f"{'same' if same else 'DIFFER (state hashes)'}", file=out, flush=True)
+    return {"game": name, "players": players, "baseline_iterations_per_s": was,
+            "iterations_per_s": now, "ratio_median": ratio, "ratio_min": min(ratios),
+            "ratio_max": max(ratios), "same_positions": same,
+            "engine": here[0]["engine"], "baseline_engine": there[0]["engine"]}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -194,11 +225,21 @@ def run(args: argparse.Namespace) -> int:
               else f"{args.seconds:g} s (wall clock)")
     print(f"load average {load:.2f} on {os.cpu_count()} CPUs; builtin:mcts search, "
           f"{effort} per position, rate per {args.clock} second", file=out)
-    rows = run_against(args, out) if args.baseline else measure_cases(args, out)
+    if args.baseline and args.baseline_stack:
+        raise UsageError("give --baseline or --baseline-stack, not both")
+    if args.baseline_stack:
+        print(f"baseline: the whole stack of {args.baseline_stack} (its engine and search)",
+              file=out)
+    elif args.baseline:
+        print(f"baseline: the search of {args.baseline} on this checkout's engine", file=out)
+    against = args.baseline or args.baseline_stack
+    rows = run_against(args, out) if against else measure_cases(args, out)
     end_load = os.getloadavg()[0]
     print(f"load average at the end: {end_load:.2f}", file=out)
     write_json(args, {"bench": "search", "seconds": args.seconds,
                       "iterations": args.iterations, "clock": args.clock,
                       "baseline": None if args.baseline is None else str(args.baseline),
+                      "baseline_stack": (None if args.baseline_stack is None
+                                         else str(args.baseline_stack)),
                       "load_average": load, "load_average_end": end_load, "rows": rows})
     return 0

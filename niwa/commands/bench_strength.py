@@ -31,6 +31,7 @@ from typing import Any
 
 import engine
 from bots import builtin
+from bots.manifest import MANIFEST
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.series.games import GameJob, play_game, run_jobs
@@ -57,8 +58,9 @@ def register(sub: Any) -> None:
         "--pair",
         action="append",
         metavar="A:B",
-        help="bots to compare, e.g. greedy:random or 'mcts?seconds=0.05:greedy' "
-        f"(repeatable; default {' and '.join(DEFAULT_PAIRINGS)})",
+        help="bots to compare, e.g. greedy:random or 'mcts?seconds=0.05:greedy'; a side "
+        "may also be a bot directory (holding a bot.toml), e.g. another checkout's search "
+        f"served as a bot (repeatable; default {' and '.join(DEFAULT_PAIRINGS)})",
     )
     p.add_argument("--players", type=int, action="append", help="player count (repeatable; "
                    "default 2, and 4 where the game allows)")
@@ -120,7 +122,7 @@ def match_score(places: Sequence[int], seating: Sequence[str]) -> float:
 def play(job: Job) -> Played:
     """Run one match in this (worker) process: the series' worker, scored for A."""
     # The names were checked by _split_pair (bots.builtin.create, options included).
-    bots = tuple(f"builtin:{job.a if who == 'a' else job.b}" for who in job.seating)
+    bots = tuple(_spec(job.a if who == "a" else job.b) for who in job.seating)
     record = play_game(GameJob(0, job.game, bots, job.seating, job.seed, job.time_control,
                                sandbox=job.sandbox, replay=job.replay))
     played = Played(job, match_score(record.places(), job.seating),
@@ -150,6 +152,15 @@ def _slug(bot: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in bot)
 
 
+def _is_dir_bot(bot: str) -> bool:
+    return (Path(bot) / MANIFEST).is_file()
+
+
+def _spec(bot: str) -> str:
+    """The referee's spec of a side: a bot directory as it is, a built-in by name."""
+    return str(Path(bot).resolve()) if _is_dir_bot(bot) else f"builtin:{bot}"
+
+
 def _split_pair(text: str) -> tuple[str, str]:
 
     # A bot name may carry options after "?" (``mcts?seconds=0.05``); split on the
@@ -157,9 +168,12 @@ def _split_pair(text: str) -> tuple[str, str]:
     a, sep, b = text.partition(":")
     if not sep or not a or not b:
         raise UsageError(
-            f"bad pairing {text!r}: write two built-in bots as A:B, e.g. greedy:random"
+            f"bad pairing {text!r}: write two built-in bots (or bot directories) as A:B, "
+            "e.g. greedy:random"
         )
     for bot in (a, b):
+        if _is_dir_bot(bot):
+            continue
         try:
             builtin.create(bot)
         except (LookupError, ValueError) as e:

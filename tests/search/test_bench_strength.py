@@ -4,6 +4,7 @@ one real run through the referee with sandboxed bot processes."""
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from pathlib import Path
 
@@ -92,3 +93,20 @@ def test_an_unknown_bot_in_a_pairing_is_refused_with_the_list() -> None:
 def test_a_player_count_the_game_does_not_allow_is_refused() -> None:
     with pytest.raises(UsageError, match="sakura is played by 2 to 6 players"):
         run(options(players=[7]))
+
+
+def test_a_side_of_a_pairing_may_be_a_bot_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(
+        'name = "dir-random"\nversion = "1"\ngames = ["*"]\n'
+        'command = ["python3", "-m", "bots.builtin", "random"]\n'
+    )
+    replays = tmp_path / "replays"
+    assert run(options(pair=[f"greedy:{bot}"], replays=replays)) == 0
+    capsys.readouterr()
+    [first, *_] = sorted(replays.glob("*.jsonl"))
+    header = json.loads(first.read_text().splitlines()[0])
+    assert {seat["name"] for seat in header["seats"]} == {"greedy", "dir-random"}

@@ -10,8 +10,12 @@ import pytest
 
 import engine
 from bots import heuristics
-from bots.heuristics import relative_values
+from bots.heuristics import blossom, relative_values
+from engine.rulesets.blossom.scoring import flower_value
+from engine.rulesets.blossom.state import BlossomState
+from engine.rulesets.bonsai.rules import LEAF, WOOD
 from engine.rulesets.bonsai.state import BonsaiState
+from engine.rulesets.bonsai.tree import is_stuck, legal_cells
 from tests.search.helpers import random_game
 
 GAMES = engine.games()
@@ -111,3 +115,25 @@ def test_a_value_kept_in_a_memo_equals_one_worked_out_afresh(name: str, memo: st
                 kept = module.evaluate(state)
                 table.table.clear()
                 assert module.evaluate(state) == kept
+
+
+def test_blossom_flower_values_are_the_engines_for_every_kind() -> None:
+    for seed in range(3):
+        for state in random_game("blossom", 3, seed):
+            assert isinstance(state, BlossomState)
+            downs = [sum(d) for d in state.downs]
+            assert blossom.flower_values(state.ups, downs, state.garden) == [
+                flower_value(k, state.ups, downs, state.garden)
+                for k in range(len(state.garden))
+            ]
+
+
+def test_bonsai_wood_and_leaves_have_a_cell_exactly_when_the_tree_is_not_stuck() -> None:
+    # what the heuristic's turn potential asks instead of listing the cells
+    for seed in range(3):
+        for state in random_game("bonsai", 2, seed):
+            assert isinstance(state, BonsaiState)
+            for seat in state.seats:
+                grows = not is_stuck(seat.tree, seat.pot)
+                assert bool(legal_cells(seat.tree, seat.pot, WOOD)) == grows
+                assert bool(legal_cells(seat.tree, seat.pot, LEAF)) == grows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Iterator
 
@@ -9,6 +10,7 @@ import pytest
 
 import bots.search
 import engine
+from bots import heuristics
 from bots.builtin import create
 from bots.builtin.mcts import CLOCK_SHARE, DECISION_SHARE, MARGIN_S, MctsBot
 from bots.sdk import GameStart, Turn
@@ -140,3 +142,60 @@ def test_mcts_options_name_iterations_or_seconds() -> None:
 def test_a_bad_mcts_option_is_refused_with_the_fix(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("?", r"\?")):
         create(spec)
+
+
+@pytest.mark.parametrize("name", ["miyabi", "bonsai"])
+def test_reusing_seeded_values_changes_no_decision_without_hidden_information(
+    name: str,
+) -> None:
+    game = engine.load(name)
+    for moves in (4, 12, 24):
+        state = midgame(name, players=3, moves=moves)
+        seat = state.to_move()[0]
+        answers = []
+        for reuse in (True, False):
+            search = ISMCTS(game, heuristics.for_game(name), rng=random.Random(5))
+            search.reuse_values = reuse
+            answers.append(search.choose(state.observe(seat), seat,
+                                         state.legal_actions(seat), SearchLimits(iterations=150)))
+        assert answers[0] == answers[1]
+
+
+def test_the_search_pauses_the_cycle_collector_and_resumes_it() -> None:
+    seen: list[bool] = []
+
+    def evaluate(state: State) -> list[float]:
+        seen.append(gc.isenabled())
+        return [0.5, 0.5]
+
+    state = midgame("miyabi")
+    seat = state.to_move()[0]
+    search = ISMCTS(engine.load("miyabi"), evaluate, rng=random.Random(0))
+    assert gc.isenabled()
+    search.choose(state.observe(seat), seat, state.legal_actions(seat), SearchLimits(iterations=20))
+    assert seen and not any(seen)
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("name", ["blossom", "sakura", "miyabi", "bonsai"])
+def test_a_search_leaves_no_reference_cycles_for_the_collector(name: str) -> None:
+    # why pausing the collector during a search loses nothing: there is nothing to find
+    state = midgame(name, players=3)
+    seat = state.to_move()[0]
+    gc.collect()
+    gc.disable()
+    try:
+        search = ISMCTS(engine.load(name), heuristics.for_game(name), rng=random.Random(1))
+        search.choose(state.observe(seat), seat, state.legal_actions(seat),
+                      SearchLimits(iterations=300))
+        del search
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_a_listed_actions_key_is_its_canonical_json_asked_again_or_rebuilt() -> None:
+    shared = {"type": "play", "card": "a"}
+    rebuilt = {"card": "a", "type": "play"}  # the same action spelled in another order
+    keys = [bots.search._listed_key(a) for a in (shared, shared, rebuilt)]
+    assert keys == [engine.canonical_json(shared)] * 3

@@ -217,3 +217,18 @@ def test_bench_search_baseline_runs_search_with_the_baselines_bots_package(
     assert mark.read_text() == "baseline\n" * 2  # one fresh process per baseline run
     assert row["baseline_iterations_per_s"] > 0 and row["iterations_per_s"] > 0
     assert 0 < row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
+
+
+def test_bench_search_baseline_stack_runs_the_baselines_engine_on_the_same_positions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, mark = marked_copy("engine", tmp_path)
+    shutil.copytree(ROOT / "bots", base / "bots", ignore=shutil.ignore_patterns("__pycache__"))
+    argv = ["bench", "search", "miyabi", "--players", "2", "--positions", "2",
+            "--iterations", "10", "--clock", "cpu", "--runs", "2", "--baseline-stack",
+            str(base), "--json", "-"]
+    assert main(argv) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]
+    assert mark.read_text() == "baseline\n" * 2  # its engine, in each baseline run
+    assert row["baseline_engine"] == str((base / "engine").resolve())
+    assert row["same_positions"] is True
