@@ -223,6 +223,9 @@ class _Link:
         )
         self.h2.initiate_connection()
         self.h2.increment_flow_control_window(window - 65_535)
+        # Settings given as initial values are in force at once, so h2 never applies
+        # this one to its HPACK decoder (it does on an acknowledged change): set it.
+        self.h2.decoder.max_header_list_size = MAX_HEADER_BYTES
         self.gone = False  # the server sent GOAWAY: no new call on this connection
 
     async def flush(self) -> None:

@@ -233,11 +233,14 @@ def test_a_flood_of_frames_is_cut_off_at_the_calls_byte_budget(tmp_path: Path) -
     assert isinstance(outcome, CallError) and outcome.end is CallEnd.TOO_LARGE
 
 
-def test_a_header_block_that_decodes_past_its_limit_is_a_broken_call(tmp_path: Path) -> None:
+@pytest.mark.parametrize("copies", [200, 6])
+def test_a_header_block_that_decodes_past_its_limit_is_a_broken_call(
+    tmp_path: Path, copies: int
+) -> None:
     # HPACK's table makes a small block expand: one 4 kB value, then 200 one-byte
-    # references to it, is 800 kB of headers.
+    # references to it, is 800 kB of headers; 6 copies are 24 kB, over the 16 KiB limit.
     async def expands(server: Server, sid: int) -> None:
-        fields = [(b":status", b"200")] + [(b"x-big", b"v" * 4000)] * 200
+        fields = [(b":status", b"200")] + [(b"x-big", b"v" * 4000)] * copies
         server.h2.send_headers(sid, fields)
         await server.flush()
 
@@ -275,6 +278,16 @@ def test_a_server_that_never_opens_its_window_runs_out_the_deadline(tmp_path: Pa
 
     outcome = trio.run(main)
     assert isinstance(outcome, CallError) and outcome.end is CallEnd.DEADLINE
+
+
+def test_headers_under_the_limit_are_read(tmp_path: Path) -> None:
+    async def wordy(server: Server, sid: int) -> None:
+        server.h2.send_headers(sid, [(b":status", b"200")] + [(b"x-big", b"v" * 4000)] * 3)
+        await server.message(sid, start_reply())
+        await server.trailers(sid)
+
+    _, outcome = call_with(wordy, tmp_path)
+    assert outcome == "scripted"
 
 
 def test_a_status_from_the_server_keeps_the_connection(tmp_path: Path) -> None:
