@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from niwa.cli import UsageError, register_modules
 
-TARGETS = ("engine", "referee", "ladder", "strength", "search", "web")
+TARGETS = ("engine", "referee", "ladder", "strength", "strength_replays", "search", "web")
 
 
 def register(sub: Any) -> None:

@@ -40,7 +40,7 @@ from niwa.series.report import fmt_elo, json_number
 from niwa.series.stats import block_interval, elo
 from referee.pool import cores
 
-__all__ = ["match_score", "run", "seatings"]
+__all__ = ["match_score", "run", "seatings", "side_spec", "split_pair"]
 
 DEFAULT_PAIRINGS = ("greedy:random", "mcts:greedy")
 
@@ -121,8 +121,8 @@ def match_score(places: Sequence[int], seating: Sequence[str]) -> float:
 
 def play(job: Job) -> Played:
     """Run one match in this (worker) process: the series' worker, scored for A."""
-    # The names were checked by _split_pair (bots.builtin.create, options included).
-    bots = tuple(_spec(job.a if who == "a" else job.b) for who in job.seating)
+    # The names were checked by split_pair (bots.builtin.create, options included).
+    bots = tuple(side_spec(job.a if who == "a" else job.b) for who in job.seating)
     record = play_game(GameJob(0, job.game, bots, job.seating, job.seed, job.time_control,
                                sandbox=job.sandbox, replay=job.replay))
     played = Played(job, match_score(record.places(), job.seating),
@@ -156,12 +156,12 @@ def _is_dir_bot(bot: str) -> bool:
     return (Path(bot) / MANIFEST).is_file()
 
 
-def _spec(bot: str) -> str:
+def side_spec(bot: str) -> str:
     """The referee's spec of a side: a bot directory as it is, a built-in by name."""
     return str(Path(bot).resolve()) if _is_dir_bot(bot) else f"builtin:{bot}"
 
 
-def _split_pair(text: str) -> tuple[str, str]:
+def split_pair(text: str) -> tuple[str, str]:
 
     # A bot name may carry options after "?" (``mcts?seconds=0.05``); split on the
     # first ":" outside them.
@@ -195,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.matches < 1:
         raise UsageError("--matches must be at least 1")
-    pairs = [_split_pair(p) for p in (args.pair or DEFAULT_PAIRINGS)]
+    pairs = [split_pair(p) for p in (args.pair or DEFAULT_PAIRINGS)]
     jobs_n = args.jobs or cores()
     with tempfile.TemporaryDirectory(prefix="niwa-strength-") as tmp:
         out = args.replays or Path(tmp)
