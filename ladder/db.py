@@ -250,52 +250,40 @@ class Database:
             ) from None
         return sum(1 for r in rows if r["ended"])
 
-    def execute(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
-        """Run one statement; return its rows (if it has any) as dicts."""
+    @contextmanager
+    def _cursor(self) -> Iterator[Any]:
+        """A cursor under the connection's lock, closed after. A driver error on a
+        PostgreSQL connection that is broken now is :class:`ConnectionLost`; any other
+        error is the statement's own."""
         with self._lock:
             try:
                 cur = self._conn.cursor()
+                try:
+                    yield cur
+                finally:
+                    cur.close()
             except Exception as e:
-                self._raise_if_lost(e)
+                conn = self._conn
+                if self.dialect is POSTGRES and (conn.broken or conn.closed):
+                    cause = " ".join(str(e).split())
+                    raise ConnectionLost(f"the connection to the store broke: {cause}") from None
                 raise
-            try:
-                cur.execute(self.dialect.sql(statement), tuple(params))
-                if cur.description is None:
-                    return []
-                names = [d[0] for d in cur.description]
-                return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-            except Exception as e:
-                self._raise_if_lost(e)
-                raise
-            finally:
-                cur.close()
 
-    def _raise_if_lost(self, error: Exception) -> None:
-        """A driver error on a PostgreSQL connection that is broken now is
-        :class:`ConnectionLost` (any other error is the statement's own)."""
-        conn = self._conn
-        if self.dialect is POSTGRES and (conn.broken or conn.closed):
-            cause = " ".join(str(error).split())
-            raise ConnectionLost(f"the connection to the store broke: {cause}") from None
+    def execute(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Run one statement; return its rows (if it has any) as dicts."""
+        with self._cursor() as cur:
+            cur.execute(self.dialect.sql(statement), tuple(params))
+            if cur.description is None:
+                return []
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     def execute_many(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement per row of parameters (psycopg pipelines them: one round
         trip to the server, not one per row)."""
-        if not rows:
-            return
-        with self._lock:
-            try:
-                cur = self._conn.cursor()
-            except Exception as e:
-                self._raise_if_lost(e)
-                raise
-            try:
+        if rows:
+            with self._cursor() as cur:
                 cur.executemany(self.dialect.sql(statement), [tuple(r) for r in rows])
-            except Exception as e:
-                self._raise_if_lost(e)
-                raise
-            finally:
-                cur.close()
 
     def one(self, statement: str, params: Sequence[Any] = ()) -> Row | None:
         rows = self.execute(statement, params)

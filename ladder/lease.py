@@ -48,17 +48,18 @@ class Lease:
         """Take the lease if it is free or expired, renew it if ours; True if ours now."""
         with self.db.transaction() as db:
             before = db.one("SELECT holder FROM leases WHERE name = ?", (self.name,))
-            db.execute(
+            # a row comes back only if this holder inserted or renewed it
+            row = db.one(
                 "INSERT INTO leases (name, holder, acquired_at, expires_at) "
                 "VALUES (?, ?, {now}, {now} + ?) ON CONFLICT (name) DO UPDATE SET "
                 "holder = excluded.holder, expires_at = excluded.expires_at, "
                 "acquired_at = CASE WHEN leases.holder = excluded.holder "
                 "THEN leases.acquired_at ELSE excluded.acquired_at END "
-                "WHERE leases.holder = excluded.holder OR leases.expires_at < {now}",
+                "WHERE leases.holder = excluded.holder OR leases.expires_at < {now} "
+                "RETURNING holder",
                 (self.name, self.holder, self.seconds),
             )
-            row = db.one("SELECT holder FROM leases WHERE name = ?", (self.name,))
-        ours = row is not None and row["holder"] == self.holder
+        ours = row is not None
         if ours and before is not None and before["holder"] != self.holder:
             self.taken_from = str(before["holder"])
         return ours

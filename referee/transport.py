@@ -121,6 +121,11 @@ class _Unprocessed(Exception):
     again on a new connection."""
 
 
+def _status(code: grpc.StatusCode, details: str) -> _Status:
+    error = call_error(code, details)
+    return _Status(error.end, error.status, error.details)
+
+
 def _broken(details: str) -> CallError:
     return CallError(CallEnd.BROKEN, "UNAVAILABLE", details)
 
@@ -140,6 +145,7 @@ class _Call:
 
     stream_id: int
     limit: int  # longest reply message accepted, in bytes
+    left: int  # bytes this call may still read off the socket, all frames counted
     body: bytearray = field(default_factory=bytearray)
     expected: int | None = None  # prefix + message length, once the prefix is in
     http_status: bytes | None = None
@@ -184,8 +190,7 @@ class _Call:
             code = grpc.StatusCode.UNKNOWN
         if code is not grpc.StatusCode.OK:
             details = unquote(self.grpc_message.decode("ascii", "replace"), errors="replace")
-            error = call_error(code, clip(details))
-            raise _Status(error.end, error.status, error.details)
+            raise _status(code, clip(details))
         if not self.body:
             raise BotFailure(Failure.ILLEGAL, "the server ended the call without a reply")
         if len(self.body) != self.expected:
@@ -199,6 +204,7 @@ class _Link:
     """One HTTP/2 connection to a bot's server, used by one call at a time."""
 
     def __init__(self, sock: socket.socket, max_message_bytes: int) -> None:
+        self.limit = max_message_bytes
         # The plain socket, non-blocking, waited on with trio's low-level waits: a trio
         # socket would add a pass through the scheduler to every send that completes
         # at once (all of them, in practice).
@@ -239,20 +245,17 @@ class _Link:
         except OSError as e:
             raise _broken(f"the connection to the bot's server broke: {e.strerror or e}") from None
 
-    async def exchange(
-        self, path: bytes, payload: bytes, timeout_s: float, limit: int
-    ) -> bytes:
+    async def exchange(self, path: bytes, payload: bytes, timeout_s: float) -> bytes:
         """One unary call: send the request, read until its stream ends."""
         try:
-            return await self._exchange(path, payload, timeout_s, limit)
+            return await self._exchange(path, payload, timeout_s)
         except (h2.exceptions.H2Error, hpack.HPACKError) as e:  # sending, say after GOAWAY
             raise _broken(clip(f"HTTP/2 refused the call: {type(e).__name__}: {e}")) from None
 
-    async def _exchange(
-        self, path: bytes, payload: bytes, timeout_s: float, limit: int
-    ) -> bytes:
+    async def _exchange(self, path: bytes, payload: bytes, timeout_s: float) -> bytes:
         conn = self.h2
-        call = _Call(conn.get_next_available_stream_id(), limit)
+        call = _Call(conn.get_next_available_stream_id(), self.limit,
+                     self.limit + MAX_CALL_BYTES_OVER)  # fmt: skip
         conn.send_headers(
             call.stream_id,
             [
@@ -262,7 +265,6 @@ class _Link:
                 (b"grpc-timeout", _timeout_header(timeout_s)),
             ],
         )  # fmt: skip
-        budget = [limit + MAX_CALL_BYTES_OVER]
         body = len(payload).to_bytes(_PREFIX, "big") + payload  # flag 0: uncompressed
         sent = 0
         while sent < len(body):  # as much as the bot's flow-control windows allow
@@ -270,7 +272,7 @@ class _Link:
                        conn.max_outbound_frame_size, len(body) - sent)  # fmt: skip
             if room <= 0:
                 await self.flush()
-                await self.receive(call, budget)  # window updates (or an early end)
+                await self.receive(call)  # window updates (or an early end)
                 if call.ended:
                     return call.outcome()
                 continue
@@ -279,10 +281,10 @@ class _Link:
             sent += room
         await self.flush()
         while not call.ended:
-            await self.receive(call, budget)
+            await self.receive(call)
         return call.outcome()
 
-    async def receive(self, call: _Call, budget: list[int]) -> None:
+    async def receive(self, call: _Call) -> None:
         """Read once from the socket and apply what arrived to ``call``."""
         try:
             while True:
@@ -296,8 +298,8 @@ class _Link:
             raise _broken(f"the connection to the bot's server broke: {e.strerror or e}") from None
         if not data:
             raise _broken("the bot's server closed the connection")
-        budget[0] -= len(data)
-        if budget[0] < 0:
+        call.left -= len(data)
+        if call.left < 0:
             raise _too_large(f"the call read over {call.limit + MAX_CALL_BYTES_OVER} bytes")
         try:
             events = self.h2.receive_data(data)
@@ -324,8 +326,7 @@ class _Link:
             code = int(event.error_code or 0)
             cancel = code == h2.errors.ErrorCodes.CANCEL
             status = grpc.StatusCode.CANCELLED if cancel else grpc.StatusCode.INTERNAL
-            error = call_error(status, f"the bot's server reset the call (HTTP/2 error {code})")
-            raise _Status(error.end, error.status, error.details)
+            raise _status(status, f"the bot's server reset the call (HTTP/2 error {code})")
         elif isinstance(event, h2.events.ConnectionTerminated):
             self.gone = True
             if not call.ended and (event.last_stream_id or 0) < call.stream_id:
@@ -364,22 +365,20 @@ class BotClient:
             if self._link is not None and self._link.gone:
                 self.close()
             path = (_METHOD + name).encode()
-            try:
+            for last in (False, True):
                 try:
                     link = self._link or await self._connect()
-                    data = await link.exchange(path, payload, timeout_s, self._limit)
+                    data = await link.exchange(path, payload, timeout_s)
+                    break
                 except _Unprocessed:  # the server was going away: once more, anew
                     self.close()
-                    link = await self._connect()
-                    data = await link.exchange(path, payload, timeout_s, self._limit)
-            except _Unprocessed:
-                self.close()
-                raise _broken("the bot's server refused the call twice (GOAWAY)") from None
-            except _Status:  # the bot's server answered with a status: still connected
-                raise
-            except BaseException:  # cut short (cancelled, broken, hostile): unusable now
-                self.close()
-                raise
+                    if last:
+                        raise _broken("the bot's server refused the call twice (GOAWAY)") from None
+                except _Status:  # the bot's server answered with a status: still connected
+                    raise
+                except BaseException:  # cut short (cancelled, broken, hostile): unusable
+                    self.close()
+                    raise
             try:
                 return reply.FromString(data)
             except Exception as e:  # upb raises DecodeError; anything else is just as bad
