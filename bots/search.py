@@ -22,7 +22,8 @@ random rollout is played and the position is valued by the game's heuristic
   right after it (progressive bias): a short search then plays at least like the
   one-step greedy bot, and a longer one corrects it. Seeding every node, not only the
   root, keeps a move's value from being the average of random replies below it.
-* A game without hidden information is determinized once and copied per iteration.
+* A game without hidden information is determinized once, and each node keeps its state
+  (up to ``KEPT_STATES`` a search): the walk applies moves only where it leaves the tree.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ _Listing = tuple[list[Action], list[str], list[_Arm]]
 
 
 class _Node:
-    __slots__ = ("arms", "children", "known", "seeded", "seen")
+    __slots__ = ("arms", "children", "known", "seats", "seeded", "seen", "state")
 
     def __init__(self) -> None:
         self.children: dict[str, _Node] = {}
@@ -114,6 +115,14 @@ class _Node:
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
+        #: without hidden information: the state here, the same at every visit (never
+        #: changed once kept), and who moves in it (() once the game is over)
+        self.state: State | None = None
+        self.seats: tuple[int, ...] | None = None
+
+
+#: States a search keeps in its nodes at most (a few kB each): a long think stays bounded.
+KEPT_STATES = 4096
 
 
 @dataclass(frozen=True)
@@ -156,6 +165,9 @@ class ISMCTS:
         # (Sakura's hands): keys are then memoised on the objects too. Without it the
         # node's listing repeats whole, and new objects would only fill the memo.
         self.keyed = _listed_key if game.info.hidden_information else _key
+        # Without hidden information nodes keep their states (:meth:`_iterate_kept`).
+        self.keep_states = not game.info.hidden_information
+        self._kept = 0
 
     def choose(
         self,
@@ -182,6 +194,9 @@ class ISMCTS:
             )
         else:
             fresh = base.clone
+            if self.keep_states:
+                root.state = base
+                self._kept = 1
         # The tree and the states make no reference cycles (checked in tests), so the
         # cycle collector has nothing to find during a search; run, it walks the whole
         # heap now and then, and in a process with many modules loaded one such pass
@@ -194,8 +209,10 @@ class ISMCTS:
                     break
                 if deadline is not None and time.monotonic() >= deadline:
                     break
-                state = fresh()
-                self._iterate(root, state)
+                if root.state is not None:
+                    self._iterate_kept(root)
+                else:
+                    self._iterate(root, fresh())
                 self.iterations += 1
         finally:
             if collecting:
@@ -343,12 +360,111 @@ class ISMCTS:
                 break
             state.apply(joint)
             node = child
-        if values is None:
-            values = self._value(state)
+        self._back_up(path, self._value(state) if values is None else values)
+
+    def _iterate_kept(self, root: _Node) -> None:
+        """:meth:`_iterate` where a node's state is the same at every visit (no hidden
+        information): nodes keep their states, read and never changed, so the walk
+        applies nothing inside the tree and lists each node's actions once. Past
+        :data:`KEPT_STATES` a walk copies the last kept state and applies in place, as
+        :meth:`_iterate` does. It draws from the generator exactly as :meth:`_iterate`
+        does, so the decisions are the same."""
+        node = root
+        state = root.state
+        assert state is not None
+        owned = False  # whether ``state`` is this walk's own copy rather than a kept one
+        path: list[tuple[list[_Arm], tuple[int, ...]]] = []
+        seed_everywhere = self.seed_everywhere
+        prior = self.prior_visits
+        rng = self.rng
+        values: list[float] | None = None
+        while True:
+            seats = node.seats
+            if seats is None:
+                seats = node.seats = () if state.is_over() else state.to_move()
+            if not seats:
+                break
+            if seats == (CHANCE,):
+                outcome = engine.sample_chance(state, rng)
+                key = "c" + _key(outcome)
+                child = node.children.get(key)
+                if child is None:
+                    child = node.children[key] = _Node()
+                state, owned = self._enter(child, state, owned, {CHANCE: outcome})
+                node = child
+                continue
+            seen = node.seen
+            if len(seen) < len(seats):  # the first visit: list, seed, then make the arms
+                legal = [state.legal_actions(s) for s in seats]
+                keys = [[_key(a) for a in actions] for actions in legal]
+                if prior and (seed_everywhere or node is root):
+                    self._seed(node, state, seats, legal, keys, list(seats))
+                for s, actions, named in zip(seats, legal, keys, strict=True):
+                    seen[s] = (actions, named, self._arms(node, s, named))
+            joint: dict[int, Action] = {}
+            picks: list[str] = []
+            picked: list[_Arm] = []
+            for s in seats:
+                actions, named, arms = seen[s]
+                i = self._select(arms)
+                joint[s] = actions[i]
+                picks.append(named[i])
+                picked.append(arms[i])
+            path.append((picked, seats))
+            edge = "|".join(picks)
+            child = node.children.get(edge)
+            if child is None:
+                child = node.children[edge] = _Node()
+                known = node.known
+                values = None if known is None else known.pop(edge, None)
+                if values is None:
+                    state = self._expand(child, state, owned, joint)
+                break
+            state, owned = self._enter(child, state, owned, joint)
+            node = child
+        self._back_up(path, self._value(state) if values is None else values)
+
+    @staticmethod
+    def _back_up(path: list[tuple[list[_Arm], tuple[int, ...]]], values: list[float]) -> None:
+        """Every arm picked on the way down counts the visit and its seat's value."""
         for picked, movers in path:
             for arm, s in zip(picked, movers, strict=True):
                 arm.visits += 1
                 arm.total += values[s]
+
+    def _enter(
+        self, child: _Node, state: State, owned: bool, move: dict[int, Action]
+    ) -> tuple[State, bool]:
+        """The state at ``child``, reached from ``state`` by ``move``: the one it keeps,
+        else made (and kept, within the budget), and whether it is the walk's own."""
+        kept = child.state
+        if kept is not None:
+            return kept, False
+        if owned:
+            state.apply(move)
+            return state, True
+        after = state.clone()
+        after.apply(move)
+        if self._kept < KEPT_STATES:
+            child.state = after
+            self._kept += 1
+            return after, False
+        return after, True
+
+    def _expand(self, child: _Node, state: State, owned: bool, move: dict[int, Action]) -> State:
+        """The state at a new ``child``, to be valued: kept too where valuing it changes
+        nothing (the heuristic alone, no rollout, and no chance pending, which
+        :meth:`_value` would sample into it)."""
+        after = state if owned else state.clone()
+        after.apply(move)
+        read_only = not self.rollout_depth and self.evaluate is not None
+        if read_only and not owned and self._kept < KEPT_STATES:
+            seats = () if after.is_over() else after.to_move()
+            if seats != (CHANCE,):
+                child.state = after
+                child.seats = seats
+                self._kept += 1
+        return after
 
     @staticmethod
     def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:

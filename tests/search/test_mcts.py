@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gc
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -159,6 +160,47 @@ def test_reusing_seeded_values_changes_no_decision_without_hidden_information(
             answers.append(search.choose(state.observe(seat), seat,
                                          state.legal_actions(seat), SearchLimits(iterations=150)))
         assert answers[0] == answers[1]
+
+
+def _choices(
+    name: str, setup: Callable[[ISMCTS], None], rollouts: bool = False
+) -> list[tuple[int, dict[str, Any]]]:
+    game = engine.load(name)
+    answers = []
+    for moves in (4, 12, 24):
+        state = midgame(name, players=3, moves=moves)
+        seat = state.to_move()[0]
+        evaluate = None if rollouts else heuristics.for_game(name)
+        search = ISMCTS(game, evaluate, rng=random.Random(5))
+        setup(search)
+        answers.append(search.choose(state.observe(seat), seat,
+                                     state.legal_actions(seat), SearchLimits(iterations=200)))
+    return answers
+
+
+def _walk_again(search: ISMCTS) -> None:
+    search.keep_states = False
+
+
+@pytest.mark.parametrize("name", ["miyabi", "bonsai"])
+def test_nodes_keeping_their_states_change_no_decision(name: str) -> None:
+    assert _choices(name, lambda search: None) == _choices(name, _walk_again)
+
+
+def test_rollouts_played_from_a_new_node_leave_the_kept_states_alone() -> None:
+    # a rollout plays on in the state it values: that state must not be a kept one
+    kept = _choices("miyabi", lambda search: None, rollouts=True)
+    assert kept == _choices("miyabi", _walk_again, rollouts=True)
+
+
+@pytest.mark.parametrize("name", ["miyabi", "bonsai"])
+def test_a_search_past_its_kept_states_budget_walks_on_with_the_same_decisions(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bots.search, "KEPT_STATES", 7)
+    searches: list[ISMCTS] = []
+    assert _choices(name, searches.append) == _choices(name, _walk_again)
+    assert [search._kept for search in searches] == [7, 7, 7]
 
 
 def test_the_search_pauses_the_cycle_collector_and_resumes_it() -> None:
