@@ -282,11 +282,11 @@ class BlossomState(State):
         c.deck = list(self.deck)
         c.removed = list(self.removed)
         c.garden = list(self.garden)
-        c.hands = [list(h) for h in self.hands]
-        c.ups = [list(y) for y in self.ups]
-        c.downs = [list(y) for y in self.downs]
-        c.returned = [list(r) for r in self.returned]
-        c.known = [list(k) for k in self.known]
+        c.hands = list(map(list, self.hands))
+        c.ups = list(map(list, self.ups))
+        c.downs = list(map(list, self.downs))
+        c.returned = list(map(list, self.returned))
+        c.known = list(map(list, self.known))
         c.scores = list(self.scores)
         c.mulligan_next = self.mulligan_next
         c.current = self.current
@@ -296,7 +296,10 @@ class BlossomState(State):
         c.cherry = None if self.cherry is None else dict(self.cherry)
         c.end_triggered = self.end_triggered
         c.turns = self.turns
-        c._legal = None
+        # The same position has the same legal actions; the listing is never changed in
+        # place (apply replaces it), so the copy shares it: a search applies each action
+        # to a copy of one state, and every copy listed them all again.
+        c._legal = self._legal
         return c
 
     def to_json(self) -> dict[str, JSON]:
