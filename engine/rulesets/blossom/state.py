@@ -257,7 +257,10 @@ class BlossomState(State):
             self._apply_chance(action)
             self._legal = None
             return
-        action = self._choices(seat).parse(action, lambda a: self._why_illegal(seat, a))
+        listed = self._choices(seat).match(action)
+        if listed is None:  # the explanation is only worked out for an illegal action
+            raise IllegalAction(*self._why_illegal(seat, action))
+        action = listed
         self._legal = None
         _STEPS[action["type"]](self, seat, action)
 
