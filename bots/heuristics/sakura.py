@@ -18,6 +18,8 @@ tokens (one typical first-place reward).
 
 from __future__ import annotations
 
+from functools import cache
+
 from bots.heuristics import relative_values
 from engine import State
 from engine.rulesets.sakura.garden import GATE
@@ -36,22 +38,29 @@ SCALE = 3.0
 def evaluate(state: State) -> list[float]:
     assert isinstance(state, SakuraState)
     g = state.garden
-    painters = len(g.painters)
-    strength = [float(t) for t in g.tokens]
-    upcoming = next((k for k, done in enumerate(g.scored) if not done), None)
-    if upcoming is not None:
-        last = upcoming == len(g.scored) - 1
-        rewards = rewards_for(state.players, last)
+    painters, tokens = g.painters, g.tokens
+    strength = [float(t) for t in tokens]
+    scored = g.scored
+    if False in scored:
+        upcoming = scored.index(False)
+        rewards = _rewards(state.players, upcoming == len(scored) - 1)
         distance = max(g.board.sakura[upcoming] - g.emperor, 0)
         weight = HALF_DISTANCE / (HALF_DISTANCE + distance)
-        for rank, painter in enumerate(g.ranking()):
-            if rank < len(rewards):
-                strength[painter] += weight * min(rewards[rank], g.supply)
-    for p in range(painters):
-        here = g.painters[p]
-        if here != GATE and here == g.emperor - 1 and g.tokens[p] > 0:
+        supply = g.supply
+        for painter, reward in zip(g.ranking(), rewards):  # painters past the rewards: none
+            strength[painter] += weight * min(reward, supply)
+    behind = g.emperor - 1
+    for p, here in enumerate(painters):
+        if here != GATE and here == behind and tokens[p] > 0:
             strength[p] -= BUMP_RISK
         strength[p] += POSITION_WEIGHT * here
     court_competes = state.court is not None and bool(state.options["courtCanWin"])
-    valued = painters if court_competes else state.players
+    valued = len(painters) if court_competes else state.players
     return relative_values(strength[:valued], SCALE)[: state.players]
+
+
+@cache
+def _rewards(players: int, last: bool) -> tuple[int, ...]:
+    """The engine's rewards, fixed per player count and sakura: built once, not per
+    evaluation."""
+    return rewards_for(players, last)

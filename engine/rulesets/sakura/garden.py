@@ -62,11 +62,13 @@ class Garden:
     def ranking(self) -> list[int]:
         """Painters in scoring order, closest first; a lone gate painter comes last and
         painters sharing the gate are unranked (§7, DECIDED)."""
-        on_path = sorted(
-            (i for i, q in enumerate(self.painters) if q > GATE),
-            key=lambda i: -self.painters[i],
-        )
-        at_gate = [i for i, q in enumerate(self.painters) if q == GATE]
+        painters = self.painters
+        # nearest first; no two painters share a space off the gate, so no ties to order
+        on_path = [
+            i for i in sorted(range(len(painters)), key=painters.__getitem__, reverse=True)
+            if painters[i] > GATE
+        ]
+        at_gate = [i for i, q in enumerate(painters) if q == GATE]
         return on_path + at_gate if len(at_gate) == 1 else on_path
 
     # -- painter movement ----------------------------------------------------------------
