@@ -311,7 +311,7 @@ class ISMCTS:
             if seats == (CHANCE,):
                 outcome = engine.sample_chance(state, rng)
                 state.apply({CHANCE: outcome})
-                key = "c" + _key(outcome)
+                key = "c" + keyed(outcome)  # engines share their outcome objects too
                 child = node.children.get(key)
                 if child is None:
                     child = node.children[key] = _Node()
