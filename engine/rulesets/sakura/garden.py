@@ -63,13 +63,11 @@ class Garden:
         """Painters in scoring order, closest first; a lone gate painter comes last and
         painters sharing the gate are unranked (§7, DECIDED)."""
         painters = self.painters
-        # nearest first; no two painters share a space off the gate, so no ties to order
-        on_path = [
-            i for i in sorted(range(len(painters)), key=painters.__getitem__, reverse=True)
-            if painters[i] > GATE
-        ]
-        at_gate = [i for i, q in enumerate(painters) if q == GATE]
-        return on_path + at_gate if len(at_gate) == 1 else on_path
+        # Nearest first, the gate last: no two painters share a space off the gate, so
+        # only gate painters tie, and a stable sort leaves them in seat order.
+        order = sorted(range(len(painters)), key=painters.__getitem__, reverse=True)
+        at_gate = painters.count(GATE)
+        return order if at_gate <= 1 else order[: len(order) - at_gate]
 
     # -- painter movement ----------------------------------------------------------------
 
