@@ -217,6 +217,9 @@ class BlossomState(State):
             return (self.mulligan_next,)
         return (self.current,)
 
+    def is_over(self) -> bool:
+        return self.phase == "over"  # what ``not to_move()`` says, without building it
+
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase == "over" or not self.queue:
             return []

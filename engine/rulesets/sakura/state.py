@@ -71,6 +71,8 @@ _DIRECTION_CHOICES: Final = {
     kind: [{"type": kind, "direction": d} for d in DIRECTIONS] for kind in (EMPEROR, PAINTER)
 }
 _DIRECTION_LEGAL: Final = {kind: LegalActions(a) for kind, a in _DIRECTION_CHOICES.items()}
+#: The phases in which someone (or chance) is to move.
+_MOVING: Final = frozenset({DEAL, CHOOSE, COURT, RESOLVE, DRAW})
 #: The chance outcomes of each chance phase.
 _OUTCOMES_OF: Final = {DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES}
 _BY_CARD: Final = itemgetter(1)
@@ -172,6 +174,9 @@ class SakuraState(State):
         if self.phase == RESOLVE:
             return (self.played[self.cursor][0],)  # the owner of the resolving card
         return ()
+
+    def is_over(self) -> bool:
+        return self.phase not in _MOVING  # what ``not to_move()`` says, without building it
 
     def legal_actions(self, seat: int) -> list[Action]:
         # The two common decisions are listed straight from shared action objects, a
