@@ -214,10 +214,14 @@ class ISMCTS:
                 else:
                     self._iterate(root, fresh())
                 self.iterations += 1
+            arms = root.arms.get(seat, {})
+            # The tree goes while the collector is still paused. Resumed with the tree
+            # alive, its first pass walked every node and arm the search made before
+            # the tree was freed anyway: 3 % of a Sakura search.
+            del root
         finally:
             if collecting:
                 gc.enable()
-        arms = root.arms.get(seat, {})
         stats = [arms.get(_key(a)) for a in legal]
         visits = [0 if arm is None else arm.visits for arm in stats]
         best = max(range(len(legal)), key=lambda i: (visits[i], -i))
