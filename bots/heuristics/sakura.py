@@ -47,11 +47,12 @@ def evaluate(state: State) -> list[float]:
         distance = max(g.board.sakura[upcoming] - g.emperor, 0)
         weight = HALF_DISTANCE / (HALF_DISTANCE + distance)
         supply = g.supply
-        for painter, reward in zip(g.ranking(), rewards):  # painters past the rewards: none
-            strength[painter] += weight * min(reward, supply)
+        # painters ranked past the rewards get none; the rewards may outnumber the ranked
+        for painter, reward in zip(g.ranking(), rewards, strict=False):
+            strength[painter] += weight * (supply if supply < reward else reward)  # min()
     behind = g.emperor - 1
     for p, here in enumerate(painters):
-        if here != GATE and here == behind and tokens[p] > 0:
+        if here == behind and here != GATE and tokens[p] > 0:
             strength[p] -= BUMP_RISK
         strength[p] += POSITION_WEIGHT * here
     court_competes = state.court is not None and bool(state.options["courtCanWin"])
