@@ -42,7 +42,7 @@ class Garden:
 
     def closest(self) -> int | None:
         """The painter furthest forward on the path; none if all are on the gate (§6 #8)."""
-        best = max(range(len(self.painters)), key=lambda i: self.painters[i])
+        best = max(range(len(self.painters)), key=self.painters.__getitem__)
         return best if self.painters[best] > GATE else None
 
     def furthest(self) -> int | None:
@@ -52,7 +52,7 @@ class Garden:
             return None
         if at_gate:
             return at_gate[0]
-        return min(range(len(self.painters)), key=lambda i: self.painters[i])
+        return min(range(len(self.painters)), key=self.painters.__getitem__)
 
     def ahead_of(self, p: int) -> list[int]:
         """Painters strictly ahead of ``p``; gate painters are never ahead (§6 #10, #11)."""

@@ -268,12 +268,12 @@ class SakuraState(State):
         other.options = self.options  # never mutated after validation
         other.cards = self.cards
         other.garden = self.garden.copy()
-        other.hands = [h.copy() for h in self.hands]
+        other.hands = list(map(list.copy, self.hands))  # map: no Python frame per hand
         other.deck = self.deck.copy()
         other.discard = self.discard.copy()
         other.phase = self.phase
         other.round = self.round
-        other.played = [e.copy() for e in self.played]
+        other.played = list(map(list.copy, self.played))
         other.cursor = self.cursor
         other.step = self.step
         other.halt = self.halt
