@@ -268,17 +268,21 @@ class ISMCTS:
                 rng.shuffle(fresh)
             pending[s] = fresh
         rounds = max(len(fresh) for fresh in pending.values())
+        columns = [pending.get(s) for s in seats]  # per seat in order: its fresh actions
+        seeding = [(s, node.arms[s], fresh) for s, fresh in pending.items()]
         for i in range(rounds):
             joint: dict[int, Action] = {}
-            for s, actions in zip(seats, legal, strict=True):
-                fresh = pending.get(s, [])
-                joint[s] = fresh[i][0] if i < len(fresh) else actions[rng.randrange(len(actions))]
+            for s, actions, column in zip(seats, legal, columns, strict=True):
+                if column is not None and i < len(column):
+                    joint[s] = column[i][0]
+                else:
+                    joint[s] = actions[rng.randrange(len(actions))]
             after = state.clone()
             after.apply(joint)
             values = self._value(after)
-            for s, fresh in pending.items():
+            for s, arms, fresh in seeding:
                 if i < len(fresh):
-                    node.arms[s][fresh[i][1]] = _Arm(prior, values[s] * prior)
+                    arms[fresh[i][1]] = _Arm(prior, values[s] * prior)
 
     def _seed_alone(
         self, node: _Node, state: State, seat: int, legal: list[Action], keys: list[str]
