@@ -91,6 +91,7 @@ def _sakura(base: SakuraState, seat: int) -> Dealer:
     sorted, and every card number is unique."""
     others = [s for s in range(len(base.hands)) if s != seat]
     pool = sorted([c for s in others for c in base.hands[s]] + base.deck)
+    unseen = frozenset(pool)
     sizes = [(s, len(base.hands[s])) for s in others]
     drawn = sum(size for _, size in sizes)
 
@@ -101,8 +102,7 @@ def _sakura(base: SakuraState, seat: int) -> Dealer:
         for s, size in sizes:
             state.hands[s] = sorted(taken[at : at + size])
             at += size
-        out = set(taken)
-        state.deck = [c for c in pool if c not in out]
+        state.deck = sorted(unseen.difference(taken))  # the rest, in C
         return state
 
     return deal

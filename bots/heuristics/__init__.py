@@ -68,7 +68,11 @@ def relative_values(strength: Sequence[float], scale: float) -> list[float]:
         first = 1 / (1 + math.exp((strength[1] - strength[0]) / scale))
         return [first, 1 - first]
     top = max(strength)
-    weights = [math.exp(max((s - top) / scale, _FLOOR)) for s in strength]
+    exp = math.exp
+    weights = []
+    for s in strength:  # a plain loop, no max() call: the exponents cost more than the pairs
+        x = (s - top) / scale
+        weights.append(exp(_FLOOR if x < _FLOOR else x))  # max(x, _FLOOR), NaN and all
     out = []
     for a in weights:  # plain loops: cheaper than generator sums at these sizes
         total = -0.5  # the seat against itself (a / 2a), taken back out

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from bots.heuristics import relative_values
 from engine import State
-from engine.rulesets.blossom.rules import CHERRY_POINTS, LILY
+from engine.rulesets.blossom.rules import CHERRY, CHERRY_POINTS, KINDS, LILY, SCORE_STEP
 from engine.rulesets.blossom.scoring import arrange_points
 from engine.rulesets.blossom.state import BlossomState
 
 POTENTIAL_WEIGHT = 0.6
 CARD_WEIGHT = 2.0
 SCALE = 12.0
+#: Every kind but the cherry, whose arrange moves one card whatever the count.
+OTHER_KINDS = tuple(k for k in range(len(KINDS)) if k != CHERRY)
 
 
 def flower_values(ups: list[list[int]], downs: list[int], garden: list[int]) -> list[int]:
@@ -50,12 +52,18 @@ def evaluate(state: State) -> list[float]:
     downs = [sum(d) for d in state.downs]
     # A kind's value is the same for every seat: worked out once.
     values = flower_values(state.ups, downs, state.garden)
+    cherry = arrange_points(values[CHERRY], 1)  # an arrange moves one cherry
+    scores, hands = state.scores, state.hands
     strength = []
-    for s in range(state.n):
-        best = 0
-        for k, count in enumerate(state.ups[s]):
+    for s, up in enumerate(state.ups):
+        best = cherry if up[CHERRY] else 0
+        for k in OTHER_KINDS:
+            count = up[k]
             if count:
-                best = max(best, arrange_points(values[k], 1 if k == 0 else count))
-        material = CARD_WEIGHT * (downs[s] + sum(state.hands[s]))
-        strength.append(state.scores[s] + POTENTIAL_WEIGHT * best + material)
+                # arrange_points(values[k], count), inline: the evaluation's inner loop
+                points = -(-values[k] * count // SCORE_STEP) * SCORE_STEP
+                if points > best:
+                    best = points
+        material = CARD_WEIGHT * (downs[s] + sum(hands[s]))
+        strength.append(scores[s] + POTENTIAL_WEIGHT * best + material)
     return relative_values(strength, SCALE)

@@ -18,7 +18,9 @@ tokens (one typical first-place reward).
 
 from __future__ import annotations
 
-from bots.heuristics import relative_values
+from functools import cache
+
+from bots.heuristics import Memo, relative_values
 from engine import State
 from engine.rulesets.sakura.garden import GATE
 from engine.rulesets.sakura.scoring import rewards_for
@@ -36,22 +38,44 @@ SCALE = 3.0
 def evaluate(state: State) -> list[float]:
     assert isinstance(state, SakuraState)
     g = state.garden
-    painters = len(g.painters)
-    strength = [float(t) for t in g.tokens]
-    upcoming = next((k for k, done in enumerate(g.scored) if not done), None)
-    if upcoming is not None:
-        last = upcoming == len(g.scored) - 1
-        rewards = rewards_for(state.players, last)
+    # players (so the board and the counts that follow), the court's option, then the
+    # garden: everything the value reads, all of it public
+    key = (state.players, state.options["courtCanWin"], g.emperor, g.supply,
+           *g.painters, *g.tokens, *g.scored)
+    return _VALUES.get(key, lambda: _evaluate(state)).copy()  # a copy: callers own theirs
+
+
+#: Values by everything they depend on: a search meets the same garden again and again
+#: (in 300 iterations, about three evaluations in five repeat one already made).
+_VALUES: Memo[tuple[object, ...], list[float]] = Memo()
+
+
+def _evaluate(state: SakuraState) -> list[float]:
+    g = state.garden
+    painters, tokens = g.painters, g.tokens
+    strength = [float(t) for t in tokens]
+    scored = g.scored
+    if False in scored:
+        upcoming = scored.index(False)
+        rewards = _rewards(state.players, upcoming == len(scored) - 1)
         distance = max(g.board.sakura[upcoming] - g.emperor, 0)
         weight = HALF_DISTANCE / (HALF_DISTANCE + distance)
-        for rank, painter in enumerate(g.ranking()):
-            if rank < len(rewards):
-                strength[painter] += weight * min(rewards[rank], g.supply)
-    for p in range(painters):
-        here = g.painters[p]
-        if here != GATE and here == g.emperor - 1 and g.tokens[p] > 0:
+        supply = g.supply
+        # painters ranked past the rewards get none; the rewards may outnumber the ranked
+        for painter, reward in zip(g.ranking(), rewards, strict=False):
+            strength[painter] += weight * (supply if supply < reward else reward)  # min()
+    behind = g.emperor - 1
+    for p, here in enumerate(painters):
+        if here == behind and here != GATE and tokens[p] > 0:
             strength[p] -= BUMP_RISK
         strength[p] += POSITION_WEIGHT * here
     court_competes = state.court is not None and bool(state.options["courtCanWin"])
-    valued = painters if court_competes else state.players
+    valued = len(painters) if court_competes else state.players
     return relative_values(strength[:valued], SCALE)[: state.players]
+
+
+@cache
+def _rewards(players: int, last: bool) -> tuple[int, ...]:
+    """The engine's rewards, fixed per player count and sakura: built once, not per
+    evaluation."""
+    return rewards_for(players, last)

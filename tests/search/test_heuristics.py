@@ -11,6 +11,7 @@ import pytest
 import engine
 from bots import heuristics
 from bots.heuristics import blossom, relative_values
+from bots.heuristics import sakura as heuristics_sakura
 from engine.rulesets.blossom.scoring import flower_value
 from engine.rulesets.blossom.state import BlossomState
 from engine.rulesets.bonsai.rules import LEAF, WOOD
@@ -103,7 +104,9 @@ def test_a_full_memo_starts_over_rather_than_growing() -> None:
     assert len(memo.table) <= 2
 
 
-@pytest.mark.parametrize(("name", "memo"), [("bonsai", "_SEATS"), ("miyabi", "_END_POINTS")])
+@pytest.mark.parametrize(
+    ("name", "memo"), [("bonsai", "_SEATS"), ("miyabi", "_END_POINTS"), ("sakura", "_VALUES")]
+)
 def test_a_value_kept_in_a_memo_equals_one_worked_out_afresh(name: str, memo: str) -> None:
     # Kept across the positions of several games, as in a bot's search, the memo would
     # hand back a stale part if its key missed something the part depends on.
@@ -115,6 +118,14 @@ def test_a_value_kept_in_a_memo_equals_one_worked_out_afresh(name: str, memo: st
                 kept = module.evaluate(state)
                 table.table.clear()
                 assert module.evaluate(state) == kept
+
+
+def test_a_memoised_sakura_value_is_the_callers_own_list() -> None:
+    state = list(random_game("sakura", 5, seed=1))[10]
+    first = heuristics_sakura.evaluate(state)
+    kept = list(first)
+    first[0] = -1.0  # a caller changing its list must not change the memo's
+    assert heuristics_sakura.evaluate(state) == kept
 
 
 def test_blossom_flower_values_are_the_engines_for_every_kind() -> None:

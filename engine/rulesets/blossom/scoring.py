@@ -21,22 +21,21 @@ def flower_value(
 
     ``yards_up`` holds every player's face-up yard (the cards being moved still count
     there), ``yards_down`` every player's face-down count, ``garden`` the garden."""
-    up = sum(sum(y) for y in yards_up)
-    down = sum(yards_down)
-    in_garden = sum(garden)
-    if kind == CHRYSANTH:
-        return 7 if up > down else 2
+    # Only the totals the kind's rule reads are summed: an arrange values one kind.
+    if kind == CHERRY:
+        return CHERRY_POINTS
     if kind == CAMELLIA:
-        return 4 * (down // 2)
+        return 4 * (sum(yards_down) // 2)
     if kind == ROSE:
         return 2 + sum(1 for c in garden if c)
     if kind == LILY:
         # §6 LILY detail: only face-up yard lilies are identified.
         return 2 * sum(y[LILY] for y in yards_up) + garden[LILY]
+    up = sum(map(sum, yards_up))
+    if kind == CHRYSANTH:
+        return 7 if up > sum(yards_down) else 2
     if kind == ANEMONE:
-        return 2 * ((up + in_garden) // 4)
-    if kind == CHERRY:
-        return CHERRY_POINTS
+        return 2 * ((up + sum(garden)) // 4)
     raise ValueError(f"unknown kind {kind}")
 
 

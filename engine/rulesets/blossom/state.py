@@ -217,6 +217,9 @@ class BlossomState(State):
             return (self.mulligan_next,)
         return (self.current,)
 
+    def is_over(self) -> bool:
+        return self.phase == "over"  # what ``not to_move()`` says, without building it
+
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase == "over" or not self.queue:
             return []
@@ -257,7 +260,10 @@ class BlossomState(State):
             self._apply_chance(action)
             self._legal = None
             return
-        action = self._choices(seat).parse(action, lambda a: self._why_illegal(seat, a))
+        listed = self._choices(seat).match(action)
+        if listed is None:  # the explanation is only worked out for an illegal action
+            raise IllegalAction(*self._why_illegal(seat, action))
+        action = listed
         self._legal = None
         _STEPS[action["type"]](self, seat, action)
 
@@ -282,11 +288,11 @@ class BlossomState(State):
         c.deck = list(self.deck)
         c.removed = list(self.removed)
         c.garden = list(self.garden)
-        c.hands = [list(h) for h in self.hands]
-        c.ups = [list(y) for y in self.ups]
-        c.downs = [list(y) for y in self.downs]
-        c.returned = [list(r) for r in self.returned]
-        c.known = [list(k) for k in self.known]
+        c.hands = list(map(list, self.hands))
+        c.ups = list(map(list, self.ups))
+        c.downs = list(map(list, self.downs))
+        c.returned = list(map(list, self.returned))
+        c.known = list(map(list, self.known))
         c.scores = list(self.scores)
         c.mulligan_next = self.mulligan_next
         c.current = self.current
@@ -296,7 +302,10 @@ class BlossomState(State):
         c.cherry = None if self.cherry is None else dict(self.cherry)
         c.end_triggered = self.end_triggered
         c.turns = self.turns
-        c._legal = None
+        # The same position has the same legal actions; the listing is never changed in
+        # place (apply replaces it), so the copy shares it: a search applies each action
+        # to a copy of one state, and every copy listed them all again.
+        c._legal = self._legal
         return c
 
     def to_json(self) -> dict[str, JSON]:

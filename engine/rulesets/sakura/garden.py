@@ -42,7 +42,7 @@ class Garden:
 
     def closest(self) -> int | None:
         """The painter furthest forward on the path; none if all are on the gate (§6 #8)."""
-        best = max(range(len(self.painters)), key=lambda i: self.painters[i])
+        best = max(range(len(self.painters)), key=self.painters.__getitem__)
         return best if self.painters[best] > GATE else None
 
     def furthest(self) -> int | None:
@@ -52,7 +52,7 @@ class Garden:
             return None
         if at_gate:
             return at_gate[0]
-        return min(range(len(self.painters)), key=lambda i: self.painters[i])
+        return min(range(len(self.painters)), key=self.painters.__getitem__)
 
     def ahead_of(self, p: int) -> list[int]:
         """Painters strictly ahead of ``p``; gate painters are never ahead (§6 #10, #11)."""
@@ -62,12 +62,12 @@ class Garden:
     def ranking(self) -> list[int]:
         """Painters in scoring order, closest first; a lone gate painter comes last and
         painters sharing the gate are unranked (§7, DECIDED)."""
-        on_path = sorted(
-            (i for i, q in enumerate(self.painters) if q > GATE),
-            key=lambda i: -self.painters[i],
-        )
-        at_gate = [i for i, q in enumerate(self.painters) if q == GATE]
-        return on_path + at_gate if len(at_gate) == 1 else on_path
+        painters = self.painters
+        # Nearest first, the gate last: no two painters share a space off the gate, so
+        # only gate painters tie, and a stable sort leaves them in seat order.
+        order = sorted(range(len(painters)), key=painters.__getitem__, reverse=True)
+        at_gate = painters.count(GATE)
+        return order if at_gate <= 1 else order[: len(order) - at_gate]
 
     # -- painter movement ----------------------------------------------------------------
 

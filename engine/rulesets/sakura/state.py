@@ -71,6 +71,8 @@ _DIRECTION_CHOICES: Final = {
     kind: [{"type": kind, "direction": d} for d in DIRECTIONS] for kind in (EMPEROR, PAINTER)
 }
 _DIRECTION_LEGAL: Final = {kind: LegalActions(a) for kind, a in _DIRECTION_CHOICES.items()}
+#: The phases in which someone (or chance) is to move.
+_MOVING: Final = frozenset({DEAL, CHOOSE, COURT, RESOLVE, DRAW})
 #: The chance outcomes of each chance phase.
 _OUTCOMES_OF: Final = {DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES}
 _BY_CARD: Final = itemgetter(1)
@@ -173,6 +175,9 @@ class SakuraState(State):
             return (self.played[self.cursor][0],)  # the owner of the resolving card
         return ()
 
+    def is_over(self) -> bool:
+        return self.phase not in _MOVING  # what ``not to_move()`` says, without building it
+
     def legal_actions(self, seat: int) -> list[Action]:
         # The two common decisions are listed straight from shared action objects, a
         # fresh list each time (as cheap as copying a cached one); the court card's
@@ -263,12 +268,12 @@ class SakuraState(State):
         other.options = self.options  # never mutated after validation
         other.cards = self.cards
         other.garden = self.garden.copy()
-        other.hands = [h.copy() for h in self.hands]
+        other.hands = list(map(list.copy, self.hands))  # map: no Python frame per hand
         other.deck = self.deck.copy()
         other.discard = self.discard.copy()
         other.phase = self.phase
         other.round = self.round
-        other.played = [e.copy() for e in self.played]
+        other.played = list(map(list.copy, self.played))
         other.cursor = self.cursor
         other.step = self.step
         other.halt = self.halt
