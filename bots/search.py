@@ -121,6 +121,11 @@ class _Node:
         self.seats: tuple[int, ...] | None = None
 
 
+def _movers(state: State) -> tuple[int, ...]:
+    """Who moves in ``state``, ``()`` once it is over (a node keeps this with its state)."""
+    return () if state.is_over() else state.to_move()
+
+
 #: States a search keeps in its nodes at most (a few kB each): a long think stays bounded.
 KEPT_STATES = 4096
 
@@ -389,7 +394,7 @@ class ISMCTS:
         while True:
             seats = node.seats
             if seats is None:
-                seats = node.seats = () if state.is_over() else state.to_move()
+                seats = node.seats = _movers(state)
             if not seats:
                 break
             if seats == (CHANCE,):
@@ -467,7 +472,7 @@ class ISMCTS:
         after.apply(move)
         read_only = not self.rollout_depth and self.evaluate is not None
         if read_only and not owned and self._kept < KEPT_STATES:
-            seats = () if after.is_over() else after.to_move()
+            seats = _movers(after)
             if seats != (CHANCE,):
                 child.state = after
                 child.seats = seats

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bots.heuristics import relative_values
 from engine import State
-from engine.rulesets.blossom.rules import CHERRY, CHERRY_POINTS, KINDS, LILY, SCORE_STEP
+from engine.rulesets.blossom.rules import CHERRY, CHERRY_POINTS, KINDS, LILY
 from engine.rulesets.blossom.scoring import arrange_points
 from engine.rulesets.blossom.state import BlossomState
 
@@ -60,8 +60,7 @@ def evaluate(state: State) -> list[float]:
         for k in OTHER_KINDS:
             count = up[k]
             if count:
-                # arrange_points(values[k], count), inline: the evaluation's inner loop
-                points = -(-values[k] * count // SCORE_STEP) * SCORE_STEP
+                points = arrange_points(values[k], count)
                 if points > best:
                     best = points
         material = CARD_WEIGHT * (downs[s] + sum(hands[s]))
