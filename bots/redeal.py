@@ -14,9 +14,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from bots import draws
 from engine import State
-from engine.rulesets.blossom.state import BlossomState
-from engine.rulesets.sakura.state import SakuraState
+from engine.rulesets.blossom.state import REMOVE, BlossomState
+from engine.rulesets.sakura.state import DEAL, DRAW, SakuraState
+
+_DEALING = frozenset({DEAL, DRAW})
 
 #: A dealer of fresh determinizations: a new state per call, hidden cards re-dealt.
 Dealer = Callable[[random.Random], State]
@@ -31,6 +34,28 @@ def dealer(game: str, base: State, seat: int) -> Dealer | None:
     if game == "sakura":
         assert isinstance(base, SakuraState)
         return _sakura(base, seat)
+    return None
+
+
+#: Whether the chance outcome pending in a state is hidden from the searching seat.
+Unseen = Callable[[State], bool]
+
+
+def unseen_chance(game: str, seat: int) -> Unseen | None:
+    """For a game listed here: whether the pending chance outcome is one ``seat`` will
+    not see (a card dealt to another seat's hand, or set aside face down); None where
+    the search should treat every outcome as seen."""
+    if game == "blossom":
+        def blossom(state: State) -> bool:
+            assert isinstance(state, BlossomState)
+            target = state.queue[0]
+            return target == REMOVE or (type(target) is int and target != seat)
+        return blossom
+    if game == "sakura":
+        def sakura(state: State) -> bool:
+            assert isinstance(state, SakuraState)
+            return state.phase in _DEALING and state.draws[0] != seat
+        return sakura
     return None
 
 
@@ -67,12 +92,13 @@ def _blossom(base: BlossomState, seat: int) -> Dealer:
 
     def deal(rng: random.Random) -> State:
         state = base.clone()
-        taken = rng.sample(pool, drawn)
+        taken = draws.sample(rng, pool, drawn)
         at = 0
         for s, known, count, in_hand, back in plan:
             hidden = known + taken[at : at + count]
             at += count
-            hand = rng.sample(hidden, in_hand) if 0 < in_hand < len(hidden) else hidden[:in_hand]
+            hand = (draws.sample(rng, hidden, in_hand) if 0 < in_hand < len(hidden)
+                    else hidden[:in_hand])
             state.hands[s] = _counts(hand, kinds)
             state.downs[s] = [a - b for a, b in zip(_counts(hidden, kinds), state.hands[s],
                                                      strict=True)]
@@ -97,7 +123,7 @@ def _sakura(base: SakuraState, seat: int) -> Dealer:
 
     def deal(rng: random.Random) -> State:
         state = base.clone()
-        taken = rng.sample(pool, drawn)
+        taken = draws.sample(rng, pool, drawn)
         at = 0
         for s, size in sizes:
             state.hands[s] = sorted(taken[at : at + size])

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine
-from bots import redeal
+from bots import draws, redeal
 from engine import CHANCE, Action, Game, Result, State
 
 #: A heuristic: the value of a position for every seat, each in [0, 1].
@@ -102,16 +102,19 @@ _Listing = tuple[list[Action], list[str], list[_Arm]]
 
 
 class _Node:
-    __slots__ = ("arms", "children", "known", "seats", "seeded", "seen", "state")
+    __slots__ = ("arms", "children", "known", "seats", "seen", "state")
 
     def __init__(self) -> None:
-        self.children: dict[str, _Node] = {}
-        #: seat -> action key -> statistics
-        self.arms: dict[int, dict[str, _Arm]] = {}
-        self.seeded: set[int] = set()  # seats whose arms have their priors
+        # Most nodes are leaves, or chance nodes walked through, and a search makes
+        # thousands: their containers are made when first needed (each made and freed
+        # with every node cost a Sakura search about 3 %).
+        self.children: dict[str, _Node] | None = None
+        #: seat -> action key -> statistics; where seeding is on, a seat has arms here
+        #: exactly when it has been seeded here (seeding makes them first)
+        self.arms: dict[int, dict[str, _Arm]] | None = None
         #: seat -> its last listing here: the next visit whose legal actions equal it
         #: (always, without hidden information) skips the keys and the arm look-ups
-        self.seen: dict[int, _Listing] = {}
+        self.seen: dict[int, _Listing] | None = None
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
@@ -119,6 +122,10 @@ class _Node:
         #: changed once kept), and who moves in it (() once the game is over)
         self.state: State | None = None
         self.seats: tuple[int, ...] | None = None
+
+
+def _any(rng: random.Random, actions: list[Action]) -> Action:
+    return actions[draws.below(rng, len(actions))]
 
 
 def _movers(state: State) -> tuple[int, ...]:
@@ -173,6 +180,12 @@ class ISMCTS:
         # Without hidden information nodes keep their states (:meth:`_iterate_kept`).
         self.keep_states = not game.info.hidden_information
         self._kept = 0
+        self.unseen: redeal.Unseen | None = None
+        from bots import heuristics  # here: bots.heuristics imports this module
+
+        # Pending chance the evaluation cannot see is left undrawn (heuristic alone).
+        self.blind = (heuristics.blind_to_chance(game.info.name, evaluate)
+                      if not self.rollout_depth else None)
 
     def choose(
         self,
@@ -193,6 +206,7 @@ class ISMCTS:
         base = self.game.determinize(observation, seat, self.rng)
         if self.game.info.hidden_information:
             deal = redeal.dealer(self.game.info.name, base, seat)
+            self.unseen = redeal.unseen_chance(self.game.info.name, seat)
             fresh: Callable[[], State] = (
                 (lambda: deal(self.rng)) if deal is not None
                 else lambda: self.game.determinize(observation, seat, self.rng)
@@ -219,7 +233,7 @@ class ISMCTS:
                 else:
                     self._iterate(root, fresh())
                 self.iterations += 1
-            arms = root.arms.get(seat, {})
+            arms = (root.arms or {}).get(seat, {})
             # The tree goes while the collector is still paused. Resumed with the tree
             # alive, its first pass walked every node and arm the search made before
             # the tree was freed anyway: 3 % of a Sakura search.
@@ -264,24 +278,26 @@ class ISMCTS:
             return
         rng = self.rng
         pending: dict[int, list[tuple[Action, str]]] = {}
+        by_seat = node.arms
+        if by_seat is None:
+            by_seat = node.arms = {}
         for s in todo:
-            node.seeded.add(s)
-            arms = node.arms.setdefault(s, {})
+            arms = by_seat.setdefault(s, {})
             at = seats.index(s)
             fresh = [(a, k) for a, k in zip(legal[at], keys[at], strict=True) if k not in arms]
             if len(seats) > 1:
-                rng.shuffle(fresh)
+                draws.shuffle(rng, fresh)
             pending[s] = fresh
         rounds = max(len(fresh) for fresh in pending.values())
         columns = [pending.get(s) for s in seats]  # per seat in order: its fresh actions
-        seeding = [(s, node.arms[s], fresh) for s, fresh in pending.items()]
+        seeding = [(s, by_seat[s], fresh) for s, fresh in pending.items()]
         for i in range(rounds):
             joint: dict[int, Action] = {}
             for s, actions, column in zip(seats, legal, columns, strict=True):
                 if column is not None and i < len(column):
                     joint[s] = column[i][0]
                 else:
-                    joint[s] = actions[rng.randrange(len(actions))]
+                    joint[s] = actions[draws.below(rng, len(actions))]
             after = state.clone()
             after.apply(joint)
             values = self._value(after)
@@ -294,8 +310,10 @@ class ISMCTS:
     ) -> None:
         """:meth:`_seed` of one seat moving alone, keeping the values for the children's
         expansion where that is exact."""
-        node.seeded.add(seat)
-        arms = node.arms.setdefault(seat, {})
+        by_seat = node.arms
+        if by_seat is None:
+            by_seat = node.arms = {}
+        arms = by_seat.setdefault(seat, {})
         fresh = [(a, k) for a, k in zip(legal, keys, strict=True) if k not in arms]
         prior = self.prior_visits
         keep = self.reuse_values
@@ -318,19 +336,27 @@ class ISMCTS:
         prior = self.prior_visits
         rng = self.rng
         keyed = self.keyed
+        unseen = self.unseen
         values: list[float] | None = None
         while not state.is_over():
             seats = state.to_move()
             if seats == (CHANCE,):
                 outcome = engine.sample_chance(state, rng)
+                # an outcome the searching seat will not see leads to one node for all
+                secret = unseen is not None and unseen(state)
                 state.apply({CHANCE: outcome})
-                key = "c" + keyed(outcome)  # engines share their outcome objects too
-                child = node.children.get(key)
+                key = "c?" if secret else "c" + keyed(outcome)
+                children = node.children
+                if children is None:
+                    children = node.children = {}
+                child = children.get(key)
                 if child is None:
-                    child = node.children[key] = _Node()
+                    child = children[key] = _Node()
                 node = child
                 continue
             seen = node.seen
+            if seen is None:
+                seen = node.seen = {}
             legal: list[list[Action]] = []
             keys: list[list[str]] = []
             listings: list[_Listing | None] = []
@@ -347,7 +373,8 @@ class ISMCTS:
                 legal.append(actions)
                 listings.append(listing)
             if prior and (seed_everywhere or node is root):
-                todo = [s for s in seats if s not in node.seeded]
+                seeded = node.arms
+                todo = list(seats) if seeded is None else [s for s in seats if s not in seeded]
                 if todo:
                     self._seed(node, state, seats, legal, keys, todo)
             joint: dict[int, Action] = {}
@@ -363,9 +390,12 @@ class ISMCTS:
                 picked.append(listing[2][i])
             path.append((picked, seats))
             edge = "|".join(picks)
-            child = node.children.get(edge)
+            children = node.children
+            if children is None:
+                children = node.children = {}
+            child = children.get(edge)
             if child is None:
-                node.children[edge] = _Node()
+                children[edge] = _Node()
                 known = node.known
                 values = None if known is None else known.pop(edge, None)
                 if values is None:
@@ -400,13 +430,18 @@ class ISMCTS:
             if seats == (CHANCE,):
                 outcome = engine.sample_chance(state, rng)
                 key = "c" + _key(outcome)
-                child = node.children.get(key)
+                children = node.children
+                if children is None:
+                    children = node.children = {}
+                child = children.get(key)
                 if child is None:
-                    child = node.children[key] = _Node()
+                    child = children[key] = _Node()
                 state, owned = self._enter(child, state, owned, {CHANCE: outcome})
                 node = child
                 continue
             seen = node.seen
+            if seen is None:
+                seen = node.seen = {}
             if len(seen) < len(seats):  # the first visit: list, seed, then make the arms
                 legal = [state.legal_actions(s) for s in seats]
                 keys = [[_key(a) for a in actions] for actions in legal]
@@ -425,9 +460,12 @@ class ISMCTS:
                 picked.append(arms[i])
             path.append((picked, seats))
             edge = "|".join(picks)
-            child = node.children.get(edge)
+            children = node.children
+            if children is None:
+                children = node.children = {}
+            child = children.get(edge)
             if child is None:
-                child = node.children[edge] = _Node()
+                child = children[edge] = _Node()
                 known = node.known
                 values = None if known is None else known.pop(edge, None)
                 if values is None:
@@ -482,9 +520,12 @@ class ISMCTS:
     @staticmethod
     def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:
         """The arms of ``keys`` for ``seat`` at ``node``, in their order (made if new)."""
-        arms = node.arms.get(seat)
+        by_seat = node.arms
+        if by_seat is None:
+            by_seat = node.arms = {}
+        arms = by_seat.get(seat)
         if arms is None:
-            arms = node.arms[seat] = {}
+            arms = by_seat[seat] = {}
         out = []
         for key in keys:
             arm = arms.get(key)
@@ -506,18 +547,21 @@ class ISMCTS:
             visits = arm.visits
             if visits == 0:
                 untried.append(i)
-                continue
-            score = arm.total / visits + c * sqrt(log(arm.available) / visits)
-            if score > best_score:
-                best_score, best = score, i
+            elif not untried:  # once one is untried, the scores decide nothing
+                score = arm.total / visits + c * sqrt(log(arm.available) / visits)
+                if score > best_score:
+                    best_score, best = score, i
         if untried:
-            return untried[self.rng.randrange(len(untried))]
+            return untried[draws.below(self.rng, len(untried))]
         return best
 
     def _value(self, state: State) -> list[float]:
         """Rollout, then the heuristic (or the result); pending chance is sampled first."""
         rng = self.rng
+        blind = self.blind
         while state.to_move() == (CHANCE,):
+            if blind is not None and blind(state):
+                break  # the evaluation reads nothing the outcomes would change
             state.apply({CHANCE: engine.sample_chance(state, rng)})
         if not self.rollout_depth and self.evaluate is not None:
             return terminal_values(state.result()) if state.is_over() else self.evaluate(state)
@@ -528,7 +572,7 @@ class ISMCTS:
             if seats == (CHANCE,):
                 state.apply({CHANCE: engine.sample_chance(state, rng)})
             else:
-                state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
+                state.apply({s: _any(rng, state.legal_actions(s)) for s in seats})
         if state.is_over():
             return terminal_values(state.result())
         assert self.evaluate is not None

@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 from bots.search import Evaluation
+from engine import State
 
 #: game name -> module with ``evaluate(state) -> list[float]``
 MODULES = {
@@ -29,6 +30,21 @@ def for_game(name: str) -> Evaluation | None:
         return None
     fn: Evaluation = importlib.import_module(module).evaluate
     return fn
+
+
+def blind_to_chance(name: str, evaluate: Evaluation | None) -> Callable[[State], bool] | None:
+    """Where ``evaluate`` is ``name``'s own evaluation and its module says which pending
+    chance outcomes cannot change its value (``blind_to_chance(state)``, e.g. Sakura's
+    draws: cards into hands, which it does not read), that test: a search then values
+    such a position as it stands instead of drawing the outcomes first."""
+    module = MODULES.get(name)
+    if module is None or evaluate is None:
+        return None
+    loaded = importlib.import_module(module)
+    if evaluate is not getattr(loaded, "evaluate", None):
+        return None
+    blind: Callable[[State], bool] | None = getattr(loaded, "blind_to_chance", None)
+    return blind
 
 
 K = TypeVar("K", bound=Hashable)

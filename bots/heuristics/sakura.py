@@ -24,7 +24,7 @@ from bots.heuristics import Memo, relative_values
 from engine import State
 from engine.rulesets.sakura.garden import GATE
 from engine.rulesets.sakura.scoring import rewards_for
-from engine.rulesets.sakura.state import SakuraState
+from engine.rulesets.sakura.state import DEAL, DRAW, SakuraState
 
 #: Emperor steps to the sakura at which its rewards count half.
 HALF_DISTANCE = 6.0
@@ -44,6 +44,16 @@ def evaluate(state: State) -> list[float]:
            *g.painters, *g.tokens, *g.scored)
     return _VALUES.get(key, lambda: _evaluate(state)).copy()  # a copy: callers own theirs
 
+
+def blind_to_chance(state: State) -> bool:
+    """Whether the pending chance outcome cannot change :func:`evaluate`: a deal or a
+    draw puts a card in a hand, and no draw moves a piece (sakura.md §6 #17); only the
+    court card revealed in a two-player game (§9) goes on to move pieces."""
+    assert isinstance(state, SakuraState)
+    return state.phase in _DEALING
+
+
+_DEALING = frozenset({DEAL, DRAW})
 
 #: Values by everything they depend on: a search meets the same garden again and again
 #: (in 300 iterations, about three evaluations in five repeat one already made).
