@@ -133,6 +133,15 @@ def _movers(state: State) -> tuple[int, ...]:
     return () if state.is_over() else state.to_move()
 
 
+#: ``math.log(a)`` at index ``a``: UCB takes the log of an arm's availability, which never
+#: exceeds the iterations made so far; a list look-up is cheaper than the call.
+_LOGS: list[float] = [0.0, *map(math.log, range(1, 1024))]
+
+
+def _more_logs() -> None:
+    _LOGS.extend(map(math.log, range(len(_LOGS), 2 * len(_LOGS))))
+
+
 #: States a search keeps in its nodes at most (a few kB each): a long think stays bounded.
 KEPT_STATES = 4096
 
@@ -226,6 +235,8 @@ class ISMCTS:
             while True:
                 if limits.iterations is not None and self.iterations >= limits.iterations:
                     break
+                if self.iterations + 1 >= len(_LOGS):  # an arm is available once a walk
+                    _more_logs()
                 if deadline is not None and time.monotonic() >= deadline:
                     break
                 if root.state is not None:
@@ -541,14 +552,15 @@ class ISMCTS:
         best = -1
         best_score = -math.inf
         c = self.exploration
-        log, sqrt = math.log, math.sqrt
+        logs, sqrt = _LOGS, math.sqrt
         for i, arm in enumerate(arms):
-            arm.available += 1
+            available = arm.available + 1
+            arm.available = available
             visits = arm.visits
             if visits == 0:
                 untried.append(i)
             elif not untried:  # once one is untried, the scores decide nothing
-                score = arm.total / visits + c * sqrt(log(arm.available) / visits)
+                score = arm.total / visits + c * sqrt(logs[available] / visits)
                 if score > best_score:
                     best_score, best = score, i
         if untried:
