@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 import engine
 from engine import CHANCE, Game, IllegalAction, State
@@ -193,12 +193,17 @@ def check_illegal_actions_refused(
 
 def check_clone_independent(game: Game, players: int, seed: int, options: Options = None) -> None:
     rng = random.Random(seed + 3)
+    kept: State | None = None  # a copy of the previous step's state, and that state's JSON
+    kept_json: dict[str, Any] = {}
     for step, (state, _) in enumerate(playout(game, players, seed, options=options)):
+        if kept is not None:  # the original moved on since (an engine may share parts)
+            assert kept.to_json() == kept_json, f"step {step}: a move changed an earlier copy"
         before = state.to_json()
         copy = state.clone()
         assert copy.to_json() == before
         copy.apply(random_joint(copy, rng))
         assert state.to_json() == before, f"step {step}: applying to a clone changed the original"
+        kept, kept_json = state.clone(), before
 
 
 def check_observations_are_json(

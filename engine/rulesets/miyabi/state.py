@@ -33,6 +33,7 @@ DEAL, CHOOSE, PLACE, OVER = PHASES
 class MiyabiState(State):
     __slots__ = (
         "_legal",
+        "_owned",
         "_spots",
         "bonus_left",
         "chosen",
@@ -63,9 +64,21 @@ class MiyabiState(State):
         self.removed = [0] * NKINDS  # leftovers of past rounds, out of the game
         self.bonus_left = [True] * len(TYPES)  # layer-5 bonus tiles still beside the board
         self.gardens = [Garden() for _ in range(players)]
+        #: per garden: whether only this state holds it. A copy shares its gardens, and
+        #: whichever state changes one first copies it then (:meth:`_garden`): a move
+        #: changes one garden at most, so copying every garden with the state was
+        #: mostly wasted (a tenth of a three-player search).
+        self._owned = [True] * players
         self._forget()
 
     # the current decision's legal actions, built once and kept until the next apply
+    def _garden(self, seat: int) -> Garden:
+        """``seat``'s garden, to be changed: copied first if another state shares it."""
+        if not self._owned[seat]:
+            self.gardens[seat] = self.gardens[seat].clone()
+            self._owned[seat] = True
+        return self.gardens[seat]
+
     def _forget(self) -> None:
         self._legal: LegalActions | None = None
         self._spots: dict[tuple[int, int], Spot] = {}  # place: (col, rotation) -> spot
@@ -92,7 +105,8 @@ class MiyabiState(State):
     # turn structure (miyabi.md §5.1)
     def start_round(self) -> None:
         """Lanterns back, the info card's tiles to lay out (miyabi.md §5.1)."""
-        for g in self.gardens:
+        for seat in range(self.players):
+            g = self._garden(seat)
             g.lanterns = [False] * len(g.lanterns)
             g.passed = False
         for s in range(len(SHAPES)):
@@ -124,7 +138,8 @@ class MiyabiState(State):
         self.chosen = -1
         if self.round >= self.rules.rounds:
             self.phase, self.current = OVER, -1
-            for g, points in zip(self.gardens, end_scoring(self.rules, self.gardens), strict=True):
+            for seat, points in enumerate(end_scoring(self.rules, self.gardens)):
+                g = self._garden(seat)
                 g.end = points
                 g.score += sum(points.values())
             return
@@ -194,7 +209,7 @@ class MiyabiState(State):
             )
             self._forget()
             if kind < 0:
-                self.gardens[self.current].passed = True
+                self._garden(self.current).passed = True
                 self._advance()
             else:
                 self.display[kind] -= 1
@@ -217,7 +232,7 @@ class MiyabiState(State):
 
     def _place(self, placement: Placement) -> None:
         """Place, lantern, score, bonus (miyabi.md §5.2, §6.1, §6.2)."""
-        g, kind = self.gardens[self.current], self.chosen
+        g, kind = self._garden(self.current), self.chosen
         g.place(kind, placement)
         g.score += placement_points(kind, placement.layer)
         obj = type_of(kind)
@@ -240,7 +255,9 @@ class MiyabiState(State):
         c.display = self.display[:]
         c.removed = self.removed[:]
         c.bonus_left = self.bonus_left[:]
-        c.gardens = [g.clone() for g in self.gardens]
+        c.gardens = self.gardens.copy()  # shared until one side changes one (_garden)
+        c._owned = [False] * self.players
+        self._owned = [False] * self.players
         # the cached decision is never changed in place, so the copy may share it
         c._legal, c._spots = self._legal, self._spots
         return c
