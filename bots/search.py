@@ -279,10 +279,10 @@ class ISMCTS:
         evaluation values it for all of them; a seat with fewer actions, or already
         seeded, plays at random.
 
-        One seat moving alone is seeded by :meth:`_seed_alone`, which with
-        ``reuse_values`` keeps each value for the child's expansion (:attr:`_Node.known`)
-        where no chance follows the action (its sampling would draw from the
-        generator)."""
+        One seat moving alone is seeded by :meth:`_seed_alone`, which keeps each value
+        for the child's expansion (:attr:`_Node.known`) where no chance follows the
+        action (its sampling would draw from the generator): with ``reuse_values`` for
+        good, else for the walk that seeded (the next one deals another world)."""
         prior = self.prior_visits
         if len(seats) == 1:  # most decisions: no pairing, no draws
             self._seed_alone(node, state, seats[0], legal[0], keys[0])
@@ -327,12 +327,11 @@ class ISMCTS:
         arms = by_seat.setdefault(seat, {})
         fresh = [(a, k) for a, k in zip(legal, keys, strict=True) if k not in arms]
         prior = self.prior_visits
-        keep = self.reuse_values
         known: dict[str, list[float]] = {}
         for action, key in fresh:
             after = state.clone()
             after.apply({seat: action})
-            exact = keep and after.to_move() != (CHANCE,)
+            exact = after.to_move() != (CHANCE,)
             values = self._value(after)
             arms[key] = _Arm(prior, values[seat] * prior)
             if exact:
@@ -348,6 +347,7 @@ class ISMCTS:
         rng = self.rng
         keyed = self.keyed
         unseen = self.unseen
+        reuse = self.reuse_values
         values: list[float] | None = None
         while not state.is_over():
             seats = state.to_move()
@@ -388,6 +388,9 @@ class ISMCTS:
                 todo = list(seats) if seeded is None else [s for s in seats if s not in seeded]
                 if todo:
                     self._seed(node, state, seats, legal, keys, todo)
+            known = node.known
+            if known is not None and not reuse:
+                node.known = None  # values in this walk's world: for this walk only
             joint: dict[int, Action] = {}
             picks: list[str] = []
             picked: list[_Arm] = []
@@ -407,7 +410,6 @@ class ISMCTS:
             child = children.get(edge)
             if child is None:
                 children[edge] = _Node()
-                known = node.known
                 values = None if known is None else known.pop(edge, None)
                 if values is None:
                     state.apply(joint)
