@@ -9,7 +9,12 @@ random rollout is played and the position is valued by the game's heuristic
 * Different determinizations allow different actions, so a node keeps, per action, how
   often it was *available* and uses that in place of the parent's visit count
   (subset-armed bandit, as in Cowling, Powley and Whitehouse's ISMCTS).
-* Chance outcomes are sampled with their probabilities and become tree edges.
+* Chance outcomes are sampled with their probabilities and become tree edges, except
+  those the searching seat will not see (a card dealt into another seat's hand, listed
+  per game in ``bots.redeal``): they all lead to one node, as the seat's information
+  sets do. Branching on them made a new node at every such draw, so past a round's
+  draws no node was ever visited twice (Sakura 3-6p) and the seeding there was spent
+  on nodes visited once.
 * Simultaneous decisions are decoupled: every pending seat picks its own action by its
   own statistics at that node; the joint move is the edge.
 * Rewards are per seat, in [0, 1]; each seat maximises its own (paranoia-free "max^n").
