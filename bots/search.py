@@ -43,10 +43,8 @@ from typing import Any
 
 import engine
 from bots import draws, redeal
+from bots.heuristics import Evaluation, blind_to_chance
 from engine import CHANCE, Action, Game, Result, State
-
-#: A heuristic: the value of a position for every seat, each in [0, 1].
-Evaluation = Callable[[State], list[float]]
 
 
 def terminal_values(result: Result) -> list[float]:
@@ -195,11 +193,8 @@ class ISMCTS:
         self.keep_states = not game.info.hidden_information
         self._kept = 0
         self.unseen: redeal.Unseen | None = None
-        from bots import heuristics  # here: bots.heuristics imports this module
-
         # Pending chance the evaluation cannot see is left undrawn (heuristic alone).
-        self.blind = (heuristics.blind_to_chance(game.info.name, evaluate)
-                      if not self.rollout_depth else None)
+        self.blind = blind_to_chance(game.info.name, evaluate) if not self.rollout_depth else None
 
     def choose(
         self,

@@ -15,8 +15,9 @@ import random
 
 import engine
 from bots import heuristics
+from bots.heuristics import Evaluation
 from bots.sdk import GameStart, Reply, Turn
-from bots.search import Evaluation, terminal_values
+from bots.search import terminal_values
 from engine import CHANCE, Game, State
 
 

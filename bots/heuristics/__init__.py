@@ -12,8 +12,10 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
-from bots.search import Evaluation
 from engine import State
+
+#: A heuristic: the value of a position for every seat, each in [0, 1].
+Evaluation = Callable[[State], list[float]]
 
 #: game name -> module with ``evaluate(state) -> list[float]``
 MODULES = {
