@@ -368,40 +368,33 @@ class ISMCTS:
             seen = node.seen
             if seen is None:
                 seen = node.seen = {}
-            legal: list[list[Action]] = []
-            keys: list[list[str]] = []
-            listings: list[_Listing | None] = []
-            for s in seats:
-                actions = state.legal_actions(s)
-                listing = seen.get(s)
-                # Equal lists compare item by item in C (first by identity): far
-                # cheaper than a key per action.
-                if listing is not None and listing[0] == actions:
-                    keys.append(listing[1])
-                else:
-                    listing = None
-                    keys.append([keyed(a) for a in actions])
-                legal.append(actions)
-                listings.append(listing)
+            todo: list[int] = []
             if prior and (seed_everywhere or node is root):
                 seeded = node.arms
                 todo = list(seats) if seeded is None else [s for s in seats if s not in seeded]
-                if todo:
-                    self._seed(node, state, seats, legal, keys, todo)
-            known = node.known
-            if known is not None and not reuse:
-                node.known = None  # values in this walk's world: for this walk only
             joint: dict[int, Action] = {}
             picks: list[str] = []
             picked: list[_Arm] = []
-            for s, actions, named, listing in zip(seats, legal, keys, listings, strict=True):
-                if listing is None:
-                    # the arms are made once and never replaced: kept in legal's order
-                    listing = seen[s] = (actions, named, self._arms(node, s, named))
-                i = self._select(listing[2])
-                joint[s] = actions[i]
-                picks.append(named[i])
-                picked.append(listing[2][i])
+            if todo:
+                self._seed_and_pick(node, state, seats, todo, joint, picks, picked)
+            else:  # most visits: each seat listed and picked in one pass, nothing to seed
+                for s in seats:
+                    actions = state.legal_actions(s)
+                    listing = seen.get(s)
+                    # Equal lists compare item by item in C (first by identity): far
+                    # cheaper than a key per action.
+                    if listing is None or listing[0] != actions:
+                        named = [keyed(a) for a in actions]
+                        # the arms are made once and never replaced: kept in legal's order
+                        listing = seen[s] = (actions, named, self._arms(node, s, named))
+                    arms = listing[2]
+                    i = self._select(arms)
+                    joint[s] = actions[i]
+                    picks.append(listing[1][i])
+                    picked.append(arms[i])
+            known = node.known
+            if known is not None and not reuse:
+                node.known = None  # values in this walk's world: for this walk only
             path.append((picked, seats))
             edge = "|".join(picks)
             children = node.children
@@ -417,6 +410,44 @@ class ISMCTS:
             state.apply(joint)
             node = child
         self._back_up(path, self._value(state) if values is None else values)
+
+    def _seed_and_pick(
+        self,
+        node: _Node,
+        state: State,
+        seats: tuple[int, ...],
+        todo: list[int],
+        joint: dict[int, Action],
+        picks: list[str],
+        picked: list[_Arm],
+    ) -> None:
+        """:meth:`_iterate`'s step at a node where seats in ``todo`` are not seeded yet:
+        every seat listed, ``todo`` seeded, then each seat picks (into ``joint``,
+        ``picks`` and ``picked``), in the same order of draws as the one-pass step."""
+        seen = node.seen
+        assert seen is not None
+        keyed = self.keyed
+        legal: list[list[Action]] = []
+        keys: list[list[str]] = []
+        listings: list[_Listing | None] = []
+        for s in seats:
+            actions = state.legal_actions(s)
+            listing = seen.get(s)
+            if listing is not None and listing[0] == actions:
+                keys.append(listing[1])
+            else:
+                listing = None
+                keys.append([keyed(a) for a in actions])
+            legal.append(actions)
+            listings.append(listing)
+        self._seed(node, state, seats, legal, keys, todo)
+        for s, actions, named, listing in zip(seats, legal, keys, listings, strict=True):
+            if listing is None:
+                listing = seen[s] = (actions, named, self._arms(node, s, named))
+            i = self._select(listing[2])
+            joint[s] = actions[i]
+            picks.append(named[i])
+            picked.append(listing[2][i])
 
     def _iterate_kept(self, root: _Node) -> None:
         """:meth:`_iterate` where a node's state is the same at every visit (no hidden
@@ -550,7 +581,7 @@ class ISMCTS:
     def _select(self, arms: list[_Arm]) -> int:
         """UCB over the actions available now (``arms``, in legal's order), counting
         each arm's availability; the index of the one chosen."""
-        untried: list[int] = []
+        untried: list[int] | None = None  # made only when one is (most calls: none)
         best = -1
         best_score = -math.inf
         c = self.exploration
@@ -560,12 +591,15 @@ class ISMCTS:
             arm.available = available
             visits = arm.visits
             if visits == 0:
-                untried.append(i)
-            elif not untried:  # once one is untried, the scores decide nothing
+                if untried is None:
+                    untried = [i]
+                else:
+                    untried.append(i)
+            elif untried is None:  # once one is untried, the scores decide nothing
                 score = arm.total / visits + c * sqrt(logs[available] / visits)
                 if score > best_score:
                     best_score, best = score, i
-        if untried:
+        if untried is not None:
             return untried[draws.below(self.rng, len(untried))]
         return best
 

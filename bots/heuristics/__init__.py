@@ -91,6 +91,17 @@ def relative_values(strength: Sequence[float], scale: float) -> list[float]:
     for s in strength:  # a plain loop, no max() call: the exponents cost more than the pairs
         x = (s - top) / scale
         weights.append(exp(_FLOOR if x < _FLOOR else x))  # max(x, _FLOOR), NaN and all
+    if n == 3:  # written out: the loops' sums in the loops' order, so the same floats
+        a, b, c = weights
+        return [(-0.5 + a / (a + a) + a / (a + b) + a / (a + c)) / 2,
+                (-0.5 + b / (b + a) + b / (b + b) + b / (b + c)) / 2,
+                (-0.5 + c / (c + a) + c / (c + b) + c / (c + c)) / 2]
+    if n == 4:
+        a, b, c, d = weights
+        return [(-0.5 + a / (a + a) + a / (a + b) + a / (a + c) + a / (a + d)) / 3,
+                (-0.5 + b / (b + a) + b / (b + b) + b / (b + c) + b / (b + d)) / 3,
+                (-0.5 + c / (c + a) + c / (c + b) + c / (c + c) + c / (c + d)) / 3,
+                (-0.5 + d / (d + a) + d / (d + b) + d / (d + c) + d / (d + d)) / 3]
     out = []
     for a in weights:  # plain loops: cheaper than generator sums at these sizes
         total = -0.5  # the seat against itself (a / 2a), taken back out
