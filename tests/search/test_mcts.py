@@ -241,3 +241,21 @@ def test_a_listed_actions_key_is_its_canonical_json_asked_again_or_rebuilt() -> 
     rebuilt = {"card": "a", "type": "play"}  # the same action spelled in another order
     keys = [bots.search._listed_key(a) for a in (shared, shared, rebuilt)]
     assert keys == [engine.canonical_json(shared)] * 3
+
+
+def test_an_untried_action_is_picked_before_any_scored_one_and_every_arm_counts_as_available(
+) -> None:
+    search = ISMCTS(engine.load("miyabi"), None, rng=random.Random(0))
+    arms = [bots.search._Arm(4, 3.9), bots.search._Arm(), bots.search._Arm(2, 0.1)]
+    for arm in arms:
+        arm.available = 7
+    assert search._select(arms) == 1
+    assert [arm.available for arm in arms] == [8, 8, 8]
+
+
+def test_with_every_action_tried_the_best_upper_bound_is_picked() -> None:
+    search = ISMCTS(engine.load("miyabi"), None, rng=random.Random(0))
+    arms = [bots.search._Arm(4, 2.0), bots.search._Arm(4, 3.6), bots.search._Arm(40, 20.0)]
+    for arm in arms:
+        arm.available = 48
+    assert search._select(arms) == 1  # mean 0.9 beats 0.5 and 0.5, whatever the bonus
