@@ -105,7 +105,7 @@ _Listing = tuple[list[Action], list[str], list[_Arm]]
 
 
 class _Node:
-    __slots__ = ("arms", "children", "known", "seats", "seen", "state")
+    __slots__ = ("arms", "children", "known", "objects", "seats", "seen", "state")
 
     def __init__(self) -> None:
         # Most nodes are leaves, or chance nodes walked through, and a search makes
@@ -118,6 +118,11 @@ class _Node:
         #: seat -> its last listing here: the next visit whose legal actions equal it
         #: (always, without hidden information) skips the keys and the arm look-ups
         self.seen: dict[int, _Listing] | None = None
+        #: seat -> id of an action object listed here -> (that object, its arm, its
+        #: key): with hidden information a seat's listing changes from one world to the
+        #: next, but engines hand out the same objects again, so an arm is found by the
+        #: object's identity (it is held here, so no other object can take its id)
+        self.objects: dict[int, dict[int, tuple[Action, _Arm, str]]] | None = None
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
@@ -383,14 +388,22 @@ class ISMCTS:
                     listing = seen.get(s)
                     # Equal lists compare item by item in C (first by identity): far
                     # cheaper than a key per action.
-                    if listing is None or listing[0] != actions:
+                    if listing is not None and listing[0] == actions:
+                        arms = listing[2]
+                        i = self._select(arms)
+                        picks.append(listing[1][i])
+                    elif node is root:  # listed every walk: arms found by object
+                        arms = self._arms_of(node, s, actions)
+                        i = self._select(arms)
+                        picks.append(keyed(actions[i]))
+                    else:
                         named = [keyed(a) for a in actions]
                         # the arms are made once and never replaced: kept in legal's order
                         listing = seen[s] = (actions, named, self._arms(node, s, named))
-                    arms = listing[2]
-                    i = self._select(arms)
+                        arms = listing[2]
+                        i = self._select(arms)
+                        picks.append(named[i])
                     joint[s] = actions[i]
-                    picks.append(listing[1][i])
                     picked.append(arms[i])
             known = node.known
             if known is not None and not reuse:
@@ -560,6 +573,26 @@ class ISMCTS:
                 child.seats = seats
                 self._kept += 1
         return after
+
+    def _arms_of(self, node: _Node, seat: int, actions: list[Action]) -> list[_Arm]:
+        """The arms of ``actions`` for ``seat`` at ``node``, in their order, found by
+        the objects' identity where they were listed here before (else by key, made
+        if new): no key is made for an object met here before."""
+        tables = node.objects
+        if tables is None:
+            tables = node.objects = {}
+        table = tables.get(seat)
+        if table is None:
+            table = tables[seat] = {}
+        found = table.get
+        out = []
+        for action in actions:
+            row = found(id(action))
+            if row is None or row[0] is not action:
+                key = self.keyed(action)
+                row = table[id(action)] = (action, self._arms(node, seat, [key])[0], key)
+            out.append(row[1])
+        return out
 
     @staticmethod
     def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:
