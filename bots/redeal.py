@@ -17,9 +17,7 @@ from collections.abc import Callable
 from bots import draws
 from engine import State
 from engine.rulesets.blossom.state import REMOVE, BlossomState
-from engine.rulesets.sakura.state import DEAL, DRAW, SakuraState
-
-_DEALING = frozenset({DEAL, DRAW})
+from engine.rulesets.sakura.state import DRAWING, SakuraState
 
 #: A dealer of fresh determinizations: a new state per call, hidden cards re-dealt.
 Dealer = Callable[[random.Random], State]
@@ -54,7 +52,7 @@ def unseen_chance(game: str, seat: int) -> Unseen | None:
     if game == "sakura":
         def sakura(state: State) -> bool:
             assert isinstance(state, SakuraState)
-            return state.phase in _DEALING and state.draws[0] != seat
+            return state.phase in DRAWING and state.draws[0] != seat
         return sakura
     return None
 

@@ -132,6 +132,25 @@ class _Node:
         self.seats: tuple[int, ...] | None = None
 
 
+def _children(node: _Node) -> dict[str, _Node]:
+    """``node``'s children by edge, the dict made on first use."""
+    children = node.children
+    if children is None:
+        children = node.children = {}
+    return children
+
+
+def _seat_arms(node: _Node, seat: int) -> dict[str, _Arm]:
+    """``seat``'s arms at ``node`` by action key, made on first use."""
+    by_seat = node.arms
+    if by_seat is None:
+        by_seat = node.arms = {}
+    arms = by_seat.get(seat)
+    if arms is None:
+        arms = by_seat[seat] = {}
+    return arms
+
+
 def _any(rng: random.Random, actions: list[Action]) -> Action:
     return actions[draws.below(rng, len(actions))]
 
@@ -294,19 +313,17 @@ class ISMCTS:
             return
         rng = self.rng
         pending: dict[int, list[tuple[Action, str]]] = {}
-        by_seat = node.arms
-        if by_seat is None:
-            by_seat = node.arms = {}
+        seeding = []
         for s in todo:
-            arms = by_seat.setdefault(s, {})
+            arms = _seat_arms(node, s)
             at = seats.index(s)
             fresh = [(a, k) for a, k in zip(legal[at], keys[at], strict=True) if k not in arms]
             if len(seats) > 1:
                 draws.shuffle(rng, fresh)
             pending[s] = fresh
+            seeding.append((s, arms, fresh))
         rounds = max(len(fresh) for fresh in pending.values())
         columns = [pending.get(s) for s in seats]  # per seat in order: its fresh actions
-        seeding = [(s, by_seat[s], fresh) for s, fresh in pending.items()]
         for i in range(rounds):
             joint: dict[int, Action] = {}
             for s, actions, column in zip(seats, legal, columns, strict=True):
@@ -326,10 +343,7 @@ class ISMCTS:
     ) -> None:
         """:meth:`_seed` of one seat moving alone, keeping the values for the children's
         expansion where that is exact."""
-        by_seat = node.arms
-        if by_seat is None:
-            by_seat = node.arms = {}
-        arms = by_seat.setdefault(seat, {})
+        arms = _seat_arms(node, seat)
         fresh = [(a, k) for a, k in zip(legal, keys, strict=True) if k not in arms]
         prior = self.prior_visits
         known: dict[str, list[float]] = {}
@@ -362,9 +376,7 @@ class ISMCTS:
                 secret = unseen is not None and unseen(state)
                 state.apply({CHANCE: outcome})
                 key = "c?" if secret else "c" + keyed(outcome)
-                children = node.children
-                if children is None:
-                    children = node.children = {}
+                children = _children(node)
                 child = children.get(key)
                 if child is None:
                     child = children[key] = _Node()
@@ -410,9 +422,7 @@ class ISMCTS:
                 node.known = None  # values in this walk's world: for this walk only
             path.append((picked, seats))
             edge = "|".join(picks)
-            children = node.children
-            if children is None:
-                children = node.children = {}
+            children = _children(node)
             child = children.get(edge)
             if child is None:
                 children[edge] = _Node()
@@ -487,9 +497,7 @@ class ISMCTS:
             if seats == (CHANCE,):
                 outcome = engine.sample_chance(state, rng)
                 key = "c" + _key(outcome)
-                children = node.children
-                if children is None:
-                    children = node.children = {}
+                children = _children(node)
                 child = children.get(key)
                 if child is None:
                     child = children[key] = _Node()
@@ -517,9 +525,7 @@ class ISMCTS:
                 picked.append(arms[i])
             path.append((picked, seats))
             edge = "|".join(picks)
-            children = node.children
-            if children is None:
-                children = node.children = {}
+            children = _children(node)
             child = children.get(edge)
             if child is None:
                 child = children[edge] = _Node()
@@ -597,12 +603,7 @@ class ISMCTS:
     @staticmethod
     def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:
         """The arms of ``keys`` for ``seat`` at ``node``, in their order (made if new)."""
-        by_seat = node.arms
-        if by_seat is None:
-            by_seat = node.arms = {}
-        arms = by_seat.get(seat)
-        if arms is None:
-            arms = by_seat[seat] = {}
+        arms = _seat_arms(node, seat)
         out = []
         for key in keys:
             arm = arms.get(key)

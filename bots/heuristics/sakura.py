@@ -24,7 +24,7 @@ from bots.heuristics import Memo, relative_values
 from engine import State
 from engine.rulesets.sakura.garden import GATE
 from engine.rulesets.sakura.scoring import rewards_for
-from engine.rulesets.sakura.state import DEAL, DRAW, SakuraState
+from engine.rulesets.sakura.state import DRAWING, SakuraState
 
 #: Emperor steps to the sakura at which its rewards count half.
 HALF_DISTANCE = 6.0
@@ -50,10 +50,9 @@ def blind_to_chance(state: State) -> bool:
     draw puts a card in a hand, and no draw moves a piece (sakura.md §6 #17); only the
     court card revealed in a two-player game (§9) goes on to move pieces."""
     assert isinstance(state, SakuraState)
-    return state.phase in _DEALING
+    return state.phase in DRAWING
 
 
-_DEALING = frozenset({DEAL, DRAW})
 
 #: Values by everything they depend on: a search meets the same garden again and again
 #: (in 300 iterations, about three evaluations in five repeat one already made).

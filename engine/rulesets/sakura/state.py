@@ -39,8 +39,8 @@ RESOLVE: Final = "resolve"
 DRAW: Final = "draw"
 OVER: Final = "over"
 
-#: Phases whose chance node deals a card to a seat.
-_DRAWING: Final = frozenset({DEAL, DRAW})
+#: Phases whose chance node deals a card to a seat (its hand: only it sees the card).
+DRAWING: Final = frozenset({DEAL, DRAW})
 #: ``to_move`` of the phases that need nothing else to say it.
 _FIXED_TO_MOVE: Final = {DEAL: (CHANCE,), DRAW: (CHANCE,), COURT: (CHANCE,), OVER: ()}
 
@@ -65,9 +65,6 @@ _REVEAL_OUTCOMES: Final = {n: {"type": "reveal", "card": n} for n in _CARD_NUMBE
 _DISTANCE: Final = {a: rules.distance(a) for a in (*rules.FWD, *rules.FWD_OR_BACK)}
 #: Built once too: the actions of a plain play and of a direction choice.
 _PLAYS: Final = {n: {"type": "play", "card": n} for n in _CARD_NUMBERS}
-#: The card of each shared play, by the play's identity (the plays live as long as the
-#: module, so no other object can take one's ``id``).
-_CARD_OF_PLAY: Final = {id(play): n for n, play in _PLAYS.items()}
 EMPEROR: Final = "emperor"
 PAINTER: Final = "painter"
 _DIRECTION_CHOICES: Final = {
@@ -238,7 +235,7 @@ class SakuraState(State):
 
     def apply(self, joint: Mapping[int, Action]) -> None:
         phase = self.phase
-        if phase in _DRAWING and len(joint) == 1 and CHANCE in joint:
+        if phase in DRAWING and len(joint) == 1 and CHANCE in joint:
             self._draw(joint[CHANCE])  # most applies: a draw, with nothing to resolve after
         else:
             seats = self.to_move()
@@ -248,7 +245,7 @@ class SakuraState(State):
                 want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
                 raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
             if phase == CHOOSE:
-                self._play_cards(self._plays(joint, seats))
+                self._play_cards([self._play_of(s, joint[s]) for s in seats])
             elif phase == RESOLVE:
                 self._resolve_choice(self._direction_of(seats[0], joint[seats[0]]))
             else:
@@ -297,20 +294,6 @@ class SakuraState(State):
         return render.describe(self, seat, action)
 
     # -- validation -------------------------------------------------------------------------
-
-    def _plays(self, joint: Mapping[int, Action], seats: tuple[int, ...]) -> list[Action]:
-        """Every seat's card choice in seat order, as :meth:`_play_of` matches it; a
-        listed play handed back itself (a search's, an in-process bot's) is known by
-        its identity, and only its card is looked for in the hand."""
-        hands, plays = self.hands, []
-        shared = self.supplier is None
-        for s in seats:
-            action = joint[s]
-            card = _CARD_OF_PLAY.get(id(action)) if shared else None
-            if card is None or _PLAYS[card] is not action or card not in hands[s]:
-                action = self._play_of(s, action)
-            plays.append(action)
-        return plays
 
     def _play_of(self, seat: int, action: Action) -> Action:
         """``seat``'s card choice, matched as :meth:`LegalActions.match` would against

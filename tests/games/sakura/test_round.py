@@ -65,6 +65,17 @@ def test_a_card_not_in_hand_is_refused_and_changes_nothing() -> None:
     assert state.to_json() == before
 
 
+def test_another_seats_listed_play_handed_back_is_refused_for_a_seat_without_the_card(
+) -> None:
+    # the very object listed for seat 1, as an in-process bot could hand it back
+    state = table(3, hands=[[11], [26], [50]])
+    borrowed = state.legal_actions(1)[0]
+    before = state.to_json()
+    with pytest.raises(IllegalAction, match=f"seat 0 has no card {borrowed['card']} in hand"):
+        state.apply({0: borrowed, 1: borrowed, 2: state.legal_actions(2)[0]})
+    assert state.to_json() == before
+
+
 def test_cards_resolve_in_order_number_order_not_seat_order() -> None:
     # Cards 11, 26 and 50 all read: Emperor forward 1, then forward 1.
     state = table(3, hands=[[50], [11], [26]])
