@@ -35,6 +35,7 @@ from ladder.views import (
     SeatResult,
     SeatTotals,
 )
+from referee.private import public_replay
 
 #: Matches sent per store query while a watcher catches up.
 WATCH_BATCH = 100
@@ -56,6 +57,11 @@ class NotFound(StoreError):
 
 class Denied(StoreError):
     """The caller may not read this (gRPC PERMISSION_DENIED)."""
+
+
+class NeedsToken(StoreError):
+    """Only a known caller may read this, and the call came without a token (gRPC
+    UNAUTHENTICATED)."""
 
 
 class ReplayTampered(StoreError):
@@ -302,10 +308,12 @@ class Reads:
         for r in seats:
             bot = named[r.bot_id]
             if not self.may_read_logs(bot.owner_id):
-                raise Denied(
-                    f"the logs of {bot.label} are for its owner ({bot.owner}) and admins: "
-                    "pass their token (--token or NIWA_TOKEN)"
-                )
+                whose = f"the logs of {bot.label} are for its owner ({bot.owner}) and admins"
+                if self.viewer is None:
+                    raise NeedsToken(f"{whose}, and this call has no token: pass theirs "
+                                     "(--token or NIWA_TOKEN)")
+                raise Denied(f"{whose}, not for {self.viewer.name}: pass their token "
+                             "(--token or NIWA_TOKEN)")
         return BotLogs(match_id=match.id, seats=tuple(
             SeatLog(
                 seat=r.seat, bot_id=r.bot_id, bot=named[r.bot_id].label, status=r.status,
@@ -323,7 +331,9 @@ class Reads:
 
     def replay(self, match_id: int) -> Replay:
         """The replay file, only if it still has the SHA-256 recorded when its match
-        finished: a file changed on disk is refused (and logged), never served."""
+        finished: a file changed on disk is refused (and logged), never served. The
+        seats the caller may not read come without their private text
+        (:func:`referee.private.public_replay`)."""
         match = self.match(match_id)
         if match.state != DONE:
             raise StoreError(
@@ -349,7 +359,20 @@ class Reads:
                 f"SHA-256 ({recorded[:16] or 'none recorded'}, the file has {digest[:16]}): "
                 "it was changed or damaged on disk; restore it from a backup"
             )
-        return Replay(match_id=match.id, content=content, sha256=digest)
+        keep = self.readable_seats(match)
+        cut = content if len(keep) == len(match.seats) else public_replay(content, keep)
+        if cut == content:  # nothing private, or nothing the caller may not read
+            return Replay(match_id=match.id, content=content, sha256=digest)
+        return Replay(
+            match_id=match.id, content=cut, sha256=hashlib.sha256(cut).hexdigest(),
+            redacted=True,
+        )  # fmt: skip
+
+    def readable_seats(self, match: Match) -> set[int]:
+        """The seats of ``match`` whose private text (debug, notes, stderr) the caller
+        may read: its own bots', every seat for an admin."""
+        owners = {b: self.store.bot(b).owner_id for b in set(match.seats)}
+        return {seat for seat, b in enumerate(match.seats) if self.may_read_logs(owners[b])}
 
     def head(self) -> int:
         """The finish number (seq) of the last finished match; 0 if none."""

@@ -28,6 +28,7 @@ from ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, Limits, caller
 from ladder.reads import (
     WATCH_BATCH,
     Denied,
+    NeedsToken,
     NotFound,
     Reads,
     ReplayTampered,
@@ -112,6 +113,8 @@ class LadderService(pb_grpc.LadderServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, str(e))
         except Denied as e:
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, str(e))
+        except NeedsToken as e:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(e))
         except ReplayTampered as e:
             await context.abort(grpc.StatusCode.DATA_LOSS, str(e))
         except (StoreError, submission.SubmissionError) as e:

@@ -130,9 +130,13 @@ class BotLogs:
 
 @dataclass(frozen=True)
 class Replay:
+    """``redacted``: private text of seats the caller may not read was cut from the
+    file, and ``sha256`` is the cut file's (the recorded one was checked first)."""
+
     match_id: int
     content: bytes
     sha256: str
+    redacted: bool = False
 
 
 # The web pages' reads (no gRPC message: the API does not serve them).

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import json
 import math
 import os
@@ -445,6 +446,11 @@ def read(path: str | Path) -> Replay:
             return _read(f, str(path))
     except OSError as e:
         raise ReplayError(f"cannot read replay {path}: {e.strerror or e}") from None
+
+
+def parse(content: bytes, name: str) -> Replay:
+    """:func:`read` for a file already in memory; ``name`` stands for it in errors."""
+    return _read(io.BytesIO(content), name)
 
 
 def _read(f: IO[bytes], path: str) -> Replay:

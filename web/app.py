@@ -77,8 +77,9 @@ class Site:
             if kept is not None:
                 self.payloads.move_to_end(match_id)
                 return kept
-        self.reads.replay(match_id)  # refuses a replay changed on disk
-        parsed = replay_file.read(self.reads.store.replay_path(match_id))
+        # The public copy (no debug text, notes cut), refused if changed on disk.
+        found = self.reads.replay(match_id)
+        parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
         kept = Markup(embed_json(replay_payload(parsed)))
         with self._payloads_lock:
             self.payloads[match_id] = kept
@@ -111,7 +112,8 @@ def text(request: Request, name: str) -> str:
 def create_app(
     store: Store, games: Iterable[str] | None = None, max_streams: int = 32
 ) -> Starlette:
-    """The web app over ``store`` (read through anonymous :class:`Reads`: no stderr)."""
+    """The web app over ``store``, read through anonymous :class:`Reads`: no stderr,
+    and replays (the viewer's and the download) without debug text, notes cut."""
     site = Site(Reads(store, games), max_streams)
 
     def index(request: Request) -> Response:

@@ -162,7 +162,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("match_id", type=int, help="the match id")
     p.add_argument("-o", "--output", type=Path, help="write to FILE (default: stdout)")
-    _read_args(p)
+    _read_args(p, token=True)  # an owner's token: its bots' debug text and notes whole
     p.set_defaults(run=_replay)
 
     p = commands.add_parser("user", help="manage owners")
@@ -506,9 +506,14 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if args.output:
         args.output.write_bytes(content)
+        got = (
+            f"SHA-256 {reply.sha256} as recorded by the ladder" if not reply.redacted
+            else f"SHA-256 {reply.sha256}, the public copy: the debug text and notes of bots "
+            "that are not yours are cut (your token shows your own)"
+        )
         print(
-            f"wrote {args.output}, SHA-256 {reply.sha256} as recorded by the ladder "
-            f"(check the game in it: niwa replay verify {args.output})",
+            f"wrote {args.output}, {got} (check the game in it: niwa replay verify "
+            f"{args.output})",
             file=sys.stderr,
         )
     elif sys.stdout.isatty():

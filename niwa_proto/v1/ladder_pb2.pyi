@@ -229,14 +229,16 @@ class GetReplayRequest(_message.Message):
     def __init__(self, match_id: _Optional[int] = ...) -> None: ...
 
 class Replay(_message.Message):
-    __slots__ = ("match_id", "content", "sha256")
+    __slots__ = ("match_id", "content", "sha256", "redacted")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     SHA256_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_FIELD_NUMBER: _ClassVar[int]
     match_id: int
     content: bytes
     sha256: str
-    def __init__(self, match_id: _Optional[int] = ..., content: _Optional[bytes] = ..., sha256: _Optional[str] = ...) -> None: ...
+    redacted: bool
+    def __init__(self, match_id: _Optional[int] = ..., content: _Optional[bytes] = ..., sha256: _Optional[str] = ..., redacted: _Optional[bool] = ...) -> None: ...
 
 class WatchMatchesRequest(_message.Message):
     __slots__ = ("game", "after_seq")

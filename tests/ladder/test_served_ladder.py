@@ -17,7 +17,7 @@ from ladder import client
 from niwa_proto.v1 import ladder_pb2 as pb
 from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 from tests.ladder.serving import start_ladder, wait_for
-from tests.ladder.tiny_bots import QUICK, SECRET, SLEEPER, cli, write_bot
+from tests.ladder.tiny_bots import QUICK, SECRET, SLEEPER, cli, owner_tokens, write_bot
 
 
 @dataclass
@@ -38,11 +38,7 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("served")
     db = root / "ladder.db"
-    tokens = {}
-    for who, admin in (("alice", False), ("bob", False), ("root", True)):
-        code, out = cli("ladder", "user", "add", who, "--db", str(db), *(["--admin"] * admin))
-        assert code == 0
-        tokens[who] = out.split()[-1]
+    tokens = owner_tokens(db, admins=("root",), owners=("alice", "bob"))
     quick = write_bot(root, "quick", "0.2.0", QUICK)
     sleeper = write_bot(root, "sleeper", "0.1.0", SLEEPER)
     proc, address = start_ladder(
@@ -133,13 +129,22 @@ def test_an_admin_reads_any_bots_logs(served: Served) -> None:
     assert any(SECRET in line for seat in logs.seats for line in seat.stderr_tail)
 
 
-@pytest.mark.parametrize("who", ["bob", "nobody"], ids=["another-owner", "anonymous"])
-def test_nobody_else_may_read_a_bots_logs(served: Served, who: str) -> None:
+@pytest.mark.parametrize(
+    ("who", "code", "cause"),
+    [("bob", grpc.StatusCode.PERMISSION_DENIED, "not for bob"),
+     ("nobody", grpc.StatusCode.UNAUTHENTICATED, "has no token")],
+    ids=["another-owner", "anonymous"],
+)  # fmt: skip
+def test_nobody_else_may_read_a_bots_logs(
+    served: Served, who: str, code: grpc.StatusCode, cause: str
+) -> None:
     request = pb.GetBotLogsRequest(match_id=served.validation_id, bot="sleeper")
     with pytest.raises(grpc.RpcError) as caught:
         served.stub.GetBotLogs(request, metadata=served.as_(who))
-    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    assert SECRET not in str(caught.value.details())
+    assert caught.value.code() == code
+    details = str(caught.value.details())
+    assert "for its owner (alice) and admins" in details and cause in details
+    assert SECRET not in details
 
 
 def test_the_public_replay_keeps_no_stderr_and_still_verifies(

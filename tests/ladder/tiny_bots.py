@@ -54,6 +54,43 @@ if __name__ == "__main__":
 """
 
 
+def talking_bot(name: str, stderr: str, note: str, debug: str) -> str:
+    """A bot (version 1.0.0) that writes ``stderr`` on every decision and answers the
+    first legal action with ``note`` and ``debug``."""
+    return f"""
+import sys
+
+from bots.sdk import Reply, serve
+
+
+class Talking:
+    name = {name!r}
+    version = "1.0.0"
+
+    def start(self, game):
+        pass
+
+    def act(self, turn):
+        print({stderr!r}, file=sys.stderr, flush=True)
+        return Reply(index=0, note={note!r}, debug={debug!r})
+
+
+if __name__ == "__main__":
+    serve(Talking())
+"""
+
+
+def owner_tokens(db: Path, admins: tuple[str, ...], owners: tuple[str, ...]) -> dict[str, str]:
+    """Add ``owners`` and ``admins`` to the store at ``db``; their API tokens by name."""
+    tokens = {}
+    for who in (*owners, *admins):
+        code, out = cli("ladder", "user", "add", who, "--db", str(db),
+                        *(["--admin"] * (who in admins)))  # fmt: skip
+        assert code == 0, out
+        tokens[who] = out.split()[-1]
+    return tokens
+
+
 def write_bot(root: Path, name: str, version: str, code: str) -> Path:
     folder = root / name
     folder.mkdir()
