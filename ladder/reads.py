@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 import structlog
 
 import engine
-from ladder import elo, sparring
+from ladder import elo, sparring, tails
 from ladder.db import Row
 from ladder.store import ACTIVE, DONE, REJECTED, SYSTEM_OWNER, Bot, Match, Owner, Store, StoreError
 from ladder.views import (
@@ -314,10 +314,12 @@ class Reads:
                                      "(--token or NIWA_TOKEN)")
                 raise Denied(f"{whose}, not for {self.viewer.name}: pass their token "
                              "(--token or NIWA_TOKEN)")
+        kept = tails.state(self.store, match.id, match.finished_at or 0.0)
         return BotLogs(match_id=match.id, seats=tuple(
             SeatLog(
                 seat=r.seat, bot_id=r.bot_id, bot=named[r.bot_id].label, status=r.status,
                 failure=r.reason if r.status != "ok" else "", stderr_tail=tuple(r.stderr_tail),
+                kept=kept.kept, until=kept.until,
             )
             for r in seats
         ))  # fmt: skip

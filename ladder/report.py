@@ -10,7 +10,15 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from ladder.views import BotListing, BotLogs, LadderBot, Leaderboard, MatchView, SeatResult
+from ladder.views import (
+    BotListing,
+    BotLogs,
+    LadderBot,
+    Leaderboard,
+    MatchView,
+    SeatLog,
+    SeatResult,
+)
 from referee.stderr_tail import cause_lines
 from referee.text import printable
 
@@ -133,11 +141,25 @@ def bot_logs(logs: BotLogs) -> str:
     for seat in logs.seats:
         status = f"out ({_p(seat.failure)})" if seat.status != "ok" else "ok"
         lines.append(f"match {logs.match_id}, seat {seat.seat}: {_p(seat.bot)}, {status}")
-        if seat.stderr_tail:
-            lines.extend(f"  {_p(line, STDERR_SHOWN)}" for line in seat.stderr_tail)
-        else:
-            lines.append("  (nothing kept: the referee keeps the stderr of seats that went out)")
+        lines.extend(f"  {_p(line, STDERR_SHOWN)}" for line in seat.stderr_tail)
+        lines.append(f"  ({_tail_note(seat)})")
     return "\n".join(lines)
+
+
+def _tail_note(seat: SeatLog) -> str:
+    """Under a seat's stderr tail: until when it is kept, or why there is none."""
+    until = f"{_when(seat.until)} UTC" if seat.until else "later"
+    if seat.kept == "expired":
+        return (f"expired: removed {until}, after this ladder's retention "
+                "(niwa ladder serve --stderr-days)")  # fmt: skip
+    if seat.stderr_tail:
+        return f"kept until {until}" if seat.kept else "kept"
+    if seat.kept == "kept":
+        return f"the bot wrote nothing on stderr (kept until {until})"
+    if seat.kept == "out_only":
+        return ("never kept: this match finished before the ladder kept the stderr of "
+                "seats that stayed in")  # fmt: skip
+    return "nothing kept: this ladder keeps the stderr of seats that went out only"
 
 
 # JSON ---------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from pathlib import Path
 import structlog
 
 import engine
-from ladder import executors, scheduler, sparring, submission
+from ladder import executors, scheduler, sparring, submission, tails
 from ladder.archive import ArchiveError
 from ladder.db import ConnectionLost, DatabaseError
 from ladder.lease import Lease, node_name
@@ -38,6 +38,9 @@ from referee.cgroups import LimitsUnavailable
 from referee.leftovers import leftovers
 from referee.pool import cores
 from referee.sandbox import Limits
+
+#: How often the leader removes expired stderr tails (ladder.tails).
+HOUSEKEEPING_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,7 @@ class Runner:
         #: Seconds this process spent scheduling, claiming and recording matches (the
         #: store's share of the ladder's time; ``niwa bench ladder`` reports it).
         self.store_seconds = 0.0
+        self._housekept = -HOUSEKEEPING_S  # time.monotonic() of the last housekeeping
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -234,6 +238,7 @@ class Runner:
         try:
             while not stop.is_set():
                 self._heartbeat(lease)
+                self._housekeep(store)
                 capacity = self.settings.concurrency or pool.slots
                 started = time.perf_counter()
                 self._schedule(store, capacity)
@@ -262,6 +267,15 @@ class Runner:
                 requeued = store.requeue_running()
                 self.log.info("matches_requeued", matches=requeued, reason="stopping")
             pool.shutdown(wait=not (stop.is_set() or lost))
+
+    def _housekeep(self, store: Store) -> None:
+        """Every HOUSEKEEPING_S: remove the stderr tails past the ladder's retention."""
+        if time.monotonic() - self._housekept < HOUSEKEEPING_S:
+            return
+        self._housekept = time.monotonic()
+        removed = tails.expire(store)
+        if removed:
+            self.log.info("stderr_tails_expired", matches=len(removed), days=tails.days(store))
 
     def _schedule(self, store: Store, capacity: int) -> None:
         """Queue rated matches up to ``capacity`` waiting, never so many that finished

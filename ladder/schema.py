@@ -165,6 +165,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             data {blob} NOT NULL
         )""",
     ),
+    # 6: every seat's stderr tail kept for its owner a while (ladder.tails): which
+    # matches kept the tails of the seats that stayed in too (every_seat; before, only
+    # of seats that went out), and when housekeeping removed them (NULL: not yet). A
+    # table of its own: the rows of matches and results stay as they were.
+    (
+        """CREATE TABLE stderr_kept (
+            match_id BIGINT PRIMARY KEY REFERENCES matches(id),
+            every_seat INTEGER NOT NULL,
+            removed_at DOUBLE PRECISION
+        )""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

@@ -156,6 +156,8 @@ class Finished:
     decisions: int
     wall_s: float
     replay_sha256: str
+    #: The results carry every seat's stderr tail, not only the out seats' (ladder.tails).
+    stderr_kept: bool = False
 
 
 _BOT_COLUMNS = """b.id, b.name, b.version, b.game, b.owner_id, o.name AS owner, b.source,
@@ -655,6 +657,10 @@ class Store:
                 for r in finished.results
             ],
         )  # fmt: skip
+        if finished.stderr_kept:
+            self.db.execute(
+                "INSERT INTO stderr_kept (match_id, every_seat) VALUES (?, 1)", (match_id,)
+            )
         if kind == RATED:
             self._rate(match_id, finished.results)
             self._count_rated(game, finished.results)

@@ -120,6 +120,8 @@ class SeatLog:
     status: str
     failure: str
     stderr_tail: tuple[str, ...]
+    kept: str = ""  # ladder.tails: KEPT, EXPIRED, OUT_ONLY ("": an older ladder)
+    until: float = 0.0  # when the tail is due to go, or went (EXPIRED)
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ def run_job(job: Job) -> Finished:
         replay_path=partial,
         log_dir=Path(job.log_dir),
         match_id=str(job.match_id),
-        replay_stderr=False,  # replays are public; the store keeps each bot's stderr
+        replay_stderr=False,  # replays are public; the store keeps every seat's stderr
     )
     log.info("match_started", bots=list(job.labels or job.bots))
     try:
@@ -98,12 +98,12 @@ def run_job(job: Job) -> Finished:
             reason=s.reason,
             out_step=s.at,
             detail=s.detail[:DETAIL_KEPT],
-            stderr_tail=tuple(s.stderr_tail),
+            stderr_tail=tuple(outcome.stderr_tails[s.seat]),  # for its owner, kept a while
         )
         for s in outcome.seats
     )
     log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
-    return Finished(results, outcome.decisions, outcome.wall_s, digest)
+    return Finished(results, outcome.decisions, outcome.wall_s, digest, stderr_kept=True)
 
 
 def _spec(job: Job, seat: int) -> BotSpec:

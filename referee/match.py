@@ -200,6 +200,10 @@ class MatchOutcome:
     cpu_s: float = 0.0
     #: Wall time of the steps alone: from every seat started to the game's end.
     steps_s: float = 0.0
+    #: Per seat, the end of what its bot wrote on stderr (at most
+    #: stderr_tail.REPLAY_TAIL_BYTES), seats that stayed in too: for the bot's owner
+    #: (the ladder keeps it privately); the replay has only the out seats' tails.
+    stderr_tails: list[list[str]] = field(default_factory=list)
 
 
 def load_game(game: str | Game) -> Game:
@@ -509,6 +513,8 @@ class _Match:
         places = final_places(game_result.places, outcomes)
         result = Result(game_result.scores, tuple(places))
         await self.finish_all(result)
+        await self.each_seat(self.stop)  # every bot stopped: its stderr tail is whole
+        tails = [stderr_tail.for_replay(s.player.stderr_tail()) for s in self.seats]
         wall_s = time.perf_counter() - started
         cpu_s = time.thread_time() - cpu_started
         if writer is not None:
@@ -535,7 +541,12 @@ class _Match:
             self.clock,
             cpu_s,
             steps_s,
+            tails,
         )
+
+    @staticmethod
+    async def stop(seat: _Seat) -> None:
+        await seat.player.close()
 
     async def finish_all(self, result: Result) -> None:
         async def finish(seat: _Seat) -> None:

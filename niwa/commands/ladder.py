@@ -22,7 +22,18 @@ import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
 from bots.manifest import parse as parse_manifest
-from ladder import app, archive, client, demo, executors, logs, report, sparring, submission
+from ladder import (
+    app,
+    archive,
+    client,
+    demo,
+    executors,
+    logs,
+    report,
+    sparring,
+    submission,
+    tails,
+)
 from ladder.admission import Limits
 from ladder.client import CallFailed, LadderClient
 from ladder.db import DatabaseError
@@ -77,6 +88,9 @@ def register(sub: Any) -> None:
     p.add_argument("--quota-versions", type=int, metavar="N",
                    help="bot versions one owner may keep (kept in the store; default "
                    f"{submission.DEFAULT_QUOTA.versions})")
+    p.add_argument("--stderr-days", type=int, metavar="N",
+                   help="keep each seat's stderr tail (for its owner) N days (kept in the "
+                   f"store; default {tails.DEFAULT_DAYS})")
     p.add_argument("--max-streams", type=int, default=Limits.streams,
                    help=f"anonymous watchers at once (default {Limits.streams})")
     p.add_argument("--max-streams-per-address", type=int, default=Limits.streams_per_peer,
@@ -302,6 +316,8 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         quota_bytes = None if args.quota_mb is None else args.quota_mb << 20
         submission.set_quota(store, quota_bytes, args.quota_versions)
+        if args.stderr_days is not None:
+            tails.set_days(store, args.stderr_days)
     except ValueError as e:
         raise UsageError(str(e)) from None
     finally:

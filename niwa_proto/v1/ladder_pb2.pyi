@@ -257,20 +257,24 @@ class GetBotLogsRequest(_message.Message):
     def __init__(self, match_id: _Optional[int] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class SeatLog(_message.Message):
-    __slots__ = ("seat", "bot_id", "bot", "status", "failure", "stderr_tail")
+    __slots__ = ("seat", "bot_id", "bot", "status", "failure", "stderr_tail", "kept", "until")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     FAILURE_FIELD_NUMBER: _ClassVar[int]
     STDERR_TAIL_FIELD_NUMBER: _ClassVar[int]
+    KEPT_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
     seat: int
     bot_id: int
     bot: str
     status: str
     failure: str
     stderr_tail: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., bot: _Optional[str] = ..., status: _Optional[str] = ..., failure: _Optional[str] = ..., stderr_tail: _Optional[_Iterable[str]] = ...) -> None: ...
+    kept: str
+    until: float
+    def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., bot: _Optional[str] = ..., status: _Optional[str] = ..., failure: _Optional[str] = ..., stderr_tail: _Optional[_Iterable[str]] = ..., kept: _Optional[str] = ..., until: _Optional[float] = ...) -> None: ...
 
 class BotLogs(_message.Message):
     __slots__ = ("match_id", "seats")

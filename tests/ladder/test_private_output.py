@@ -169,3 +169,34 @@ def test_reading_a_bots_logs_without_a_token_names_the_token_as_the_fix(
         served.stub.GetBotLogs(request)
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert "token" in str(caught.value.details())
+
+
+def test_the_owner_reads_the_stderr_of_its_bot_that_stayed_in(served: Served) -> None:
+    code, out = cli("ladder", "logs", str(served.match.id), "--bot", "thinker",
+                    "--server", served.address, "--token", served.tokens["alice"])  # fmt: skip
+    assert code == 0 and STDERR in out and "ok" in out and "(kept until 20" in out
+
+
+def test_an_admin_reads_any_bots_stderr(served: Served) -> None:
+    request = pb.GetBotLogsRequest(match_id=served.match.id, bot="thinker")
+    logs = served.stub.GetBotLogs(request, metadata=served.as_("root"))
+    assert [seat.kept for seat in logs.seats] == ["kept"]
+    assert STDERR in logs.seats[0].stderr_tail
+
+
+def test_another_owner_is_denied_the_stderr_naming_whose_it_is(served: Served) -> None:
+    request = pb.GetBotLogsRequest(match_id=served.match.id, bot="thinker")
+    with pytest.raises(grpc.RpcError) as caught:
+        served.stub.GetBotLogs(request, metadata=served.as_("bob"))
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert "for its owner (alice) and admins, not for bob" in str(caught.value.details())
+
+
+def test_the_owners_live_stream_carries_its_bots_stderr(served: Served) -> None:
+    stream = served.stub.WatchMatches(
+        pb.WatchMatchesRequest(after_seq=served.match.seq - 1), metadata=served.as_("alice")
+    )
+    watched = next(iter(stream))
+    stream.cancel()
+    thinker = [r for r in watched.results if r.bot == "thinker@1.0.0"]
+    assert thinker and STDERR in thinker[0].stderr_tail
