@@ -168,13 +168,13 @@ _BOT_FROM = """FROM bots b JOIN owners o ON o.id = b.owner_id
 
 
 #: What ladders before schema 3 appended to a seat's reason: its stderr, now private.
-_OLD_STDERR = " | stderr: "
+OLD_STDERR = " | stderr: "
 
 
 def _result(row: Row) -> SeatResult:
     """A results row; a reason written before schema 3 ("CLASS: detail | stderr: ...")
     is split, and its stderr moved out of the public reason."""
-    reason, _, old_tail = str(row["reason"]).partition(_OLD_STDERR)
+    reason, _, old_tail = str(row["reason"]).partition(OLD_STDERR)
     detail = str(row["detail"])
     if not detail and ": " in reason:  # the old "CLASS: detail"
         reason, _, detail = reason.partition(": ")

@@ -16,7 +16,7 @@ import shutil
 import time
 from dataclasses import dataclass
 
-from ladder.store import Store
+from ladder.store import OLD_STDERR, Store
 
 #: Days a tail is kept unless the admin says otherwise.
 DEFAULT_DAYS = 14
@@ -86,6 +86,15 @@ def _remove(store: Store, ids: list[int], through: int, now: float) -> None:
             f"UPDATE results SET stderr_tail = '[]' WHERE match_id IN ({marks}) "
             "AND stderr_tail <> '[]'",
             ids,
+        )
+        old = db.execute(  # before schema 3 the tail was appended to the reason
+            f"SELECT match_id, seat, reason FROM results WHERE match_id IN ({marks}) "
+            "AND reason LIKE ?",
+            [*ids, f"%{OLD_STDERR}%"],
+        )
+        db.execute_many(
+            "UPDATE results SET reason = ? WHERE match_id = ? AND seat = ?",
+            [(str(r["reason"]).partition(OLD_STDERR)[0], r["match_id"], r["seat"]) for r in old],
         )
         db.execute_many(
             "INSERT INTO stderr_kept (match_id, every_seat, removed_at) VALUES (?, 0, ?) "

@@ -76,6 +76,20 @@ def test_housekeeping_removes_expired_tails_and_their_files_and_says_when(
     assert tails.state(any_store, match_id, finished) == tails.TailState(tails.EXPIRED, now)
 
 
+def test_housekeeping_removes_a_tail_that_an_old_ladder_kept_in_the_reason(
+    any_store: Store,
+) -> None:
+    played = finished_match(any_store, every_seat=False)
+    any_store.db.execute(
+        "UPDATE results SET status = 'out', reason = ? WHERE match_id = ? AND seat = 1",
+        (f"TIMEOUT: no answer | stderr: {' / '.join(TAIL)}", played.match_id),
+    )
+    assert any_store.results(played.match_id)[1].stderr_tail == TAIL
+    tails.expire(any_store, now=played.finished + 15 * tails.DAY_S)
+    seat = any_store.results(played.match_id)[1]
+    assert seat.stderr_tail == () and (seat.reason, seat.detail) == ("TIMEOUT", "no answer")
+
+
 def test_a_match_from_before_every_seat_was_kept_says_only_out_seats_were(
     any_store: Store,
 ) -> None:
