@@ -1,6 +1,7 @@
 """The demo's console: a progress line, the addresses and what goes wrong; the log
 events in ``DATA/demo.log`` (``--verbose``: on stderr); with ``--serve --web`` the pages
-answer while the demo's matches are still being played. Real demo processes."""
+answer while the demo's matches are still being played. ``serve --log-file`` splits its
+log the same way. Real processes."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import pytest
 import engine
 from ladder.demo import Progress
 from ladder.store import Match
-from tests.ladder.serving import printed_address, wait_for
+from tests.ladder.serving import printed_address, start_ladder, wait_for
 
 DEMO = [sys.executable, "-m", "niwa", "ladder", "demo", "--workers", "1", "--seed", "1"]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -198,3 +199,24 @@ def test_serving_the_demo_shows_progress_and_the_addresses_but_no_log_events(
 
 def _recorded(log: Path) -> int:
     return sum(e["event"] == "match_recorded" for e in _events(log.read_text()))
+
+
+def test_serve_with_a_log_file_writes_its_events_there_and_only_warnings_on_stderr(
+    tmp_path: Path,
+) -> None:
+    err, log = tmp_path / "err.txt", tmp_path / "serve.log"
+    proc, _ = start_ladder(tmp_path / "ladder.db", err, "--log-file", str(log))
+    try:
+        wait_for("the runner's first event", lambda: "runner_leading" in _text(log))
+    finally:
+        _stop(proc)
+    on_stderr = _events(err.read_text())
+    assert err.read_text().splitlines()[-1] == "stopped"
+    assert len(on_stderr) == len(err.read_text().splitlines()) - 1
+    assert on_stderr and {e["level"] for e in on_stderr} <= {"warning", "error"}
+    in_file = _events(log.read_text())  # an empty ladder warns that no game can play
+    assert {"serving", "runner_leading", "game_waiting"} <= {e["event"] for e in in_file}
+
+
+def _text(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
