@@ -67,7 +67,8 @@ class _FileAndConsole:
         self._console = console
 
     def msg(self, **event: Any) -> None:
-        os.write(self._fd, (self._json(None, "", dict(event)) + "\n").encode())
+        line = self._json(None, "", dict(event))  # str with the default serializer
+        os.write(self._fd, (str(line) + "\n").encode())
         if event.get("level") in _CONSOLE_LEVELS:
             write_line(self._console(None, "", event))
 

@@ -185,7 +185,8 @@ def register(sub: Any) -> None:
     )  # fmt: skip
     p.add_argument("--data", type=Path, default=Path("niwa-data"), help="default ./niwa-data")
     p.add_argument(
-        "--matches", type=int, default=demo.DEFAULT_MATCHES_PER_GAME, help="matches per game"
+        "--matches", type=int, default=demo.DEFAULT_MATCHES_PER_GAME,
+        help=f"matches per game (default {demo.DEFAULT_MATCHES_PER_GAME})",
     )
     p.add_argument("--workers", type=int, default=0, help="worker processes (default: 1 per core)")
     p.add_argument("--seed", type=int, help="seed for pairings and match seeds")
