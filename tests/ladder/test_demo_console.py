@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -171,6 +172,19 @@ def test_the_demo_serves_its_pages_while_its_matches_are_still_played(tmp_path: 
         home = wait_for("the home page", lambda: _page(web + "/"))
         assert "blossom" in home
         assert _done(data) < 40  # the pages answered before the demo's matches were played
+    finally:
+        _stop(proc)
+
+
+def test_the_demo_pages_list_its_matches_as_they_finish(tmp_path: Path) -> None:
+    data = tmp_path / "niwa-data"
+    proc, web = _serve(data, tmp_path / "err.txt", matches=10)
+    try:
+        listed = wait_for(
+            "a finished match on the match list",
+            lambda: re.findall(r'href="/matches/(\d+)"', _page(web + "/matches?state=done") or ""),
+        )
+        assert _done(data) >= len(set(listed)) >= 1
     finally:
         _stop(proc)
 
