@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +10,9 @@ from types import FrameType
 
 import structlog
 
-from ladder import server, submission
+from ladder import logs, server, submission
 from ladder.admission import Limits
-from ladder.runner import Runner, Settings
+from ladder.runner import FinishedHook, Runner, Settings
 from ladder.store import Store
 
 #: Something served beside the API (the web pages: ``niwa ladder serve --web``): started
@@ -30,9 +29,11 @@ def serve(
     play: bool = True,
     limits: Limits | None = None,
     beside: Beside | None = None,
+    on_finished: FinishedHook | None = None,
 ) -> int:
     """Serve the API and play matches until SIGINT/SIGTERM (or ``max_matches``, after
-    which the API stays up). Prints ``serving on HOST:PORT`` once listening."""
+    which the API stays up). Prints ``serving on HOST:PORT`` once listening;
+    ``on_finished`` is the runner's, told of each match it records."""
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -58,7 +59,7 @@ def serve(
         if beside is not None:
             waits.append(beside(stop))
         if play:
-            finished = Runner(settings).run(stop)
+            finished = Runner(settings, on_finished).run(stop)
             log.info("runner_stopped", rated_matches=finished)
         while not stop.wait(0.5):
             pass
@@ -67,5 +68,5 @@ def serve(
         grpc_server.stop(grace=1.0).wait()
         for wait in waits:
             wait()
-    print("stopped", file=sys.stderr)
+    logs.write_line("stopped")  # on a line of its own, even after a progress line
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Protocol
 
 from ladder.store import Finished
@@ -42,9 +43,11 @@ class LocalPool:
     """Spawned worker processes on this machine, one match each at a time; a worker
     that dies breaks the pool (``BrokenProcessPool``, which the runner recovers from)."""
 
-    def __init__(self, workers: int, log_level: str, node: str) -> None:
+    def __init__(
+        self, workers: int, log_level: str, node: str, log_file: Path | None = None
+    ) -> None:
         self._workers = workers
-        self._pool = spawn_pool(workers, init_worker, (os.getpid(), log_level, node))
+        self._pool = spawn_pool(workers, init_worker, (os.getpid(), log_level, node, log_file))
 
     @property
     def slots(self) -> int:
@@ -58,11 +61,18 @@ class LocalPool:
 
 
 def start(
-    kind: str, workers: int, log_level: str, node: str, ray_address: str, archive: ArchiveReader
+    kind: str,
+    workers: int,
+    log_level: str,
+    node: str,
+    ray_address: str,
+    archive: ArchiveReader,
+    log_file: Path | None = None,
 ) -> Executor:
-    """The executor ``kind`` names (one of :data:`KINDS`); ``node``: the runner's name."""
+    """The executor ``kind`` names (one of :data:`KINDS`); ``node``: the runner's name;
+    ``log_file``: where local workers write their events (Ray keeps its workers' logs)."""
     if kind == LOCAL:
-        return LocalPool(workers, log_level, node)
+        return LocalPool(workers, log_level, node, log_file)
     if kind == RAY:
         from ladder.ray_executor import RayExecutor  # ray is an optional extra
 

@@ -54,6 +54,9 @@ class Settings:
     time_control: str = "1s+30s"
     seed: int | None = None  # scheduler's choices (pairings, seeds); None: fresh
     log_level: str = "info"
+    #: Every log event of the runner's process and its local workers as JSON lines in
+    #: this file, only warnings and errors on stderr (the demo); None: all on stderr.
+    log_file: Path | None = None
     games: tuple[str, ...] = ()  # the games this ladder plays; empty: every registered game
     builtins_in_process: bool = True  # False: built-in bots run sandboxed, like submissions
     #: Built-in bots ("builtin:greedy") rated in every game beside the submitted ones;
@@ -225,7 +228,7 @@ class Runner:
         s = self.settings
         return executors.start(
             s.executor, s.worker_count, s.log_level, self.node, s.ray_address,
-            lambda digest: submission.archive_bytes(store, digest),
+            lambda digest: submission.archive_bytes(store, digest), s.log_file,
         )  # fmt: skip
 
     def _run_pool(self, store: Store, lease: Lease, stop: threading.Event) -> None:

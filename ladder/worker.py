@@ -46,8 +46,11 @@ class Job:
     archives: tuple[str, ...] = ()
 
 
-def init_worker(ladder_pid: int, log_level: str, node: str = "") -> None:
-    """Runs once in each worker: die with the ladder, log like it (naming its node)."""
+def init_worker(
+    ladder_pid: int, log_level: str, node: str = "", log_file: Path | None = None
+) -> None:
+    """Runs once in each worker: die with the ladder, log like it (naming its node, to
+    its log file if it has one)."""
     try:  # Linux: a kill -9 of the ladder takes its workers (and their bots) with it
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -56,7 +59,7 @@ def init_worker(ladder_pid: int, log_level: str, node: str = "") -> None:
     if os.getppid() != ladder_pid:  # the ladder died before prctl took effect
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the ladder's to handle
-    logs.configure(log_level)
+    logs.configure(log_level, file=log_file)
     if node:
         structlog.contextvars.bind_contextvars(node=node)
 

@@ -34,6 +34,7 @@ printed with every run.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -144,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--bot {printable(spec)!r}: {printable(str(e))}") from None
     logs.configure("error")
     if args.executor == executors.RAY:
+        if importlib.util.find_spec("ray") is None:
+            raise UsageError("bench ladder --executor ray needs Ray: pip install 'niwa[ray]'")
         from niwa.commands.bench_ladder_ray import compare  # ray: an optional extra
 
         return compare(args, games, specs)

@@ -78,6 +78,9 @@ def register(sub: Any) -> None:
     p.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                    help="least important log events shown (default info)")
+    p.add_argument("--log-file", type=Path, metavar="FILE",
+                   help="append the log events (JSON lines) to FILE and show only warnings "
+                   "and errors on stderr (default: every event on stderr)")
     p.add_argument("--sparring", metavar="SPECS",
                    help="built-in bots rated in every game beside submitted ones, e.g. "
                    "builtin:greedy,builtin:mcts ('none': no more); kept in the store, so "
@@ -187,15 +190,25 @@ def register(sub: Any) -> None:
     _store_args(p, default_db=DEFAULT_DB)
     p.set_defaults(run=_user_add)
 
-    p = commands.add_parser("demo", help="a ladder of the built-in bots in every game")
+    p = commands.add_parser(
+        "demo", help="a ladder of the built-in bots in every game",
+        description="Play a ladder of the built-in bots in every game and print the "
+        "leaderboards; --serve --web serves the pages at once while it plays. The console "
+        "shows a progress line and warnings; the log events go to DATA/demo.log "
+        "(--verbose: to stderr).",
+    )  # fmt: skip
     p.add_argument("--data", type=Path, default=Path("niwa-data"), help="default ./niwa-data")
     p.add_argument(
-        "--matches", type=int, default=demo.DEFAULT_MATCHES_PER_GAME, help="matches per game"
+        "--matches", type=int, default=demo.DEFAULT_MATCHES_PER_GAME,
+        help=f"matches per game (default {demo.DEFAULT_MATCHES_PER_GAME})",
     )
     p.add_argument("--workers", type=int, default=0, help="worker processes (default: 1 per core)")
     p.add_argument("--seed", type=int, help="seed for pairings and match seeds")
     p.add_argument("--serve", action="store_true",
-                   help="afterwards keep the API up and keep playing, submitted bots too")
+                   help="serve the API at once and keep playing after the demo's matches, "
+                   "submitted bots too (Ctrl-C stops)")
+    p.add_argument("--verbose", action="store_true",
+                   help="the log events on stderr, instead of in DATA/demo.log")
     p.add_argument("--listen", default=DEFAULT_LISTEN,
                    help=f"host:port for --serve (default {DEFAULT_LISTEN})")
     _web_arg(p)
@@ -283,7 +296,7 @@ def _remote(
 
 
 def _serve(args: argparse.Namespace) -> int:
-    logs.configure(args.log_level)
+    logs.configure(args.log_level, file=args.log_file)
     settings = Settings(
         db_url=args.db,
         data_dir=args.data,
@@ -294,6 +307,7 @@ def _serve(args: argparse.Namespace) -> int:
         time_control=args.time,
         seed=args.seed,
         log_level=args.log_level,
+        log_file=args.log_file,
         games=tuple(args.game or ()),
         sparring=_sparring(args.sparring),
         lease_s=args.lease,
@@ -562,15 +576,19 @@ def _demo(args: argparse.Namespace) -> int:
         raise UsageError("--matches must be at least 1")
     if args.web and not args.serve:
         raise UsageError("--web serves the pages while the demo serves: add --serve")
-    logs.configure("warning")
-    settings = demo.run(args.data, args.matches, args.workers, args.seed)
-    if args.serve:
-        logs.configure("info")
-        # Keep playing while serving: the bots submitted meanwhile get their validation
-        # and rated matches (the built-ins keep playing too), with no match limit.
-        serving = demo.serving(settings)
-        try:
-            return app.serve(serving, args.listen, beside=_web_beside(serving, args.web))
-        except (OSError, DatabaseError) as e:
-            raise UsageError(str(e)) from None
-    return 0
+    log_file = None if args.verbose else demo.log_file(args.data)
+    logs.configure("info", file=log_file)
+    settings = demo.prepare(args.data, args.matches, args.workers, args.seed, log_file)
+    if not args.serve:
+        demo.run(settings)
+        return 0
+    # Serve from the start: the pages show the demo's matches as they finish, and the
+    # bots submitted meanwhile get their validation and rated matches, with no limit.
+    serving, progress = demo.serving(settings)
+    try:
+        return app.serve(
+            serving, args.listen, beside=_web_beside(serving, args.web),
+            on_finished=progress.update,
+        )  # fmt: skip
+    except (OSError, DatabaseError) as e:
+        raise UsageError(str(e)) from None

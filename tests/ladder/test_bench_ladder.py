@@ -3,6 +3,7 @@ timed at scale on synthetic matches, against an older checkout too."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sqlite3
 from pathlib import Path
@@ -36,6 +37,17 @@ def test_bench_ladder_refuses_a_bot_that_is_not_built_in(
 ) -> None:
     assert main(["bench", "ladder", "--matches", "1", "--bot", "./mybot"]) == 2
     assert "give a built-in bot" in capsys.readouterr().err
+
+
+def test_bench_ladder_on_ray_without_ray_names_the_extra_to_install(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "ray" else find_spec(name, *a)
+    )  # as in tox -e bench, which installs niwa without its extras
+    assert main(["bench", "ladder", "--executor", "ray"]) == 2
+    assert "pip install 'niwa[ray]'" in capsys.readouterr().err
 
 
 def test_the_synthetic_store_is_schema_3_rows_a_newer_niwa_upgrades(tmp_path: Path) -> None:
