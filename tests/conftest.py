@@ -8,11 +8,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from tests import postgres
 from tests.postgres import Server
 
 JS_BOT = Path(__file__).resolve().parents[1] / "examples" / "js-bot"
+
+
+@pytest.fixture(autouse=True)
+def _structlog_as_it_was() -> Iterator[None]:
+    """Each test gets back the logging set-up it started with: a command run in process
+    (``niwa ladder demo``, ``serve``) configures structlog for the whole process, and a
+    later test's stderr would carry that command's events."""
+    saved = structlog.get_config()
+    try:
+        yield
+    finally:
+        structlog.configure(**saved)
 
 
 @pytest.fixture(scope="session")
