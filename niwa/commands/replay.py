@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,6 +28,9 @@ from web.replay_view import replay_payload
 #: How much of a bot-written name, failure detail or debug line a line shows.
 NAME_SHOWN = 60
 DETAIL_SHOWN = 300
+#: Lines of a re-asked bot's traceback shown (its stderr tail keeps 40).
+TRACEBACK_SHOWN = 30
+TRACEBACK = "Traceback (most recent call last):"
 
 VERIFY_EPILOG = """\
 exit status:
@@ -260,6 +264,16 @@ def write_html(replay: Replay, path: Path) -> None:
         raise UsageError(f"cannot write {printable(str(path))}: {e.strerror or e}") from None
 
 
+def error_lines(stderr: Sequence[str]) -> list[str]:
+    """What a re-asked bot's stderr says about its failure: its last Python traceback
+    whole (at most TRACEBACK_SHOWN lines, the end kept), else the lines that hold the
+    error line, as under an OUT line."""
+    starts = [i for i, line in enumerate(stderr) if line.startswith(TRACEBACK)]
+    if not starts:
+        return cause_lines(stderr, SHOWN_LINES)
+    return [ln for ln in stderr[starts[-1]:] if ln.strip()][-TRACEBACK_SHOWN:]
+
+
 def run_ask(args: argparse.Namespace) -> int:
     replay = read_replay(args.file)
     _check_seat(replay, args.seat)
@@ -276,6 +290,8 @@ def run_ask(args: argparse.Namespace) -> int:
     print(f"recorded: {recorded}  [{rec.status}]{rec_note}")
     if result.failure is not None:
         print(f"now:      {result.failure.kind}: {printable(result.failure.detail, DETAIL_SHOWN)}")
+        for text in error_lines(result.stderr_tail):
+            print(f"        | {printable(text, DETAIL_SHOWN)}")
     else:
         assert result.reply is not None
         note = f"  # {printable(result.reply.note, NOTE_LIMIT)}" if result.reply.note else ""

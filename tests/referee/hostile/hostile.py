@@ -200,6 +200,8 @@ class Hostile:
         if BEHAVIOUR == "debug":  # ARGS[0] bytes of debug text, on several lines
             text = f"decision {turn.decision}\n\x1b[31mred\n" + "d" * int(ARGS[0])
             return Reply(index=0, note="with debug", debug=text)
+        if BEHAVIOUR == "raise" and self.calls == int(ARGS[0]):  # at the ARGS[0]-th call
+            raise ValueError(f"bad index {len(turn.legal_actions)}")
         if BEHAVIOUR == "segfault":
             os.kill(os.getpid(), signal.SIGSEGV)
         if BEHAVIOUR == "illegal":
