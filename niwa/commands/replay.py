@@ -12,6 +12,7 @@ import engine
 from bots.sdk import NOTE_LIMIT
 from engine import CHANCE, canonical_json
 from niwa.cli import UsageError
+from niwa.series.names import shown
 from referee import replay as replays
 from referee.ask import ask_again_sync
 from referee.logs import configure_cli_logging
@@ -174,7 +175,7 @@ def run_show(args: argparse.Namespace) -> int:
     _check_seat(replay, args.seat)
     out = sys.stdout
     h = replay.header
-    names = [printable(s.bot, NAME_SHOWN) for s in h.seats]
+    names = [shown(s.bot, NAME_SHOWN) for s in h.seats]
     viewer = "the spectator" if args.seat is None else f"seat {args.seat}"
     print(f"{h.version}, {h.players} players, seed {h.seed}, as seen by {viewer}", file=out)
     try:
@@ -300,9 +301,10 @@ def run_ask(args: argparse.Namespace) -> int:
             for text in printable_lines(result.reply.debug, DETAIL_SHOWN):
                 print(f"        debug| {text}")
     print("same answer" if result.same else "different answer")
-    asked = bot.manifest().name
+    asked = bot.manifest()
     sat = next((s for s in replay.header.seats if s.seat == q.seat), None)
-    if sat is not None and sat.name != asked:
-        print(f"note: step {q.decision} was answered by {printable(sat.name, NAME_SHOWN)} "
-              f"{printable(sat.version, NAME_SHOWN)}; you asked {printable(asked, NAME_SHOWN)}")
+    if sat is not None and sat.name != asked.name:
+        print(f"note: step {q.decision} was answered by "
+              f"{shown(f'{sat.name}@{sat.version}', NAME_SHOWN)}; you asked "
+              f"{shown(f'{asked.name}@{asked.version}', NAME_SHOWN)}")
     return 0 if result.same else 1

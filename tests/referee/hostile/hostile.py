@@ -206,6 +206,8 @@ class Hostile:
             os.kill(os.getpid(), signal.SIGSEGV)
         if BEHAVIOUR == "illegal":
             return Reply(action={"no such": "action"})
+        if BEHAVIOUR == "illegal-at" and self.calls == int(ARGS[0]):  # once, legal otherwise
+            return Reply(action={"no such": "action"})
         if BEHAVIOUR == "out-of-range":
             return len(turn.legal_actions)
         if BEHAVIOUR == "huge":
