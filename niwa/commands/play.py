@@ -31,7 +31,7 @@ from referee.match import (
     load_game,
     play_match,
 )
-from referee.replay import Move, Step
+from referee.replay import Move, SeatOutcome, Step
 from referee.sandbox import SandboxUnavailable
 from referee.stderr_tail import SHOWN_LINES, cause_lines
 from referee.text import printable, printable_lines
@@ -121,7 +121,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def build_spec(args: argparse.Namespace, on_step: StepObserver | None = None) -> MatchSpec:
+def build_spec(args: argparse.Namespace) -> MatchSpec:
     """The match the command line asks for; UsageError for anything wrong in it."""
     try:
         game = load_game(args.game)
@@ -153,7 +153,6 @@ def build_spec(args: argparse.Namespace, on_step: StepObserver | None = None) ->
         log_dir=args.log_dir,
         in_process=args.in_process,
         max_failures=args.max_failures,
-        on_step=on_step,
         ponder=args.ponder,
     )
 
@@ -251,10 +250,8 @@ def print_result(
             when = "start-up" if info.at is None else f"step {info.at}"
             line += f"  OUT ({info.reason} at {when}: {printable(info.detail, DETAIL_SHOWN)})"
         print(line, file=out)
-        for kind, n in (failures.counts[seat] if failures else {}).items():
-            first = failures.first[seat][kind] if failures else None
-            if first is not None and not out_says_it(kind, n, first, info):
-                print(f"       {failure_text(kind, n, first.at, first.detail)}", file=out)
+        for text in failure_lines(failures, seat, info) if failures else []:
+            print(f"       {text}", file=out)
         if info.status == "out":  # why it died, in plain sight: its error from stderr
             for text in cause_lines(info.stderr_tail, SHOWN_LINES):
                 print(f"       | {printable(text, DETAIL_SHOWN)}", file=out)
@@ -264,6 +261,16 @@ def print_result(
     )
     if outcome.replay_path is not None and show_replay:
         print(f"replay: {outcome.replay_path}", file=out)
+
+
+def failure_lines(failures: FailureCounter, seat: int, info: SeatOutcome) -> list[str]:
+    """A seat's failures by class, but the one its OUT line already says."""
+    lines = []
+    for kind, n in failures.counts[seat].items():
+        first = failures.first[seat][kind]
+        if not out_says_it(kind, n, first, info):
+            lines.append(failure_text(kind, n, first.at, first.detail))
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
