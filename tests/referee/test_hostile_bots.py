@@ -185,6 +185,15 @@ def test_an_exception_in_act_is_a_crash_named_in_the_detail_with_its_traceback(
     assert_contained(outcome, replay)
 
 
+def test_an_exception_in_start_is_a_crash_at_start_up(tmp_path: Path) -> None:
+    outcome, replay = run_against_randoms(hostile_bot(tmp_path, "raise-start"), tmp_path)
+    seat = outcome.seats[0]
+    assert (seat.status, seat.reason, seat.at) == ("out", "CRASHED", None)
+    assert seat.detail == "Start: your code raised RuntimeError: no weights file"
+    assert "RuntimeError: no weights file" in seat.stderr_tail
+    assert_contained(outcome, replay)
+
+
 def test_a_bot_that_stops_serving_but_lives_on_is_disconnected(tmp_path: Path) -> None:
     # it stops serving while asked its second question, and lives on (ponder: it is
     # never frozen, so nothing but the lost server keeps it from answering)

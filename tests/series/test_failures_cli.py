@@ -105,13 +105,15 @@ def test_match_with_fail_on_any_exits_1_on_an_illegal_answer(sometimes: Path) ->
 
 
 def test_tournament_lists_failures_under_the_standings_and_fails_on_any(
-    sometimes: Path, capsys: pytest.CaptureFixture[str]
+    sometimes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["tournament", "blossom", "--bot", str(sometimes), "--bot", "builtin:random",
             *SERIES]
-    assert main(argv) == 0
+    assert main([*argv, "--replays", str(tmp_path / "r")]) == 0
     printed = capsys.readouterr().out
     standings = printed.split("rank  bot", 1)[1]
     assert "failures (count, and the first reported):" in standings
     assert "  hostile-illegal-at@0: ILLEGAL x2, first in game " in standings
+    seats = {s.bot for r in (tmp_path / "r").glob("*.jsonl") for s in replay.read(r).header.seats}
+    assert seats == {"hostile-illegal-at@0", "builtin:random"}
     assert main([*argv, "--fail-on", "any"]) == 1

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from bots.sdk import SOCKET_ENV, Reply, Turn, serve
+from bots.sdk import SOCKET_ENV, GameStart, Reply, Turn, serve
 
 BEHAVIOUR = sys.argv[1]
 ARGS = sys.argv[2:]
@@ -181,6 +181,10 @@ def spin_forever() -> None:
 class Hostile:
     def __init__(self) -> None:
         self.calls = 0
+
+    def start(self, game: GameStart) -> None:
+        if BEHAVIOUR == "raise-start":
+            raise RuntimeError("no weights file")
 
     def act(self, turn: Turn) -> int | Reply:
         self.calls += 1
