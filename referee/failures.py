@@ -37,13 +37,10 @@ def clip(text: str, limit: int = DETAIL_CHARS) -> str:
     return text[:limit].encode("utf-8", "replace").decode("utf-8")
 
 
-#: The gRPC status a server sends when its handler throws, in every language's gRPC
-#: library (and the SDK's, for an exception in ``act``/``start``): the bot's code
-#: crashed, so the seat is CRASHED, not ILLEGAL (docs/protocol.md, "Failures").
-RAISED_STATUS = "UNKNOWN"
-
-
 def raised(call: str, details: str) -> BotFailure:
-    """The failure of a call whose handler threw; ``details`` is the status message
-    (``ValueError: bad index`` from the SDK; the traceback is on the bot's stderr)."""
+    """The failure of a call whose handler threw (status UNKNOWN, what gRPC servers
+    send then, and the SDK for an exception in ``act``/``start``): the bot's code
+    crashed, so CRASHED, not ILLEGAL (docs/protocol.md, "Failures"). ``details`` is
+    the status message (``ValueError: bad index`` from the SDK; the traceback is on
+    the bot's stderr)."""
     return BotFailure(Failure.CRASHED, f"{call}: your code raised {details or 'an exception'}")

@@ -51,7 +51,7 @@ from referee import uids
 from referee.cgroups import FIX, Cgroup, CgroupUnavailable, LimitsUnavailable
 from referee.child import Child
 from referee.cleanup import remove_tree
-from referee.failures import RAISED_STATUS, BotFailure, Failure, raised
+from referee.failures import BotFailure, Failure, raised
 from referee.players import Question
 from referee.sandbox import (
     RUN_DIR,
@@ -583,7 +583,7 @@ class ProcessPlayer:
             # live process's status is the bot's server's own answer.
             if error.end is CallEnd.BROKEN and await self._exits_soon():
                 return BotFailure(Failure.CRASHED, self._exit_text())
-            if error.status == RAISED_STATUS:  # its handler threw: a crash
+            if error.end is CallEnd.RAISED:  # its handler threw: a crash
                 return raised(call, error.details)
             return BotFailure(
                 Failure.ILLEGAL,
