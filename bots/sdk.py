@@ -36,6 +36,9 @@ READY_LINE = "READY"
 NOTE_LIMIT = 200
 #: Bytes (UTF-8) of debug text kept per decision; longer text is cut, with a marker.
 DEBUG_LIMIT = 2048
+#: Characters of an exception's line sent to the referee (the gRPC status message is a
+#: header: a megabyte of message would break the call instead of reporting it).
+ERROR_LIMIT = 200
 
 
 def cut_debug(text: str, limit: int = DEBUG_LIMIT) -> str:
@@ -48,6 +51,14 @@ def cut_debug(text: str, limit: int = DEBUG_LIMIT) -> str:
     marker = f" [debug cut at {limit} bytes: {len(data)} sent]"
     keep = data[: limit - len(marker.encode())].decode("utf-8", "ignore")
     return keep + marker
+
+
+def exception_line(error: BaseException, limit: int = ERROR_LIMIT) -> str:
+    """``ValueError: bad index``: the exception's type and message on one line, cut
+    to ``limit`` characters (the whole traceback goes to stderr)."""
+    message = " ".join(str(error).split())
+    text = f"{type(error).__name__}: {message}" if message else type(error).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,20 @@ import signal
 import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 
-from bots.sdk import READY_LINE, SOCKET_ENV, Bot, Finish, GameStart, Turn, as_reply
+from bots.sdk import (
+    READY_LINE,
+    SOCKET_ENV,
+    Bot,
+    Finish,
+    GameStart,
+    Turn,
+    as_reply,
+    exception_line,
+)
 from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
 
 
@@ -62,8 +71,7 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         try:
             reply = as_reply(self.bot.act(turn))
         except Exception as e:
-            traceback.print_exc(file=sys.stderr)
-            context.abort(grpc.StatusCode.INTERNAL, f"act() raised {type(e).__name__}: {e}")
+            _raised(e, context)
         if reply.has_action:
             text = json.dumps(reply.action, sort_keys=True, separators=(",", ":"))
             return bot_pb2.ActReply(action_json=text, note=reply.note, debug=reply.debug)
@@ -82,8 +90,17 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         try:
             hook(arg)
         except Exception as e:
-            traceback.print_exc(file=sys.stderr)
-            context.abort(grpc.StatusCode.INTERNAL, f"{name}() raised {type(e).__name__}: {e}")
+            _raised(e, context)
+
+
+def _raised(error: Exception, context: grpc.ServicerContext) -> NoReturn:
+    """The bot's code raised: its traceback to stderr (the referee keeps the tail), and
+    status UNKNOWN with the exception's one line, which is what a gRPC server in any
+    language sends when a handler throws: the referee counts it as a crash
+    (docs/protocol.md, "Failures")."""
+    traceback.print_exc(file=sys.stderr)
+    context.abort(grpc.StatusCode.UNKNOWN, exception_line(error))
+    raise AssertionError("unreachable: abort raises")  # for readers and type checkers
 
 
 def announce_ready() -> None:

@@ -35,6 +35,8 @@ class AskResult:
     reply: Reply | None  # None when the bot failed
     action: Action | None  # the legal action the reply names, if any
     failure: BotFailure | None
+    #: The last lines the bot wrote on stderr (a traceback, when it raised).
+    stderr_tail: tuple[str, ...] = ()
 
     @property
     def same(self) -> bool:
@@ -102,8 +104,10 @@ async def ask_again(
         except BotFailure as f:
             failure = f
         finally:
-            await player.close()
-    return AskResult(question, recorded, reply, action, failure)
+            await player.close()  # reaped: its stderr is all read
+    return AskResult(
+        question, recorded, reply, action, failure, tuple(player.stderr_tail())
+    )
 
 
 def ask_again_sync(replay: Replay, at: int, bot: BotSpec, **kw: object) -> AskResult:

@@ -35,3 +35,12 @@ def clip(text: str, limit: int = DETAIL_CHARS) -> str:
     surrogates (which UTF-8 cannot carry) become ``?``. (Escaping it for a terminal is
     the printer's job.)"""
     return text[:limit].encode("utf-8", "replace").decode("utf-8")
+
+
+def raised(call: str, details: str) -> BotFailure:
+    """The failure of a call whose handler threw (status UNKNOWN, what gRPC servers
+    send then, and the SDK for an exception in ``act``/``start``): the bot's code
+    crashed, so CRASHED, not ILLEGAL (docs/protocol.md, "Failures"). ``details`` is
+    the status message (``ValueError: bad index`` from the SDK; the traceback is on
+    the bot's stderr)."""
+    return BotFailure(Failure.CRASHED, f"{call}: your code raised {details or 'an exception'}")

@@ -23,8 +23,9 @@ a second. A chunk costs a copy into a bounded tail, never a split into lines.
 
 Errors are classified here, once: a passed deadline is TIMEOUT; an oversized or
 malformed answer, two answers, or an error status the bot's server returned (any
-code) ILLEGAL; a call that fails because the process has exited CRASHED; a socket
-that no longer answers while the process lives DISCONNECTED.
+code but UNKNOWN) ILLEGAL; a call that fails because the process has exited, or whose
+handler threw (status UNKNOWN), CRASHED; a socket that no longer answers while the
+process lives DISCONNECTED.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from referee import uids
 from referee.cgroups import FIX, Cgroup, CgroupUnavailable, LimitsUnavailable
 from referee.child import Child
 from referee.cleanup import remove_tree
-from referee.failures import BotFailure, Failure
+from referee.failures import BotFailure, Failure, raised
 from referee.players import Question
 from referee.sandbox import (
     RUN_DIR,
@@ -563,8 +564,9 @@ class ProcessPlayer:
         self, error: CallError, call: str, timeout_s: float, elapsed_s: float
     ) -> BotFailure:
         """What a failed call means (docs/protocol.md, "Failures"). A status the bot's
-        server returned is ILLEGAL whatever its code: only the referee's own deadline
-        is a TIMEOUT, and only a connection that no longer answers DISCONNECTED."""
+        server returned is ILLEGAL whatever its code, but UNKNOWN (its handler threw:
+        CRASHED): only the referee's own deadline is a TIMEOUT, and only a connection
+        that no longer answers DISCONNECTED."""
         late = elapsed_s >= timeout_s - DEADLINE_SLACK_S
         if error.end is CallEnd.DEADLINE and late:
             return BotFailure(
@@ -581,6 +583,8 @@ class ProcessPlayer:
             # live process's status is the bot's server's own answer.
             if error.end is CallEnd.BROKEN and await self._exits_soon():
                 return BotFailure(Failure.CRASHED, self._exit_text())
+            if error.end is CallEnd.RAISED:  # its handler threw: a crash
+                return raised(call, error.details)
             return BotFailure(
                 Failure.ILLEGAL,
                 f"{call}: an error status from your server: {error.status} {error.details}",

@@ -83,6 +83,9 @@ class CallEnd(enum.Enum):
     #: The connection broke mid-call (often a dying process), or the bot's server
     #: cancelled the call.
     BROKEN = "broken"
+    #: UNKNOWN: the status gRPC servers send when their handler throws (gRPC's
+    #: doc/statuscodes.md): the bot's code crashed.
+    RAISED = "raised"
     #: Any other status.
     STATUS = "status"
 
@@ -103,6 +106,7 @@ _ENDS = {
     grpc.StatusCode.DEADLINE_EXCEEDED: CallEnd.DEADLINE,
     grpc.StatusCode.UNAVAILABLE: CallEnd.BROKEN,
     grpc.StatusCode.CANCELLED: CallEnd.BROKEN,
+    grpc.StatusCode.UNKNOWN: CallEnd.RAISED,
 }
 
 

@@ -12,12 +12,12 @@ from typing import Any, TextIO
 
 import engine
 from niwa.cli import UsageError
-from niwa.commands.play import warn_isolation
+from niwa.commands.play import FAIL_ON_HELP, warn_isolation
 from niwa.series import schedule, stats
-from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
+from niwa.series.games import FAIL_ON, GameJob, GameRecord, play_game, run_jobs
 from niwa.series.headtohead import HeadToHead
 from niwa.series.report import JsonLines, Live, Standings, progress
-from niwa.series.setup import check_seating, labels, parse_bots
+from niwa.series.setup import check_seating, entrants
 from referee.logs import configure_cli_logging
 from referee.pool import cores
 from referee.text import printable
@@ -27,7 +27,9 @@ exit codes:
   0  the series ran (whatever the SPRT's verdict: H1, H0 or inconclusive is in the
      output and in the JSON summary, not in the exit code)
   1  the series ran, but a bot that is not built-in went OUT in at least one game
-     (its reason and the end of its stderr are printed the first time)
+     (its reason and the end of its stderr are printed the first time), or, with
+     --fail-on any, failed a decision at all (the first failure of each class is
+     printed as it happens, and every bot's failures by class at the end)
   2  usage error (bad option, unknown bot or game, no sandbox)
 
 JSON lines (--json): one {"type": "game", ...} object per finished game, then one
@@ -94,6 +96,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
                    "a summary")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run bots as plain processes (trusted bots only)")
+    p.add_argument("--fail-on", choices=FAIL_ON, default="out", help=FAIL_ON_HELP)
 
 
 def series_seed(args: argparse.Namespace) -> int:
@@ -130,11 +133,8 @@ def run(args: argparse.Namespace) -> int:
     if not info.min_players <= players <= info.max_players:
         raise UsageError(f"{args.game} is played by {info.min_players} to {info.max_players} "
                          f"players, not {players}: change --players")
-    specs = parse_bots(args.bot)
-    field = parse_bots(args.field)
-    ids = labels(args.bot)
-    field_ids = labels(args.field, suffix=" (field)")
-    spec_of = dict(zip(ids + field_ids, specs + field, strict=True))
+    who = entrants(args.bot, args.field)
+    ids, field_ids, spec_of = who.ids, who.field_ids, who.spec
     seats = schedule.lineup(ids, players, field_ids)
     first = check_seating(args, [spec_of[i] for i in seats])
     pairs = len(ids) == 2 if args.pairs is None else args.pairs
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
             sandbox=first.sandbox, ponder=args.ponder,
             replay=None if args.replays is None
             else args.replays / f"{args.game}-{seed}-{n:05d}.jsonl",
-            round=deal,
+            round=deal, labels=tuple(who.name[b] for b in seating),
         )
         for n, (deal, game_seed, seating) in enumerate(
             schedule.series_seatings(seats, games, pairs, seed))
@@ -192,12 +192,13 @@ def play_series(
 
     def block() -> list[str]:
         head = progress(done, len(jobs), started)
-        return [f"{head}; {'; '.join(duel.lines())}", *standings.table()]
+        return [f"{head}; {'; '.join(duel.lines())}", *standings.table(),
+                *standings.failure_lines()]
 
     def on_done(record: GameRecord) -> bool:
         nonlocal done, dir_out
         done += 1
-        dir_out = dir_out or any(s.status == "out" and not s.builtin for s in record.seats)
+        dir_out = dir_out or record.fails_run(args.fail_on)
         live.note(standings.add(record))
         duel.add(record)
         sink.write(record.to_json())

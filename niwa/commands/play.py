@@ -7,6 +7,7 @@ import json
 import random
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -16,28 +17,52 @@ from bots.sdk import NOTE_LIMIT
 from engine import CHANCE, State
 from niwa.cli import UsageError
 from niwa.commands.replay import read_replay, write_html
+from niwa.series.games import FAIL_ON, FailureCounter, fails_run, out_says_it
+from niwa.series.names import named, shown
+from niwa.series.report import failure_text
 from referee import cgroups
 from referee.clock import TimeControl
 from referee.logs import configure_cli_logging
-from referee.match import BotSpec, MatchOutcome, MatchSpec, load_game, play_match
-from referee.replay import Move, Step
+from referee.match import (
+    BotSpec,
+    MatchOutcome,
+    MatchSpec,
+    StepObserver,
+    load_game,
+    play_match,
+)
+from referee.replay import Move, SeatOutcome, Step
 from referee.sandbox import SandboxUnavailable
 from referee.stderr_tail import SHOWN_LINES, cause_lines
 from referee.text import printable, printable_lines
 
-#: How much of a bot directory's name or a failure detail a narration line shows.
-NAME_SHOWN = 60
+#: How much of a bot's name (``name@version``, and a path's end if two share it) or
+#: a failure detail a narration line shows.
+NAME_SHOWN = 80
 DETAIL_SHOWN = 300
 #: How wide a line of a bot's debug text is shown.
 DEBUG_SHOWN = 300
 
 EPILOG = """\
 exit status:
-  0  the match was played and no bot directory's seat went out
+  0  the match was played and no bot directory's seat went out (--fail-on out, the
+     default) or failed a decision at all (--fail-on any)
   1  the match was played and a bot directory's seat went out (crashed, timed out,
-     answered illegally or disconnected): the result says why, with its stderr
+     answered illegally or disconnected), or with --fail-on any failed a decision
+     even once: the result lists each seat's failures by class, with the first
+     detail, and an OUT seat's stderr
   2  a usage error (unknown game, bad bot directory, bad option, no sandbox)
 """
+#: Shared with niwa match and niwa tournament.
+FAIL_ON_HELP = (
+    "when a bot directory (not a builtin:) makes the exit status 1: 'out' (the "
+    "default) when a seat of it went out, by the referee's own rule (a crash, or "
+    "--max-failures failures); 'any' when it failed a single decision (TIMEOUT, "
+    "ILLEGAL, CRASHED, DISCONNECTED): the strict check for CI. The default is 'out' "
+    "so that exit 1 keeps meaning what it always has: a failure the referee "
+    "tolerated (a slow answer on a busy machine, say) is listed in the result but "
+    "breaks no script that already runs this"
+)
 
 
 def register(sub: Any) -> None:
@@ -68,6 +93,7 @@ def register(sub: Any) -> None:
     p.add_argument("--log-dir", type=Path, help="keep each bot's stderr here")
     p.add_argument("--max-failures", type=int, default=3,
                    help="failed decisions that put a seat out (default 3)")
+    p.add_argument("--fail-on", choices=FAIL_ON, default="out", help=FAIL_ON_HELP)
     p.add_argument("--no-sandbox", action="store_true",
                    help="run bots as plain processes (trusted bots only)")
     p.add_argument("--in-process", action="store_true",
@@ -95,14 +121,14 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def build_spec(args: argparse.Namespace, on_step: Any = None) -> MatchSpec:
+def build_spec(args: argparse.Namespace) -> MatchSpec:
     """The match the command line asks for; UsageError for anything wrong in it."""
     try:
         game = load_game(args.game)
     except engine.UnknownGame as e:
         raise UsageError(str(e).strip("'\"")) from None
     try:
-        bots = [BotSpec.parse(b) for b in args.bot]
+        bots = named([BotSpec.parse(b) for b in args.bot])
         time_control = TimeControl.parse(args.time)
     except (ValueError, ManifestError) as e:
         raise UsageError(str(e)) from None
@@ -127,7 +153,6 @@ def build_spec(args: argparse.Namespace, on_step: Any = None) -> MatchSpec:
         log_dir=args.log_dir,
         in_process=args.in_process,
         max_failures=args.max_failures,
-        on_step=on_step,
         ponder=args.ponder,
     )
 
@@ -205,8 +230,15 @@ def debug_lines(move: Move) -> list[str]:
 
 
 def print_result(
-    outcome: MatchOutcome, names: list[str], out: TextIO, show_replay: bool = True
+    outcome: MatchOutcome,
+    names: list[str],
+    out: TextIO,
+    show_replay: bool = True,
+    failures: FailureCounter | None = None,
 ) -> None:
+    """The places, each seat's failures by class (count, and the first one's step and
+    detail; the failure that put a seat out is on its OUT line) and an OUT seat's
+    error from its stderr."""
     print("result:", file=out)
     order = sorted(range(len(names)), key=lambda s: (outcome.result.places[s], s))
     for seat in order:
@@ -218,6 +250,8 @@ def print_result(
             when = "start-up" if info.at is None else f"step {info.at}"
             line += f"  OUT ({info.reason} at {when}: {printable(info.detail, DETAIL_SHOWN)})"
         print(line, file=out)
+        for text in failure_lines(failures, seat, info) if failures else []:
+            print(f"       {text}", file=out)
         if info.status == "out":  # why it died, in plain sight: its error from stderr
             for text in cause_lines(info.stderr_tail, SHOWN_LINES):
                 print(f"       | {printable(text, DETAIL_SHOWN)}", file=out)
@@ -227,6 +261,16 @@ def print_result(
     )
     if outcome.replay_path is not None and show_replay:
         print(f"replay: {outcome.replay_path}", file=out)
+
+
+def failure_lines(failures: FailureCounter, seat: int, info: SeatOutcome) -> list[str]:
+    """A seat's failures by class, but the one its OUT line already says."""
+    lines = []
+    for kind, n in failures.counts[seat].items():
+        first = failures.first[seat][kind]
+        if not out_says_it(kind, n, first, info):
+            lines.append(failure_text(kind, n, first.at, first.detail))
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -240,9 +284,11 @@ def run(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> int:
     args.replay = replay
     out = sys.stdout
-    names = [printable(b, NAME_SHOWN) for b in args.bot]
+    spec = build_spec(args)
+    names = [shown(b.label or str(b), NAME_SHOWN) for b in spec.bots]
     narrator = None if args.quiet else Narrator(names, out, debug=args.debug)
-    spec = build_spec(args, narrator)
+    failures = FailureCounter(spec.players)
+    spec = replace(spec, on_step=both(narrator, failures))
     print(
         f"{args.game}: {spec.players} players, seed {spec.seed}, time {spec.time_control}"
         f"{'' if spec.sandbox or spec.in_process else ' (NOT sandboxed)'}",
@@ -253,12 +299,25 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
         outcome = play_match(spec)
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
         raise UsageError(str(e)) from None
-    print_result(outcome, names, out, show_replay=keep_replay)
+    failures.settle(outcome.seats)
+    print_result(outcome, names, out, show_replay=keep_replay, failures=failures)
     if args.html is not None and replay is not None:
         write_html(read_replay(str(replay)), args.html)
         print(f"viewer: {printable(str(args.html))}", file=out)
-    went_out = [
-        s for s, bot in zip(outcome.seats, spec.bots, strict=True)
-        if s.status == "out" and not bot.is_builtin
+    failed = [
+        fails_run(s.status, counts, bot.is_builtin, args.fail_on)
+        for s, counts, bot in zip(outcome.seats, failures.counts, spec.bots, strict=True)
     ]
-    return 1 if went_out else 0
+    return 1 if any(failed) else 0
+
+
+def both(first: StepObserver | None, second: StepObserver) -> StepObserver:
+    """One step observer calling two (the first may be None)."""
+    if first is None:
+        return second
+
+    def each(step: Step, before: State, after: State) -> None:
+        first(step, before, after)
+        second(step, before, after)
+
+    return each

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -11,6 +12,7 @@ import engine
 from bots.sdk import NOTE_LIMIT
 from engine import CHANCE, canonical_json
 from niwa.cli import UsageError
+from niwa.series.names import shown
 from referee import replay as replays
 from referee.ask import ask_again_sync
 from referee.logs import configure_cli_logging
@@ -27,6 +29,9 @@ from web.replay_view import replay_payload
 #: How much of a bot-written name, failure detail or debug line a line shows.
 NAME_SHOWN = 60
 DETAIL_SHOWN = 300
+#: Lines of a re-asked bot's traceback shown (its stderr tail keeps 40).
+TRACEBACK_SHOWN = 30
+TRACEBACK = "Traceback (most recent call last):"
 
 VERIFY_EPILOG = """\
 exit status:
@@ -170,7 +175,7 @@ def run_show(args: argparse.Namespace) -> int:
     _check_seat(replay, args.seat)
     out = sys.stdout
     h = replay.header
-    names = [printable(s.bot, NAME_SHOWN) for s in h.seats]
+    names = [shown(s.bot, NAME_SHOWN) for s in h.seats]
     viewer = "the spectator" if args.seat is None else f"seat {args.seat}"
     print(f"{h.version}, {h.players} players, seed {h.seed}, as seen by {viewer}", file=out)
     try:
@@ -260,6 +265,16 @@ def write_html(replay: Replay, path: Path) -> None:
         raise UsageError(f"cannot write {printable(str(path))}: {e.strerror or e}") from None
 
 
+def error_lines(stderr: Sequence[str]) -> list[str]:
+    """What a re-asked bot's stderr says about its failure: its last Python traceback
+    whole (at most TRACEBACK_SHOWN lines, the end kept), else the lines that hold the
+    error line, as under an OUT line."""
+    starts = [i for i, line in enumerate(stderr) if line.startswith(TRACEBACK)]
+    if not starts:
+        return cause_lines(stderr, SHOWN_LINES)
+    return [ln for ln in stderr[starts[-1]:] if ln.strip()][-TRACEBACK_SHOWN:]
+
+
 def run_ask(args: argparse.Namespace) -> int:
     replay = read_replay(args.file)
     _check_seat(replay, args.seat)
@@ -276,6 +291,8 @@ def run_ask(args: argparse.Namespace) -> int:
     print(f"recorded: {recorded}  [{rec.status}]{rec_note}")
     if result.failure is not None:
         print(f"now:      {result.failure.kind}: {printable(result.failure.detail, DETAIL_SHOWN)}")
+        for text in error_lines(result.stderr_tail):
+            print(f"        | {printable(text, DETAIL_SHOWN)}")
     else:
         assert result.reply is not None
         note = f"  # {printable(result.reply.note, NOTE_LIMIT)}" if result.reply.note else ""
@@ -284,9 +301,10 @@ def run_ask(args: argparse.Namespace) -> int:
             for text in printable_lines(result.reply.debug, DETAIL_SHOWN):
                 print(f"        debug| {text}")
     print("same answer" if result.same else "different answer")
-    asked = bot.manifest().name
+    asked = bot.manifest()
     sat = next((s for s in replay.header.seats if s.seat == q.seat), None)
-    if sat is not None and sat.name != asked:
-        print(f"note: step {q.decision} was answered by {printable(sat.name, NAME_SHOWN)} "
-              f"{printable(sat.version, NAME_SHOWN)}; you asked {printable(asked, NAME_SHOWN)}")
+    if sat is not None and sat.name != asked.name:
+        print(f"note: step {q.decision} was answered by "
+              f"{shown(f'{sat.name}@{sat.version}', NAME_SHOWN)}; you asked "
+              f"{shown(f'{asked.name}@{asked.version}', NAME_SHOWN)}")
     return 0 if result.same else 1

@@ -18,7 +18,7 @@ from niwa.commands.play import warn_isolation
 from niwa.series import schedule
 from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
-from niwa.series.setup import check_seating, labels, parse_bots
+from niwa.series.setup import check_seating, entrants
 from referee.logs import configure_cli_logging
 from referee.pool import cores
 from referee.text import printable
@@ -40,7 +40,9 @@ maximum-likelihood Bradley-Terry over the pairwise results, mean 1500, ± 95 %.
 
 exit codes:
   0  the tournament ran
-  1  it ran, but a bot that is not built-in went OUT in at least one game
+  1  it ran, but a bot that is not built-in went OUT in at least one game, or, with
+     --fail-on any, failed a decision at all (each bot's failures by class, with
+     the first detail, are printed under the standings)
   2  usage error (bad option, unknown bot or game, no sandbox)
 """
 
@@ -104,6 +106,7 @@ class Tournament:
         self.options: dict[str, Any] = {}
         self.sandbox = True
         self.deals = 0
+        self.names: dict[str, str] = {}  # each bot's display name, for replays
 
     def jobs(self, groups: Sequence[tuple[str, ...]], round_: int) -> list[GameJob]:
         out: list[GameJob] = []
@@ -119,6 +122,7 @@ class Tournament:
                     bots=tuple(self.spec_of[b] for b in seating), ids=seating,
                     seed=game_seed, time_control=self.args.time, options=self.options,
                     sandbox=self.sandbox, replay=replay, round=round_,
+                    labels=tuple(self.names.get(b, b) for b in seating),
                 ))
         return out
 
@@ -127,8 +131,7 @@ class Tournament:
 
         def on_done(record: GameRecord) -> bool:
             self.records.append(record)
-            self.dir_out = self.dir_out or any(
-                s.status == "out" and not s.builtin for s in record.seats)
+            self.dir_out = self.dir_out or record.fails_run(self.args.fail_on)
             self.live.note(self.standings.add(record))
             self.sink.write(record.to_json())
             head = progress(len(self.records), planned, self.started)
@@ -161,9 +164,8 @@ def run(args: argparse.Namespace) -> int:
                          f"players, not {players}: change --players")
     if args.replays is not None:
         args.replays.mkdir(parents=True, exist_ok=True)
-    specs = parse_bots(args.bot)
-    ids = labels(args.bot)
-    spec_of = dict(zip(ids, specs, strict=True))
+    who = entrants(args.bot)
+    ids, spec_of = who.ids, who.spec
     first = check_seating(args, [spec_of[b] for b in ids[:players]])
     for bot in ids[players:]:  # every entrant checked (the game, its bot.toml)
         check_seating(args, [spec_of[bot], *[spec_of[b] for b in ids[:players - 1]]])
@@ -177,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
     sink = JsonLines(args.json)
     try:
         t = Tournament(args, ids, spec_of, players, seed, out, sink)
+        t.names = who.name
         t.options, t.sandbox = dict(first.options), first.sandbox
         if args.format == "swiss":
             per_round = (len(ids) // players) * len(schedule.rotations(ids[:players]))
@@ -202,8 +205,8 @@ def run(args: argparse.Namespace) -> int:
             jobs = [job for r in range(args.rounds) for job in t.jobs(groups, r)]
             t.play(jobs, len(jobs))
         final = rows(t.standings, t.records)
-        t.live.update([progress(len(t.records), len(t.records), t.started), *table(final)],
-                      final=True)
+        t.live.update([progress(len(t.records), len(t.records), t.started), *table(final),
+                       *t.standings.failure_lines()], final=True)
         sink.write({"type": "standings", "game": args.game, "format": args.format,
                     "seed": seed, "time": args.time, "players": players,
                     "rounds": args.rounds, "games": len(t.records), "rows": final})

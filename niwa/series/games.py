@@ -7,7 +7,7 @@ needs only the referee, and a game that wedges its process cannot stall the othe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -16,9 +16,21 @@ from typing import Any, TypeVar
 from referee.logs import configure_cli_logging
 from referee.match import MatchSpec, play_match
 from referee.pool import spawn_pool
+from referee.replay import SeatOutcome
 
 #: Decision statuses that count against a bot (DESIGN.md "Matches, clocks and failures").
 FAILURES = ("TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED")
+#: ``--fail-on``: what of a bot directory's makes the run exit 1. ``out`` (the default):
+#: a seat that went out; ``any``: any failed decision, even below ``--max-failures``.
+FAIL_ON = ("out", "any")
+
+
+def fails_run(status: str, failures: Mapping[str, int], builtin: bool, fail_on: str) -> bool:
+    """Whether a seat makes the run exit 1 under ``--fail-on``: built-ins never do
+    (they are the field, not the bot under test)."""
+    if builtin:
+        return False
+    return status == "out" or (fail_on == "any" and any(failures.values()))
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -40,6 +52,17 @@ class GameJob:
     ponder: bool = False
     replay: Path | None = None
     round: int = 0  # the tournament round, or the seed's number in a match
+    #: How the replay names each seat's bot (a directory's ``name@version``); ()
+    #: for the spec itself.
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FirstFailure:
+    """Where a seat first failed in one class, and the detail it got."""
+
+    at: int | None  # the step; None at start-up
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -56,10 +79,18 @@ class SeatRecord:
     detail: str = ""
     stderr_tail: list[str] = field(default_factory=list)
     failures: dict[str, int] = field(default_factory=dict)
+    first_failures: dict[str, FirstFailure] = field(default_factory=dict)
 
     @property
     def builtin(self) -> bool:
         return self.spec.startswith("builtin:")
+
+
+def out_says_it(kind: str, count: int, first: FirstFailure, seat: SeatOutcome | SeatRecord) -> bool:
+    """Whether a seat's only failure of ``kind`` is the one that put it out (its OUT
+    line already says it)."""
+    return (seat.status == "out" and count == 1 and kind == seat.reason
+            and first.at == seat.at)
 
 
 @dataclass(frozen=True)
@@ -72,6 +103,10 @@ class GameRecord:
 
     def places(self) -> list[int]:
         return [s.place for s in self.seats]
+
+    def fails_run(self, fail_on: str) -> bool:
+        """Whether a seat of a bot directory makes the series exit 1 (``--fail-on``)."""
+        return any(fails_run(s.status, s.failures, s.builtin, fail_on) for s in self.seats)
 
     def to_json(self) -> dict[str, Any]:
         """The game's JSON line (bot-controlled text is left to the JSON encoder)."""
@@ -91,16 +126,28 @@ class GameRecord:
 
 
 class FailureCounter:
-    """Counts each seat's failed decisions by class as the match goes (``on_step``)."""
+    """Counts each seat's failed decisions by class as the match goes (``on_step``),
+    keeping the first of each class; :meth:`settle` adds a seat that failed to start
+    (no step records that)."""
 
     def __init__(self, players: int) -> None:
         self.counts: list[dict[str, int]] = [{} for _ in range(players)]
+        self.first: list[dict[str, FirstFailure]] = [{} for _ in range(players)]
 
     def __call__(self, step: Any, before: Any, after: Any) -> None:
         for move in step.moves:
             if move.seat >= 0 and move.status in FAILURES:
-                per = self.counts[move.seat]
-                per[move.status] = per.get(move.status, 0) + 1
+                self._add(move.seat, move.status, step.index, move.detail)
+
+    def settle(self, seats: Sequence[SeatOutcome]) -> None:
+        for seat in seats:
+            if seat.status == "out" and seat.at is None and seat.reason in FAILURES:
+                self._add(seat.seat, seat.reason, None, seat.detail)
+
+    def _add(self, seat: int, kind: str, at: int | None, detail: str) -> None:
+        per = self.counts[seat]
+        per[kind] = per.get(kind, 0) + 1
+        self.first[seat].setdefault(kind, FirstFailure(at, detail))
 
 
 def play_game(job: GameJob) -> GameRecord:
@@ -108,19 +155,20 @@ def play_game(job: GameJob) -> GameRecord:
 
     configure_cli_logging()  # warnings only, on stderr
     counter = FailureCounter(len(job.bots))
+    spec = MatchSpec.from_job(job.game, job.bots, job.options, job.seed, job.time_control)
     spec = replace(
-        MatchSpec.from_job(job.game, job.bots, job.options, job.seed, job.time_control),
+        spec,
+        bots=[bot if bot.is_builtin or not job.labels else replace(bot, label=job.labels[i])
+              for i, bot in enumerate(spec.bots)],
         sandbox=job.sandbox,
         replay_path=job.replay,
         ponder=job.ponder,
         on_step=counter,
     )
     outcome = play_match(spec)
+    counter.settle(outcome.seats)
     seats = []
     for i, seat in enumerate(outcome.seats):
-        failures = counter.counts[i]
-        if seat.status == "out" and seat.at is None and seat.reason in FAILURES:
-            failures[seat.reason] = failures.get(seat.reason, 0) + 1  # out at start-up
         seats.append(SeatRecord(
             bot=job.ids[i],
             spec=job.bots[i],
@@ -131,7 +179,8 @@ def play_game(job: GameJob) -> GameRecord:
             at=seat.at,
             detail=seat.detail,
             stderr_tail=list(seat.stderr_tail),
-            failures=failures,
+            failures=counter.counts[i],
+            first_failures=counter.first[i],
         ))
     return GameRecord(job, seats, outcome.decisions, outcome.wall_s, outcome.match_id)
 

@@ -7,13 +7,32 @@ import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from ladder.elo import pair_score
-from niwa.series.games import FAILURES, GameRecord
+from niwa.series.games import FAILURES, GameRecord, out_says_it
+from niwa.series.names import shown
 from referee.text import printable
+
+
+def failure_text(kind: str, count: int, at: int | None, detail: str, where: str = "") -> str:
+    """``ILLEGAL x2, first at step 12: index 7 out of range (3 legal actions)``;
+    ``where`` (``in game 3 (seed 5) ``) goes before the step."""
+    when = "start-up" if at is None else f"step {at}"
+    return f"{kind} x{count}, first {where}at {when}: {printable(detail, DETAIL_SHOWN)}"
+
+
+@dataclass(frozen=True)
+class SeriesFailure:
+    """The first failure of a class a bot had in a series (the first reported: games
+    finish out of order)."""
+
+    game: int
+    seed: int
+    at: int | None
+    detail: str
 
 #: How much of a bot's name, a failure detail or a stderr line a line shows.
 NAME_SHOWN = 40
@@ -35,6 +54,18 @@ class BotLine:
     points: float = 0.0
     outs: int = 0
     failures: dict[str, int] = field(default_factory=dict)
+    first_failures: dict[str, SeriesFailure] = field(default_factory=dict)
+
+    def failure_lines(self) -> list[str]:
+        """One line per class of failure: the count and the first one's detail."""
+        out = []
+        for kind in FAILURES:
+            first = self.first_failures.get(kind)
+            if first is not None:
+                where = f"in game {first.game} (seed {first.seed}) "
+                out.append(failure_text(kind, self.failures.get(kind, 0), first.at,
+                                        first.detail, where))
+        return out
 
     def to_json(self) -> dict[str, Any]:
         n = max(self.games, 1)
@@ -46,14 +77,13 @@ class BotLine:
             "mean_score": self.score_sum / n,
             "outs": self.outs,
             "failures": {k: self.failures.get(k, 0) for k in FAILURES},
+            "first_failures": {k: asdict(v) for k, v in self.first_failures.items()},
         }
 
 
 def short(name: str) -> str:
-    """A bot's name for a table column: escaped, and its end kept when too long (the
-    end of a directory's path is what tells two bots apart)."""
-    text = printable(name)
-    return text if len(text) <= NAME_SHOWN else "…" + text[-(NAME_SHOWN - 1):]
+    """A bot's name for a table column (:func:`niwa.series.names.shown`)."""
+    return shown(name, NAME_SHOWN)
 
 
 def points(place: int, places: Sequence[int]) -> float:
@@ -74,10 +104,12 @@ class Standings:
         self.out_shown: set[str] = set()
 
     def add(self, record: GameRecord) -> list[str]:
-        """Count a game; return the notes to print for seats that went OUT (the first
-        time each bot goes out: its reason and the end of its stderr, escaped)."""
+        """Count a game; return the notes to print: a bot's first failure of each
+        class, with its detail, and its first OUT, with the end of its stderr (bot
+        text escaped)."""
         notes: list[str] = []
         places = record.places()
+        job = record.job
         for s in record.seats:
             line = self.lines.setdefault(s.bot, BotLine())
             line.games += 1
@@ -87,6 +119,17 @@ class Standings:
             line.points += points(s.place, places)
             for kind, n in s.failures.items():
                 line.failures[kind] = line.failures.get(kind, 0) + n
+            for kind, first in s.first_failures.items():
+                if kind in line.first_failures:
+                    continue
+                line.first_failures[kind] = SeriesFailure(
+                    job.index, job.seed, first.at, first.detail)
+                if not out_says_it(kind, s.failures.get(kind, 0), first, s):
+                    when = "start-up" if first.at is None else f"step {first.at}"
+                    notes.append(
+                        f"{short(s.bot)}: first {kind} in game {job.index} "
+                        f"(seed {job.seed}) at {when}: {printable(first.detail, DETAIL_SHOWN)}"
+                    )
             if s.status != "out":
                 continue
             line.outs += 1
@@ -95,12 +138,19 @@ class Standings:
             self.out_shown.add(s.bot)
             when = "start-up" if s.at is None else f"step {s.at}"
             notes.append(
-                f"{printable(s.bot, NAME_SHOWN)} OUT in game {record.job.index} (seed "
+                f"{short(s.bot)} OUT in game {record.job.index} (seed "
                 f"{record.job.seed}): {s.reason} at {when}: {printable(s.detail, DETAIL_SHOWN)}"
             )
             tail = [ln for ln in s.stderr_tail if ln.strip()][-STDERR_SHOWN:]
             notes += [f"       | {printable(text, DETAIL_SHOWN)}" for text in tail]
         return notes
+
+    def failure_lines(self) -> list[str]:
+        """Under the table: each bot's failures by class, with the first detail; none
+        when no bot failed."""
+        rows = [f"  {short(bot)}: {text}"
+                for bot, line in self.lines.items() for text in line.failure_lines()]
+        return ["failures (count, and the first reported):", *rows] if rows else []
 
     def table(self) -> list[str]:
         head = f"{'bot':<{NAME_SHOWN}} {'games':>6} {'wins':>5} {'place':>6} {'score':>8}"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from niwa.cli import UsageError
 from niwa.commands.play import build_spec
+from niwa.series.names import bot_names
 from referee.match import BotSpec, MatchSpec, check_bots_play, check_sandbox, load_game
 from referee.sandbox import SandboxUnavailable, bwrap
 
@@ -34,19 +36,47 @@ def check_seating(args: argparse.Namespace, seats: Sequence[str]) -> MatchSpec:
     return spec
 
 
-def parse_bots(texts: Sequence[str]) -> list[str]:
-    """Each ``--bot`` as the spec a worker parses again (a directory made absolute)."""
+def parse_bots(texts: Sequence[str]) -> list[BotSpec]:
+    """Each ``--bot`` parsed (a directory made absolute, its bot.toml read)."""
     out = []
     for text in texts:
         try:
-            out.append(str(BotSpec.parse(text)))
+            out.append(BotSpec.parse(text))
         except ValueError as e:  # an unknown built-in, or a bot.toml's own error
             raise UsageError(str(e)) from None
     return out
 
 
+@dataclass(frozen=True)
+class Entrants:
+    """A series' bots: ``ids`` (the given bots) and ``field_ids`` are the names its
+    tables and JSON use (:func:`labels` of the display names); ``spec`` maps each to
+    the text a worker parses again, ``name`` to its display name (for replays)."""
+
+    ids: list[str]
+    field_ids: list[str]
+    spec: dict[str, str]
+    name: dict[str, str]
+
+
+def entrants(bots: Sequence[str], field: Sequence[str] = ()) -> Entrants:
+    """The ``--bot`` and ``--field`` texts as a series' entrants, named as their
+    authors name them (:func:`niwa.series.names.bot_names`, over both lists at once:
+    a field bot may share a ``name@version`` with a given one)."""
+    specs = parse_bots([*bots, *field])
+    names = bot_names(specs)
+    ids = labels(names[: len(bots)])
+    field_ids = labels(names[len(bots) :], suffix=" (field)")
+    every = ids + field_ids
+    return Entrants(
+        ids, field_ids,
+        spec=dict(zip(every, map(str, specs), strict=True)),
+        name=dict(zip(every, names, strict=True)),
+    )  # fmt: skip
+
+
 def labels(texts: Sequence[str], suffix: str = "") -> list[str]:
-    """A distinct name per bot as given (a repeated one gets #2, #3, ...)."""
+    """A distinct name per bot (a repeated one gets #2, #3, ...)."""
     seen: dict[str, int] = {}
     out = []
     for text in texts:

@@ -12,7 +12,16 @@ import trio
 
 from bots.builtin import UnknownBuiltin, create
 from bots.manifest import ManifestError, load
-from bots.sdk import DEBUG_LIMIT, GameStart, Reply, Turn, as_reply, cut_debug
+from bots.sdk import (
+    DEBUG_LIMIT,
+    ERROR_LIMIT,
+    GameStart,
+    Reply,
+    Turn,
+    as_reply,
+    cut_debug,
+    exception_line,
+)
 from bots.server import _Servicer
 from niwa_proto.v1 import bot_pb2
 from referee.players import Question
@@ -72,6 +81,17 @@ def test_longer_debug_text_is_cut_to_the_limit_with_a_marker() -> None:
     assert len(cut.encode()) <= DEBUG_LIMIT
     assert cut.startswith("é" * 900)
     assert cut.endswith(f" [debug cut at {DEBUG_LIMIT} bytes: 200000 sent]")
+
+
+def test_an_exception_is_sent_as_its_type_and_message() -> None:
+    assert exception_line(ValueError("bad index")) == "ValueError: bad index"
+    assert exception_line(KeyError()) == "KeyError"
+
+
+def test_an_exception_s_line_is_one_line_within_the_limit() -> None:
+    line = exception_line(RuntimeError("first\nsecond " + "x" * 10_000))
+    assert line.startswith("RuntimeError: first second xxx") and "\n" not in line
+    assert len(line) == ERROR_LIMIT and line.endswith("…")
 
 
 def test_turn_randomness_repeats_for_the_same_question() -> None:

@@ -169,6 +169,31 @@ def test_a_bot_that_crashes_mid_match_is_out_with_its_stderr(tmp_path: Path) -> 
     assert_contained(outcome, replay)
 
 
+def test_an_exception_in_act_is_a_crash_named_in_the_detail_with_its_traceback(
+    tmp_path: Path,
+) -> None:
+    outcome, replay = run_against_randoms(hostile_bot(tmp_path, "raise", "2"), tmp_path)
+    seat = outcome.seats[0]
+    statuses = [s for s, _, _ in moves_of(replay, 0)]
+    assert statuses[:2] == ["OK", "CRASHED"] and set(statuses[2:]) == {"OUT"}
+    assert (seat.status, seat.reason) == ("out", "CRASHED")
+    assert seat.detail.startswith("Act: your code raised ValueError: bad index ")
+    assert moves_of(replay, 0)[1][2] == seat.detail
+    tail = "\n".join(seat.stderr_tail)
+    assert "Traceback (most recent call last)" in tail and 'raise ValueError(f"bad index' in tail
+    assert replay.result is not None and replay.result.seats[0].stderr_tail == seat.stderr_tail
+    assert_contained(outcome, replay)
+
+
+def test_an_exception_in_start_is_a_crash_at_start_up(tmp_path: Path) -> None:
+    outcome, replay = run_against_randoms(hostile_bot(tmp_path, "raise-start"), tmp_path)
+    seat = outcome.seats[0]
+    assert (seat.status, seat.reason, seat.at) == ("out", "CRASHED", None)
+    assert seat.detail == "Start: your code raised RuntimeError: no weights file"
+    assert "RuntimeError: no weights file" in seat.stderr_tail
+    assert_contained(outcome, replay)
+
+
 def test_a_bot_that_stops_serving_but_lives_on_is_disconnected(tmp_path: Path) -> None:
     # it stops serving while asked its second question, and lives on (ponder: it is
     # never frozen, so nothing but the lost server keeps it from answering)

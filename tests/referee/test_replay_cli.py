@@ -134,3 +134,19 @@ def test_ask_with_a_bot_that_answers_otherwise_exits_1_and_shows_its_debug_text(
     assert now[1:4] == [f"        debug| decision {at}", "        debug| \\x1b[31mred",
                         "        debug| ddd"]
     assert now[4] == "different answer"
+
+
+def test_ask_with_a_bot_that_raises_prints_its_traceback_and_exits_1(
+    blossom_replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tmp_path.chmod(0o755)
+    bot = hostile_bot(tmp_path, "raise", "1")  # raises ValueError at its first Act
+    at, _ = first_step_not_answered_0(blossom_replay)
+    argv = ["replay", "ask", str(blossom_replay), "--at", str(at), "--bot", str(bot)]
+    assert main(argv) == 1
+    now = capsys.readouterr().out.split("\nnow:      ", 1)[1].split("\ndifferent answer")[0]
+    first, *traceback = now.splitlines()
+    assert first.startswith("CRASHED: Act: your code raised ValueError: bad index ")
+    assert traceback[0] == "        | Traceback (most recent call last):"
+    assert '        |     raise ValueError(f"bad index {len(turn.legal_actions)}")' in traceback
+    assert traceback[-1].startswith("        | ValueError: bad index ")

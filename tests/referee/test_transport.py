@@ -303,6 +303,19 @@ def test_a_status_from_the_server_keeps_the_connection(tmp_path: Path) -> None:
     client.close()
 
 
+def test_an_http_error_without_a_grpc_status_is_a_status_not_a_raised_handler(
+    tmp_path: Path,
+) -> None:
+    async def http_500(server: Server, sid: int) -> None:
+        server.h2.send_headers(sid, [(b":status", b"500")], end_stream=True)
+        await server.flush()
+
+    client, outcome = call_with(http_500, tmp_path)
+    assert isinstance(outcome, CallError)
+    assert (outcome.end, outcome.details) == (CallEnd.STATUS, "HTTP status 500")
+    client.close()
+
+
 def test_a_reset_stream_is_the_servers_cancellation(tmp_path: Path) -> None:
     async def resets(server: Server, sid: int) -> None:
         server.h2.reset_stream(sid, h2.errors.ErrorCodes.CANCEL)
@@ -375,6 +388,7 @@ def test_nothing_listening_is_a_broken_call(tmp_path: Path) -> None:
         (grpc.StatusCode.UNAVAILABLE, "going away", CallEnd.BROKEN),
         (grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot's own quota", CallEnd.STATUS),
         (grpc.StatusCode.INTERNAL, "boom", CallEnd.STATUS),
+        (grpc.StatusCode.UNKNOWN, "ValueError: bad index", CallEnd.RAISED),
     ],
 )
 def test_each_grpc_status_maps_to_how_the_call_ended(

@@ -84,9 +84,9 @@ def test_a_bot_directory_that_goes_out_makes_exit_code_1_and_shows_its_stderr(
     assert printed.count("OUT in game") == 1  # the first time only
     assert "CRASHED at start-up" in printed
     assert "       | ModuleNotFoundError: No module named 'numpyy'" in printed
-    row = next(line for line in printed.splitlines() if line.startswith("…"))
-    assert row.split()[0].endswith("/crashy")
-    assert row.split()[1:3] == ["2", "0"]  # 2 games, no wins
+    *_, row = (line for line in printed.splitlines() if line.startswith("crashy@1 "))
+    assert row.split()[1:3] == ["2", "0"]  # in the table: 2 games, no wins
+    assert "  crashy@1: CRASHED x2, first in game " in printed
 
 
 @pytest.mark.parametrize(

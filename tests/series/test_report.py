@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from niwa.series.games import GameJob, GameRecord, SeatRecord
+from niwa.series.games import FirstFailure, GameJob, GameRecord, SeatRecord
 from niwa.series.headtohead import HeadToHead, a_score
 from niwa.series.report import Live, Standings, points
 from niwa.series.stats import Sprt
@@ -59,6 +59,36 @@ def test_an_out_seat_is_noted_once_per_bot_with_its_stderr_escaped() -> None:
     assert notes[-1] == "       | ImportError: no \\x1b[31mnumpy"
     assert standings.add(record([1, 0], ("A", "B"), A="CRASHED")) == []
     assert standings.lines["A"].failures == {"CRASHED": 2} and standings.lines["A"].outs == 2
+
+
+def illegal_once(index: int, at: int, detail: str) -> GameRecord:
+    """A game where bot A answered illegally once (and stayed in)."""
+    job = GameJob(index, "blossom", ("/bots/a", "builtin:x"), ("A", "B"), 5 + index, "1s+1s")
+    seats = [
+        SeatRecord("A", "/bots/a", 0, 10.0, "ok", failures={"ILLEGAL": 1},
+                   first_failures={"ILLEGAL": FirstFailure(at, detail)}),
+        SeatRecord("B", "builtin:x", 1, 9.0, "ok"),
+    ]
+    return GameRecord(job, seats, 10, 0.1, "m1")
+
+
+def test_a_bots_first_failure_of_a_class_is_noted_once_with_its_detail_escaped() -> None:
+    standings = Standings(["A", "B"])
+    notes = standings.add(illegal_once(0, 12, "index 9 out of range \x1b[2J"))
+    assert notes == ["A: first ILLEGAL in game 0 (seed 5) at step 12: "
+                     "index 9 out of range \\x1b[2J"]
+    assert standings.add(illegal_once(1, 3, "another")) == []
+
+
+def test_the_failure_lines_count_each_class_and_keep_the_first_detail() -> None:
+    standings = Standings(["A", "B"])
+    standings.add(illegal_once(0, 12, "first one"))
+    standings.add(illegal_once(1, 3, "second one"))
+    assert standings.failure_lines() == [
+        "failures (count, and the first reported):",
+        "  A: ILLEGAL x2, first in game 0 (seed 5) at step 12: first one",
+    ]
+    assert Standings(["A"]).failure_lines() == []
 
 
 def test_the_live_table_is_redrawn_in_place_on_a_terminal() -> None:

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from bots.sdk import SOCKET_ENV, Reply, Turn, serve
+from bots.sdk import SOCKET_ENV, GameStart, Reply, Turn, serve
 
 BEHAVIOUR = sys.argv[1]
 ARGS = sys.argv[2:]
@@ -182,6 +182,10 @@ class Hostile:
     def __init__(self) -> None:
         self.calls = 0
 
+    def start(self, game: GameStart) -> None:
+        if BEHAVIOUR == "raise-start":
+            raise RuntimeError("no weights file")
+
     def act(self, turn: Turn) -> int | Reply:
         self.calls += 1
         if BEHAVIOUR == "sleep":
@@ -200,9 +204,13 @@ class Hostile:
         if BEHAVIOUR == "debug":  # ARGS[0] bytes of debug text, on several lines
             text = f"decision {turn.decision}\n\x1b[31mred\n" + "d" * int(ARGS[0])
             return Reply(index=0, note="with debug", debug=text)
+        if BEHAVIOUR == "raise" and self.calls == int(ARGS[0]):  # at the ARGS[0]-th call
+            raise ValueError(f"bad index {len(turn.legal_actions)}")
         if BEHAVIOUR == "segfault":
             os.kill(os.getpid(), signal.SIGSEGV)
         if BEHAVIOUR == "illegal":
+            return Reply(action={"no such": "action"})
+        if BEHAVIOUR == "illegal-at" and self.calls == int(ARGS[0]):  # once, legal otherwise
             return Reply(action={"no such": "action"})
         if BEHAVIOUR == "out-of-range":
             return len(turn.legal_actions)
