@@ -27,7 +27,7 @@ pytest.importorskip("ray", reason="the Ray executor's tests need Ray: pip instal
 
 from ladder import ray_executor
 from ladder.ray_executor import Expected, niwa_version, node_problem
-from tests.ladder.ray_cluster import Cluster
+from tests.ladder.ray_cluster import Cluster, refresh_ray_config
 
 pytestmark = pytest.mark.skipif(
     not Path("/usr/bin/bwrap").exists(), reason="sandboxed bots need bubblewrap"
@@ -36,10 +36,12 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """The cluster, this process its driver (with its token) for the module's tests."""
     made = Cluster(tmp_path_factory.mktemp("ray"))
     try:
         made.start()
-        yield made
+        with made.driver():
+            yield made
     finally:
         made.stop()
 
@@ -188,6 +190,23 @@ def test_matches_run_on_both_nodes_and_a_killed_node_loses_and_doubles_nothing(
     assert all(len(found) == 1 for found in nodes.values())  # each result came back once
     assert_counted_once(store, final)
     store.close()
+
+
+def test_a_runner_without_the_clusters_token_is_refused_saying_how_to_give_it(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    monkeypatch.delenv("RAY_AUTH_TOKEN_PATH")
+    refresh_ray_config()
+    try:
+        with pytest.raises(ConnectionError, match=re.escape(
+            f"the Ray cluster at {cluster.address} wants its token and this process has none "
+            "or another: set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN_PATH="
+        )):  # fmt: skip
+            ray_executor.RayExecutor(cluster.address, "warning", lambda digest: b"")
+    finally:
+        monkeypatch.undo()
+        refresh_ray_config()
 
 
 def test_a_node_with_another_niwa_version_refuses_matches() -> None:
