@@ -23,7 +23,7 @@ from referee.process_player import (
     ProcessPlayer,
 )
 from referee.replay import Step, read
-from tests.referee.sandboxing import hostile_bot, moves_of, run_against_randoms
+from tests.referee.sandboxing import cgroups_named, hostile_bot, moves_of, run_against_randoms
 from tests.referee.test_hostile_bots import assert_contained
 from tests.referee.toy import GAME
 
@@ -37,20 +37,12 @@ pytestmark = pytest.mark.skipif(
 
 
 def group_of(match_id: str, seat: int, hierarchy: Path) -> Path:
-    (found,) = [p for p in hierarchy.glob(f"**/niwa-{match_id}-{seat}-*") if p.is_dir()]
+    (found,) = cgroups_named(f"niwa-{match_id}-{seat}-*", hierarchy)
     return found
 
 
 def usage_s(match_id: str, seat: int) -> float:
     return int((group_of(match_id, seat, ACCT) / "cpuacct.usage").read_text()) / 1e9
-
-
-def wait_until(condition: object, what: str) -> None:
-    give_up = time.monotonic() + 10
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > give_up:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.01)
 
 
 def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
@@ -130,10 +122,9 @@ def test_an_idle_bot_is_frozen_and_uses_no_cpu_between_its_turns(tmp_path: Path)
 def test_with_ponder_an_idle_bot_keeps_running_between_its_turns(tmp_path: Path) -> None:
     state, used = cpu_across_a_pause(tmp_path, ponder=True)
     assert state == "THAWED"
-    # It runs (a frozen bot gets exactly 0): 5 % of a core over the 0.2 s window, which a
-    # busy two-core machine still gives it (0.037-0.047 s was seen at load 15-18, where
-    # the earlier bound of 0.05 s failed).
-    assert used > 0.01
+    # It ran in the window: a frozen bot gets exactly 0, a thawed one some CPU however
+    # busy the machine (how much depends on the load: no bound on it here).
+    assert used > 0
 
 
 def flood_match(

@@ -37,6 +37,7 @@ from referee.transport import (
     json_depth,
     reply_from_proto,
 )
+from tests.polling import PATIENCE_S
 
 LIMIT = 64 << 10  # the receive limit of the clients here
 START = GameStart("toy", "toy@1", 0, 2, {}, 1000, 1000, 7)
@@ -105,7 +106,9 @@ async def answers(server: Server, sid: int) -> None:
     await server.trailers(sid)
 
 
-def call_with(script: Script, tmp_path: Path, calls: int = 1, timeout_s: float = 5.0) -> Any:
+def call_with(
+    script: Script, tmp_path: Path, calls: int = 1, timeout_s: float = PATIENCE_S
+) -> Any:
     """Serve ``script`` on a Unix socket and make ``calls`` Start calls; the client and
     the last outcome (a reply's name, or the exception)."""
     path = str(tmp_path / "bot.sock")
