@@ -512,7 +512,7 @@ class _Stalls(bot_pb2_grpc.BotServicer):
     def Act(self, request: Any, context: grpc.ServicerContext) -> Any:
         context.add_callback(self.ended.set)
         self.asked.set()
-        self.ended.wait(30)
+        self.ended.wait(PATIENCE_S)
         return bot_pb2.ActReply(index=0)
 
 
@@ -528,12 +528,12 @@ def test_a_cancelled_ask_ends_its_call_at_the_bot(tmp_path: Path) -> None:
     async def ask_then_give_up() -> None:
         async with trio.open_nursery() as nursery:  # the match's nursery, in small
             nursery.start_soon(client.act, question, 30.0)
-            await trio.to_thread.run_sync(stalls.asked.wait, 10)
+            await trio.to_thread.run_sync(stalls.asked.wait, PATIENCE_S)
             nursery.cancel_scope.cancel()
 
     try:
         trio.run(ask_then_give_up)
-        assert stalls.ended.wait(10), "the bot's side never saw its call end"
+        assert stalls.ended.wait(PATIENCE_S), "the bot's side never saw its call end"
         assert not client.serving()  # the connection went with the call
     finally:
         client.close()
