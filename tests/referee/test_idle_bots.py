@@ -4,6 +4,7 @@ ponder), and a bot flooding its pipes costs the referee a bounded number of byte
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,8 @@ def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
     freezer state once seat 0 has been idle past FREEZE_AFTER_S (and, unless it may
     ponder, frozen), and the CPU it used over the next 0.2 s. A window that a turn of
     seat 0 overlapped is measured again."""
-    match_id = f"idle{'ponder' if ponder else 'frozen'}{time.monotonic_ns() % 10**6}"
+    # Unique on the machine: its groups are found by this name, beside other runs'.
+    match_id = f"idle{'ponder' if ponder else 'frozen'}{uuid.uuid4().hex[:8]}"
     answered = trio.Event()  # seat 0 alone answered: seat 1's 800 ms nap comes next
     decisions = 0  # decision steps so far: one during a window means a turn came
     measured: list[tuple[str, float]] = []
