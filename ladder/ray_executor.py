@@ -35,7 +35,7 @@ from typing import Any
 
 import ray
 import structlog
-from ray.exceptions import RayTaskError
+from ray.exceptions import AuthenticationError, RayTaskError
 
 import engine
 from ladder import archive, logs
@@ -177,6 +177,21 @@ def play(job: Job, expected: Expected, archives: list[tuple[str, Any]]) -> Playe
 # -- on the runner -------------------------------------------------------------------
 
 
+def connect_problem(address: str, error: Exception) -> str:
+    """Why this process could not join the Ray cluster at ``address``, and the fix."""
+    where = address or "this machine"
+    # Ray reports a refused token as a failed connection; the cause names it.
+    if isinstance(error, AuthenticationError) or "InvalidAuthToken" in str(error.__cause__):
+        return (
+            f"the Ray cluster at {where} wants its token and this process has none or "
+            "another: set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN_PATH=<the cluster's token "
+            "file> where it runs (docs/deploy.md, Ray)"
+        )
+    return (
+        f"no Ray cluster at {where}: start one (ray start --head) or pass --ray-address ({error})"
+    )
+
+
 class RayExecutor:
     """Submits each job as a Ray task (one CPU); see the module's doc."""
 
@@ -189,11 +204,8 @@ class RayExecutor:
                 address=address or "auto", namespace="niwa", log_to_driver=False,
                 configure_logging=False,
             )  # fmt: skip
-        except ConnectionError as e:
-            raise ConnectionError(
-                f"no Ray cluster at {address or 'this machine'}: start one (ray start "
-                f"--head) or pass --ray-address ({e})"
-            ) from None
+        except (ConnectionError, AuthenticationError) as e:
+            raise ConnectionError(connect_problem(address, e)) from None
         self._task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(
             play
         )

@@ -57,14 +57,15 @@ class Server:
         options = f"-k {self.socket_dir} -c listen_addresses='' -c max_connections=200"
         if not durable:  # a test server's data lives as long as the session
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        # -t: how long pg_ctl waits for the server, generous for a busy machine
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
-                  "-o", options, "-w", "-t", "60", "start")  # fmt: skip
+                  "-o", options, "-w", "-t", "300", "start")  # fmt: skip
 
     def _run(self, program: str, *args: str) -> None:
         argv = [str(self.bin_dir / program), *args]
         if self._as_root:
             argv = ["runuser", "-u", "postgres", "--", *argv]
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"{program} failed: {(done.stderr or done.stdout)[-2000:]}")
 

@@ -18,6 +18,7 @@ import statistics
 import ray
 
 from ladder import executors
+from ladder.ray_executor import connect_problem
 from niwa.cli import UsageError
 from niwa.commands.bench import text_out, write_json
 from niwa.commands.bench_ladder import Played, play
@@ -26,8 +27,8 @@ from niwa.commands.bench_ladder import Played, play
 def cluster_cpus(address: str) -> int:
     try:
         ray.init(address=address or "auto", log_to_driver=False, configure_logging=False)
-    except ConnectionError as e:
-        raise UsageError(f"no Ray cluster at {address or 'this machine'}: {e}") from None
+    except (ConnectionError, ray.exceptions.AuthenticationError) as e:
+        raise UsageError(connect_problem(address, e)) from None
     try:
         return int(ray.cluster_resources().get("CPU", 0))
     finally:

@@ -7,26 +7,39 @@ Both listen on 127.0.0.2: Ray turns 127.0.0.1 into the machine's outward address
 these tests keep every byte on the loopback. Every process ``ray start`` leaves runs in
 the process group of that ``ray start`` (its own session), which is how they are
 stopped: by group id, nothing else on the machine is touched.
+
+The cluster owns all its Ray state: a private HOME (Ray reads ``~/.ray/auth_token``
+there), its own temp dir (``/tmp/ray`` holds other sessions), no ``RAY_*`` variable
+inherited from the caller, and token authentication switched on explicitly
+(``RAY_AUTH_MODE=token``) with a token it generates, given to both nodes and, through
+:meth:`Cluster.driver`, to this process when it connects. A token left by an earlier
+``ray.init()`` on the machine would otherwise switch the head alone to token mode and
+lock the second node out.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 HOST = "127.0.0.2"
-#: How fast the head declares a silent node dead (Ray's defaults take about 30 s).
+#: How fast the head declares a silent node dead (Ray's defaults take about 30 s): after
+#: five missed checks of 3 s each, which a live raylet on a busy machine still answers.
 FAST_HEALTH = {
     "RAY_health_check_period_ms": "1000",
-    "RAY_health_check_timeout_ms": "1000",
-    "RAY_health_check_failure_threshold": "3",
+    "RAY_health_check_timeout_ms": "3000",
+    "RAY_health_check_failure_threshold": "5",
 }
 
 
@@ -40,6 +53,15 @@ def ray_command() -> str:
     return str(Path(sys.executable).with_name("ray"))
 
 
+def refresh_ray_config() -> None:
+    """Make this process's Ray read its RAY_* variables again: it reads them once, on
+    import, and caches the token it loaded."""
+    from ray._raylet import AuthenticationTokenLoader, Config
+
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
+
+
 @dataclass
 class Cluster:
     root: Path
@@ -47,7 +69,18 @@ class Cluster:
     groups: list[int] = field(default_factory=list)  # process group of each `ray start`
     node_b_port: int = 0  # the second node's raylet, found by its port
 
+    @property
+    def token_file(self) -> Path:
+        return self.root / "auth_token"
+
+    def auth_env(self) -> dict[str, str]:
+        """The variables that give a Ray process this cluster's token."""
+        return {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(self.token_file)}
+
     def start(self) -> None:
+        self.token_file.touch(mode=0o600)
+        self.token_file.write_text(secrets.token_hex(32))
+        (self.root / "home").mkdir()
         port = free_port()
         self.address = f"{HOST}:{port}"
         self._ray_start("node-a", "--head", f"--port={port}", '--resources={"node_a": 1}',
@@ -55,11 +88,13 @@ class Cluster:
                         f"--temp-dir={self.root / 'ray'}")  # fmt: skip
         self.node_b_port = free_port()
         self._ray_start("node-b", f"--address={self.address}", '--resources={"node_b": 1}',
-                        f"--node-manager-port={self.node_b_port}")  # fmt: skip
+                        f"--node-manager-port={self.node_b_port}",
+                        f"--temp-dir={self.root / 'ray'}")  # fmt: skip
 
     def _ray_start(self, name: str, *args: str) -> None:
-        env = {**os.environ, **FAST_HEALTH, "NIWA_NODE": name,
-               "NIWA_NODE_CACHE": str(self.root / f"cache-{name}")}  # fmt: skip
+        inherited = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+        env = {**inherited, **FAST_HEALTH, **self.auth_env(), "HOME": str(self.root / "home"),
+               "NIWA_NODE": name, "NIWA_NODE_CACHE": str(self.root / f"cache-{name}")}  # fmt: skip
         proc = subprocess.Popen(
             [ray_command(), "start", *args, f"--node-ip-address={HOST}", "--num-cpus=1",
              "--disable-usage-stats"],
@@ -67,9 +102,25 @@ class Cluster:
             start_new_session=True,
         )  # fmt: skip
         self.groups.append(proc.pid)
-        out, _ = proc.communicate(timeout=180)
+        out, _ = proc.communicate(timeout=600)  # a busy machine slows Ray's start a lot
         if proc.returncode != 0:
             raise RuntimeError(f"ray start ({name}) failed:\n{out[-3000:]}")
+
+    @contextlib.contextmanager
+    def driver(self) -> Iterator[None]:
+        """This process, while inside, connects to the cluster as its drivers must: with
+        the cluster's token and no other RAY_* variable of the caller's."""
+        with pytest.MonkeyPatch.context() as patch:
+            for name in [k for k in os.environ if k.startswith("RAY_")]:
+                patch.delenv(name)
+            for name, value in self.auth_env().items():
+                patch.setenv(name, value)
+            refresh_ray_config()
+            try:
+                yield
+            finally:
+                patch.undo()
+                refresh_ray_config()
 
     def kill_node_b(self) -> None:
         """SIGKILL the second node's raylet (its workers and their bots go with it)."""
@@ -90,4 +141,11 @@ class Cluster:
         for group in self.groups:
             with contextlib.suppress(ProcessLookupError):  # every process already ended
                 os.killpg(group, signal.SIGKILL)
-        time.sleep(0.5)
+        for group in self.groups:  # gone before the temp dirs are: poll, however slow
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                try:
+                    os.killpg(group, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.1)

@@ -6,16 +6,10 @@ import os
 import re
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
-T = TypeVar("T")
-
-#: How long a test waits for the ladder to reach a state before giving up (a guard
-#: against hanging, not a speed requirement).
-PATIENCE_S = 120.0
+from tests.polling import PATIENCE_S as PATIENCE_S  # where the ladder tests import them
+from tests.polling import wait_for as wait_for
 
 
 def start_ladder(db: Path | str, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
@@ -45,18 +39,6 @@ def printed_address(proc: subprocess.Popen[str], pattern: str, log: Path) -> str
         proc.kill()
         raise AssertionError(f"expected {pattern!r}, got {line!r}; log:\n{log.read_text()}")
     return found.group(1)
-
-
-def wait_for(what: str, probe: Callable[[], T | None]) -> T:
-    """Poll ``probe`` until it returns something other than None (or False)."""
-    deadline = time.monotonic() + PATIENCE_S
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.2)
 
 
 def children(pid: int) -> set[int]:

@@ -18,10 +18,11 @@ from ladder.views import BotListing
 from niwa_proto.v1 import ladder_pb2 as pb
 from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 from tests.ladder.serving import start_ladder, wait_for
+from tests.polling import PATIENCE_S
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
-#: A guard against a hang, far above what any answer takes.
-DEADLINE_S = 30.0
+#: A guard against a hang, far above what any answer takes, even on a busy machine.
+DEADLINE_S = PATIENCE_S
 SUBMIT = "/niwa.v1.Ladder/SubmitBot"
 
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,16 @@ from ladder.store import ACTIVE, DONE, RUNNING, Store
 from referee.cgroups import LimitsUnavailable
 from tests.ladder.test_crash import assert_counted_once, snapshot, three_random_bots
 from tests.ladder.tiny_bots import QUICK, write_bot
+from tests.polling import wait_for
 
 pytest.importorskip("ray", reason="the Ray executor's tests need Ray: pip install 'niwa[ray]'")
 
 from ladder import ray_executor
 from ladder.ray_executor import Expected, niwa_version, node_problem
-from tests.ladder.ray_cluster import Cluster
+from tests.ladder.ray_cluster import Cluster, refresh_ray_config
+
+#: Matches on Ray start slowly on a busy machine (a worker process per task at first).
+RAY_PATIENCE_S = 600.0
 
 pytestmark = pytest.mark.skipif(
     not Path("/usr/bin/bwrap").exists(), reason="sandboxed bots need bubblewrap"
@@ -36,10 +39,12 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """The cluster, this process its driver (with its token) for the module's tests."""
     made = Cluster(tmp_path_factory.mktemp("ray"))
     try:
         made.start()
-        yield made
+        with made.driver():
+            yield made
     finally:
         made.stop()
 
@@ -74,13 +79,6 @@ def ran_on(events: list[dict[str, Any]]) -> dict[int, list[str]]:
         if e["event"] == "match_ran":
             nodes.setdefault(e["match"], []).append(e["ran_on"])
     return nodes
-
-
-def wait_for(what: str, done: Callable[[], bool], seconds: float = 240.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 #: Replay fields that measure time (a clock's bank too): they differ from run to run.
@@ -136,7 +134,7 @@ def test_a_submitted_bot_reaches_a_node_by_its_hash(cluster: Cluster, tmp_path: 
     )
     runner.start()
     try:
-        wait_for("the validation match", lambda: store.bot(bot.id).status == ACTIVE)
+        wait_for("the validation match", lambda: store.bot(bot.id).status == ACTIVE, RAY_PATIENCE_S)
     finally:
         stop.set()
         runner.join()
@@ -176,10 +174,10 @@ def test_matches_run_on_both_nodes_and_a_killed_node_loses_and_doubles_nothing(
         # Kill node-b while it plays: after a few of its matches, with one running.
         wait_for("three matches on node-b", lambda: sum(
             n == ["node-b"] for n in ran_on(logged).values()
-        ) >= 3)  # fmt: skip
+        ) >= 3, RAY_PATIENCE_S)  # fmt: skip
         cluster.kill_node_b()
     finally:
-        runner.join(timeout=600)
+        runner.join(timeout=RAY_PATIENCE_S)
     assert not runner.is_alive()
     nodes = ran_on(logged)
     assert {n for found in nodes.values() for n in found} == {"node-a", "node-b"}
@@ -188,6 +186,23 @@ def test_matches_run_on_both_nodes_and_a_killed_node_loses_and_doubles_nothing(
     assert all(len(found) == 1 for found in nodes.values())  # each result came back once
     assert_counted_once(store, final)
     store.close()
+
+
+def test_a_runner_without_the_clusters_token_is_refused_saying_how_to_give_it(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    monkeypatch.delenv("RAY_AUTH_TOKEN_PATH")
+    refresh_ray_config()
+    try:
+        with pytest.raises(ConnectionError, match=re.escape(
+            f"the Ray cluster at {cluster.address} wants its token and this process has none "
+            "or another: set RAY_AUTH_MODE=token and RAY_AUTH_TOKEN_PATH="
+        )):  # fmt: skip
+            ray_executor.RayExecutor(cluster.address, "warning", lambda digest: b"")
+    finally:
+        monkeypatch.undo()
+        refresh_ray_config()
 
 
 def test_a_node_with_another_niwa_version_refuses_matches() -> None:

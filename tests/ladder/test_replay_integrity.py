@@ -23,6 +23,7 @@ from ladder.store import ACTIVE, Finished, SeatResult, Store
 from niwa.cli import main
 from niwa_proto.v1 import ladder_pb2 as pb
 from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
+from tests.polling import PATIENCE_S
 
 REPLAY = b'{"header": "a replay"}\n{"move": 1}\n'
 
@@ -62,7 +63,8 @@ def address(store: Store, tmp_path: Path) -> Iterator[str]:
 def get_replay(address: str, match_id: int) -> pb.Replay:
     channel, stub = client.connect(address)
     with channel:
-        reply: pb.Replay = stub.GetReplay(pb.GetReplayRequest(match_id=match_id), timeout=30)
+        request = pb.GetReplayRequest(match_id=match_id)
+        reply: pb.Replay = stub.GetReplay(request, timeout=PATIENCE_S)
     return reply
 
 
@@ -170,7 +172,7 @@ def test_a_replay_printed_to_a_terminal_has_its_control_characters_escaped(
     db = str(tmp_path / "ladder.db")
     run = subprocess.run(
         [sys.executable, "-m", "niwa", "ladder", "replay", str(match_id), "--db", db],
-        stdout=follower, stderr=subprocess.PIPE, timeout=60, check=False,
+        stdout=follower, stderr=subprocess.PIPE, timeout=PATIENCE_S, check=False,
     )
     os.close(follower)
     shown = b""

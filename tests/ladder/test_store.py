@@ -26,6 +26,7 @@ from ladder.store import (
     Store,
     StoreError,
 )
+from tests.polling import PATIENCE_S
 from tests.postgres import Server
 
 
@@ -280,7 +281,7 @@ def test_a_postgres_url_without_psycopg_names_the_extra_to_install() -> None:
         "except DatabaseError as e:\n    print(e)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=PATIENCE_S
     )
     assert "pip install 'niwa[postgres]'" in done.stdout
 

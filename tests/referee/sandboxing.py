@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import shutil
@@ -93,8 +94,18 @@ def leftover_processes(match_id: str) -> list[int]:
     return found
 
 
+def cgroups_named(pattern: str, top: Path = Path("/sys/fs/cgroup")) -> list[Path]:
+    """The cgroups under ``top`` whose name matches ``pattern`` (fnmatch). Other
+    matches' groups come and go while this walks: one that vanishes is skipped (where a
+    recursive glob raises FileNotFoundError; os.walk ignores a folder it cannot list)."""
+    found = []
+    for parent, names, _ in os.walk(top):
+        found += [Path(parent, name) for name in names if fnmatch.fnmatchcase(name, pattern)]
+    return found
+
+
 def leftover_cgroups(match_id: str) -> list[Path]:
-    return [p for p in Path("/sys/fs/cgroup").glob(f"**/niwa-{match_id}-*") if p.is_dir()]
+    return cgroups_named(f"niwa-{match_id}-*")
 
 
 def moves_of(replay: Replay, seat: int) -> list[tuple[str, str, str]]:

@@ -12,6 +12,7 @@ import trio
 
 from referee.clock import TimeControl
 from referee.match import BotSpec, Limits, MatchSpec, run_match
+from tests.polling import PATIENCE_S
 from tests.referee.sandboxing import hostile_bot, leftover_cgroups, leftover_processes
 from tests.referee.toy import GAME
 
@@ -35,7 +36,7 @@ def test_a_match_cancelled_mid_decision_stops_and_reaps_every_bot(tmp_path: Path
         # 1 s after any step seat 0 is in the middle of an Act call.
         started = trio.Event()
         spec_with_hook = dataclasses.replace(spec, on_step=lambda *_: started.set())
-        with trio.fail_after(30), trio.CancelScope() as scope:  # the bug was a hang
+        with trio.fail_after(PATIENCE_S), trio.CancelScope() as scope:  # the bug was a hang
             async with trio.open_nursery() as nursery:
 
                 async def cancel_later() -> None:

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +25,7 @@ from referee.cgroups import (
     probe,
 )
 from referee.sandbox import Limits
+from tests.polling import wait_for
 
 SPIN = [sys.executable, "-c", "while True: pass"]
 SPIN_WITH_CHILD = [
@@ -34,14 +35,6 @@ SPIN_WITH_CHILD = [
 ]  # fmt: skip
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making cgroups needs root here")
-
-
-def wait_until(condition: Callable[[], bool], what: str, limit_s: float = 10.0) -> None:
-    give_up = time.monotonic() + limit_s
-    while not condition():
-        if time.monotonic() > give_up:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.01)
 
 
 def spawn_in(group: Cgroup, argv: list[str]) -> subprocess.Popen[bytes]:
@@ -54,15 +47,15 @@ def assert_frozen_then_thawed(group: Cgroup) -> None:
     """A spinning group: its CPU stops growing while frozen, grows again once thawed."""
     start = group.cpu_seconds()
     assert start is not None
-    wait_until(lambda: (group.cpu_seconds() or 0) > start, "the spinner used CPU")
+    wait_for("the spinner used CPU", lambda: (group.cpu_seconds() or 0) > start, every=0.01)
     group.freeze()
-    wait_until(group.frozen, "the group froze")
+    wait_for("the group froze", group.frozen, every=0.01)
     frozen_at = group.cpu_seconds()
     time.sleep(0.3)
     assert group.cpu_seconds() == frozen_at
     group.thaw()
     assert not group.frozen()
-    wait_until(lambda: (group.cpu_seconds() or 0) > (frozen_at or 0), "it ran again")
+    wait_for("it ran again", lambda: (group.cpu_seconds() or 0) > (frozen_at or 0), every=0.01)
 
 
 @pytest.fixture
@@ -115,9 +108,9 @@ def test_a_frozen_v1_group_is_killed_to_the_last_process(made: list[Cgroup]) -> 
     group = Cgroup.create("t-v1-kill", Limits())
     made.append(group)
     parent = spawn_in(group, SPIN_WITH_CHILD)
-    wait_until(lambda: len(group.pids()) == 2, "parent and child run")
+    wait_for("parent and child run", lambda: len(group.pids()) == 2, every=0.01)
     group.freeze()
-    wait_until(group.frozen, "the group froze")
+    wait_for("the group froze", group.frozen, every=0.01)
     trio.run(group.kill_all)
     assert group.pids() == set()
     assert parent.wait() == -signal.SIGKILL
@@ -171,7 +164,7 @@ def test_a_v2_group_accounts_cpu_and_freezes(v2_root: Path, made: list[Cgroup]) 
     made.append(group)
     spinner = spawn_in(group, SPIN)
     try:
-        wait_until(lambda: group.pids() == {spinner.pid}, "the spinner joined")
+        wait_for("the spinner joined", lambda: group.pids() == {spinner.pid}, every=0.01)
         assert_frozen_then_thawed(group)
     finally:
         spinner.kill()
@@ -186,11 +179,11 @@ def test_a_frozen_v2_group_is_killed_through_cgroup_kill(
     made.append(group)
     assert (group.dirs["v2"] / "cgroup.kill").exists()
     parent = spawn_in(group, SPIN_WITH_CHILD)
-    wait_until(lambda: len(group.pids()) == 2, "parent and child run")
+    wait_for("parent and child run", lambda: len(group.pids()) == 2, every=0.01)
     group.freeze()
-    wait_until(group.frozen, "the group froze")
+    wait_for("the group froze", group.frozen, every=0.01)
     group.signal_kill()  # one write to cgroup.kill
-    wait_until(lambda: group.pids() == set(), "the group emptied")
+    wait_for("the group emptied", lambda: group.pids() == set(), every=0.01)
     assert parent.wait() == -signal.SIGKILL
 
 

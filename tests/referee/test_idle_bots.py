@@ -4,6 +4,7 @@ ponder), and a bot flooding its pipes costs the referee a bounded number of byte
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from referee.process_player import (
     ProcessPlayer,
 )
 from referee.replay import Step, read
-from tests.referee.sandboxing import hostile_bot, moves_of, run_against_randoms
+from tests.referee.sandboxing import cgroups_named, hostile_bot, moves_of, run_against_randoms
 from tests.referee.test_hostile_bots import assert_contained
 from tests.referee.toy import GAME
 
@@ -37,20 +38,12 @@ pytestmark = pytest.mark.skipif(
 
 
 def group_of(match_id: str, seat: int, hierarchy: Path) -> Path:
-    (found,) = [p for p in hierarchy.glob(f"**/niwa-{match_id}-{seat}-*") if p.is_dir()]
+    (found,) = cgroups_named(f"niwa-{match_id}-{seat}-*", hierarchy)
     return found
 
 
 def usage_s(match_id: str, seat: int) -> float:
     return int((group_of(match_id, seat, ACCT) / "cpuacct.usage").read_text()) / 1e9
-
-
-def wait_until(condition: object, what: str) -> None:
-    give_up = time.monotonic() + 10
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > give_up:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.01)
 
 
 def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
@@ -59,7 +52,8 @@ def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
     freezer state once seat 0 has been idle past FREEZE_AFTER_S (and, unless it may
     ponder, frozen), and the CPU it used over the next 0.2 s. A window that a turn of
     seat 0 overlapped is measured again."""
-    match_id = f"idle{'ponder' if ponder else 'frozen'}{time.monotonic_ns() % 10**6}"
+    # Unique on the machine: its groups are found by this name, beside other runs'.
+    match_id = f"idle{'ponder' if ponder else 'frozen'}{uuid.uuid4().hex[:8]}"
     answered = trio.Event()  # seat 0 alone answered: seat 1's 800 ms nap comes next
     decisions = 0  # decision steps so far: one during a window means a turn came
     measured: list[tuple[str, float]] = []
@@ -130,10 +124,9 @@ def test_an_idle_bot_is_frozen_and_uses_no_cpu_between_its_turns(tmp_path: Path)
 def test_with_ponder_an_idle_bot_keeps_running_between_its_turns(tmp_path: Path) -> None:
     state, used = cpu_across_a_pause(tmp_path, ponder=True)
     assert state == "THAWED"
-    # It runs (a frozen bot gets exactly 0): 5 % of a core over the 0.2 s window, which a
-    # busy two-core machine still gives it (0.037-0.047 s was seen at load 15-18, where
-    # the earlier bound of 0.05 s failed).
-    assert used > 0.01
+    # It ran in the window: a frozen bot gets exactly 0, a thawed one some CPU however
+    # busy the machine (how much depends on the load: no bound on it here).
+    assert used > 0
 
 
 def flood_match(

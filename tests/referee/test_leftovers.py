@@ -14,6 +14,7 @@ from engine import State
 from referee import cgroups
 from referee.leftovers import Counts, leftovers
 from referee.replay import Step
+from tests.polling import PATIENCE_S
 from tests.referee.sandboxing import leftover_cgroups, moves_of, run_against_randoms
 
 needs_cgroups = pytest.mark.skipif(
@@ -55,7 +56,7 @@ def test_a_dead_referees_group_is_killed_and_removed(
     dirs = make_group(dead_pid(), sleeper)
     counts = leftovers(temp_dir=tmp_path)
     assert not any(d.exists() for d in dirs)
-    assert sleeper.wait(timeout=5) == -9
+    assert sleeper.wait(timeout=PATIENCE_S) == -9
     assert counts.cgroups >= 1 and counts.killed >= 1
 
 

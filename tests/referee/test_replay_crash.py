@@ -14,6 +14,7 @@ from referee import replay
 from referee.match import flush_while_waiting
 from referee.replay import FLUSH_INTERVAL_S, Header, Move, ReplayWriter, SeatInfo, Step
 from referee.replay_check import check
+from tests.polling import PATIENCE_S
 
 #: The step after which the referee (a child process) waits longer than the flush
 #: interval; it is killed (os._exit, no clean-up) right after the next step.
@@ -65,8 +66,12 @@ def test_pending_steps_are_written_while_the_referee_waits_for_a_bot(tmp_path: P
     writer.flush_interval_s = 0.05
 
     async def wait_for_a_bot() -> None:
-        with trio.move_on_after(0.3):
-            await flush_while_waiting(writer)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(flush_while_waiting, writer)
+            with trio.move_on_after(PATIENCE_S):  # however late a busy machine wakes it
+                while len(path.read_text().splitlines()) < 2:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
 
     trio.run(wait_for_a_bot)
     assert len(path.read_text().splitlines()) == 2

@@ -37,6 +37,7 @@ from referee.transport import (
     json_depth,
     reply_from_proto,
 )
+from tests.polling import PATIENCE_S
 
 LIMIT = 64 << 10  # the receive limit of the clients here
 START = GameStart("toy", "toy@1", 0, 2, {}, 1000, 1000, 7)
@@ -105,7 +106,9 @@ async def answers(server: Server, sid: int) -> None:
     await server.trailers(sid)
 
 
-def call_with(script: Script, tmp_path: Path, calls: int = 1, timeout_s: float = 5.0) -> Any:
+def call_with(
+    script: Script, tmp_path: Path, calls: int = 1, timeout_s: float = PATIENCE_S
+) -> Any:
     """Serve ``script`` on a Unix socket and make ``calls`` Start calls; the client and
     the last outcome (a reply's name, or the exception)."""
     path = str(tmp_path / "bot.sock")
@@ -523,7 +526,7 @@ class _Stalls(bot_pb2_grpc.BotServicer):
     def Act(self, request: Any, context: grpc.ServicerContext) -> Any:
         context.add_callback(self.ended.set)
         self.asked.set()
-        self.ended.wait(30)
+        self.ended.wait(PATIENCE_S)
         return bot_pb2.ActReply(index=0)
 
 
@@ -539,12 +542,12 @@ def test_a_cancelled_ask_ends_its_call_at_the_bot(tmp_path: Path) -> None:
     async def ask_then_give_up() -> None:
         async with trio.open_nursery() as nursery:  # the match's nursery, in small
             nursery.start_soon(client.act, question, 30.0)
-            await trio.to_thread.run_sync(stalls.asked.wait, 10)
+            await trio.to_thread.run_sync(stalls.asked.wait, PATIENCE_S)
             nursery.cancel_scope.cancel()
 
     try:
         trio.run(ask_then_give_up)
-        assert stalls.ended.wait(10), "the bot's side never saw its call end"
+        assert stalls.ended.wait(PATIENCE_S), "the bot's side never saw its call end"
         assert not client.serving()  # the connection went with the call
     finally:
         client.close()

@@ -9,6 +9,7 @@ import urllib.request
 from pathlib import Path
 
 from tests.ladder.serving import printed_address, start_ladder
+from tests.polling import PATIENCE_S
 
 
 def start_web_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str]:
@@ -19,7 +20,7 @@ def start_web_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen
 
 
 def page(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=30) as response:
+    with urllib.request.urlopen(url, timeout=PATIENCE_S) as response:
         return str(response.read().decode())
 
 

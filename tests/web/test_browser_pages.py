@@ -22,13 +22,11 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import engine
-from tests.ladder.serving import wait_for
+from tests.polling import PATIENCE_S, wait_for
 from tests.web.browser import console_errors, png_colours
 from tests.web.served import done_matches, start_web_ladder
 
 GAMES = engine.games()
-#: How long the browser waits for the page to reach a state (a guard, not a speed limit).
-PATIENCE_S = 30
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +48,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 def stop(proc: subprocess.Popen[str]) -> None:
     proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=30)
+        proc.wait(timeout=PATIENCE_S)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()

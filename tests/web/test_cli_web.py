@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
+from tests.polling import PATIENCE_S
 from tests.web.ladders import played_store
 from tests.web.served import page
 
@@ -32,7 +33,7 @@ def test_ladder_web_serves_a_store_and_stops_on_sigterm(tmp_path: Path) -> None:
         assert "random@1" in page(found.group(1) + "/games/blossom")
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=PATIENCE_S) == 0
 
 
 def test_ladder_web_without_a_store_is_a_one_line_usage_error(

@@ -25,6 +25,7 @@ from selenium.webdriver.support.wait import WebDriverWait
 
 from niwa.cli import main
 from referee import replay as replays
+from tests.polling import PATIENCE_S
 from tests.web.browser import console_errors, go_offline, png_colours
 from tests.web.matches import GAMES, play
 
@@ -58,7 +59,8 @@ EXPECTED: dict[str, Expected] = {
 def open_viewer(browser: webdriver.Chrome, page: Path, fragment: str = "") -> None:
     go_offline(browser)
     browser.get(page.as_uri() + fragment)
-    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return !!window.niwaViewer"))
+    viewer_ready = "return !!window.niwaViewer"
+    WebDriverWait(browser, PATIENCE_S).until(lambda d: d.execute_script(viewer_ready))
 
 
 def drawn(browser: webdriver.Chrome) -> dict[tuple[str, int], str]:
@@ -173,7 +175,7 @@ def test_a_decision_shows_its_legal_list_with_the_choice_marked(
     assert details.get_attribute("open") is None
     details.find_element(By.TAG_NAME, "summary").click()
     # the list is filled by the details' toggle event, which fires after the click returns
-    chosen = WebDriverWait(browser, 10).until(
+    chosen = WebDriverWait(browser, PATIENCE_S).until(
         lambda b: b.find_element(By.CSS_SELECTOR, ".nv-moves .nv-chosen")
     )
     assert chosen.get_attribute("textContent") == replays.encode(step.moves[0].action)
@@ -219,7 +221,7 @@ def test_a_failure_is_highlighted_and_its_link_jumps_to_its_step(
     link = browser.find_element(By.CSS_SELECTOR, ".nv-failures a")
     assert "TIMEOUT" in link.text
     link.click()
-    WebDriverWait(browser, 5).until(lambda d: current(d)[0] == at)
+    WebDriverWait(browser, PATIENCE_S).until(lambda d: current(d)[0] == at)
     failed = browser.find_element(By.CSS_SELECTOR, ".nv-moves .nv-failed")
     assert "TIMEOUT" in failed.text
     assert console_errors(browser) == []

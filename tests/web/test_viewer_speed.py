@@ -17,6 +17,7 @@ from selenium import webdriver
 from selenium.webdriver.support.wait import WebDriverWait
 
 from referee import replay as replays
+from tests.polling import PATIENCE_S
 from tests.web.browser import console_errors, go_offline
 from tests.web.matches import play
 from web.offline import offline_html
@@ -34,7 +35,8 @@ def joined(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
 def measure(browser: webdriver.Chrome, page: Path, frames: int) -> dict[str, Any]:
     """Open ``page`` and step through every frame; times from the page's Performance API."""
     browser.get(page.as_uri())
-    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return !!window.niwaViewer"))
+    viewer_ready = "return !!window.niwaViewer"
+    WebDriverWait(browser, PATIENCE_S).until(lambda d: d.execute_script(viewer_ready))
     ready = browser.execute_script("return window.niwaViewer.timings.ready_ms")
     # Every frame in turn, each drawn and laid out: what a held-down arrow key costs.
     steps = browser.execute_script("""
