@@ -4,11 +4,7 @@ copied seed would replay another game)."""
 
 from __future__ import annotations
 
-import os
-import re
 import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 
@@ -23,6 +19,7 @@ from ladder.runner import Runner, Settings
 from ladder.store import ACTIVE, Store
 from tests.web.browser import console_errors
 from tests.web.ladders import BUILTINS
+from tests.web.served import start_ladder_web
 
 SEED = 2851317608226293593  # the seed of the report: 2851317608226294000 as a double
 #: How long the browser waits for the viewer (a guard, not a speed limit).
@@ -47,17 +44,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]
     settings = Settings(str(db), data, workers=1, max_matches=1, games=("blossom",),
                         log_level="warning")  # fmt: skip
     assert Runner(settings).run(threading.Event()) == 1
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "niwa", "ladder", "web", "--db", str(db), "--listen",
-         "127.0.0.1:0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-    assert proc.stdout is not None
+    proc, web = start_ladder_web(db)
     try:
-        found = re.search(r"web on (http://\S+)", proc.stdout.readline())
-        assert found, proc.stderr.read() if proc.stderr else ""
-        yield found.group(1), match_id
+        yield web, match_id
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
