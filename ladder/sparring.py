@@ -62,8 +62,12 @@ def needed(min_players: int) -> int:
     return max(min_players, 2)
 
 
-def waiting(active: int, need: int) -> str:
-    """What ``niwa ladder bots`` says of a game that cannot make a match ("" if it can)."""
+def waiting(active: int, need: int, entrants: int | None = None) -> str:
+    """What ``niwa ladder bots`` says of a game that cannot make a match ("" if it can).
+    ``entrants``: its active submitted bots, while sparring partners are active (they
+    play only with those); None otherwise."""
+    if entrants == 0:
+        return f"waiting: {IDLE['reason']}; {IDLE['fix']}"
     if active >= need:
         return ""
     return f"waiting: {active} active bots, a match needs {need}; {FIX}"

@@ -9,9 +9,10 @@ import json
 import random
 
 from ladder import demo, logs
+from ladder.reads import Reads
 from ladder.runner import Runner, Settings
 from ladder.scheduler import Candidate, pick_group, playable
-from ladder.store import ACTIVE, Bot, Store
+from ladder.store import ACTIVE, PENDING, Bot, Store
 
 GAMES = ("blossom", "sakura", "bonsai", "miyabi")
 PARTNERS = ("builtin:random", "builtin:greedy", "builtin:mcts")
@@ -93,3 +94,21 @@ def test_only_partners_make_no_table() -> None:
     partners = [Candidate(i, 1500, 0, partner=True) for i in range(4)]
     assert playable(partners) == []
     assert len(playable([*partners, Candidate(9, 1500, 0)])) == 5
+
+
+def test_a_game_whose_submitted_bot_is_not_active_says_why_nothing_plays(store: Store) -> None:
+    owner, _ = store.add_owner("alice")
+    store.add_bot("fern", "1.0.0", "blossom", owner.id, "archive", None, PENDING)
+    sparring_runner(store)
+    status = Reads(store).game_status("blossom")
+    assert status.active == len(PARTNERS)
+    assert status.waiting == (
+        "waiting: sparring partners play only submitted bots, and none is active in this "
+        "game; submit a bot to this game (niwa ladder submit)"
+    )
+
+
+def test_a_game_with_an_active_submitted_bot_and_partners_is_not_waiting(store: Store) -> None:
+    submitted(store, "blossom")
+    sparring_runner(store)
+    assert Reads(store).game_status("blossom").waiting == ""
