@@ -88,6 +88,7 @@ def test_bench_strength_writes_its_pairings_as_json(tmp_path: Path) -> None:
     assert (row["a"], row["b"], row["matches"]) == ("greedy", "random", 2)
     assert row["score_low"] <= row["score"] <= row["score_high"]
     assert row["failures"] == {}
+    assert doc["seed"] == "0"  # a string: a reader of doubles keeps every digit
 
 
 def test_bench_search_writes_iterations_per_second_per_case(
