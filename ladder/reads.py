@@ -179,9 +179,12 @@ class Reads:
         active = sum(b.status == ACTIVE for b in bots)
         need = sparring.needed(engine.load(game).info.min_players)
         submitted = any(b.owner != SYSTEM_OWNER for b in bots)
+        entrants = sum(b.status == ACTIVE and b.owner != SYSTEM_OWNER for b in bots)
+        partners = bool(sparring.kept(self.store))
         return GameStatus(
             game=game, active=active, needed=need,
-            waiting=sparring.waiting(active, need) if submitted else "",
+            waiting=sparring.waiting(active, need, entrants if partners else None)
+            if submitted else "",
         )  # fmt: skip
 
     def leaderboards(self, game_name: str = "") -> tuple[Leaderboard, ...]:

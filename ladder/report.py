@@ -28,7 +28,7 @@ NAME_SHOWN = 60
 REASON_SHOWN = 300
 STDERR_SHOWN = 400  # a stderr line as the referee keeps it (cut at 400 characters)
 #: JSON output's version: raised only when a field changes meaning or goes away.
-JSON_SCHEMA = "niwa-ladder-cli/1"
+JSON_SCHEMA = "niwa-ladder-cli/2"
 
 
 def _p(text: str, limit: int = NAME_SHOWN) -> str:
@@ -164,7 +164,8 @@ def _tail_note(seat: SeatLog) -> str:
 
 # JSON ---------------------------------------------------------------------------------
 # Plain values, the same names as the text columns; ids are numbers, times seconds since
-# the Unix epoch (null: not yet), places count from 1.
+# the Unix epoch (null: not yet), places count from 1. A seed is a decimal string: it
+# has up to 62 bits, and a reader whose numbers are doubles (JavaScript) would round it.
 
 
 def print_json(value: dict[str, Any]) -> None:
@@ -218,7 +219,7 @@ def matches_json(listing: Sequence[MatchView]) -> dict[str, Any]:
     return {"matches": [
         {
             "id": m.id, "game": m.game, "game_version": m.game_version, "kind": m.kind,
-            "state": m.state, "seed": m.seed, "seats": list(m.seats),
+            "state": m.state, "seed": str(m.seed), "seats": list(m.seats),
             "created_at": m.created_at, "started_at": m.started_at or None,
             "finished_at": m.finished_at or None, "wall_s": m.wall_s,
             "decisions": m.decisions, "error": m.error,

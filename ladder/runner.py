@@ -98,7 +98,10 @@ class Runner:
         self._renewed = 0.0  # when the lease was last renewed (time.monotonic)
         self.rated_finished = 0
         self._games_turn = 0
-        self._waiting: dict[str, int] = {}  # game -> active bots, while it cannot play
+        self._waiting: dict[str, str] = {}  # game -> why it cannot play, while it cannot
+        #: Whether sparring partners are active (``--sparring``): they then play only at
+        #: a submitted bot's table. Without it (the demo) built-ins play each other.
+        self._sparring = False
         #: Seconds this process spent scheduling, claiming and recording matches (the
         #: store's share of the ladder's time; ``niwa bench ladder`` reports it).
         self.store_seconds = 0.0
@@ -200,7 +203,6 @@ class Runner:
 
     def _lead(self, store: Store, lease: Lease, stop: threading.Event) -> None:
         """Play as the leader: first put back what a dead leader left running."""
-        s = self.settings
         requeued = store.requeue_running()
         if requeued:
             self.log.warning("matches_requeued", matches=requeued)
@@ -208,9 +210,7 @@ class Runner:
         copied = submission.keep_archives(store)
         if copied:
             self.log.info("archives_kept_in_store", archives=copied)
-        partners = sparring.apply(store, s.game_names(), s.sparring)
-        if partners:
-            self.log.info("sparring_partners", bots=partners, games=s.game_names())
+        self._take_partners(store)
         problem = cgroups.probe(Limits())
         if problem:
             self.log.error(
@@ -219,6 +219,14 @@ class Runner:
             )
         while not stop.is_set() and not self._enough():
             self._run_pool(store, lease, stop)
+
+    def _take_partners(self, store: Store) -> None:
+        """Make the chosen (or kept) sparring partners the active built-ins."""
+        names = self.settings.game_names()
+        partners = sparring.apply(store, names, self.settings.sparring)
+        self._sparring = bool(partners)
+        if partners:
+            self.log.info("sparring_partners", bots=partners, games=names)
 
     def _enough(self) -> bool:
         limit = self.settings.max_matches
@@ -361,15 +369,25 @@ class Runner:
     def _schedule_game(self, store: Store, game: str) -> int:
         info = engine.load(game).info
         busy = store.scheduled_counts(game)
-        candidates = [
-            scheduler.Candidate(bot_id, rating, games + busy.get(bot_id, 0))
-            for bot_id, rating, games in store.ratings(game)
+        everyone = [
+            scheduler.Candidate(
+                bot_id, rating, games + busy.get(bot_id, 0), self._sparring and builtin
+            )
+            for bot_id, rating, games, builtin in store.ratings(game)
         ]
+        candidates = scheduler.playable(everyone)
+        if everyone and not candidates:
+            # the normal state of a game nobody entered: news, not a warning
+            self._note_waiting(game, "game_idle", "info", active=len(everyone), **sparring.IDLE)
+            return 0
         players = scheduler.player_count(
             info.min_players, info.max_players, len(candidates), self.rng
         )
         if not players:
-            self._note_waiting(game, len(candidates), sparring.needed(info.min_players))
+            self._note_waiting(
+                game, "game_waiting", "warning", active=len(candidates),
+                needed=sparring.needed(info.min_players), fix=sparring.FIX,
+            )  # fmt: skip
             return 0
         self._waiting.pop(game, None)
         group = scheduler.pick_group(candidates, players, self.rng)
@@ -385,16 +403,14 @@ class Runner:
             store.queue_match(game, info.version, rotation, seed, duplicate_group=group_id)
         return len(seated)
 
-    def _note_waiting(self, game: str, active: int, needed: int) -> None:
-        """Log once when ``game`` starts waiting for bots (and again only if the count
-        of active bots changes while it waits), never per poll."""
-        if self._waiting.get(game) == active:
+    def _note_waiting(self, game: str, event: str, level: str, **why: object) -> None:
+        """Log once when ``game`` starts waiting for bots (and again only if why it
+        waits changes, e.g. the count of active bots), never per poll."""
+        key = f"{event} {sorted(why.items())}"
+        if self._waiting.get(game) == key:
             return
-        self._waiting[game] = active
-        self.log.warning(
-            "game_waiting", game=game, active=active, needed=needed,
-            fix=sparring.FIX,
-        )  # fmt: skip
+        self._waiting[game] = key
+        getattr(self.log, level)(event, game=game, **why)
 
     def _job(self, store: Store, match: Match) -> Job:
         bots, labels, archives = [], [], []

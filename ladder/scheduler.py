@@ -2,6 +2,8 @@
 
 * the bot that has played least goes first (ties broken at random);
 * its opponents are drawn from the bots nearest its rating;
+* a sparring partner (a built-in made active by ``--sparring``) never goes first, so it
+  only ever plays at a submitted bot's table, and a game with only partners plays none;
 * seats go to the players in the order that has each bot sit least where it sat most;
 * a "duplicate" round plays one seed under every rotation of the seats, so the luck of
   the deal is the same for everyone and cancels out of the comparison.
@@ -20,6 +22,13 @@ class Candidate:
     bot_id: int
     elo: float
     games: int
+    partner: bool = False  # a sparring partner: plays only at a submitted bot's table
+
+
+def playable(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The bots a table may be drawn from: none while every one is a sparring partner
+    (partners are there for submitted bots, not to rate each other)."""
+    return list(candidates) if any(not c.partner for c in candidates) else []
 
 
 def player_count(min_players: int, max_players: int, available: int, rng: random.Random) -> int:
@@ -33,12 +42,16 @@ def player_count(min_players: int, max_players: int, available: int, rng: random
 def pick_group(
     candidates: Sequence[Candidate], players: int, rng: random.Random, spread: int = 2
 ) -> list[Candidate]:
-    """The least-played bot and ``players - 1`` opponents drawn from the ``spread``
-    times as many bots nearest its rating."""
+    """The least-played bot that is not a sparring partner and ``players - 1``
+    opponents (partners or not) drawn from the ``spread`` times as many bots nearest
+    its rating."""
     if players > len(candidates):
         raise ValueError("not enough bots for the table")
-    fewest = min(c.games for c in candidates)
-    first = rng.choice([c for c in candidates if c.games == fewest])
+    leads = [c for c in candidates if not c.partner]
+    if not leads:
+        raise ValueError("only sparring partners: they play no table of their own")
+    fewest = min(c.games for c in leads)
+    first = rng.choice([c for c in leads if c.games == fewest])
     others = [c for c in candidates if c.bot_id != first.bot_id]
     rng.shuffle(others)  # random order among equally near bots
     others.sort(key=lambda c: abs(c.elo - first.elo))

@@ -4,7 +4,10 @@ Built-in bots normally stay in ``reserve`` (they only fill validation matches), 
 game with one submitted bot has nobody to play. ``niwa ladder serve --sparring
 builtin:greedy,builtin:mcts`` makes those built-ins active, rated bots in every game of
 the ladder; the choice is kept in the store, so later starts keep it, and ``--sparring
-none`` puts them back in reserve.
+none`` puts them back in reserve. Partners are there for the submitted bots: every
+match they play has a submitted, active bot at the table (:mod:`ladder.scheduler`), so a
+game nobody entered plays nothing. The demo's built-ins are not partners (it never
+chooses sparring) and play each other.
 """
 
 from __future__ import annotations
@@ -21,6 +24,11 @@ PREFIX = "builtin:"
 NONE = "none"
 #: What the ladder says to do when a game cannot make a match.
 FIX = "add --sparring builtin:greedy or submit another bot"
+#: What the runner logs (once) of a game where only sparring partners are active.
+IDLE = {
+    "reason": "sparring partners play only submitted bots, and none is active in this game",
+    "fix": "submit a bot to this game (niwa ladder submit)",
+}
 
 
 class SparringError(ValueError):
@@ -54,8 +62,12 @@ def needed(min_players: int) -> int:
     return max(min_players, 2)
 
 
-def waiting(active: int, need: int) -> str:
-    """What ``niwa ladder bots`` says of a game that cannot make a match ("" if it can)."""
+def waiting(active: int, need: int, entrants: int | None = None) -> str:
+    """What ``niwa ladder bots`` says of a game that cannot make a match ("" if it can).
+    ``entrants``: its active submitted bots, while sparring partners are active (they
+    play only with those); None otherwise."""
+    if entrants == 0:
+        return f"waiting: {IDLE['reason']}; {IDLE['fix']}"
     if active >= need:
         return ""
     return f"waiting: {active} active bots, a match needs {need}; {FIX}"

@@ -430,15 +430,20 @@ class Store:
         )
         return [_bot(r) for r in rows]
 
-    def ratings(self, game: str) -> list[tuple[int, float, int]]:
-        """(id, running Elo, games) of the active bots of ``game``, in the order of
-        :meth:`bots`: what the scheduler needs, without building every :class:`Bot`."""
+    def ratings(self, game: str) -> list[tuple[int, float, int, bool]]:
+        """(id, running Elo, games, built-in) of the active bots of ``game``, in the
+        order of :meth:`bots`: what the scheduler needs, without building every
+        :class:`Bot`. Built-in: the system owner's (not a submitted bot)."""
         rows = self.db.execute(
-            "SELECT b.id, COALESCE(r.elo, ?) AS elo, COALESCE(r.games, 0) AS games "
-            f"{_BOT_FROM} WHERE b.game = ? AND b.status = ? ORDER BY b.game, b.name, b.id",
+            "SELECT b.id, COALESCE(r.elo, ?) AS elo, COALESCE(r.games, 0) AS games, "
+            f"o.name AS owner {_BOT_FROM} WHERE b.game = ? AND b.status = ? "
+            "ORDER BY b.game, b.name, b.id",
             (elo.BASE, game, ACTIVE),
         )
-        return [(int(r["id"]), float(r["elo"]), int(r["games"])) for r in rows]
+        return [
+            (int(r["id"]), float(r["elo"]), int(r["games"]), r["owner"] == SYSTEM_OWNER)
+            for r in rows
+        ]
 
     def set_bot_status(self, bot_id: int, status: str, reason: str = "") -> None:
         with self.db.transaction() as db:

@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 
 from ladder.reads import NotFound, Reads, ReplayTampered, bot_view
 from ladder.store import DONE, Store, StoreError
-from ladder.views import LadderBot, MatchQuery, MatchView
+from ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView
 from referee import replay as replay_file
 from web import events, plots
 from web.offline import embed_json
@@ -144,10 +144,13 @@ def create_app(
         bot = bot_view(found)
         site.tallies.catch_up(site.reads)
         versions = [bot_view(b) for b in site.reads.bots_named(found.name, found.game)]
-        history = plots.history({_label(bot): site.reads.bot_history(bot.id)})
+        points = site.reads.bot_history(bot.id)
+        history = plots.history({_label(bot): points})
         matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
         return site.render(
             "bot.html", bot=bot, versions=versions, history=history,
+            fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
+            finite=math.isfinite,
             tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],
             failures=site.reads.bot_failures(bot.id, BOT_ROWS),
             matches=matches, labels=_labels(site.reads, matches),
@@ -204,6 +207,13 @@ def create_app(
 
 def _label(bot: LadderBot) -> str:
     return f"{bot.name}@{bot.version}"
+
+
+def _fitted(reads: Reads, bot: LadderBot) -> LeaderboardRow | None:
+    """The bot's row on its game's leaderboard (the fitted Elo); None when it is not
+    there (not active)."""
+    board = reads.leaderboards(bot.game)[0]
+    return next((row for row in board.rows if row.bot.id == bot.id), None)
 
 
 def _labels(reads: Reads, matches: Iterable[MatchView]) -> dict[int, str]:

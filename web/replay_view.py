@@ -174,7 +174,7 @@ def replay_payload(replay: Replay) -> dict[str, JSON]:
         "game": h.game,
         "version": h.version,
         "players": h.players,
-        "seed": h.seed,
+        "seed": str(h.seed),  # a string: JSON numbers in the browser keep 53 bits
         "match_id": h.match_id,
         "started": h.started,
         "time_control": dict(h.time_control),

@@ -306,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"load average at the end: {load_end:.2f}", file=out)
     write_json(args, {"benchmark": "engine snapshots" if args.snapshots else "engine",
                       "runs": args.runs, "seconds": args.seconds, "calls": args.calls,
-                      "warmup": args.warmup, "seed": args.seed, "clock": args.clock,
+                      "warmup": args.warmup, "seed": str(args.seed), "clock": args.clock,
                       "goal_player_decisions_per_s": GOAL_DECISIONS_PER_S,
                       "goal_applies_per_s": GOAL_APPLIES_PER_S,
                       "baseline": None if args.baseline is None else str(args.baseline),

@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     _print_table(args, rows)
     write_json(args, {
         "benchmark": "strength", "game": args.game, "time": args.time,
-        "sandboxed": not args.no_sandbox, "seed": args.seed,
+        "sandboxed": not args.no_sandbox, "seed": str(args.seed),
         "rows": [{
             "players": r["players"], "a": r["a"], "b": r["b"], "matches": r["matches"],
             "deals": r["deals"], "score": r["score"][0], "score_low": r["score"][1],

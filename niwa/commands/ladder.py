@@ -82,7 +82,8 @@ def register(sub: Any) -> None:
                    help="append the log events (JSON lines) to FILE and show only warnings "
                    "and errors on stderr (default: every event on stderr)")
     p.add_argument("--sparring", metavar="SPECS",
-                   help="built-in bots rated in every game beside submitted ones, e.g. "
+                   help="built-in bots rated in every game as opponents of the submitted "
+                   "ones (every match they play seats a submitted bot), e.g. "
                    "builtin:greedy,builtin:mcts ('none': no more); kept in the store, so "
                    "later starts keep it (default: as kept, none at first)")
     p.add_argument("--quota-mb", type=int, metavar="MB",

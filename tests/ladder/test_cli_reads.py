@@ -54,7 +54,7 @@ def test_leaderboard_json_lists_each_row_with_its_rating(
 ) -> None:
     code, out, _ = run(capsys, "ladder", "leaderboard", "blossom", "--db", str(played), "--json")
     data = json.loads(out)
-    assert code == 0 and data["schema"] == "niwa-ladder-cli/1"
+    assert code == 0 and data["schema"] == "niwa-ladder-cli/2"
     (board,) = data["boards"]
     rows = {row["bot"]: row for row in board["rows"]}
     assert set(rows) == {"fern@0.2.0", "greedy@1"} and board["matches"] == 2
@@ -74,6 +74,20 @@ def test_matches_json_gives_an_out_seats_failure_step_and_detail(
         "failure": "TIMEOUT", "out_step": 7, "detail": "no answer within 500 ms",
         "stderr_tail": ["a line"],
     }  # fmt: skip
+
+
+def test_matches_json_gives_the_seed_as_a_string_with_every_digit(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed = 2851317608226293593  # past 2**53: a double (JavaScript's number) rounds it
+    store = Store.open(str(played))
+    try:
+        store.queue_match("blossom", "blossom@1", [2, 3], seed=seed)
+    finally:
+        store.close()
+    code, out, _ = run(capsys, "ladder", "matches", "--db", str(played), "--json")
+    seeds = [m["seed"] for m in json.loads(out)["matches"]]
+    assert code == 0 and seeds == [str(seed), "1", "1"]
 
 
 def test_bots_json_lists_bots_and_each_games_state(

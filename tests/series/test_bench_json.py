@@ -26,6 +26,16 @@ def test_bench_engine_writes_its_rows_as_json_to_stdout(
     assert "games/s" in captured.err  # the text table moved to stderr
 
 
+def test_bench_engine_json_gives_the_seed_as_a_string_with_every_digit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seed = 2**60 + 1  # past 2**53: a reader whose numbers are doubles would round it
+    argv = ["bench", "engine", "blossom", "--players", "2", "--runs", "1", "--seconds", "0.05",
+            "--warmup", "0", "--seed", str(seed), "--json", "-"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == str(seed)
+
+
 def test_bench_engine_counts_chance_apart_from_player_decisions(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -78,6 +88,7 @@ def test_bench_strength_writes_its_pairings_as_json(tmp_path: Path) -> None:
     assert (row["a"], row["b"], row["matches"]) == ("greedy", "random", 2)
     assert row["score_low"] <= row["score"] <= row["score_high"]
     assert row["failures"] == {}
+    assert doc["seed"] == "0"  # a string: a reader of doubles keeps every digit
 
 
 def test_bench_search_writes_iterations_per_second_per_case(

@@ -3,8 +3,10 @@ browser tests, and waiting on its pages."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -17,6 +19,24 @@ def start_web_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen
     addresses."""
     proc, address = start_ladder(db, log, "--web", "127.0.0.1:0", *extra)
     return proc, address, printed_address(proc, r"web on (http://\S+)", log)
+
+
+def start_ladder_web(db: Path) -> tuple[subprocess.Popen[str], str]:
+    """Start ``niwa ladder web`` over ``db`` on a free port; return the process and the
+    pages' address (if it prints something else, it is killed and the test fails with
+    its stderr)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "niwa", "ladder", "web", "--db", str(db), "--listen",
+         "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    assert proc.stdout is not None
+    found = re.search(r"web on (http://\S+)", proc.stdout.readline())
+    if found is None:
+        proc.kill()
+        raise AssertionError(f"niwa ladder web did not start: {proc.communicate()[1]}")
+    return proc, found.group(1)
 
 
 def page(url: str) -> str:

@@ -22,8 +22,11 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import engine
+from ladder import submission
+from ladder.store import ACTIVE, Store
 from tests.polling import PATIENCE_S, wait_for
 from tests.web.browser import console_errors, png_colours
+from tests.web.ladders import BUILTINS
 from tests.web.served import done_matches, start_web_ladder
 
 GAMES = engine.games()
@@ -31,12 +34,20 @@ GAMES = engine.games()
 
 @pytest.fixture(scope="module")
 def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A ladder of built-in bots in every game, serving its pages; (address, tmp dir)."""
+    """A ladder of built-in bots in every game, serving its pages; (address, tmp dir).
+    The built-ins are ordinary active bots, as the demo registers them (sparring
+    partners would play only submitted bots)."""
     data = tmp_path_factory.mktemp("ladder")
+    store = Store.open(str(data / "ladder.db"))
+    try:
+        for game in GAMES:
+            for name in BUILTINS:
+                submission.builtin_bot(store, name, game, ACTIVE)
+    finally:
+        store.close()
     proc, _, web = start_web_ladder(
-        data / "ladder.db", data / "ladder.log",
-        "--sparring", "builtin:random,builtin:greedy", "--workers", "1", "--seed", "3",
-    )  # fmt: skip
+        data / "ladder.db", data / "ladder.log", "--workers", "1", "--seed", "3"
+    )
     try:
         for game in GAMES:
             wait_for(f"two rated {game} matches", lambda g=game: len(done_matches(web, g)) >= 2)

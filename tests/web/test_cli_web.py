@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import re
 import signal
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,22 +11,14 @@ import pytest
 from niwa.cli import main
 from tests.polling import PATIENCE_S
 from tests.web.ladders import played_store
-from tests.web.served import page
+from tests.web.served import page, start_ladder_web
 
 
 def test_ladder_web_serves_a_store_and_stops_on_sigterm(tmp_path: Path) -> None:
     db = played_store(tmp_path, matches=1)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "niwa", "ladder", "web", "--db", str(db), "--listen",
-         "127.0.0.1:0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-    assert proc.stdout is not None
+    proc, web = start_ladder_web(db)
     try:
-        found = re.search(r"web on (http://\S+)", proc.stdout.readline())
-        assert found, proc.stderr.read() if proc.stderr else ""
-        assert "random@1" in page(found.group(1) + "/games/blossom")
+        assert "random@1" in page(web + "/games/blossom")
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=PATIENCE_S) == 0

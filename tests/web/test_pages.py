@@ -12,6 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from ladder.db import DatabaseError
+from ladder.reads import Reads
 from ladder.store import Store
 from tests.ladder.test_replay_integrity import REPLAY, finished_match_at
 from tests.postgres import Server
@@ -212,3 +213,27 @@ def test_a_web_node_on_postgresql_serves_replays_from_the_store_and_cannot_write
             store.db.execute("DELETE FROM matches")
     finally:
         store.close()
+
+
+def test_the_bot_page_labels_its_leaderboard_elo_and_its_running_elo(
+    client: TestClient, db: Path
+) -> None:
+    page = client.get("/bots/1").text
+    fit = re.search(r'id="elo-fit">(-?\d+) ± (\d+), rank (\d+)', page)
+    running = re.search(r'id="elo-running">(-?\d+):', page)
+    ending = re.search(r"ending at (-?\d+)\.", page)
+    assert fit and running and ending, page
+    store = open_read_only(str(db))
+    try:
+        (board,) = Reads(store).leaderboards("blossom")
+        row = next(r for r in board.rows if r.bot.id == 1)
+        history = Reads(store).bot_history(1)
+        stored = store.bot(1).elo
+    finally:
+        store.close()
+    # the leaderboard's number is the fit, the same on both pages
+    assert fit.groups() == (f"{row.elo:.0f}", f"{row.ci95:.0f}", str(row.rank))
+    leaderboard = client.get("/games/blossom").text.split('href="/bots/1"')[1]
+    assert f'<td class="num">{fit.group(1)}</td>' in leaderboard.split("</tr>")[0]
+    # the running Elo is the stored per-match rating, where the plotted line ends
+    assert running.group(1) == ending.group(1) == f"{stored:.0f}" == f"{history[-1].elo:.0f}"

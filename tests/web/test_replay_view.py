@@ -123,3 +123,11 @@ def test_a_long_legal_list_is_cut_but_keeps_the_choice(
     for m in cut:
         assert len(m["legal"]) == 2
         assert m["legal"][m["chosen"]] == m["action"]
+
+
+def test_the_seed_travels_as_a_string_that_keeps_every_digit(tmp_path: Path) -> None:
+    seed = 2**62 - 12_345  # past 2**53: a JSON number would round it in the browser
+    replay = replays.read(play("blossom", tmp_path, seed=seed))
+    assert replay.header.seed == seed  # the file keeps the number (its format is a contract)
+    payload = json.loads(json.dumps(replay_payload(replay)))
+    assert payload["seed"] == str(seed)
