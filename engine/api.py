@@ -188,6 +188,11 @@ class State(ABC):
     def observe(self, seat: int | None) -> dict[str, JSON]:
         """Everything ``seat`` may know, nothing more; ``None`` is the spectator view."""
 
+    def observe_json(self, seat: int | None) -> str:
+        """``canonical_json(self.observe(seat))``: the text a bot process is sent. A game
+        may spell it directly (it must stay equal), since the referee needs only this."""
+        return canonical_json(self.observe(seat))
+
     def is_over(self) -> bool:
         return not self.to_move()
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from engine.actions import LegalActions, same_json
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State
-from engine.rulesets.sakura import codec, render, rules, views
+from engine.rulesets.sakura import codec, render, rules, views, views_json
 from engine.rulesets.sakura.garden import GATE, Garden, set_up
 from engine.rulesets.sakura.rules import (
     CHOICE_ACTIONS,
@@ -257,6 +257,9 @@ class SakuraState(State):
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         return views.observation(self, seat)
+
+    def observe_json(self, seat: int | None) -> str:
+        return views_json.observation_json(self, seat)
 
     def result(self) -> Result:
         court_competes = self.court is not None and bool(self.options["courtCanWin"])
