@@ -17,7 +17,8 @@ Stable names::
 
 A match runs in one trio nursery: every bot is started (concurrently) and reaped
 inside it, every ``Act`` runs under its own cancel scope, and chance is sampled from a
-stream derived from the seed. Failures are classified once (:mod:`referee.failures`);
+stream derived from the seed (a match of built-in bots in process never waits, and
+``play_match`` runs it without trio). Failures are classified once (:mod:`referee.failures`);
 a failed decision gets a seeded default move, and a crash, a lost connection or
 ``max_failures`` failures put the seat out: it places last and the match goes on.
 """
@@ -27,12 +28,12 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import structlog
 import trio
@@ -464,13 +465,16 @@ class _Match:
         chain = chain_start(header)
         index = decisions = 0
         over = state.is_over()
-        async with trio.open_nursery() as beside:  # tasks that live as long as the steps
-            if writer is not None and not self.all_in_process:
-                beside.start_soon(flush_while_waiting, writer)
-            if self.clock == "cpu":
-                for seat in self.seats:
-                    seat.watchdog = CpuWatchdog(seat.player)
-                    beside.start_soon(seat.watchdog.run)
+        async with AsyncExitStack() as stack:  # tasks that live as long as the steps
+            if not self.all_in_process or self.clock == "cpu":  # else none: no nursery
+                beside = await stack.enter_async_context(trio.open_nursery())
+                stack.callback(beside.cancel_scope.cancel)  # runs before the nursery ends
+                if writer is not None and not self.all_in_process:
+                    beside.start_soon(flush_while_waiting, writer)
+                if self.clock == "cpu":
+                    for seat in self.seats:
+                        seat.watchdog = CpuWatchdog(seat.player)
+                        beside.start_soon(seat.watchdog.run)
             while not over:
                 before = state.clone() if spec.on_step is not None else state
                 to_move = state.to_move()
@@ -502,7 +506,6 @@ class _Match:
                 if spec.on_step is not None:
                     spec.on_step(Step(index, "decision", moves, digest, chain), before, state)
                 index += 1
-            beside.cancel_scope.cancel()
         steps_s = time.perf_counter() - steps_started
         game_result = state.result()
         outcomes = [s.outcome for s in self.seats]
@@ -659,11 +662,14 @@ def check_sandbox(bot_dirs: Sequence[BotSpec]) -> None:
 
 
 def make_player(
-    spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery
+    spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery | None
 ) -> Player:
+    """The seat's player; a bot process lives in ``nursery`` (None only when the match
+    :func:`never_waits`)."""
     manifest = bot.manifest()
     if bot.is_builtin and spec.in_process:
         return InProcessPlayer(builtin.create(bot.target), manifest.name, manifest.version)
+    assert nursery is not None, "a bot process needs a nursery"
     return ProcessPlayer(
         manifest=manifest,
         bot_dir=None if bot.is_builtin else Path(bot.target),
@@ -691,7 +697,9 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
     match = _Match(spec, game, options)
     try:
         async with AsyncExitStack() as stack:
-            nursery = await stack.enter_async_context(trio.open_nursery())
+            nursery = None  # no bot process to run beside the match: no nursery
+            if not never_waits(spec):
+                nursery = await stack.enter_async_context(trio.open_nursery())
             for i, bot in enumerate(spec.bots):
                 player = make_player(spec, bot, i, match.match_id, nursery)
                 stack.push_async_callback(player.close)
@@ -716,6 +724,26 @@ def _first(group: BaseExceptionGroup[Any]) -> BaseException:
     return _first(leaf) if isinstance(leaf, BaseExceptionGroup) else leaf
 
 
+def never_waits(spec: MatchSpec) -> bool:
+    """Every seat is a built-in bot run in process: the match never waits for anything
+    (no process, no deadline, no task beside it)."""
+    return spec.in_process and all(b.is_builtin for b in spec.bots)
+
+
 def play_match(spec: MatchSpec) -> MatchOutcome:
-    """Synchronous :func:`run_match` (runs its own trio loop)."""
+    """Synchronous :func:`run_match`, in a trio loop of its own; or, when the match
+    :func:`never_waits`, driven directly: starting and closing a trio loop cost more
+    than the referee's own work in a short match (Sakura's: 30-40 decisions)."""
+    if never_waits(spec):
+        return _drive(run_match(spec))
     return trio.run(run_match, spec)
+
+
+def _drive(match: Coroutine[Any, Any, MatchOutcome]) -> MatchOutcome:
+    """Run a coroutine that never suspends to its end, without an event loop."""
+    try:
+        match.send(None)
+    except StopIteration as done:
+        return cast(MatchOutcome, done.value)
+    match.close()
+    raise RuntimeError("an in-process match waited for something: a bug in the referee")
