@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from bots.sdk import Finish, GameStart, Reply, Turn, as_reply
@@ -19,25 +18,26 @@ from referee.failures import BotFailure, Failure
 
 class Question(Turn):
     """One ``Act`` call, as the referee asks it: the SDK's :class:`bots.sdk.Turn`, so an
-    in-process bot gets the very object the referee built, which also knows how to
-    spell its observation as wire text without building it (a bot process is sent only
-    the text: :meth:`engine.State.observe_json`)."""
+    in-process bot gets the very object the referee built. Made by
+    :func:`make_question` from the state it is asked in, it also spells its observation
+    as wire text without building it (a bot process is sent only the text:
+    :meth:`engine.State.observe_json`)."""
 
-    __slots__ = ("_spell",)
+    __slots__ = ("_state",)
 
-    def __init__(self, *args: Any, spell: Callable[[], str] | None = None, **kw: Any) -> None:
+    def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
-        self._spell = spell
+        self._state: State | None = None
 
     def observation_json(self) -> str:
         """The observation's canonical JSON (what a bot process is sent)."""
-        if self._observation is None and self._spell is not None:
-            return self._spell()
+        if self._observation is None and self._state is not None:
+            return self._state.observe_json(self.seat)
         return canonical_json(self.observation)
 
     def seal(self) -> None:
         super().seal()
-        self._spell = None
+        self._state = None
 
 
 def make_question(
@@ -50,18 +50,13 @@ def make_question(
     pays), or spelled as text straight from the state for a bot process. ``state`` must
     not change before then: the referee applies the step only after every seat has
     answered."""
-    return Question(
-        decision=decision,
-        seat=seat,
-        observation=None,
+    question = Question(
+        decision, seat, None, state.legal_actions(seat), time_left_ms, seed,
+        per_decision_ms, max(0, time_left_ms - per_decision_ms),
         observe=functools.partial(state.observe, seat),
-        spell=functools.partial(state.observe_json, seat),
-        legal_actions=state.legal_actions(seat),
-        time_left_ms=time_left_ms,
-        seed=seed,
-        per_decision_ms=per_decision_ms,
-        bank_ms=max(0, time_left_ms - per_decision_ms),
-    )
+    )  # fmt: skip
+    question._state = state
+    return question
 
 
 class Player(Protocol):
