@@ -37,8 +37,8 @@ import engine
 from niwa.commands.bench_engine_only import bots_cpu, engine_only
 from referee import match, replay
 from referee.logs import configure_cli_logging
-from referee.match import BotSpec, MatchSpec, Player, play_match
-from referee.players import InProcessPlayer, Question, make_question
+from referee.match import BotSpec, MatchSpec, play_match
+from referee.players import InProcessPlayer, Player, Question, make_question
 from referee.transport import BotClient
 
 _make_player = match.make_player
@@ -83,7 +83,7 @@ def _replay(r: replay.Replay, build: bool) -> float:
 
 
 def _wired_player(
-    spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery
+    spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery | None
 ) -> Player:
     player = _make_player(spec, bot, seat, match_id, nursery)
     if type(player) is InProcessPlayer:
