@@ -41,11 +41,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +53,13 @@ import trio
 import engine
 from bots.sdk import GameStart
 from niwa.cli import UsageError
-from niwa.commands.bench import add_json_option, baseline_packages, text_out, write_json
+from niwa.commands.bench import (
+    add_json_option,
+    baseline_packages,
+    run_child,
+    text_out,
+    write_json,
+)
 from niwa.commands.bench_baselines import act_requests, bare_stub_ms, echo_ms, same_socket_ms
 from niwa.commands.bench_bots import bot_decisions
 from referee import replay
@@ -179,19 +182,8 @@ def _measure_whole(first: str | None, matches: int, seed: int) -> dict[str, Any]
     that folder's packages (a baseline's) are imported ahead of this checkout's."""
     cases = [f"{g}:{IN_PROCESS_PLAYERS.get(g, engine.load(g).info.min_players)}"
              for g in engine.games()]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [first, str(ROOT),
-                                                      env.get("PYTHONPATH")]))
-    with tempfile.TemporaryDirectory(prefix="niwa-bench-run-") as empty:  # no checkout on
-        done = subprocess.run(  # the path ahead of the baseline's packages
-            [sys.executable, "-m", "niwa.commands.bench_referee_match", str(matches),
-             str(seed), *cases], env=env, capture_output=True, text=True, check=False,
-            cwd=empty)
-    if done.returncode != 0:
-        raise UsageError(f"a measuring process failed ({done.returncode}): "
-                         f"{done.stderr.strip().splitlines()[-1:]}")
-    document: dict[str, Any] = json.loads(done.stdout)
-    return document
+    return run_child([str(matches), str(seed), *cases], first,
+                     module="niwa.commands.bench_referee_match")
 
 
 def whole_matches(
