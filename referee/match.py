@@ -25,7 +25,9 @@ a failed decision gets a seeded default move, and a crash, a lost connection or
 
 from __future__ import annotations
 
+import functools
 import os
+import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -121,17 +123,24 @@ class BotSpec:
     def manifest(self) -> Manifest:
         """The bot's identity; built-in bots get one from their class."""
         if self.is_builtin:
-            cls = type(builtin.create(self.target))
-            return Manifest(
-                name=self.target,
-                version=str(getattr(cls, "version", "1")),
-                games=("*",),
-                command=("python", "-m", "bots.builtin", self.target),
-            )
+            return _builtin_manifest(self.target)
         return load_manifest(self.target)
 
     def __str__(self) -> str:
         return f"builtin:{self.target}" if self.is_builtin else self.target
+
+
+@functools.cache
+def _builtin_manifest(target: str) -> Manifest:
+    """A built-in bot's identity, from its class (made once: a match asks for it per
+    seat, twice)."""
+    cls = type(builtin.create(target))
+    return Manifest(
+        name=target,
+        version=str(getattr(cls, "version", "1")),
+        games=("*",),
+        command=("python", "-m", "bots.builtin", target),
+    )
 
 
 @dataclass(frozen=True)
@@ -227,7 +236,8 @@ class _Seat:
         self.spec = spec
         self.player = player
         self.clock = Clock(match.time_control)
-        self.defaults = stream(match.seed, "default", index)
+        self._defaults: random.Random | None = None  # made on first use: few seats fail
+        self._match_seed = match.seed
         self.seed = bot_seed(match.seed, index)  # the bot's own, sent in Start and Act
         self.failures = 0
         self.outcome = SeatOutcome(index)
@@ -239,6 +249,13 @@ class _Seat:
     @property
     def out(self) -> bool:
         return self.outcome.status == "out"
+
+    @property
+    def defaults(self) -> random.Random:
+        """The seat's stream of default moves (the same whenever it is first used)."""
+        if self._defaults is None:
+            self._defaults = stream(self._match_seed, "default", self.index)
+        return self._defaults
 
 
 def resolve_reply(reply: Reply, legal: list[Action]) -> Action:

@@ -32,6 +32,7 @@ _DECKS: dict[int, tuple[Mapping[int, Card], dict[int, str]]] = {}
 #: place (options after validation; scorings are replaced when one is added).
 _last_options: tuple[object, str] = (None, "")
 _last_scorings: tuple[object, str] = (None, "")
+_last_board: tuple[object, str] = (None, "")
 
 
 def deck_json(cards: Mapping[int, Card]) -> dict[int, str]:
@@ -48,8 +49,17 @@ def board_json(board: Board) -> str:
     return canonical_json(board.to_json())
 
 
+def _board(board: Board) -> str:
+    """:func:`board_json` by identity first (a board is hashed field by field)."""
+    global _last_board
+    if _last_board[0] is not board:
+        _last_board = (board, board_json(board))
+    return _last_board[1]
+
+
 def _ints(values: Sequence[int]) -> str:
-    return "[" + ",".join(map(str, values)) + "]"
+    """A list of ints as canonical JSON: Python's own spelling without the spaces."""
+    return str(list(values)).replace(" ", "")
 
 
 def _maybe(value: int | None) -> str:
@@ -83,7 +93,7 @@ def observation_json(state: SakuraState, seat: int | None) -> str:
     scored = ",".join(["true" if s else "false" for s in g.scored])
     # Keys in sorted order, as canonical_json writes them.
     return (
-        f'{{"board":{board_json(g.board)},"court":{_maybe(state.court)},'
+        f'{{"board":{_board(g.board)},"court":{_maybe(state.court)},'
         f'"cursor":{state.cursor},"deck_size":{len(state.deck)},"discard":[{discard}],'
         f'"draws":{_ints(state.draws)},"emperor":{g.emperor},"game":{_text(VERSION)},'
         f'"halt":{_maybe(state.halt)},"hand":{hand},'
