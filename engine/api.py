@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
@@ -188,6 +188,11 @@ class State(ABC):
     def observe(self, seat: int | None) -> dict[str, JSON]:
         """Everything ``seat`` may know, nothing more; ``None`` is the spectator view."""
 
+    def observe_json(self, seat: int | None) -> str:
+        """``canonical_json(self.observe(seat))``: the text a bot process is sent. A game
+        may spell it directly (it must stay equal), since the referee needs only this."""
+        return canonical_json(self.observe(seat))
+
     def is_over(self) -> bool:
         return not self.to_move()
 
@@ -294,8 +299,25 @@ def _c_encoder() -> Any:
 _SPELL: Any = _c_encoder()
 
 
+#: Canonical JSON of values a game shares and never changes, by id, each beside its
+#: value: held here, a value is never freed, so its id is never another value's.
+_SHARED: dict[int, tuple[JSON, str]] = {}
+
+
+def share_json(values: Iterable[JSON]) -> None:
+    """Spell each of ``values`` once: :func:`canonical_json` then returns that text for
+    that very object. Only for values that are never changed and live as long as the
+    process: a game's tables of actions and chance outcomes, handed out as they are
+    (the referee spells every legal action, chosen action and chance outcome)."""
+    for value in values:
+        _SHARED[id(value)] = (value, canonical_json(value))
+
+
 def canonical_json(value: JSON) -> str:
     """The one JSON spelling used on the wire, in replays and for hashes."""
+    shared = _SHARED.get(id(value))
+    if shared is not None:
+        return shared[1]
     if _SPELL is None:
         return _CANONICAL.encode(value)
     try:

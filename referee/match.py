@@ -17,22 +17,25 @@ Stable names::
 
 A match runs in one trio nursery: every bot is started (concurrently) and reaped
 inside it, every ``Act`` runs under its own cancel scope, and chance is sampled from a
-stream derived from the seed. Failures are classified once (:mod:`referee.failures`);
+stream derived from the seed (a match of built-in bots in process never waits, and
+``play_match`` runs it without trio). Failures are classified once (:mod:`referee.failures`);
 a failed decision gets a seeded default move, and a crash, a lost connection or
 ``max_failures`` failures put the seat out: it places last and the match goes on.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import random
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import structlog
 import trio
@@ -120,17 +123,24 @@ class BotSpec:
     def manifest(self) -> Manifest:
         """The bot's identity; built-in bots get one from their class."""
         if self.is_builtin:
-            cls = type(builtin.create(self.target))
-            return Manifest(
-                name=self.target,
-                version=str(getattr(cls, "version", "1")),
-                games=("*",),
-                command=("python", "-m", "bots.builtin", self.target),
-            )
+            return _builtin_manifest(self.target)
         return load_manifest(self.target)
 
     def __str__(self) -> str:
         return f"builtin:{self.target}" if self.is_builtin else self.target
+
+
+@functools.cache
+def _builtin_manifest(target: str) -> Manifest:
+    """A built-in bot's identity, from its class (made once: a match asks for it per
+    seat, twice)."""
+    cls = type(builtin.create(target))
+    return Manifest(
+        name=target,
+        version=str(getattr(cls, "version", "1")),
+        games=("*",),
+        command=("python", "-m", "bots.builtin", target),
+    )
 
 
 @dataclass(frozen=True)
@@ -230,7 +240,8 @@ class _Seat:
         self.spec = spec
         self.player = player
         self.clock = Clock(match.time_control)
-        self.defaults = stream(match.seed, "default", index)
+        self._defaults: random.Random | None = None  # made on first use: few seats fail
+        self._match_seed = match.seed
         self.seed = bot_seed(match.seed, index)  # the bot's own, sent in Start and Act
         self.failures = 0
         self.outcome = SeatOutcome(index)
@@ -242,6 +253,13 @@ class _Seat:
     @property
     def out(self) -> bool:
         return self.outcome.status == "out"
+
+    @property
+    def defaults(self) -> random.Random:
+        """The seat's stream of default moves (the same whenever it is first used)."""
+        if self._defaults is None:
+            self._defaults = stream(self._match_seed, "default", self.index)
+        return self._defaults
 
 
 def resolve_reply(reply: Reply, legal: list[Action]) -> Action:
@@ -468,13 +486,16 @@ class _Match:
         chain = chain_start(header)
         index = decisions = 0
         over = state.is_over()
-        async with trio.open_nursery() as beside:  # tasks that live as long as the steps
-            if writer is not None and not self.all_in_process:
-                beside.start_soon(flush_while_waiting, writer)
-            if self.clock == "cpu":
-                for seat in self.seats:
-                    seat.watchdog = CpuWatchdog(seat.player)
-                    beside.start_soon(seat.watchdog.run)
+        async with AsyncExitStack() as stack:  # tasks that live as long as the steps
+            if not self.all_in_process or self.clock == "cpu":  # else none: no nursery
+                beside = await stack.enter_async_context(trio.open_nursery())
+                stack.callback(beside.cancel_scope.cancel)  # runs before the nursery ends
+                if writer is not None and not self.all_in_process:
+                    beside.start_soon(flush_while_waiting, writer)
+                if self.clock == "cpu":
+                    for seat in self.seats:
+                        seat.watchdog = CpuWatchdog(seat.player)
+                        beside.start_soon(seat.watchdog.run)
             while not over:
                 before = state.clone() if spec.on_step is not None else state
                 to_move = state.to_move()
@@ -506,7 +527,6 @@ class _Match:
                 if spec.on_step is not None:
                     spec.on_step(Step(index, "decision", moves, digest, chain), before, state)
                 index += 1
-            beside.cancel_scope.cancel()
         steps_s = time.perf_counter() - steps_started
         game_result = state.result()
         outcomes = [s.outcome for s in self.seats]
@@ -670,11 +690,14 @@ def check_sandbox(bot_dirs: Sequence[BotSpec]) -> None:
 
 
 def make_player(
-    spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery
+    spec: MatchSpec, bot: BotSpec, seat: int, match_id: str, nursery: trio.Nursery | None
 ) -> Player:
+    """The seat's player; a bot process lives in ``nursery`` (None only when the match
+    :func:`never_waits`)."""
     manifest = bot.manifest()
     if bot.is_builtin and spec.in_process:
         return InProcessPlayer(builtin.create(bot.target), manifest.name, manifest.version)
+    assert nursery is not None, "a bot process needs a nursery"
     return ProcessPlayer(
         manifest=manifest,
         bot_dir=None if bot.is_builtin else Path(bot.target),
@@ -702,7 +725,9 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
     match = _Match(spec, game, options)
     try:
         async with AsyncExitStack() as stack:
-            nursery = await stack.enter_async_context(trio.open_nursery())
+            nursery = None  # no bot process to run beside the match: no nursery
+            if not never_waits(spec):
+                nursery = await stack.enter_async_context(trio.open_nursery())
             for i, bot in enumerate(spec.bots):
                 player = make_player(spec, bot, i, match.match_id, nursery)
                 stack.push_async_callback(player.close)
@@ -727,6 +752,26 @@ def _first(group: BaseExceptionGroup[Any]) -> BaseException:
     return _first(leaf) if isinstance(leaf, BaseExceptionGroup) else leaf
 
 
+def never_waits(spec: MatchSpec) -> bool:
+    """Every seat is a built-in bot run in process: the match never waits for anything
+    (no process, no deadline, no task beside it)."""
+    return spec.in_process and all(b.is_builtin for b in spec.bots)
+
+
 def play_match(spec: MatchSpec) -> MatchOutcome:
-    """Synchronous :func:`run_match` (runs its own trio loop)."""
+    """Synchronous :func:`run_match`, in a trio loop of its own; or, when the match
+    :func:`never_waits`, driven directly: starting and closing a trio loop cost more
+    than the referee's own work in a short match (Sakura's: 30-40 decisions)."""
+    if never_waits(spec):
+        return _drive(run_match(spec))
     return trio.run(run_match, spec)
+
+
+def _drive(match: Coroutine[Any, Any, MatchOutcome]) -> MatchOutcome:
+    """Run a coroutine that never suspends to its end, without an event loop."""
+    try:
+        match.send(None)
+    except StopIteration as done:
+        return cast(MatchOutcome, done.value)
+    match.close()
+    raise RuntimeError("an in-process match waited for something: a bug in the referee")

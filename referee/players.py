@@ -12,12 +12,32 @@ import time
 from typing import Any, Protocol
 
 from bots.sdk import Finish, GameStart, Reply, Turn, as_reply
-from engine import State
+from engine import State, canonical_json
 from referee.failures import BotFailure, Failure
 
-#: One ``Act`` call, as the referee asks it: the SDK's :class:`bots.sdk.Turn`, so an
-#: in-process bot gets the very object the referee built.
-Question = Turn
+
+class Question(Turn):
+    """One ``Act`` call, as the referee asks it: the SDK's :class:`bots.sdk.Turn`, so an
+    in-process bot gets the very object the referee built. Made by
+    :func:`make_question` from the state it is asked in, it also spells its observation
+    as wire text without building it (a bot process is sent only the text:
+    :meth:`engine.State.observe_json`)."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._state: State | None = None
+
+    def observation_json(self) -> str:
+        """The observation's canonical JSON (what a bot process is sent)."""
+        if self._observation is None and self._state is not None:
+            return self._state.observe_json(self.seat)
+        return canonical_json(self.observation)
+
+    def seal(self) -> None:
+        super().seal()
+        self._state = None
 
 
 def make_question(
@@ -26,20 +46,17 @@ def make_question(
     """What ``seat`` is asked at step ``decision``: built here only, so the match and
     ``niwa replay ask`` (which re-asks from the replay) send the same question.
 
-    The observation is built when first read (the transport always reads it; an
-    in-process bot that never looks never pays). ``state`` must not change before
-    then: the referee applies the step only after every seat has answered."""
-    return Question(
-        decision=decision,
-        seat=seat,
-        observation=None,
+    The observation is built when first read (an in-process bot that never looks never
+    pays), or spelled as text straight from the state for a bot process. ``state`` must
+    not change before then: the referee applies the step only after every seat has
+    answered."""
+    question = Question(
+        decision, seat, None, state.legal_actions(seat), time_left_ms, seed,
+        per_decision_ms, max(0, time_left_ms - per_decision_ms),
         observe=functools.partial(state.observe, seat),
-        legal_actions=state.legal_actions(seat),
-        time_left_ms=time_left_ms,
-        seed=seed,
-        per_decision_ms=per_decision_ms,
-        bank_ms=max(0, time_left_ms - per_decision_ms),
-    )
+    )  # fmt: skip
+    question._state = state
+    return question
 
 
 class Player(Protocol):

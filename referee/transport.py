@@ -44,7 +44,7 @@ import h2.settings
 import hpack
 import trio
 
-from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, cut_debug
+from bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Turn, cut_debug
 from engine import JSON, canonical_json
 from niwa_proto.v1 import bot_pb2
 from referee.failures import BotFailure, Failure, clip
@@ -424,7 +424,7 @@ class BotClient:
         return bot_pb2.ActRequest(
             decision=question.decision,
             seat=question.seat,
-            observation_json=canonical_json(question.observation),
+            observation_json=observation_json(question),
             legal_actions_json=[canonical_json(a) for a in question.legal_actions],
             clock=bot_pb2.Clock(
                 time_left_ms=question.time_left_ms,
@@ -452,6 +452,14 @@ class BotClient:
             with contextlib.suppress(RuntimeError):
                 trio.lowlevel.notify_closing(link.sock)
             link.sock.close()
+
+
+def observation_json(question: Turn) -> str:
+    """A question's observation as wire text: spelled straight from the state when the
+    referee made the question, else the canonical JSON of the observation."""
+    if isinstance(question, Question):
+        return question.observation_json()
+    return canonical_json(question.observation)
 
 
 def reply_from_proto(reply: Any) -> Reply:

@@ -351,6 +351,18 @@ def check_observation_envelope(
                 assert not bad, f"step {step}: action keys not snake_case: {sorted(bad)[:5]}"
 
 
+def check_observe_json_is_canonical(
+    game: Game, players: int, seed: int, options: Options = None
+) -> None:
+    """``observe_json(seat)`` is the canonical JSON of ``observe(seat)`` for every seat
+    and the spectator, at every step to the end (a game may spell it directly)."""
+    for step, state in enumerate(every_state(game, players, seed, options)):
+        for seat in [None, *range(players)]:
+            text, want = state.observe_json(seat), engine.canonical_json(state.observe(seat))
+            assert text == want, f"step {step}, seat {seat}: observe_json {text[:300]!r} " \
+                                 f"!= canonical JSON {want[:300]!r}"
+
+
 def _camel_keys(value: object, under_options: bool = False) -> set[str]:
     """Keys with capitals, outside an "options" object (option names follow the rules data)."""
     found: set[str] = set()
@@ -381,4 +393,5 @@ ALL_CHECKS: dict[str, Check] = {
     "no_leak": check_no_leak,
     "hidden_views_agree": check_hidden_views_agree,
     "observation_envelope": check_observation_envelope,
+    "observe_json_is_canonical": check_observe_json_is_canonical,
 }

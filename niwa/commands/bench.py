@@ -53,10 +53,11 @@ def write_json(args: argparse.Namespace, document: dict[str, Any]) -> None:
         Path(target).write_text(text, encoding="utf-8")
 
 
-def run_child(argv: list[str], first: str | None) -> dict[str, Any]:
-    """``python -m niwa ARGV`` (a bench writing ``--json -``) in a fresh process; its JSON
-    document. Packages in the folder ``first``, if given, are imported ahead of this
-    checkout's (a baseline's, measured by this harness)."""
+def run_child(argv: list[str], first: str | None, module: str = "niwa") -> dict[str, Any]:
+    """``python -m MODULE ARGV`` (a bench writing ``--json -``, or a measuring module
+    writing its JSON document) in a fresh process; its JSON document. Packages in the
+    folder ``first``, if given, are imported ahead of this checkout's (a baseline's,
+    measured by this harness)."""
     env = dict(os.environ)
     # This checkout's packages, named explicitly: the child runs in an empty folder, since
     # `python -m` puts the working folder first on sys.path, and a checkout there would
@@ -64,7 +65,7 @@ def run_child(argv: list[str], first: str | None) -> dict[str, Any]:
     here = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [first, here, env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory(prefix="niwa-bench-run-") as empty:
-        done = subprocess.run([sys.executable, "-m", "niwa", *argv], env=env,
+        done = subprocess.run([sys.executable, "-m", module, *argv], env=env,
                               capture_output=True, text=True, check=False, cwd=empty)
     if done.returncode != 0:
         raise UsageError(f"a measuring process failed ({done.returncode}): "

@@ -1,12 +1,18 @@
 """``niwa bench referee``: what the referee costs per decision, and how fast bots start.
 
-* In process, end to end, for every game: matches of built-in random bots run inside
-  the referee, with a replay file; the referee's cost per decision is the match's CPU
-  time (its whole loop: seats, asking, the replay, its hashes) minus what the engine
-  alone needs to play the same moves again and minus the bots' own CPU time inside
-  ``act`` (recorded per move), divided by the decisions. Goal: < 50 µs. The table
-  also shows the loop's wall time minus the engine's (bots included: load makes it
-  noisy), the engine's and the bots' time.
+* The headline, in process, for every game: whole matches of built-in random bots
+  inside the referee, with a replay file, every seat's question also built into the
+  request a gRPC bot gets (the observation, its JSON, the legal actions' JSON, the
+  proto; ``builtin:random`` in process never reads its observation, every gRPC bot
+  pays for it). The referee's cost per decision is the CPU time of the whole
+  ``play_match`` call (trio, the players, the replay file, start-up and teardown
+  amortised over the match) minus what the engine alone needs to play the same moves
+  again and minus the bots' own CPU time inside ``act`` (recorded per move), divided by
+  the decisions. Goal: < 50 µs. ``--rounds`` fresh processes
+  (:mod:`niwa.commands.bench_referee_match`) measure it; with ``--baseline CHECKOUT``
+  as many measure that checkout's engine, referee and bots, alternating, so the same
+  load falls on both. The parts (requests, the rest of the loop, per match), the
+  engine's and the bots' time and the wall time are printed below it.
 * The floors, measured in the same run: a plain synchronous gRPC stub calling the
   same bot (a plain process) over a Unix socket in a hot loop, requests built in
   advance; and a raw Unix-socket echo between two processes.
@@ -38,8 +44,7 @@ import argparse
 import os
 import statistics
 import tempfile
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -48,10 +53,15 @@ import trio
 import engine
 from bots.sdk import GameStart
 from niwa.cli import UsageError
-from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.commands.bench import (
+    add_json_option,
+    baseline_packages,
+    run_child,
+    text_out,
+    write_json,
+)
 from niwa.commands.bench_baselines import act_requests, bare_stub_ms, echo_ms, same_socket_ms
 from niwa.commands.bench_bots import bot_decisions
-from niwa.commands.bench_engine_only import bots_cpu, engine_only
 from referee import replay
 from referee.clock import TimeControl
 from referee.logs import configure_cli_logging
@@ -69,6 +79,8 @@ GOAL_P50_MS = 0.7
 GOAL_P99_MS = 1.2
 
 ROOT = Path(__file__).resolve().parents[2]
+#: A --baseline checkout's packages the in-process figure runs (this harness drives them).
+BASELINE_PACKAGES = ["engine", "referee", "bots", "niwa_proto"]
 
 
 def register(sub: Any) -> None:
@@ -82,6 +94,12 @@ def register(sub: Any) -> None:
     p.add_argument("--players", type=int, default=3, help="bots per match (default 3)")
     p.add_argument("--matches", type=int, default=5,
                    help="matches per mode, and per game in process (default 5)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="fresh processes per side for the in-process figure, each playing "
+                        "--matches matches of every game (default 3)")
+    p.add_argument("--baseline", metavar="CHECKOUT", type=Path,
+                   help="also time the in-process figure with another checkout's engine, "
+                        "referee and bots (`git worktree add DIR COMMIT`), alternating")
     p.add_argument("--calls", type=int, default=500,
                    help="timed calls of each baseline: bare stub, socket echo (default 500)")
     p.add_argument("--startups", type=int, default=10, help="start-ups per bot (default 10)")
@@ -119,46 +137,107 @@ MODES = (
 
 
 @dataclass
-class InProcess:
-    """One game's in-process matches: seconds of the referee's loop (CPU and wall)
-    and of the engine alone replaying the same moves, and the decisions."""
+class Whole:
+    """One side's in-process figures for one game, summed over its rounds: seconds
+    (see :mod:`niwa.commands.bench_referee_match`) and decisions, and the headline of
+    each round (µs per decision) for its range."""
 
-    game: str
-    players: int
+    seconds: dict[str, float] = field(default_factory=dict)
     decisions: int = 0
-    cpu_s: float = 0.0
-    wall_s: float = 0.0
-    engine_cpu_s: float = 0.0
-    engine_wall_s: float = 0.0
-    bots_cpu_s: float = 0.0
+    rounds: list[float] = field(default_factory=list)
 
-    def per_decision_us(self, total: float, engine_s: float) -> float:
-        return (total - engine_s) / max(1, self.decisions) * 1e6
+    def add(self, row: dict[str, float]) -> None:
+        for key, value in row.items():
+            if key != "decisions":
+                self.seconds[key] = self.seconds.get(key, 0.0) + value
+        self.decisions += int(row["decisions"])
+        self.rounds.append(_outside(row, "whole_cpu") / max(1, int(row["decisions"])) * 1e6)
+
+    def us(self, seconds: float) -> float:
+        return seconds / max(1, self.decisions) * 1e6
+
+    @property
+    def headline(self) -> float:
+        """The whole match's CPU outside the engine and the bots, per decision."""
+        return self.us(_outside(self.seconds, "whole_cpu"))
+
+    def parts(self) -> dict[str, float]:
+        """The headline in three parts (µs per decision), with the engine, the bots and
+        the whole match's wall time (outside the engine, bots included) beside it."""
+        s = self.seconds
+        loop = _outside(s, "loop_cpu")
+        return {"requests_us": self.us(s["requests_cpu"]),
+                "loop_rest_us": self.us(loop - s["requests_cpu"]),
+                "per_match_us": self.us(s["whole_cpu"] - s["loop_cpu"]),
+                "engine_us": self.us(s["engine_cpu"]), "bots_us": self.us(s["bots_cpu"]),
+                "wall_us": self.us(s["whole_wall"] - s["engine_wall"])}
 
 
-def in_process_costs(matches: int, seed: int) -> list[InProcess]:
-    """Every game's referee cost in process; the games take turns match by match."""
-    rows = [InProcess(g, IN_PROCESS_PLAYERS.get(g, engine.load(g).info.min_players))
-            for g in engine.games()]
-    with tempfile.TemporaryDirectory() as tmp:
-        for m in range(-1, matches):  # match -1 warms up (imports, first calls)
-            for row in rows:
-                path = Path(tmp) / f"{row.game}-{m}.jsonl"
-                outcome = play_match(MatchSpec(
-                    game=row.game, bots=[BotSpec.parse("builtin:random")] * row.players,
-                    seed=seed + m, in_process=True, sandbox=False, replay_path=path,
-                ))
-                if m < 0:
-                    continue
-                row.decisions += outcome.decisions
-                row.cpu_s += outcome.cpu_s
-                row.wall_s += outcome.wall_s
-                row.bots_cpu_s += bots_cpu(path)
-                row.engine_cpu_s += min(engine_only(path, time.thread_time) for _ in range(3))
-                row.engine_wall_s += min(
-                    engine_only(path, time.perf_counter) for _ in range(3)
-                )
-    return rows
+def _outside(seconds: dict[str, float], key: str) -> float:
+    return seconds[key] - seconds["engine_cpu"] - seconds["bots_cpu"]
+
+
+def _measure_whole(first: str | None, matches: int, seed: int) -> dict[str, Any]:
+    """One fresh process of :mod:`niwa.commands.bench_referee_match`; with ``first``,
+    that folder's packages (a baseline's) are imported ahead of this checkout's."""
+    cases = [f"{g}:{IN_PROCESS_PLAYERS.get(g, engine.load(g).info.min_players)}"
+             for g in engine.games()]
+    return run_child([str(matches), str(seed), *cases], first,
+                     module="niwa.commands.bench_referee_match")
+
+
+def whole_matches(
+    args: argparse.Namespace, out: TextIO, doc: dict[str, Any]
+) -> None:
+    """The headline: whole in-process matches, every seat's request built, here and
+    beside ``--baseline`` (fresh processes, alternating round by round)."""
+    sides: dict[str, dict[str, Whole]] = {"this": {}}
+    with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
+        base = None
+        if args.baseline is not None:
+            base = baseline_packages(args.baseline, BASELINE_PACKAGES, Path(tmp))
+            sides["base"] = {}
+        loads = []
+        for r in range(args.rounds):
+            order = [("this", None), ("base", base)][: len(sides)]
+            for side, first in order if r % 2 == 0 else order[::-1]:
+                found = _measure_whole(first, args.matches, args.seed)
+                loads.append(found["load_average"])
+                for game, row in found["games"].items():
+                    sides[side].setdefault(game, Whole()).add(row)
+    base_label = "" if base is None else f" beside {args.baseline} (alternating)"
+    print(f"\nIn process, whole matches with the observation built (every seat's request "
+          f"built and serialised, as for a gRPC bot): µs of CPU per decision outside the "
+          f"engine and the bots; {args.rounds} rounds of {args.matches} matches per game, "
+          f"each in a fresh process{base_label}; load average {min(loads):.2f}-"
+          f"{max(loads):.2f}", file=out)
+    print(f"{'game':<10} {'players':>7} {'decisions':>9} {'base µs':>8} {'this µs':>8} "
+          f"{'ratio':>6} {'rounds':>11}  goal < {GOAL_IN_PROCESS_US:.0f} µs (this)", file=out)
+    doc["in_process"] = {}
+    for game, now in sides["this"].items():
+        was = sides.get("base", {}).get(game)
+        base_us = f"{was.headline:>8.1f}" if was else f"{'-':>8}"
+        ratio = f"{now.headline / was.headline:>6.2f}" if was else f"{'-':>6}"
+        span = f"{min(now.rounds):.1f}-{max(now.rounds):.1f}"
+        ok = now.headline < GOAL_IN_PROCESS_US
+        print(f"{game:<10} {IN_PROCESS_PLAYERS.get(game, 0):>7} {now.decisions:>9} "
+              f"{base_us} {now.headline:>8.1f} {ratio} {span:>11}  {verdict(ok)}", file=out)
+        doc["in_process"][game] = {
+            "players": IN_PROCESS_PLAYERS.get(game), "decisions": now.decisions,
+            "referee_cpu_us": now.headline, "rounds_us": now.rounds, "meets_goal": ok,
+            **now.parts(),
+            **({"baseline_cpu_us": was.headline, "baseline": was.parts()} if was else {}),
+        }
+    print("its parts (this), µs per decision: requests = the observation, its JSON, the "
+          "legal actions' JSON and the proto; loop = the rest from seats started to the "
+          "result; per match = trio, players, replay file, start-up and teardown", file=out)
+    print(f"{'game':<10} {'requests':>8} {'loop':>8} {'per match':>9} {'engine':>8} "
+          f"{'bots':>8} {'wall':>8}", file=out)
+    for game, row in doc["in_process"].items():
+        print(f"{game:<10} {row['requests_us']:>8.1f} {row['loop_rest_us']:>8.1f} "
+              f"{row['per_match_us']:>9.1f} {row['engine_us']:>8.1f} {row['bots_us']:>8.1f} "
+              f"{row['wall_us']:>8.1f}", file=out)
+    out.flush()
 
 
 def decision_times(
@@ -236,26 +315,7 @@ async def startup_times(
 
 def overhead_sections(args: argparse.Namespace, out: TextIO, doc: dict[str, Any]) -> None:
     """The referee's own cost in process, and per decision over gRPC against the floors."""
-    print(f"\nIn process, end to end: the referee's loop minus the engine's own time "
-          f"(replaying the same moves), {args.matches} matches per game", file=out)
-    print(f"{'game':<10} {'players':>7} {'decisions':>9} {'CPU µs':>8} {'wall µs':>8} "
-          f"{'engine µs':>9} {'bots µs':>8}  goal < {GOAL_IN_PROCESS_US:.0f} µs (CPU)",
-          file=out)
-    doc["in_process"] = {}
-    for row in in_process_costs(args.matches, args.seed):
-        cpu_us = row.per_decision_us(row.cpu_s, row.engine_cpu_s + row.bots_cpu_s)
-        wall_us = row.per_decision_us(row.wall_s, row.engine_wall_s)
-        engine_us = row.engine_cpu_s / max(1, row.decisions) * 1e6
-        bots_us = row.bots_cpu_s / max(1, row.decisions) * 1e6
-        print(f"{row.game:<10} {row.players:>7} {row.decisions:>9} {cpu_us:>8.1f} "
-              f"{wall_us:>8.1f} {engine_us:>9.1f} {bots_us:>8.1f}  "
-              f"{verdict(cpu_us < GOAL_IN_PROCESS_US)}", file=out)
-        doc["in_process"][row.game] = {
-            "players": row.players, "decisions": row.decisions, "referee_cpu_us": cpu_us,
-            "referee_wall_us": wall_us, "engine_cpu_us": engine_us, "bots_cpu_us": bots_us,
-            "meets_goal": cpu_us < GOAL_IN_PROCESS_US,
-        }
-    out.flush()
+    whole_matches(args, out, doc)
     print(f"\n{args.game}, {args.players} builtin:random bots, {args.matches} matches per "
           "mode; per decision: the time from asking to the answer, and the steps' wall "
           "time (end to end: engine, replay; not start-up)", file=out)
@@ -342,8 +402,8 @@ def decisions_section(
 
 def run(args: argparse.Namespace) -> int:
     configure_cli_logging()
-    if args.matches < 1 or args.startups < 1 or args.calls < 1 or args.bot_matches < 0:
-        raise UsageError("--matches, --startups and --calls must be at least 1, "
+    if min(args.matches, args.startups, args.calls, args.rounds) < 1 or args.bot_matches < 0:
+        raise UsageError("--matches, --rounds, --startups and --calls must be at least 1, "
                          "--bot-matches at least 0")
     if args.game not in engine.games():
         known = ", ".join(engine.games())

@@ -233,3 +233,11 @@ def test_an_observation_unread_when_the_turn_was_answered_is_never_built() -> No
 
 def test_the_random_builtin_promises_not_to_keep_turns() -> None:
     assert create("random").keeps_turns is False  # type: ignore[attr-defined]
+
+
+def test_a_served_bot_that_never_reads_its_observation_never_parses_it() -> None:
+    # Not JSON: parsing it would raise, so an answer shows it was left alone.
+    request = bot_pb2.ActRequest(decision=0, seat=0, observation_json="{not parsed",
+                                 legal_actions_json=['"a"', '"b"'])
+    reply = _Servicer(create("random")).Act(request, None)  # type: ignore[arg-type]
+    assert reply.WhichOneof("choice") == "index"

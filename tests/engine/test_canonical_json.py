@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine.api import canonical_json
+import engine
+from engine.api import _SHARED, canonical_json, share_json
 
 VALUES: list[Any] = [
     {"type": "draw", "card": 12},
@@ -40,3 +41,17 @@ def test_a_value_that_is_not_json_is_refused_and_the_next_one_is_still_spelled()
     with pytest.raises(TypeError, match="not JSON serializable"):
         canonical_json([shared, {"b": shared, "c": {1, 2}}])
     assert canonical_json([shared, shared]) == '[{"a":1},{"a":1}]'
+
+
+def test_a_shared_value_keeps_the_spelling_it_was_shared_with() -> None:
+    action = {"type": "shared-in-a-test", "card": 7}
+    share_json([action])
+    assert canonical_json(action) == '{"card":7,"type":"shared-in-a-test"}'
+    assert canonical_json(dict(action, card=8)) == '{"card":8,"type":"shared-in-a-test"}'
+
+
+def test_every_value_sakura_shares_is_spelled_as_json_dumps_would() -> None:
+    engine.load("sakura")
+    for value, text in list(_SHARED.values()):
+        assert text == json.dumps(value, sort_keys=True, separators=(",", ":"),
+                                  ensure_ascii=False)

@@ -12,8 +12,8 @@ EXAMPLE = str(Path(__file__).parents[2] / "examples" / "python-bot")
 
 
 def _bench(capsys: pytest.CaptureFixture[str]) -> str:
-    argv = ["bench", "referee", "--matches", "1", "--startups", "1", "--calls", "5",
-            "--bot", "builtin:random"]
+    argv = ["bench", "referee", "--matches", "1", "--rounds", "1", "--startups", "1",
+            "--calls", "5", "--bot", "builtin:random"]
     assert main(argv) == 0
     return capsys.readouterr().out
 
@@ -31,7 +31,7 @@ def test_bench_referee_prints_every_game_in_process_and_both_baselines_judged(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     out = _bench(capsys)
-    assert "load average " in out and "In process, end to end" in out
+    assert "load average " in out and "In process, whole matches with the observation" in out
     for game in engine.games():
         assert f"\n{game} " in out
     assert "\nbare gRPC stub " in out and "\nunix echo " in out
@@ -52,3 +52,19 @@ def test_bench_referee_bots_only_times_a_bot_directorys_decisions(
     assert "in_process" not in doc and doc["decisions"] == {}
     [timed] = doc["bot_decisions"]
     assert timed["bot"] == EXAMPLE and timed["count"] > 0 and timed["p50_ms"] > 0
+
+
+def test_bench_referee_times_the_whole_match_beside_a_baseline_checkout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "referee.json"
+    argv = ["bench", "referee", "--matches", "1", "--rounds", "2", "--startups", "1",
+            "--calls", "5", "--bot", "builtin:random", "--baseline",
+            str(Path(__file__).parents[2]), "--json", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    for row in doc["in_process"].values():
+        assert len(row["rounds_us"]) == 2 and row["baseline_cpu_us"] > 0
+        parts = row["requests_us"] + row["loop_rest_us"] + row["per_match_us"]
+        assert parts == pytest.approx(row["referee_cpu_us"])
+        assert row["requests_us"] > 0  # every seat's request was built

@@ -21,11 +21,13 @@ import h2.exceptions
 import pytest
 import trio
 
+import engine
 from bots.sdk import GameStart
 from bots.server import _Servicer
+from engine.testing import playout
 from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
 from referee.failures import BotFailure, Failure, clip
-from referee.players import Question
+from referee.players import Question, make_question
 from referee.transport import (
     MAX_ACTION_CHARS,
     MAX_CALL_BYTES_OVER,
@@ -584,3 +586,22 @@ def test_random_http2_frames_from_the_server_always_end_in_a_classified_failure(
         assert isinstance(outcome, CallError | BotFailure | str), repr(outcome)
         outcomes.append(type(outcome).__name__)
     assert "CallError" in outcomes
+
+
+def test_a_questions_request_carries_the_observation_spelled_from_the_state() -> None:
+    game = engine.load("sakura")
+    state, _ = next((s, j) for s, j in playout(game, 4, 5) if s.to_move() != (engine.CHANCE,))
+    seat = state.to_move()[0]
+    question = make_question(3, seat, state, 900, 1000, 7)
+    request = BotClient("unused", 1 << 20).act_request(question)
+    assert request.observation_json == engine.canonical_json(state.observe(seat))
+    assert request.legal_actions_json == [engine.canonical_json(a)
+                                          for a in state.legal_actions(seat)]
+
+
+def test_a_sealed_questions_observation_text_is_refused() -> None:
+    state = engine.load("blossom").new_game(2)
+    question = make_question(0, 0, state, 900, 1000, 7)
+    question.seal()
+    with pytest.raises(RuntimeError, match="after the bot answered"):
+        question.observation_json()

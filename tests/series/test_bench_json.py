@@ -50,8 +50,8 @@ def test_bench_engine_counts_chance_apart_from_player_decisions(
 
 def test_bench_referee_writes_modes_and_start_ups_to_a_file(tmp_path: Path) -> None:
     out = tmp_path / "referee.json"
-    argv = ["bench", "referee", "--matches", "1", "--startups", "1", "--calls", "5",
-            "--bot", "builtin:random", "--json", str(out)]
+    argv = ["bench", "referee", "--matches", "1", "--rounds", "1", "--startups", "1",
+            "--calls", "5", "--bot", "builtin:random", "--json", str(out)]
     assert main(argv) == 0
     doc = json.loads(out.read_text())
     assert set(doc["decisions"]) == {"in process", "gRPC, no sandbox", "sandboxed gRPC",

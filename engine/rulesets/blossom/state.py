@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from engine.actions import LegalActions
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
-from engine.rulesets.blossom import codec, render, rules, views
+from engine.rulesets.blossom import codec, render, rules, views, views_json
 from engine.rulesets.blossom.rules import (
     ACTIONS_PER_TURN,
     CHERRY,
@@ -269,6 +269,9 @@ class BlossomState(State):
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         return views.observation(self, seat)
+
+    def observe_json(self, seat: int | None) -> str:
+        return views_json.observation_json(self, seat)
 
     def result(self) -> Result:
         # §9: most points; tie -> fewer cards in hand + yard; still tied -> shared (PROPOSED)

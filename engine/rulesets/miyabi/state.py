@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from engine.actions import LegalActions
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
-from engine.rulesets.miyabi import codec, moves, render, views
+from engine.rulesets.miyabi import codec, moves, render, views, views_json
 from engine.rulesets.miyabi.garden import Garden, Placement, Spot
 from engine.rulesets.miyabi.rules import (
     CLOCKWISE,
@@ -274,6 +274,9 @@ class MiyabiState(State):
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         return views.observe(self, seat)
+
+    def observe_json(self, seat: int | None) -> str:
+        return views_json.observation_json(self, seat)
 
     def render(self, seat: int | None = None) -> str:
         return render.table(self, seat)

@@ -16,8 +16,8 @@ from operator import itemgetter
 from typing import Any, Final
 
 from engine.actions import LegalActions, same_json
-from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State
-from engine.rulesets.sakura import codec, render, rules, views
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State, share_json
+from engine.rulesets.sakura import codec, render, rules, views, views_json
 from engine.rulesets.sakura.garden import GATE, Garden, set_up
 from engine.rulesets.sakura.rules import (
     CHOICE_ACTIONS,
@@ -71,6 +71,8 @@ _DIRECTION_CHOICES: Final = {
     kind: [{"type": kind, "direction": d} for d in DIRECTIONS] for kind in (EMPEROR, PAINTER)
 }
 _DIRECTION_LEGAL: Final = {kind: LegalActions(a) for kind, a in _DIRECTION_CHOICES.items()}
+share_json([*_DRAW_OUTCOMES.values(), *_REVEAL_OUTCOMES.values(), *_PLAYS.values(),
+            *(a for choices in _DIRECTION_CHOICES.values() for a in choices)])
 #: The phases in which someone (or chance) is to move.
 _MOVING: Final = frozenset({DEAL, CHOOSE, COURT, RESOLVE, DRAW})
 #: The chance outcomes of each chance phase.
@@ -257,6 +259,9 @@ class SakuraState(State):
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         return views.observation(self, seat)
+
+    def observe_json(self, seat: int | None) -> str:
+        return views_json.observation_json(self, seat)
 
     def result(self) -> Result:
         court_competes = self.court is not None and bool(self.options["courtCanWin"])
