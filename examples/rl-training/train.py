@@ -82,6 +82,16 @@ def update(policy: LinearPolicy, steps: list[Step], advantage: float, lr: float)
         policy.b[legal] += lr * advantage * grad
 
 
+def evaluate(e: NiwaEnv, policy: LinearPolicy, games: int, seed: int) -> float:
+    """The win rate over `games` fresh games: the deals and the moves come from streams of
+    their own, so every policy evaluated with one seed meets the same deals."""
+    deals = np.random.default_rng([seed, 1]).integers(2**31, size=games)
+    rng = np.random.default_rng([seed, 2])
+    players = len(e.possible_agents)
+    wins = sum(play(e, policy, g % players, int(deals[g]), rng)[0] > 0 for g in range(games))
+    return wins / games
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="miyabi")
@@ -89,15 +99,21 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--games", type=int, default=40, help="games per iteration")
     parser.add_argument("--lr", type=float, default=0.01)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the whole run follows from it")
+    parser.add_argument(
+        "--eval-games", type=int, default=500,
+        help="games, on the same deals, for the untrained and the trained policy at the end"
+        " (0: none)",
+    )
     args = parser.parse_args()
 
     e = env(args.game, args.players)
     policy = LinearPolicy(len(e.space.actions), e.observation_size)
     rng = np.random.default_rng(args.seed)
     baseline = 0.0
+    untrained = evaluate(e, policy, args.eval_games, args.seed) if args.eval_games > 0 else 0.0
     start = time.process_time()
-    print(f"{args.game}, {args.players} players: the learner against random play")
+    print(f"{args.game}, {args.players} players, seed {args.seed}: the learner against random play")
     print("| iteration | games | win rate | mean reward | CPU s |")
     print("|---:|---:|---:|---:|---:|")
     for it in range(1, args.iterations + 1):
@@ -113,6 +129,15 @@ def main() -> None:
         wins = sum(r > 0 for r in rewards) / len(rewards)
         cpu = time.process_time() - start
         print(f"| {it} | {args.games} | {wins:.0%} | {np.mean(rewards):+.2f} | {cpu:.0f} |")
+    if args.eval_games <= 0:
+        return
+    trained = evaluate(e, policy, args.eval_games, args.seed)
+    # A binomial 95 % half-width: how far apart the two rates must be to mean something.
+    spread = 1.96 * np.sqrt(trained * (1 - trained) / max(args.eval_games, 1))
+    print(
+        f"win rate over {args.eval_games} evaluation games (the same deals for both):"
+        f" untrained {untrained:.1%}, trained {trained:.1%} ± {spread:.1%}"
+    )
 
 
 if __name__ == "__main__":
