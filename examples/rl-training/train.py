@@ -37,7 +37,8 @@ class LinearPolicy:
     def probabilities(self, x: Vector, legal: npt.NDArray[np.intp]) -> Vector:
         logits = self.w[legal] @ x + self.b[legal]
         e = np.exp(logits - logits.max())
-        return e / e.sum()
+        probabilities: Vector = e / e.sum()
+        return probabilities
 
 
 def squash(observation: npt.NDArray[np.float32]) -> Vector:
