@@ -47,15 +47,38 @@ def test_the_openspiel_bot_answers_a_legal_move_and_the_same_one_again(game: str
     assert bot.act(turn).index == reply.index
 
 
+def train(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    script = EXAMPLES / "rl-training" / "train.py"
+    argv = [str(script), "--game", "sakura", "--iterations", "2", "--games", "4", *args]
+    monkeypatch.setattr(sys, "argv", argv)
+    runpy.run_path(str(script), run_name="__main__")
+    return capsys.readouterr().out
+
+
 def test_the_trainer_runs_an_iteration_and_prints_its_row(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script = EXAMPLES / "rl-training" / "train.py"
-    argv = [str(script), "--game", "sakura", "--iterations", "2", "--games", "4"]
-    monkeypatch.setattr(sys, "argv", argv)
-    runpy.run_path(str(script), run_name="__main__")
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2 |")]
-    assert len(rows) == 1
+    out = train(monkeypatch, capsys, "--eval-games", "2")
+    assert len([line for line in out.splitlines() if line.startswith("| 2 |")]) == 1
+
+
+def test_the_trainer_ends_with_the_untrained_and_trained_win_rates(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    last = train(monkeypatch, capsys, "--eval-games", "4").splitlines()[-1]
+    assert last.startswith("win rate over 4 evaluation games") and "untrained" in last
+
+
+def test_the_trainer_plays_the_same_run_again_from_the_same_seed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def without_cpu(out: str) -> list[str]:  # the CPU column is the one thing that may differ
+        lines = out.splitlines()
+        return [line.rsplit("|", 2)[0] if line.startswith("| ") else line for line in lines]
+
+    runs = [train(monkeypatch, capsys, "--seed", "11", "--eval-games", "4") for _ in range(2)]
+    assert without_cpu(runs[0]) == without_cpu(runs[1])
+    assert "seed 11" in runs[0]
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="the sandbox needs bubblewrap")
