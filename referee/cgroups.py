@@ -26,6 +26,7 @@ from pathlib import Path
 
 import trio
 
+from referee import guardian
 from referee.sandbox import Limits
 
 DEFAULT_ROOT = Path("/sys/fs/cgroup")
@@ -190,6 +191,7 @@ class Cgroup:
                 f"unsafe cgroup name {name[:40]!r}: letters, digits and _.@+- only "
                 "(at most 128, no '..')"
             )
+        guardian.ensure()  # before the group exists: it must not outlive this process
         top = top or root()
         unique = f"niwa-{name}-p{os.getpid()}-{uuid.uuid4().hex[:8]}"
         dirs: dict[str, Path] = {}
