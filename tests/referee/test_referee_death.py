@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ladder.serving import alive
 from tests.polling import wait_for
 from tests.referee.sandboxing import cgroups_named, hostile_bot
 
@@ -44,15 +45,6 @@ def _frozen(groups: list[Path]) -> bool:
     return False
 
 
-def _running(pid: int) -> bool:
-    """Alive and not a zombie (an exited process not yet reaped has let go of all)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
-
-
 @pytest.mark.parametrize("isolation", [[], ["--no-sandbox"]], ids=["sandbox", "no-sandbox"])
 def test_bots_frozen_when_their_referee_is_killed_do_not_outlive_it(
     isolation: list[str], tmp_path: Path
@@ -74,7 +66,7 @@ def test_bots_frozen_when_their_referee_is_killed_do_not_outlive_it(
     finally:
         os.kill(referee.pid, signal.SIGKILL)
         referee.wait()
-    wait_for("the bots to die", lambda: not any(_running(p) for p in bots))
+    wait_for("the bots to die", lambda: not any(alive(p) for p in bots))
     wait_for("the groups to go", lambda: _groups(referee.pid) == [])
-    assert [p for p in bots if _running(p)] == []
+    assert [p for p in bots if alive(p)] == []
     assert _groups(referee.pid) == []
