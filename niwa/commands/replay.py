@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -140,7 +141,25 @@ def run_verify(args: argparse.Namespace) -> int:
     )
     print(f"{name}: ok: {report.steps} steps of {replay.header.version}, {ending}; "
           "chance, default moves and statuses follow the seed and the rules")
+    print(f"{name}: {WHAT_OK_PROVES} {_sha256(args.file)}")
     return 0
+
+
+#: What an ok verdict does and does not prove (docs/security.md, "Verifying a replay").
+WHAT_OK_PROVES = (
+    "note: re-simulated from the file alone: the chain and hashes are unkeyed, so they "
+    "show no edit since the file was written, but anyone can write a consistent file "
+    "(change a move, recompute the chain, hashes and places); timings, clock readings "
+    "(only their bounds are checked), notes on good moves, details, stderr, match_id and "
+    "started are not provable from the file. "
+    "For a ladder match, compare with the ladder's copy (niwa ladder replay N checks "
+    "its recorded SHA-256); this file's SHA-256:"
+)
+
+
+def _sha256(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _move_line(step: Step, move: Move, before: engine.State, names: list[str]) -> str:
