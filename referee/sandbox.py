@@ -287,8 +287,12 @@ def launcher(
     box: Sandbox | None,
 ) -> list[str]:
     """The full argv: ``sh`` joins the cgroups and sets rlimits, then execs the bot,
-    through the private mounts (root) and bwrap when ``box`` is given."""
+    through the private mounts (root) and bwrap when ``box`` is given. Unsandboxed, the
+    bot gets SIGKILL when the referee dies (PR_SET_PDEATHSIG through ``setpriv``): what
+    bwrap's ``--die-with-parent`` does for a sandboxed one."""
     inner = list(command)
+    if box is None and shutil.which("setpriv") is not None:
+        inner = ["setpriv", "--pdeathsig", "KILL", "--", *command]
     if box is not None:
         env_args: list[str] = []
         for key, value in env.items():
