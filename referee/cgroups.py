@@ -191,7 +191,6 @@ class Cgroup:
                 f"unsafe cgroup name {name[:40]!r}: letters, digits and _.@+- only "
                 "(at most 128, no '..')"
             )
-        guardian.ensure()  # before the group exists: it must not outlive this process
         top = top or root()
         unique = f"niwa-{name}-p{os.getpid()}-{uuid.uuid4().hex[:8]}"
         dirs: dict[str, Path] = {}
@@ -208,6 +207,10 @@ class Cgroup:
                 raise
             why = f"{e.strerror} ({e.filename})" if e.filename else str(e)
             raise CgroupUnavailable(f"cannot create a cgroup under {top}: {why}") from None
+        # Its bots must not outlive this process. Started after the group is made: on
+        # v2 the referee may first move itself into a leaf, which it does only when it
+        # is alone in its group. (Killed in between, the start-up clean-up removes it.)
+        guardian.ensure()
         return group
 
     @classmethod

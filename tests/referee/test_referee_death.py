@@ -114,3 +114,24 @@ def test_bots_frozen_when_their_referee_is_killed_do_not_outlive_it(
     wait_for("the groups to go", lambda: _groups(referee.pid) == [])
     assert [p for p in bots if alive(p)] == []
     assert _groups(referee.pid) == []
+
+
+def _guardians_of(referee: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            if argv[1:4] == [b"-m", b"referee.guardian", str(referee).encode()]:
+                found.append(int(entry.name))
+    return found
+
+
+@needs_root
+def test_a_referee_that_ends_normally_leaves_no_guardian_behind(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "niwa.cli", "play", "blossom", "--seed", "5", "--quiet",
+            "--bot", "builtin:random", "--bot", "builtin:random"]
+    referee = subprocess.Popen(argv, stdout=subprocess.DEVNULL, cwd=tmp_path)
+    guardians = wait_for("its guardian", lambda: _guardians_of(referee.pid))
+    assert referee.wait() == 0
+    wait_for("the guardian to finish", lambda: not any(alive(p) for p in guardians))
+    assert [p for p in guardians if alive(p)] == []
