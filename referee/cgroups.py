@@ -26,6 +26,7 @@ from pathlib import Path
 
 import trio
 
+from referee import guardian
 from referee.sandbox import Limits
 
 DEFAULT_ROOT = Path("/sys/fs/cgroup")
@@ -45,6 +46,9 @@ _V2_LIMITED = ("memory", "pids", "cpu")
 #: controllers (a v2 group with processes cannot enable them for its children).
 REFEREE_LEAF = "niwa-referee"
 _OWNER = re.compile(r"-p(\d+)-[0-9a-f]{8}\Z")
+#: What the caller's part of a group's name may hold: it becomes a directory name under
+#: the hierarchy, so never a "/" or a "..", a NUL or a control character.
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
 _PERIOD_US = 100_000
 #: The CPU quota of a bot that is not being asked (the kernel's minimum: 1 % of a CPU).
 IDLE_QUOTA_US = 1000
@@ -65,6 +69,11 @@ _DESCRIBE = {
 
 class CgroupUnavailable(RuntimeError):
     """No cgroup can be created here; the message says why."""
+
+
+class UnsafeName(ValueError):
+    """A group name that could leave the bots' hierarchy or fail to be made: refused,
+    never a reason to run the bot without its group."""
 
 
 class LimitsUnavailable(RuntimeError):
@@ -177,6 +186,11 @@ class Cgroup:
     def create(cls, name: str, limits: Limits, top: Path | None = None) -> Cgroup:
         """Make the group and set the limits it can; raise :class:`CgroupUnavailable`
         when no group at all can be made."""
+        if not _SAFE_NAME.fullmatch(name) or ".." in name:
+            raise UnsafeName(
+                f"unsafe cgroup name {name[:40]!r}: letters, digits and _.@+- only "
+                "(at most 128, no '..')"
+            )
         top = top or root()
         unique = f"niwa-{name}-p{os.getpid()}-{uuid.uuid4().hex[:8]}"
         dirs: dict[str, Path] = {}
@@ -193,6 +207,10 @@ class Cgroup:
                 raise
             why = f"{e.strerror} ({e.filename})" if e.filename else str(e)
             raise CgroupUnavailable(f"cannot create a cgroup under {top}: {why}") from None
+        # Its bots must not outlive this process. Started after the group is made: on
+        # v2 the referee may first move itself into a leaf, which it does only when it
+        # is alone in its group. (Killed in between, the start-up clean-up removes it.)
+        guardian.ensure()
         return group
 
     @classmethod

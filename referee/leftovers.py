@@ -65,11 +65,13 @@ def leftovers(
     *,
     cgroup_root: Path | None = None,
     temp_dir: Path | None = None,
+    owner: int | None = None,
 ) -> Counts:
-    """Remove what dead referees left; return the counts (also logged)."""
+    """Remove what dead referees left; return the counts (also logged). With
+    ``owner``, only what referee ``owner`` left (its guardian: :mod:`referee.guardian`)."""
     counts = Counts()
-    _cgroups(cgroup_root or cgroups.root(), counts)
-    _run_dirs(Path(temp_dir or tempfile.gettempdir()), counts)
+    _cgroups(cgroup_root or cgroups.root(), counts, owner)
+    _run_dirs(Path(temp_dir or tempfile.gettempdir()), counts, owner)
     if data_dir is not None:
         _partial_replays(data_dir / "replays", counts)
     structlog.get_logger("niwa.referee").info(
@@ -90,7 +92,7 @@ def _old(path: Path) -> bool:
         return False
 
 
-def _cgroups(top: Path, counts: Counts) -> None:
+def _cgroups(top: Path, counts: Counts, only: int | None) -> None:
     try:
         found = cgroups.bases(top)
         version = 2 if cgroups.is_v2(top) else 1
@@ -105,6 +107,8 @@ def _cgroups(top: Path, counts: Counts) -> None:
                     groups.setdefault(d.name, {})[controllers.get(base, "v2")] = d
     for name, dirs in groups.items():
         owner = cgroups.owner_pid(name)
+        if only is not None and owner != only:
+            continue
         if owner is not None and alive(owner):
             counts.live += 1
             continue
@@ -137,10 +141,12 @@ def _rmdir_retrying(d: Path) -> None:
     d.rmdir()
 
 
-def _run_dirs(temp: Path, counts: Counts) -> None:
+def _run_dirs(temp: Path, counts: Counts, only: int | None) -> None:
     with contextlib.suppress(OSError):
         for d in temp.glob(f"{RUN_DIR_PREFIX}*"):
             found = _RUN_DIR_OWNER.match(d.name)
+            if only is not None and (found is None or int(found.group(1)) != only):
+                continue
             if found is not None and alive(int(found.group(1))):
                 counts.live += 1
                 continue

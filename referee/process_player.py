@@ -206,9 +206,12 @@ class ProcessPlayer:
             raise BotFailure(
                 Failure.TIMEOUT, f"no {READY_LINE} within {self.startup_timeout_s:g} s"
             )
-        self._client = BotClient(self._socket_path(), self.limits.message_bytes)
-        client = self._client
-        await self._talk("Start", timeout_s, lambda: client.start(game, timeout_s))
+        try:
+            self._client = BotClient(self._socket_path(), self.limits.message_bytes)
+            client = self._client
+            await self._talk("Start", timeout_s, lambda: client.start(game, timeout_s))
+        except BotFailure as failure:
+            raise await self._exited_instead(failure) from None
         self._idle()
         self.log.info("bot_ready")
 
@@ -593,6 +596,13 @@ class ProcessPlayer:
         if await self._exits_soon():
             return BotFailure(Failure.CRASHED, self._exit_text())
         return BotFailure(Failure.DISCONNECTED, f"{call}: {error.status} {error.details}")
+
+    async def _exited_instead(self, failure: BotFailure) -> BotFailure:
+        """A process that has exited is CRASHED, whatever broke first on the way (its
+        socket is gone with it): DISCONNECTED is for a live process only."""
+        if failure.kind is Failure.DISCONNECTED and await self._exits_soon():
+            return BotFailure(Failure.CRASHED, self._exit_text())
+        return failure
 
     async def _exits_soon(self) -> bool:
         """Whether the process exits within :data:`EXIT_WAIT_S` (or, when its cgroup

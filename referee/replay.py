@@ -664,7 +664,56 @@ def _header(d: dict[str, Any], where: str) -> Header:
         )
     if header.max_failures < 1:
         raise ReplayError(f"{where}: max_failures must be at least 1")
+    _check_names(header, where)
     return header
+
+
+#: What a header field that names something may hold: the match id names the bots'
+#: cgroups, their log files and their processes' NIWA_MATCH; game and version pick the
+#: rules. Letters, digits and ``_.@+-``, at most 64, no ``..``: never a path.
+NAME_FIELD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")
+#: Free text of the header (a seat's bot as given, which may be a directory, and the
+#: start time): bounded and without control or format characters.
+TEXT_FIELD_CHARS = {"bot": 4096, "started": 64}
+
+
+def name_problem(value: str) -> str:
+    """Why ``value`` cannot name a file, cgroup or process ("" when it can)."""
+    if not NAME_FIELD.fullmatch(value) or ".." in value:
+        return (
+            f"{_shown(value)} is not a name: letters, digits and _.@+- only "
+            "(at most 64, no '..')"
+        )
+    return ""
+
+
+def _shown(value: str) -> str:
+    return f'"{printable(value, 40)}"'
+
+
+def _check_names(header: Header, where: str) -> None:
+    """Refuse a header whose fields could name something they should not: checked here,
+    at read time, so every reader (verify, show, ask, html, the ladder) is covered."""
+    named = {"game": header.game, "version": header.version}
+    if header.match_id:  # "" in files written without an id
+        named["match_id"] = header.match_id
+    for s in header.seats:
+        named[f"seats[{s.seat}].name"] = s.name
+        named[f"seats[{s.seat}].version"] = s.version
+    for name, value in named.items():
+        problem = name_problem(value)
+        if problem:
+            raise ReplayError(f"{where}: field {name!r}: {problem}")
+    texts = {"started": header.started}
+    texts.update({f"seats[{s.seat}].bot": s.bot for s in header.seats})
+    for name, value in texts.items():
+        limit = TEXT_FIELD_CHARS[name.rpartition(".")[2]]
+        if len(value) > limit:
+            raise ReplayError(f"{where}: field {name!r} is over {limit} characters")
+        if printable(value) != value:
+            raise ReplayError(
+                f"{where}: field {name!r} holds control characters: {_shown(value)}"
+            )
 
 
 def _check_step(step: Step, position: int, header: Header, where: str) -> None:

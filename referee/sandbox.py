@@ -3,7 +3,8 @@
 Inside the sandbox a bot sees: its own directory at ``/bot`` (read-only, the working
 directory), the language runtimes (``/usr``, the Python prefix and niwa's own packages,
 read-only), a private ``/tmp`` and ``/run/niwa`` (the socket directory), its only
-writable places, a minimal ``/dev`` and ``/proc``. It has no network (own network
+writable places, a minimal ``/dev`` and ``/proc`` (without the kernel's global
+counters: :data:`GLOBAL_COUNTERS`). It has no network (own network
 namespace with only a down loopback), its own pid, IPC and UTS namespaces, no
 capabilities, its own unprivileged uid (:mod:`referee.uids`), a seccomp filter
 (:mod:`referee.seccomp`), a new session, a cleared environment, and dies with the
@@ -68,6 +69,21 @@ _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alterna
 #: Debian's JDKs keep their configuration (java.security, jvm.cfg) in /etc/java-N-openjdk,
 #: linked from /usr/lib/jvm: without it the JVM cannot start its security or logging.
 _ETC_GLOBS = ("java-*-openjdk",)
+#: Global kernel counters in /proc that change with what *other* processes do (open
+#: files, load, CPU ticks, free memory, interrupts, locks, cgroup counts...): two bots
+#: playing at the same time could signal through them (one opens files, the other reads
+#: /proc/sys/fs/file-nr). Each is hidden behind an unreadable /dev/null. What a bot
+#: needs of /proc is its own process (/proc/self) and constants (cpuinfo, version).
+GLOBAL_COUNTERS = (
+    "loadavg", "stat", "meminfo", "vmstat", "uptime", "interrupts", "softirqs",
+    "diskstats", "schedstat", "locks", "cgroups", "zoneinfo", "buddyinfo",
+    "pagetypeinfo", "slabinfo", "timer_list", "key-users", "keys", "swaps",
+    "vmallocinfo", "sched_debug", "latency_stats", "partitions", "kmsg",
+)  # fmt: skip
+#: Directories of /proc made empty (a read-only tmpfs): /proc/sys holds the kernel's
+#: tunables and counters (fs/file-nr, fs/inode-nr, fs/dentry-state, kernel/random/
+#: entropy_avail...), /proc/pressure the machine's stall times.
+GLOBAL_COUNTER_DIRS = ("sys", "pressure")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -176,7 +192,7 @@ def bwrap_args(box: Sandbox, limits: Limits) -> list[str]:
     for etc in etc_entries():
         if Path("/etc", etc).exists():
             args += [*_parents(f"/etc/{etc}", made), "--ro-bind", f"/etc/{etc}", f"/etc/{etc}"]
-    args += ["--dev", "/dev", "--proc", "/proc"]
+    args += ["--dev", "/dev", "--proc", "/proc", *_hide_counters()]
     # The private /tmp comes before the runtime binds: a venv that lives under /tmp
     # (tox in a CI checkout there) must stay visible on top of it.
     if as_root:
@@ -195,6 +211,19 @@ def bwrap_args(box: Sandbox, limits: Limits) -> list[str]:
         args += ["--ro-bind", source, BOT_DIR, "--chdir", BOT_DIR]
     else:
         args += ["--chdir", "/tmp"]
+    return args
+
+
+def _hide_counters() -> list[str]:
+    """bwrap options hiding :data:`GLOBAL_COUNTERS` and :data:`GLOBAL_COUNTER_DIRS`
+    (those this kernel has: bwrap cannot mount over a missing file)."""
+    args: list[str] = []
+    for name in GLOBAL_COUNTER_DIRS:
+        if Path("/proc", name).is_dir():
+            args += ["--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+    for name in GLOBAL_COUNTERS:
+        if Path("/proc", name).exists():
+            args += ["--ro-bind", "/dev/null", f"/proc/{name}"]
     return args
 
 
@@ -258,8 +287,12 @@ def launcher(
     box: Sandbox | None,
 ) -> list[str]:
     """The full argv: ``sh`` joins the cgroups and sets rlimits, then execs the bot,
-    through the private mounts (root) and bwrap when ``box`` is given."""
+    through the private mounts (root) and bwrap when ``box`` is given. Unsandboxed, the
+    bot gets SIGKILL when the referee dies (PR_SET_PDEATHSIG through ``setpriv``): what
+    bwrap's ``--die-with-parent`` does for a sandboxed one."""
     inner = list(command)
+    if box is None and shutil.which("setpriv") is not None:
+        inner = ["setpriv", "--pdeathsig", "KILL", "--", *command]
     if box is not None:
         env_args: list[str] = []
         for key, value in env.items():

@@ -156,6 +156,8 @@ DEFERRED = frozenset({
     ("ladder/db.py", "psycopg"),  # the optional PostgreSQL driver
     ("ladder/executors.py", "ladder.ray_executor"),  # Ray, optional (niwa[ray])
     ("niwa/commands/bench_ladder.py", "niwa.commands.bench_ladder_ray"),  # the same
+    # the referee's guardian waits for its referee's death with no import but the stdlib
+    ("referee/guardian.py", "referee.leftovers"),
     ("ladder/kept_fit.py", "ladder"),  # ladder.mle's numpy only where a board is fitted
     ("engine/testing/suite.py", "pytest"),  # the engine itself never needs pytest
 })  # fmt: skip

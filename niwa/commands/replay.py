@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any, TextIO
 import engine
 from bots.sdk import NOTE_LIMIT
 from engine import CHANCE, canonical_json
+from ladder.client import CallFailed, LadderClient, ReplayMismatch, checked_replay
 from niwa.cli import UsageError
 from niwa.series.names import shown
 from referee import replay as replays
@@ -36,8 +38,10 @@ TRACEBACK = "Traceback (most recent call last):"
 VERIFY_EPILOG = """\
 exit status:
   0  everything matches
-  1  a mismatch: one FAILED line per difference, naming the step or field
-  2  the file cannot be read as a replay (missing, not JSON Lines, out of bounds)
+  1  a mismatch: one FAILED line per difference, naming the step or field; with
+     --ladder, also a file that is not the ladder's copy of its match
+  2  the file cannot be read as a replay (missing, not JSON Lines, out of bounds),
+     or with --ladder: no ladder answers, or its match_id is not a ladder match's
 """
 SHOW_EPILOG = """\
 exit status:
@@ -74,6 +78,14 @@ def register(sub: Any) -> None:
     v = actions.add_parser("verify", help="re-simulate and check every state hash",
                            epilog=VERIFY_EPILOG, formatter_class=raw)
     v.add_argument("file", help="a replay file (JSON Lines)")
+    v.add_argument("--ladder", metavar="ADDR",
+                   help="also compare the file with the ladder's copy of its match (the "
+                   "match_id in its header) at ADDR (host:port): what proves where it "
+                   "came from")
+    v.add_argument("--token", help="with --ladder: your owner token, to compare with your "
+                   "bot's full copy (without it the ladder shows the public copy)")
+    v.add_argument("--tls-ca", type=Path, help="with --ladder: PEM root certificate: "
+                   "connect with TLS")
     v.set_defaults(run=run_verify)
 
     s = actions.add_parser("show", help="step through the match as a seat (or spectator) saw it",
@@ -129,6 +141,7 @@ def run_verify(args: argparse.Namespace) -> int:
         report = check(replay)
     except ReplayError as e:
         raise UsageError(str(e)) from None
+    from_ladder = True if args.ladder is None else _same_as_ladders(args, replay, name)
     if report.problems:
         for problem in report.problems:  # each names its step or field: expected, found
             print(f"{name}: FAILED: {printable(problem)}")
@@ -140,7 +153,56 @@ def run_verify(args: argparse.Namespace) -> int:
     )
     print(f"{name}: ok: {report.steps} steps of {replay.header.version}, {ending}; "
           "chance, default moves and statuses follow the seed and the rules")
-    return 0
+    if args.ladder is None:
+        print(f"{name}: {WHAT_OK_PROVES} {_sha256(args.file)}")
+    return 0 if from_ladder else 1
+
+
+def _same_as_ladders(args: argparse.Namespace, replay: Replay, name: str) -> bool:
+    """Whether the file is byte for byte the ladder's copy of its match (printed)."""
+    match_id = replay.header.match_id
+    if not match_id.isdigit():
+        raise UsageError(
+            f"the header's match_id {match_id!r} is not a ladder match's number: "
+            "only a ladder's replay can be compared with --ladder"
+        )
+    try:
+        with LadderClient(args.ladder, args.tls_ca, args.token) as ladder:
+            reply = ladder.replay(int(match_id))
+        theirs = checked_replay(reply, int(match_id))
+    except CallFailed as e:
+        if e.unavailable:
+            raise UsageError(f"no ladder answers at {args.ladder}: check --ladder") from None
+        raise UsageError(f"the ladder at {args.ladder}: {e}") from None
+    except ReplayMismatch as e:
+        raise UsageError(str(e)) from None
+    mine = _sha256(args.file)
+    copy = "public copy" if reply.redacted else "copy"
+    if mine == hashlib.sha256(theirs).hexdigest():
+        print(f"{name}: the ladder at {args.ladder} holds this file as the {copy} of match "
+              f"{match_id} (SHA-256 {mine})")
+        return True
+    hint = " (you were sent the public copy: pass --token if this is your bot's full one)"
+    print(f"{name}: FAILED: not the ladder's {copy} of match {match_id}: SHA-256 "
+          f"{mine[:16]}, the ladder's {reply.sha256[:16]}{hint if reply.redacted else ''}")
+    return False
+
+
+#: What an ok verdict does and does not prove (docs/security.md, "Verifying a replay").
+WHAT_OK_PROVES = (
+    "note: re-simulated from the file alone: the chain and hashes are unkeyed, so they "
+    "show no edit since the file was written, but anyone can write a consistent file "
+    "(change a move, recompute the chain, hashes and places); timings, clock readings "
+    "(only their bounds are checked), notes on good moves, details, stderr, match_id and "
+    "started are not provable from the file. "
+    "For a ladder match, compare with the ladder's copy (--ladder ADDR, or niwa ladder "
+    "replay N, which checks its recorded SHA-256); this file's SHA-256:"
+)
+
+
+def _sha256(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _move_line(step: Step, move: Move, before: engine.State, names: list[str]) -> str:

@@ -56,6 +56,17 @@ def test_two_submitted_bots_are_ranked_and_their_replays_verify(
         fetch = ["ladder", "replay", str(rated[0].id), "--server", address, "-o", str(replay)]
         assert main(fetch) == 0
         assert main(["replay", "verify", str(replay)]) == 0
+        # The ladder vouches for its copy, not for a consistent edit of it.
+        capsys.readouterr()
+        assert main(["replay", "verify", str(replay), "--ladder", address]) == 0
+        assert f"holds this file as the public copy of match {rated[0].id}" in (
+            capsys.readouterr().out)
+        edited = tmp_path / "edited.jsonl"
+        edited.write_bytes(replay.read_bytes().replace(b'"note":"', b'"note":"x', 1))
+        assert main(["replay", "verify", str(edited)]) == 0  # a note proves nothing
+        assert main(["replay", "verify", str(edited), "--ladder", address]) == 1
+        assert f"FAILED: not the ladder's public copy of match {rated[0].id}" in (
+            capsys.readouterr().out)
 
         # A second node, its folder empty (its runner a standby), serves that replay too.
         (tmp_path / "other").mkdir()

@@ -4,7 +4,8 @@ bots written against grpc directly (tests/referee/hostile/raw.py).
 A status the bot's server returns is ILLEGAL whatever its code but UNKNOWN (its
 handler threw: CRASHED, out at once); two replies to one
 call are ILLEGAL at once; a TIMEOUT empties the bank. (A socket that stops answering
-while the process lives is DISCONNECTED: test_hostile_bots.py.)
+while the process lives is DISCONNECTED, a process that exits mid-match CRASHED:
+test_hostile_bots.py.)
 """
 
 from __future__ import annotations
@@ -60,3 +61,14 @@ def test_two_replies_to_one_call_are_illegal_at_once(tmp_path: Path) -> None:
     assert (first.status, first.detail) == ("ILLEGAL", "two replies to one call")
     assert second.clock_ms == FULL_CLOCK
     assert (outcome.seats[0].status, outcome.seats[0].reason) == ("out", "ILLEGAL")
+
+
+def test_a_bot_that_prints_ready_and_exits_is_crashed_not_disconnected(
+    tmp_path: Path,
+) -> None:
+    # Its socket is gone with it: the exit, not the missing socket, is the failure.
+    outcome, _ = run_against_randoms(hostile_bot(tmp_path, "ready-exit"), tmp_path)
+    seat = outcome.seats[0]
+    assert (seat.status, seat.reason, seat.at) == ("out", "CRASHED", None)
+    assert seat.detail == "exited with code 0"
+

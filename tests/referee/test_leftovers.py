@@ -131,3 +131,19 @@ def test_a_running_match_survives_a_clean_up_in_its_middle(tmp_path: Path) -> No
         assert {status for status, _, _ in moves_of(replay, seat)} == {"OK"}
     assert [s.status for s in outcome.seats] == ["ok"] * 3
     assert leftover_cgroups(match_id) == []
+
+
+@needs_cgroups
+def test_a_guardians_sweep_touches_only_its_own_referees_groups(
+    sleeper: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
+    mine, other = dead_pid(), dead_pid()
+    own = make_group(mine, None)
+    others = make_group(other, sleeper)
+    try:
+        counts = leftovers(temp_dir=tmp_path, owner=mine)
+        assert not any(d.exists() for d in own)
+        assert all(d.exists() for d in others) and sleeper.poll() is None
+        assert counts.cgroups == 1
+    finally:
+        leftovers(temp_dir=tmp_path, owner=other)

@@ -150,3 +150,25 @@ def test_ask_with_a_bot_that_raises_prints_its_traceback_and_exits_1(
     assert traceback[0] == "        | Traceback (most recent call last):"
     assert '        |     raise ValueError(f"bad index {len(turn.legal_actions)}")' in traceback
     assert traceback[-1].startswith("        | ValueError: bad index ")
+
+
+def test_an_ok_verdict_says_what_the_file_cannot_prove_and_gives_its_sha256(
+    blossom_replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A note on a good move is not provable from the file: the edited copy verifies too,
+    # and only its SHA-256 (against the ladder's) tells it apart.
+    lines = blossom_replay.read_text().splitlines()
+    step = next(i for i, ln in enumerate(lines) if '"status":"OK"' in ln)
+    edited = json.loads(lines[step])
+    edited["moves"][0]["note"] = "forged"
+    lines[step] = json.dumps(edited, separators=(",", ":"), sort_keys=True)
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join(lines) + "\n")
+    shas = []
+    for path in (blossom_replay, forged):
+        assert main(["replay", "verify", str(path)]) == 0
+        _, note = capsys.readouterr().out.splitlines()
+        assert "anyone can write a consistent file" in note
+        assert "not provable from the file" in note and "niwa ladder replay N" in note
+        shas.append(note.rsplit(" ", 1)[1])
+    assert shas[0] != shas[1] and all(len(s) == 64 for s in shas)

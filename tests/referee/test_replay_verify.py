@@ -316,7 +316,7 @@ def test_every_difference_is_one_line(
     lines = _lines(real)
     _swap_places(lines)
     lines[-1]["decisions"] = 1
-    lines[0]["seats"][1]["name"] = "x\ny"
+    lines[0]["seats"][1]["name"] = "renamed"  # (a newline in it is refused at read)
     out = _verify(lines, tmp_path, capsys)
     assert len(out.splitlines()) == 3
 

@@ -169,3 +169,9 @@ def test_a_bot_nesting_3000_directories_plays_on_and_leaves_nothing(
     assert outcome.seats[0].status == "ok"
     assert list(host_tmp.iterdir()) == []
     assert list(MOUNT_POINT.iterdir()) == []
+
+
+def test_a_bot_cannot_read_the_kernels_global_counters(tmp_path: Path) -> None:
+    # /proc/sys/fs/file-nr and the like change with what other bots do: a covert channel.
+    _, replay = play(tmp_path, hostile_bot(tmp_path, "counters"))
+    assert note(replay) == "readable: none"

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from bots.sdk import SOCKET_ENV, GameStart, Reply, Turn, serve
+from bots.sdk import READY_LINE, SOCKET_ENV, GameStart, Reply, Turn, serve
 
 BEHAVIOUR = sys.argv[1]
 ARGS = sys.argv[2:]
@@ -173,6 +173,25 @@ def hog_inotify() -> int:
         held.append(fd)
 
 
+def probe_counters() -> str:
+    """Which of the kernel's global counters this bot can read (non-empty)."""
+    names = [
+        "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/dentry-state",
+        "sys/kernel/random/entropy_avail", "pressure/cpu", "loadavg", "stat", "meminfo",
+        "vmstat", "uptime", "interrupts", "softirqs", "diskstats", "locks", "cgroups",
+        "zoneinfo", "buddyinfo", "swaps", "key-users",
+    ]  # fmt: skip
+    readable = []
+    for name in names:
+        try:
+            with open(f"/proc/{name}", "rb") as f:
+                if f.read(1):
+                    readable.append(name)
+        except OSError:
+            pass
+    return "readable: " + (" ".join(readable) or "none")
+
+
 def spin_forever() -> None:
     while True:
         pass
@@ -224,7 +243,7 @@ class Hostile:
             probe = {
                 "network": probe_network, "read": probe_read, "write": probe_write,
                 "fill": fill_disk, "write-file": write_file, "nest": nest,
-                "whoami": lambda: f"uid {os.getuid()}",
+                "whoami": lambda: f"uid {os.getuid()}", "counters": probe_counters,
                 "inotify-hog": lambda: f"hogged {HOGGED}",
                 "inotify": lambda: "ok" if LIBC.inotify_init1(0) >= 0 else "refused",
             }  # fmt: skip
@@ -244,6 +263,9 @@ if BEHAVIOUR == "symlink-socket":
     planted = os.environ[SOCKET_ENV]
     os.environ[SOCKET_ENV] = os.path.join(os.path.dirname(planted), "real.sock")
     os.symlink(ARGS[0], planted)
+if BEHAVIOUR == "ready-exit":  # claims to be ready, then is gone before any call
+    print(READY_LINE, flush=True)
+    sys.exit(0)
 if BEHAVIOUR == "exit-early":
     print("giving up before READY", file=sys.stderr, flush=True)
     sys.exit(5)
