@@ -494,10 +494,10 @@ def _bots(args: argparse.Namespace) -> int:
 
 def _matches(args: argparse.Namespace) -> int:
     _check_game(args.game)
-    bot: str = args.bot
+    # An id goes as text too: the ladder parses it (ladder.inputs), and a malformed or
+    # huge one is refused there with the rest, never overflows the message's int64.
     query = MatchQuery(
-        game=args.game, bot_id=int(bot) if bot.isdigit() else 0,
-        bot="" if bot.isdigit() else bot, state=args.state, limit=args.limit,
+        game=args.game, bot=args.bot, state=args.state, limit=args.limit,
         before_id=args.before,
     )  # fmt: skip
     reply = _read(args, lambda ladder: ladder.list_matches(query))
