@@ -14,6 +14,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -183,7 +184,7 @@ def odd_values(field: descriptor.FieldDescriptor) -> list[object]:
     bits = 32 if field.cpp_type in (field.CPPTYPE_INT32, field.CPPTYPE_UINT32) else 64
     signed = field.cpp_type in (field.CPPTYPE_INT32, field.CPPTYPE_INT64)
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
-    return sorted({v for v in [*ODD_INTS, 0] if low <= v <= high})
+    return [v for v in sorted({*ODD_INTS, 0}) if low <= v <= high]
 
 
 def odd_calls() -> list[tuple[str, str, object]]:
@@ -195,18 +196,28 @@ def odd_calls() -> list[tuple[str, str, object]]:
     ]
 
 
+def _serialize(message: Any) -> bytes:
+    return bytes(message.SerializeToString())
+
+
+def _raw(data: bytes) -> bytes:
+    return data
+
+
 def call(served: Served, method_name: str, fields: dict[str, object]) -> grpc.StatusCode:
     method = SERVICE.methods_by_name[method_name]
     message = message_factory.GetMessageClass(method.input_type)(**fields)
     path = f"/{SERVICE.full_name}/{method.name}"
-    metadata = [("authorization", f"Bearer {served.token}")]
+    metadata: tuple[tuple[str, str | bytes], ...] = (
+        ("authorization", f"Bearer {served.token}"),
+    )
     with grpc.insecure_channel(served.address) as channel:
         try:
             if method.server_streaming:
-                stream = channel.unary_stream(path, lambda m: m.SerializeToString())
+                stream = channel.unary_stream(path, _serialize, _raw)
                 next(iter(stream(message, metadata=metadata, timeout=WATCH_S)))
             else:
-                unary = channel.unary_unary(path, lambda m: m.SerializeToString())
+                unary = channel.unary_unary(path, _serialize, _raw)
                 unary(message, metadata=metadata, timeout=PATIENCE_S)
         except grpc.RpcError as e:
             code: grpc.StatusCode = e.code()
