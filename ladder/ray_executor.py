@@ -11,12 +11,14 @@ that arrives for a match no longer running is ignored by the store.
 Bot archives travel by content hash through Ray's object store: the runner puts each
 archive once (``ray.put``) and the task, only on a node that has not unpacked that hash
 yet, fetches it and unpacks it (in a child process, under the usual limits) into a
-content-addressed folder that later matches on that node reuse. Nodes never need the
-store's database, nor its credentials.
+content-addressed folder that later matches on that node reuse (a cache private to
+the node's user, each folder checked on every use: :mod:`ladder.bot_cache`). Nodes
+never need the store's database, nor its credentials.
 
 A node that cannot play safely refuses the match (:class:`NodeUnfit`: no bubblewrap,
-another niwa version, other rules for the game, cgroup limits unavailable); the
-executor logs why, never schedules there again, and re-runs the match elsewhere.
+another niwa version, other rules for the game, cgroup limits unavailable, a bot cache
+others could write in); the executor logs why, never schedules there again, and re-runs
+the match elsewhere.
 """
 
 from __future__ import annotations
@@ -38,11 +40,9 @@ import structlog
 from ray.exceptions import AuthenticationError, RayTaskError
 
 import engine
-from ladder import archive, logs
+from ladder import bot_cache, logs
 from ladder.executors import ArchiveReader
 from ladder.store import Finished
-from ladder.submission import unpack_into
-from ladder.unpack import inspect
 from ladder.worker import Job, run_job
 from referee.cgroups import LimitsUnavailable
 
@@ -50,8 +50,6 @@ from referee.cgroups import LimitsUnavailable
 TASK_RETRIES = 3
 #: Times one match is handed on after nodes refused it.
 REFUSALS_KEPT = 8
-#: A node's cache of unpacked bots; NIWA_NODE_CACHE overrides.
-CACHE_ENV = "NIWA_NODE_CACHE"
 #: How the logs name a node; NIWA_NODE (set where ``ray start`` runs) overrides.
 NODE_ENV = "NIWA_NODE"
 
@@ -121,23 +119,13 @@ def node_problem(game: str, expected: Expected) -> str:
         return f"the game {game!r} is not installed here"
     if rules != expected.rules:
         return f"{game}'s rules are version {rules} here, the runner's are {expected.rules}"
-    return ""
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path(tempfile.gettempdir()) / "niwa-node")
+    return bot_cache.cache_problem(bot_cache.cache_dir())
 
 
 def cached_bot(digest: str, ref: Any) -> Path:
-    """The bot unpacked from archive ``digest`` on this node, fetched once per node."""
-    folder = cache_dir() / "bots" / digest
-    if folder.is_dir():
-        return folder
-    data: bytes = ray.get(ref)
-    if archive.content_hash(data) != digest:
-        raise ValueError(f"archive {digest[:16]} arrived with other content")
-    unpack_into(data, inspect(data).root, folder)
-    return folder
+    """The bot unpacked from archive ``digest`` on this node: fetched once per node,
+    checked on every use (:mod:`ladder.bot_cache`)."""
+    return bot_cache.cached_bot(bot_cache.cache_dir(), digest, lambda: bytes(ray.get(ref)))
 
 
 _configured = threading.Lock()

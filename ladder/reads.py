@@ -17,6 +17,11 @@ import structlog
 import engine
 from ladder import elo, sparring, tails
 from ladder.db import Row
+from ladder.inputs import MAX_TEXT as MAX_TEXT
+from ladder.inputs import NotFound as NotFound
+from ladder.inputs import check_id as check_id
+from ladder.inputs import check_text as check_text
+from ladder.inputs import parse_id
 from ladder.store import ACTIVE, DONE, REJECTED, SYSTEM_OWNER, Bot, Match, Owner, Store, StoreError
 from ladder.views import (
     BotListing,
@@ -42,17 +47,11 @@ WATCH_BATCH = 100
 #: ListMatches answers at most this many per call; page with ``before_id``.
 MAX_LIST = 200
 DEFAULT_LIST = 20
-#: Longest game name, state or owner name a request may carry.
-MAX_TEXT = 64
 STATES = ("queued", "running", "done", "failed")
 #: Rating-history rows one read takes: the newest of a game (or a bot); plots thin them.
 HISTORY_ROWS = 4000
 
 log = structlog.get_logger("niwa.ladder.api")
-
-
-class NotFound(StoreError):
-    """What the request names does not exist (gRPC NOT_FOUND)."""
 
 
 class Denied(StoreError):
@@ -87,12 +86,6 @@ def bot_view(bot: Bot, stderr_tail: Iterable[str] = ()) -> LadderBot:
     )
 
 
-def check_text(what: str, value: str) -> str:
-    if len(value) > MAX_TEXT:
-        raise StoreError(f"{what} is {len(value)} characters long: at most {MAX_TEXT}")
-    return value
-
-
 def known_games(games: Iterable[str] | None = None) -> frozenset[str]:
     """The ladder's games and every registered one (a store may hold bots of both)."""
     return frozenset(games or ()) | frozenset(engine.games())
@@ -106,12 +99,6 @@ def check_game(name: str, games: frozenset[str]) -> str | None:
     if name not in games:
         raise NotFound(f"no game {name!r} on this ladder: games are {', '.join(sorted(games))}")
     return name
-
-
-def check_id(what: str, value: int, optional: bool = False) -> int:
-    if value < 0 or (value == 0 and not optional):
-        raise StoreError(f"{what} {value}: ids are positive")
-    return value
 
 
 def shown_placings(
@@ -280,9 +267,10 @@ class Reads:
     def bots_named(self, text: str, game: str | None = None) -> list[Bot]:
         """The bots ``text`` names: a name (every version), ``name@version``, or an id."""
         check_text("the bot", text)
-        if text.isdigit():
+        if text.isdigit():  # any script's digits: parse_id takes only ASCII ones
+            bot_id = parse_id("bot", text)
             try:
-                return [self.store.bot(int(text))]
+                return [self.store.bot(bot_id)]
             except StoreError as e:
                 raise NotFound(str(e)) from None
         name, _, version = text.partition("@")

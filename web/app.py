@@ -25,7 +25,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
+from ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
 from ladder.reads import NotFound, Reads, ReplayTampered, bot_view
 from ladder.store import DONE, Store, StoreError
 from ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView
@@ -93,20 +95,24 @@ def _place(value: float | None) -> str:
 
 
 def number(request: Request, name: str, default: int, low: int, high: int) -> int:
-    """An integer query parameter in [low, high]; anything else is a 400."""
+    """An integer query parameter in [low, high]; anything else is a 400 (a StoreError)."""
     text = request.query_params.get(name)
     if text is None or text == "":
         return default
-    if not text.isdigit() or len(text) > 12 or not low <= int(text) <= high:
-        raise HTTPException(400, f"{name} must be a whole number from {low} to {high}")
-    return int(text)
+    return parse_number(name, text, low, high)
 
 
 def text(request: Request, name: str) -> str:
-    value = request.query_params.get(name, "")
-    if len(value) > 64:
-        raise HTTPException(400, f"{name} is at most 64 characters")
-    return value
+    """A text query parameter: over :data:`MAX_TEXT` characters or with a NUL is a 400."""
+    return check_text(name, request.query_params.get(name, ""), MAX_TEXT)
+
+
+class _Site(Starlette):
+    """The app with :class:`SecurityHeaders` outside Starlette's own error middleware,
+    so its 500s carry the headers too (``add_middleware`` would put them inside)."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 def create_app(
@@ -160,7 +166,7 @@ def create_app(
         query = MatchQuery(
             game=text(request, "game"), bot=text(request, "bot"), state=text(request, "state"),
             limit=number(request, "limit", MATCH_PAGE, 1, MAX_MATCH_PAGE),
-            before_id=number(request, "before", 0, 0, 2**62),
+            before_id=number(request, "before", 0, 0, MAX_ID),
         )  # fmt: skip
         matches = site.reads.list_matches(query)
         return site.render(
@@ -185,7 +191,7 @@ def create_app(
 
     async def match_events(request: Request) -> Response:
         game = site.reads.game(text(request, "game")) or ""
-        after = number(request, "after", 0, 0, 2**62)
+        after = number(request, "after", 0, 0, MAX_ID)
         return site.streams.respond(site.reads, game, after)
 
     routes = [
@@ -200,9 +206,7 @@ def create_app(
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     handlers = _errors(site)
-    app = Starlette(routes=routes, exception_handlers=handlers)
-    app.add_middleware(SecurityHeaders)
-    return app
+    return _Site(routes=routes, exception_handlers=handlers)
 
 
 def _label(bot: LadderBot) -> str:

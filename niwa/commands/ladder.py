@@ -37,6 +37,7 @@ from ladder import (
 from ladder.admission import Limits
 from ladder.client import CallFailed, LadderClient
 from ladder.db import DatabaseError
+from ladder.inputs import MAX_ID, parse_number
 from ladder.lease import node_name
 from ladder.reads import Reads
 from ladder.runner import Settings
@@ -130,7 +131,7 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_submit)
 
     p = commands.add_parser("retire", help="take a bot off the ladder (its owner's token)")
-    p.add_argument("bot_id", type=int, help="the bot's id (niwa ladder bots)")
+    p.add_argument("bot_id", type=_number("bot id", MAX_ID), help="the bot's id (niwa ladder bots)")
     _server_args(p, token=True)
     p.set_defaults(run=_retire)
 
@@ -154,8 +155,10 @@ def register(sub: Any) -> None:
                    help="only this bot's matches: an id, a name (any version) or name@version")
     p.add_argument("--state", default="", choices=["", "queued", "running", "done", "failed"],
                    help="only matches in this state")
-    p.add_argument("--limit", type=int, default=20, help="at most 200 (default 20)")
-    p.add_argument("--before", type=int, default=0, help="only matches older than this id")
+    p.add_argument("--limit", type=_number("--limit", 2**31 - 1), default=20,
+                   help="at most 200 (default 20)")
+    p.add_argument("--before", type=_number("--before", MAX_ID), default=0,
+                   help="only matches older than this id")
     _json_arg(p)
     _read_args(p, token=True)
     p.set_defaults(run=_matches)
@@ -163,7 +166,7 @@ def register(sub: Any) -> None:
     p = commands.add_parser(
         "logs", help="the last lines a bot wrote on stderr in a match (its owner's token)"
     )
-    p.add_argument("match_id", type=int, metavar="MATCH", help="the match id")
+    p.add_argument("match_id", type=_number("match", MAX_ID), metavar="MATCH", help="the match id")
     p.add_argument("--bot", required=True, metavar="BOT",
                    help="the bot: its name, name@version or id")
     _read_args(p, token=True)
@@ -171,14 +174,15 @@ def register(sub: Any) -> None:
 
     p = commands.add_parser("watch", help="print matches as they finish (Ctrl-C to stop)")
     p.add_argument("--game", default="", help="only this game's matches")
-    p.add_argument("--after", type=int, default=0, help="resume after this finish number")
+    p.add_argument("--after", type=_number("--after", MAX_ID), default=0,
+                   help="resume after this finish number")
     _server_args(p)
     p.set_defaults(run=_watch)
 
     p = commands.add_parser(
         "replay", help="fetch a match's replay, checked against its recorded SHA-256"
     )
-    p.add_argument("match_id", type=int, help="the match id")
+    p.add_argument("match_id", type=_number("match", MAX_ID), help="the match id")
     p.add_argument("-o", "--output", type=Path, help="write to FILE (default: stdout)")
     _read_args(p, token=True)  # an owner's token: its bots' debug text and notes whole
     p.set_defaults(run=_replay)
@@ -244,6 +248,19 @@ def _server_args(p: argparse.ArgumentParser, token: bool = False) -> None:
 def _read_args(p: argparse.ArgumentParser, token: bool = False) -> None:
     _server_args(p, token)
     _store_args(p, default_db=None)
+
+
+def _number(what: str, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from 0 to ``high`` in ASCII digits, so what the
+    ladder is asked fits its message's field (``ladder.inputs``)."""
+
+    def parse(text: str) -> int:
+        try:
+            return parse_number(what, text, 0, high)
+        except StoreError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    return parse
 
 
 def _json_arg(p: argparse.ArgumentParser) -> None:
@@ -495,10 +512,10 @@ def _bots(args: argparse.Namespace) -> int:
 
 def _matches(args: argparse.Namespace) -> int:
     _check_game(args.game)
-    bot: str = args.bot
+    # An id goes as text too: the ladder parses it (ladder.inputs), and a malformed or
+    # huge one is refused there with the rest, never overflows the message's int64.
     query = MatchQuery(
-        game=args.game, bot_id=int(bot) if bot.isdigit() else 0,
-        bot="" if bot.isdigit() else bot, state=args.state, limit=args.limit,
+        game=args.game, bot=args.bot, state=args.state, limit=args.limit,
         before_id=args.before,
     )  # fmt: skip
     reply = _read(args, lambda ladder: ladder.list_matches(query))

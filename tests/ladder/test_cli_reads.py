@@ -229,3 +229,24 @@ def test_a_replay_header_from_before_per_seat_sandbox_still_reads() -> None:
     }  # fmt: skip
     header = Header.from_json(old)
     assert [s.isolation for s in header.seats] == ["", ""]
+
+
+@pytest.mark.parametrize(
+    ("command", "cause"),
+    [
+        (["matches", "--bot", "²"], "bot '²': an id is a whole number in ASCII digits 0-9"),
+        (["matches", "--bot", "99999999999999999999"], "no bot '99999999999999999999'"),
+        (["matches", "--before", "٣"], "--before must be a whole number from 0 to"),
+        (["replay", "99999999999999999999"], "match must be a whole number from 0 to"),
+    ],
+)
+def test_an_odd_id_or_number_is_one_line_and_exit_2(
+    played: Path, capsys: pytest.CaptureFixture[str], command: list[str], cause: str
+) -> None:
+    try:
+        code = main(["ladder", *command, "--db", str(played)])
+    except SystemExit as e:  # argparse refuses its own arguments so
+        code = int(e.code or 0)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert cause in err

@@ -140,7 +140,7 @@ def test_a_submitted_bot_reaches_a_node_by_its_hash(cluster: Cluster, tmp_path: 
         runner.join()
     digest = archive.content_hash(data)
     cached = [cluster.root / f"cache-{n}" / "bots" / digest for n in ("node-a", "node-b")]
-    assert any((folder / "bot.toml").is_file() for folder in cached)
+    assert any((folder / "bot" / "bot.toml").is_file() for folder in cached)
     store.close()
 
 

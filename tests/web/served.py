@@ -14,7 +14,9 @@ from tests.ladder.serving import printed_address, start_ladder
 from tests.polling import PATIENCE_S
 
 
-def start_web_ladder(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str]:
+def start_web_ladder(
+    db: Path | str, log: Path, *extra: str
+) -> tuple[subprocess.Popen[str], str, str]:
     """Start ``niwa ladder serve --web``; return the process, the API's and the pages'
     addresses."""
     proc, address = start_ladder(db, log, "--web", "127.0.0.1:0", *extra)

@@ -59,6 +59,18 @@ def test_every_page_carries_the_content_security_policy(client: TestClient) -> N
         assert client.get(path).headers["content-security-policy"] == CSP, path
 
 
+def test_a_server_error_carries_the_security_headers_too(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "ladder.db"))
+    app = create_app(store)
+    store.close()  # every read now fails: a 500 from Starlette's own error middleware
+    with TestClient(app, raise_server_exceptions=False) as broken:
+        page = broken.get("/")
+    assert page.status_code == 500
+    assert page.headers["content-security-policy"] == CSP
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert page.headers["x-frame-options"] == "DENY"
+
+
 def test_a_leaderboard_page_past_the_last_is_a_404(client: TestClient) -> None:
     page = client.get("/games/blossom?page=2")
     assert page.status_code == 404
@@ -78,7 +90,9 @@ def test_an_unknown_game_is_a_404_with_one_line(client: TestClient) -> None:
         ("/matches?limit=x", "limit must be a whole number from 1 to 100"),
         ("/matches?state=won", "state &#39;won&#39;: one of queued, running, done, failed"),
         ("/games/blossom?page=-1", "page must be a whole number from 1 to 10000"),
-        ("/matches?bot=" + "b" * 65, "bot is at most 64 characters"),
+        ("/matches?bot=" + "b" * 65, "bot is 65 characters long: at most 64"),
+        ("/matches?limit=%C2%B2", "limit must be a whole number from 1 to 100 in ASCII digits"),
+        ("/matches?game=a%00b", "game contains a NUL character"),
     ],
 )
 def test_a_bad_query_parameter_is_a_400_naming_it(
