@@ -6,7 +6,8 @@ actions and observations use the rules data's 1-based (r, c).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import compress
 from typing import Any, NamedTuple
 
 from engine.rulesets.miyabi.rules import (
@@ -51,6 +52,14 @@ Spot = tuple[int, Orientation, tuple[int, ...], int]
 
 #: Every cell's bit set: the level mask of a bare board.
 ALL_CELLS = (1 << CELLS) - 1
+#: Every kind, in order.
+KINDS = range(NKINDS)
+#: Per kind: tile counts with one tile of that kind only (can_place asks placeable).
+ONE_KIND = tuple(tuple(int(k == kind) for k in range(NKINDS)) for kind in range(NKINDS))
+#: A hint that never fits (no level holds every bit of -1), before a spot is found.
+NO_HINT = (0, 0, -1)
+#: A height no stack reaches: the layer limit when the maxLayer option is 0 (none).
+NO_LIMIT = 1 << 30
 
 
 class Garden:
@@ -86,7 +95,8 @@ class Garden:
         self.tiles: list[Placed] = []
         self._tiles_json: list[FrozenDict] = []  # the first tiles' JSON, never changed
         self._tiles_text = ""  # those tiles' canonical JSON, comma-separated
-        self._hints = [0] * NKINDS  # per kind: the spot that last fitted (can_place)
+        # per kind: the spot (column, first cell, mask) that fitted last (placeable)
+        self._hints = [NO_HINT] * NKINDS
         self.lanterns = [False] * LANTERNS  # per column: filled this round
         self.passed = False
         self.score = 0
@@ -138,26 +148,35 @@ class Garden:
         return out
 
     def can_place(self, rules: Rules, kind: int) -> bool:
-        """Whether ``placements`` would yield anything; the same tests without building
-        a Placement, since the choose step asks this for every tile in the middle. The
-        spot that answered last time for this kind is tried first: it usually still
-        fits, so the answer rarely needs a walk over every footprint."""
-        spots, max_layer = rules.spots[kind], rules.max_layer
-        heights, levels, lanterns = self.heights, self.levels, self.lanterns
-        if not spots:  # some options leave a kind no footprint inside the grid
-            return False
-        col, cell, mask = spots[self._hints[kind]]
-        h = heights[cell]
-        if not lanterns[col] and levels[h] & mask == mask and not (max_layer and h >= max_layer):
-            return True
-        for i, (col, cell, mask) in enumerate(spots):
-            if lanterns[col]:
-                continue
+        """Whether ``placements`` would yield anything, without building a Placement."""
+        return bool(self.placeable(rules, ONE_KIND[kind]))
+
+    def placeable(self, rules: Rules, counts: Sequence[int]) -> list[int]:
+        """The kinds with a tile in ``counts`` that fit somewhere, in kind order; one
+        loop for them all, as the choose step asks this for every tile in the middle on
+        every turn (a call per kind cost more than its test). The spot that fitted last
+        time for a kind is tried first: it usually still fits, so the answer rarely
+        needs a walk over every footprint."""
+        heights, levels, lanterns, hints = self.heights, self.levels, self.lanterns, self._hints
+        limit, all_spots, out = rules.max_layer or NO_LIMIT, rules.spots, []
+        for kind in compress(KINDS, counts):  # the kinds with a tile, picked out in C
+            col, cell, mask = hints[kind]
             h = heights[cell]
-            if levels[h] & mask == mask and not (max_layer and h >= max_layer):
-                self._hints[kind] = i
-                return True
-        return False
+            if not lanterns[col] and levels[h] & mask == mask and h < limit:
+                out.append(kind)
+                continue
+            for col, spots in all_spots[kind]:
+                if not lanterns[col]:
+                    for cell, mask in spots:
+                        h = heights[cell]
+                        if levels[h] & mask == mask and h < limit:
+                            hints[kind] = col, cell, mask
+                            out.append(kind)
+                            break
+                    else:
+                        continue
+                    break
+        return out
 
     def place(self, kind: int, placement: Placement) -> None:
         """Lay the tile (P8: it may cover anything) and fill the column's lantern."""

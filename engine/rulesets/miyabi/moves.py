@@ -8,13 +8,15 @@ tile's object cell.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.api import Action, IllegalAction
 from engine.rulesets.miyabi.garden import Placement
 from engine.rulesets.miyabi.rules import (
     KIND_BY_NAMES,
+    KIND_NAMES,
     KIND_SHAPE,
+    KIND_TYPE,
     SHAPES,
     SIZE,
     TYPES,
@@ -26,12 +28,38 @@ from engine.rulesets.miyabi.rules import (
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
 
+# The listed actions, built once and shared by every listing (as Sakura's plays are):
+# listing a decision then builds no dicts. Nobody may change one in place.
+#: Per kind: taking a tile of it from the middle (miyabi.md §5.2).
+TAKE: Final = tuple({"type": "take", "shape": s, "object": o} for s, o in KIND_NAMES)
+#: Per kind: the chance outcome that lays a tile of it out (miyabi.md §2.2).
+DEAL: Final = tuple({"type": "deal", "shape": s, "object": o} for s, o in KIND_NAMES)
+PASS: Final = {"type": "pass"}
+#: PLACE[row][col][rotation], 0-based row and column: placing the taken tile's object
+#: cell there (the action spells them 1-based).
+PLACE: Final = tuple(
+    tuple(
+        tuple({"type": "place", "row": r + 1, "col": c + 1, "rotation": k} for k in range(4))
+        for c in range(SIZE)
+    )
+    for r in range(len(TYPES))
+)
+
 
 def chosen_kind(action: Action) -> int:
     """The tile kind a legal choice takes from the middle, or -1 for a pass."""
     if action["type"] == "pass":
         return -1
-    return kind_of(SHAPES.index(action["shape"]), TYPES.index(action["object"]))
+    return KIND_BY_NAMES[action["shape"], action["object"]]
+
+
+def listed_placement(state: MiyabiState, action: Action) -> Placement:
+    """The placement a listed (so legal) place action makes: looked up, not checked."""
+    kind, col = state.chosen, action["col"] - 1
+    orientation = state.rules.rotations[KIND_SHAPE[kind]][action["rotation"]]
+    cells = orientation.footprints[KIND_TYPE[kind] * SIZE + col]
+    assert cells is not None  # listed, so inside the grid
+    return Placement(col, orientation, cells, state.gardens[state.current].heights[cells[0]] + 1)
 
 
 def _fields(action: Action, rule: str, kind: str, keys: tuple[str, ...]) -> dict[str, Any]:
