@@ -12,7 +12,9 @@ from typing import Any, NamedTuple
 
 from engine.rulesets.miyabi.rules import (
     CELLS,
+    KIND_BY_NAMES,
     KIND_OBJECTS,
+    KIND_SHAPE,
     KIND_TYPE,
     LANTERNS,
     NKINDS,
@@ -21,7 +23,6 @@ from engine.rulesets.miyabi.rules import (
     TYPES,
     Orientation,
     Rules,
-    kind_of,
     shape_of,
     type_of,
 )
@@ -266,17 +267,26 @@ class Garden:
 
     @classmethod
     def from_json(cls, rules: Rules, d: Mapping[str, Any]) -> Garden:
+        """The garden a snapshot holds. Each tile only raises its cells and tops them
+        (what :meth:`place` does); the level masks are made once at the end, from the
+        heights: a tile costs a few lookups, so rebuilding a late garden (determinize
+        reads every observation this way) stays cheap."""
         g = cls()
-        for t in d["tiles"]:
-            kind = kind_of(SHAPES.index(t["shape"]), TYPES.index(t["object"]))
-            orientation = next(
-                o for o in rules.shapes[shape_of(kind)] if o.rotation == t["rotation"]
-            )
+        heights, top, tiles, rotations = g.heights, g.top, g.tiles, rules.rotations
+        for index, t in enumerate(d["tiles"]):
+            kind = KIND_BY_NAMES[t["shape"], t["object"]]
+            orientation = rotations[KIND_SHAPE[kind]][t["rotation"]]
             row, col = t["row"] - 1, t["col"] - 1
             cells = orientation.footprints[row * SIZE + col]
             assert cells is not None, f"a stored tile leaves the grid: {t}"
-            layer = g.heights[cells[0]] + 1
-            g.place(kind, Placement(col, orientation, cells, layer))
+            layer = heights[cells[0]] + 1
+            for c in cells:
+                heights[c] += 1
+                top[c] = index
+            tiles.append(Placed(kind, KIND_TYPE[kind], col, orientation.rotation, layer))
+        levels = g.levels = [0] * (max(heights) + 1)
+        for c, h in enumerate(heights):
+            levels[h] |= 1 << c
         g.lanterns = [bool(x) for x in d["lanterns"]]
         g.passed = bool(d["passed"])
         g.score = int(d["score"])

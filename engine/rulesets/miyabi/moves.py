@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 TAKE: Final = tuple({"type": "take", "shape": s, "object": o} for s, o in KIND_NAMES)
 #: Per kind: the chance outcome that lays a tile of it out (miyabi.md §2.2).
 DEAL: Final = tuple({"type": "deal", "shape": s, "object": o} for s, o in KIND_NAMES)
+#: DEAL's actions by identity (they live as long as the module): kind.
+DEAL_KIND: Final = {id(action): kind for kind, action in enumerate(DEAL)}
 PASS: Final = {"type": "pass"}
 #: PLACE[row][col][rotation], 0-based row and column: placing the taken tile's object
 #: cell there (the action spells them 1-based).
@@ -83,6 +85,9 @@ def _kind(action: dict[str, Any], rule: str) -> int:
 
 def parse_deal(state: MiyabiState, action: Action) -> int:
     """A chance outcome: the next tile of the shape being laid out (miyabi.md §2.2)."""
+    kind = DEAL_KIND.get(id(action), -1)
+    if kind >= 0 and KIND_SHAPE[kind] == state.dealing_shape() and state.supply[kind]:
+        return kind  # one of DEAL's own actions, as sample_chance hands them out
     if type(action) is dict and len(action) == 3 and action.get("type") == "deal":
         # the common case, a listed outcome, looked up without building sets
         shape, obj = action.get("shape"), action.get("object")

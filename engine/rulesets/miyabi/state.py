@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import compress
 
 from engine.actions import LegalActions
 from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State, places_from_keys
@@ -22,11 +23,11 @@ from engine.rulesets.miyabi.rules import (
     TYPES,
     Rules,
     kind_of,
-    type_of,
 )
 from engine.rulesets.miyabi.scoring import earns_bonus, end_scoring, placement_points
 
 DEAL, CHOOSE, PLACE, OVER = PHASES
+SHAPE_INDICES = range(len(SHAPES))
 
 
 class MiyabiState(State):
@@ -118,9 +119,11 @@ class MiyabiState(State):
 
     def _advance(self) -> None:
         """Next seat clockwise that is still in the round, else the round ends."""
-        for step in range(1, self.players + 1):
-            seat = (self.current + CLOCKWISE * step) % self.players
-            if not self.gardens[seat].done():
+        players, current, gardens = self.players, self.current, self.gardens
+        for step in range(CLOCKWISE, CLOCKWISE * (players + 1), CLOCKWISE):
+            seat = (current + step) % players
+            g = gardens[seat]
+            if not (g.passed or all(g.lanterns)):  # Garden.done, inlined: asked every turn
                 self.phase, self.current, self.chosen = CHOOSE, seat, -1
                 return
         self._end_round()
@@ -143,9 +146,8 @@ class MiyabiState(State):
         self.start_round()
 
     def dealing_shape(self) -> int:
-        for s, n in enumerate(self.to_deal):
-            if n:
-                return s
+        for s in compress(SHAPE_INDICES, self.to_deal):  # the first with tiles to deal
+            return s
         raise StopIteration("no tile is left to deal this round")
 
     # the contract
@@ -164,10 +166,13 @@ class MiyabiState(State):
 
     def _deal_odds(self) -> tuple[list[int], list[float]]:
         """The kinds the next tile dealt may be, and the chance of each."""
-        supply = self.supply
-        kinds = [k for k in SHAPE_KINDS[self.dealing_shape()] if supply[k]]
-        total = sum(supply[k] for k in kinds)
-        return kinds, [supply[k] / total for k in kinds]
+        supply, kinds, counts = self.supply, [], []
+        for k in SHAPE_KINDS[self.dealing_shape()]:
+            if n := supply[k]:
+                kinds.append(k)
+                counts.append(n)
+        total = sum(counts)
+        return kinds, [n / total for n in counts]
 
     def sample_chance(self, rng: Rng) -> Action:
         """The tile State.sample_chance would deal for the same ``rng`` (the same sums
@@ -244,7 +249,7 @@ class MiyabiState(State):
         g, kind = self._garden(self.current), self.chosen
         g.place(kind, placement)
         g.score += placement_points(kind, placement.layer)
-        obj = type_of(kind)
+        obj = KIND_TYPE[kind]
         if self.bonus_left[obj] and earns_bonus(self.rules, placement.layer):
             self.bonus_left[obj] = False
             g.bonuses.append(obj)
