@@ -76,6 +76,12 @@ _MOVING: Final = frozenset({DEAL, CHOOSE, COURT, RESOLVE, DRAW})
 #: The chance outcomes of each chance phase.
 _OUTCOMES_OF: Final = {DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES}
 _BY_CARD: Final = itemgetter(1)
+#: Per outcome type, the shared outcomes by identity (they live as long as the module):
+#: their card.
+_CARD_OF_OUTCOME: Final = {
+    kind: {id(outcome): n for n, outcome in outcomes.items()}
+    for kind, outcomes in (("draw", _DRAW_OUTCOMES), ("reveal", _REVEAL_OUTCOMES))
+}
 
 
 @cache
@@ -362,14 +368,18 @@ class SakuraState(State):
     def _deck_index(self, outcome: Action, kind: str) -> int:
         """Where the card of chance ``outcome`` lies in the deck. Checked in place rather
         than against the listed outcomes (the whole deck): the same test, exactly
-        {"type": kind, "card": a card in the deck} in JSON types."""
-        if type(outcome) is dict and len(outcome) == 2:
-            tag, number = outcome.get("type"), outcome.get("card")
-            if type(tag) is str and tag == kind and type(number) is int:
-                deck = self.deck
-                i = bisect_left(deck, number)
-                if i < len(deck) and deck[i] == number:
-                    return i
+        {"type": kind, "card": a card in the deck} in JSON types. One of the shared
+        outcomes (what sample_chance hands out) is known by its identity."""
+        number = _CARD_OF_OUTCOME[kind].get(id(outcome))
+        if number is None and type(outcome) is dict and len(outcome) == 2:
+            tag, card = outcome.get("type"), outcome.get("card")
+            if type(tag) is str and tag == kind and type(card) is int:
+                number = card
+        if number is not None:
+            deck = self.deck
+            i = bisect_left(deck, number)
+            if i < len(deck) and deck[i] == number:
+                return i
         raise IllegalAction(RULE_ROUND, f"chance must {kind} a card of the deck, not {outcome!r}")
 
     def _draw(self, outcome: Action) -> None:
