@@ -76,12 +76,14 @@ _MOVING: Final = frozenset({DEAL, CHOOSE, COURT, RESOLVE, DRAW})
 #: The chance outcomes of each chance phase.
 _OUTCOMES_OF: Final = {DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES}
 _BY_CARD: Final = itemgetter(1)
+_PLAY_OF: Final = _PLAYS.__getitem__
 #: Per outcome type, the shared outcomes by identity (they live as long as the module):
 #: their card.
 _CARD_OF_OUTCOME: Final = {
     kind: {id(outcome): n for n, outcome in outcomes.items()}
     for kind, outcomes in (("draw", _DRAW_OUTCOMES), ("reveal", _REVEAL_OUTCOMES))
 }
+_DRAW_CARD: Final = _CARD_OF_OUTCOME["draw"]
 
 
 @cache
@@ -190,7 +192,7 @@ class SakuraState(State):
         # supplier and seats with nothing to do go through the cache.
         phase = self.phase
         if phase == CHOOSE and seat != self.supplier and 0 <= seat < self.players:
-            return [_PLAYS[c] for c in self.hands[seat]]
+            return list(map(_PLAY_OF, self.hands[seat]))  # map: no Python frame
         if phase == RESOLVE and seat == self.played[self.cursor][0]:
             return _DIRECTION_CHOICES[EMPEROR if self.step == GARDEN_STEP else PAINTER].copy()
         return self._choices(seat).listing()
@@ -243,6 +245,10 @@ class SakuraState(State):
         phase = self.phase
         if phase in DRAWING and len(joint) == 1 and CHANCE in joint:
             self._draw(joint[CHANCE])  # most applies: a draw, with nothing to resolve after
+        elif phase == RESOLVE and len(joint) == 1 and (owner := self.owner()) in joint:
+            # most decisions: the owner's direction, checked without to_move's tuple
+            self._resolve_choice(self._direction_of(owner, joint[owner]))
+            self._resolve_cards()
         else:
             seats = self.to_move()
             if not seats:
@@ -384,7 +390,13 @@ class SakuraState(State):
 
     def _draw(self, outcome: Action) -> None:
         """A deal or draw: the card joins the next drawer's hand (kept sorted)."""
-        card = self.deck.pop(self._deck_index(outcome, "draw"))
+        deck = self.deck
+        # a shared outcome (sample_chance's) found by identity, without a call
+        number = _DRAW_CARD.get(id(outcome), -1)
+        i = bisect_left(deck, number)
+        if i == len(deck) or deck[i] != number:
+            i = self._deck_index(outcome, "draw")
+        card = deck.pop(i)
         draws = self.draws
         insort(self.hands[draws.pop(0)], card)
         if not draws:
