@@ -136,7 +136,7 @@ class Garden:
     def open_spots(self, rules: Rules, kind: int) -> list[Spot]:
         """:meth:`placements` as plain tuples, for the legal-action listing: most listed
         spots are never played, so no Placement is built for them."""
-        heights, levels, max_layer = self.heights, self.levels, rules.max_layer
+        heights, levels, limit = self.heights, self.levels, rules.max_layer or NO_LIMIT
         lanterns, out = self.lanterns, []
         for col, fits in enumerate(rules.fits[kind]):
             if lanterns[col]:  # P2: that column's lantern field must be empty
@@ -144,9 +144,21 @@ class Garden:
             for orientation, cells, mask in fits:  # P1 and P4 hold for these
                 h = heights[cells[0]]
                 # P5/P6: flat on one level; P11: not above maxLayer
-                if levels[h] & mask == mask and not (max_layer and h >= max_layer):
+                if levels[h] & mask == mask and h < limit:
                     out.append((col, orientation, cells, h + 1))
         return out
+
+    def placement_at(self, rules: Rules, kind: int, col: int, rotation: int) -> Placement | None:
+        """The placement with the object cell in ``col`` (0-based, in the kind's row) and
+        that rotation if :meth:`open_spots` lists it, else None: one spot's test."""
+        fit = rules.fit_at[kind][col].get(rotation)
+        if fit is None or self.lanterns[col]:
+            return None
+        orientation, cells, mask = fit
+        h = self.heights[cells[0]]
+        if self.levels[h] & mask == mask and h < (rules.max_layer or NO_LIMIT):
+            return Placement(col, orientation, cells, h + 1)
+        return None
 
     def can_place(self, rules: Rules, kind: int) -> bool:
         """Whether ``placements`` would yield anything, without building a Placement."""

@@ -46,6 +46,13 @@ PLACE: Final = tuple(
     )
     for r in range(len(TYPES))
 )
+#: PLACE's actions by identity (they live as long as the module): (row, col, rotation).
+PLACE_AT: Final = {
+    id(action): (r, c, k)
+    for r, by_col in enumerate(PLACE)
+    for c, by_rotation in enumerate(by_col)
+    for k, action in enumerate(by_rotation)
+}
 
 
 def chosen_kind(action: Action) -> int:
@@ -53,6 +60,16 @@ def chosen_kind(action: Action) -> int:
     if action["type"] == "pass":
         return -1
     return KIND_BY_NAMES[action["shape"], action["object"]]
+
+
+def shared_placement(state: MiyabiState, action: Action) -> Placement | None:
+    """The placement ``action`` makes if it is one of :data:`PLACE`'s own actions (as
+    listed) and legal now, else None: one spot tested, not the listing searched."""
+    at = PLACE_AT.get(id(action))
+    if at is None or at[0] != KIND_TYPE[state.chosen]:
+        return None
+    garden = state.gardens[state.current]
+    return garden.placement_at(state.rules, state.chosen, at[1], at[2])
 
 
 def listed_placement(state: MiyabiState, action: Action) -> Placement:

@@ -181,6 +181,8 @@ class Rules:
     spots: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]
     # rotations[shape][rotation]: the orientation a listed place action names
     rotations: tuple[dict[int, Orientation], ...]
+    # fit_at[kind][col][rotation]: fits[kind][col]'s entry of that rotation
+    fit_at: tuple[tuple[dict[int, Fit], ...], ...]
 
 
 def _shape_orientations(shape: str, cell_choice: str, allow: bool) -> tuple[Orientation, ...]:
@@ -257,6 +259,9 @@ def _rules(players: int, options_json: str) -> Rules:
             for by_col in fits
         ),
         rotations=tuple({o.rotation: o for o in by_shape} for by_shape in shapes),
+        fit_at=tuple(
+            tuple({fit[0].rotation: fit for fit in at_col} for at_col in by_col) for by_col in fits
+        ),
     )
 
 

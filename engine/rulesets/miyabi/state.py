@@ -212,6 +212,10 @@ class MiyabiState(State):
             self._deal(kind)
             return
         action = joint[mover]
+        if phase == PLACE and (placement := moves.shared_placement(self, action)) is not None:
+            self._legal = None  # a listed placement, known without searching the listing
+            self._place(placement)
+            return
         # a legal action is read from the table; anything else is parsed for the rule it
         # breaks
         found = self._decision().match(action)
