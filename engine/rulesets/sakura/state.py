@@ -364,11 +364,12 @@ class SakuraState(State):
         return RULE_TWO, f"seat {seat} must play two different cards"
 
     def _resolve_choice(self, action: Mapping[str, Any]) -> None:
+        painter, number, _ = self.played[self.cursor]  # the owner and the card resolving
         if self.step == GARDEN_STEP:
-            self._garden_action(self.current_card().garden, action["direction"])
+            self._garden_action(self.cards[number].garden, action["direction"])
             self.step = PAINTER_STEP
         else:
-            self._painter_action(self.owner(), self.current_card().painter, action["direction"])
+            self._painter_action(painter, self.cards[number].painter, action["direction"])
             self._finish_card()
 
     def _deck_index(self, outcome: Action, kind: str) -> int:
