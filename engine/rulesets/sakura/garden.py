@@ -132,23 +132,16 @@ class Garden:
 
     # -- the Emperor ----------------------------------------------------------------------
 
-    def unscored_sakura(self, space: int) -> int | None:
-        """Index of the sakura on ``space`` if it has not scored yet."""
-        sakura = self.board.sakura
-        if space in sakura:
-            k = sakura.index(space)  # sakura spaces are distinct
-            if not self.scored[k]:
-                return k
-        return None
-
     def emperor_forward(self, steps: int) -> int | None:
         """Move the Emperor forward; he halts on the first unscored sakura he reaches
         (§6 #14) and that sakura's index is returned."""
+        sakura, scored = self.board.sakura, self.scored
         for _ in range(steps):
             self.emperor += 1
-            k = self.unscored_sakura(self.emperor)
-            if k is not None:
-                return k
+            if self.emperor in sakura:
+                k = sakura.index(self.emperor)  # sakura spaces are distinct
+                if not scored[k]:
+                    return k
         return None
 
     def emperor_back(self) -> None:
