@@ -16,7 +16,8 @@ import engine
 from niwa.cli import UsageError
 from niwa.commands import bench_engine_snapshots, bench_tree
 from niwa.commands.bench import add_json_option, text_out, write_json
-from niwa.commands.bench_engine_playouts import CLOCKS, Rate, measure
+from niwa.commands.bench_engine_playouts import CLOCKS as CLOCKS  # bench_search uses it
+from niwa.commands.bench_engine_playouts import Rate, measure
 
 #: This checkout, measured by the same child process as a baseline is.
 HERE: Final = Path(__file__).resolve().parents[2]
