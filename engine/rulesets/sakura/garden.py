@@ -113,10 +113,11 @@ class Garden:
 
     def jump_ahead(self, p: int) -> None:
         """Land on the first empty space beyond the next painter ahead (§6 #10)."""
-        ahead = self.ahead_of(p)
+        here = self.painters[p]
+        ahead = [q for q in self.painters if q > here]  # their spaces (ahead_of: indexes)
         if not ahead:
             return
-        q = min(self.painters[i] for i in ahead) + 1
+        q = min(ahead) + 1
         while q < self.emperor and q in self.painters:
             q += 1
         if q >= self.emperor:

@@ -92,6 +92,17 @@ def _all_seats(players: int) -> tuple[int, ...]:
 
 
 @cache
+def _sorted_deck(mix: str) -> tuple[int, ...]:
+    return tuple(sorted(rules.decks()[mix]))
+
+
+@cache
+def _deal_order(players: int) -> tuple[int, ...]:
+    """Who receives each card of the opening deal, in order: round the table."""
+    return tuple(s for _ in range(rules.config().hand_size) for s in range(players))
+
+
+@cache
 def _seat_set(seats: tuple[int, ...]) -> frozenset[int]:
     """``to_move`` as a set, for checking a joint move's keys against it in one step."""
     return frozenset(seats)
@@ -141,9 +152,9 @@ class SakuraState(State):
     def new(cls, players: int, options: dict[str, Any]) -> SakuraState:
         """A fresh game (sakura.md §6 #1) with validated ``options``: the deal is chance,
         one card at a time, round the table."""
-        deck = sorted(rules.decks()[options["deckMix"]])
+        deck = list(_sorted_deck(options["deckMix"]))
         state = cls(players, options, set_up(players), [[] for _ in range(players)], deck, [])
-        state.draws = [s for _ in range(rules.config().hand_size) for s in range(players)]
+        state.draws = list(_deal_order(players))
         state.phase = DEAL
         return state
 
