@@ -42,8 +42,9 @@ class Garden:
 
     def closest(self) -> int | None:
         """The painter furthest forward on the path; none if all are on the gate (§6 #8)."""
-        best = max(range(len(self.painters)), key=self.painters.__getitem__)
-        return best if self.painters[best] > GATE else None
+        painters = self.painters
+        best = painters.index(max(painters))  # the first of the furthest forward, as max()
+        return best if painters[best] > GATE else None
 
     def furthest(self) -> int | None:
         """The rearmost painter; none if two or more share the gate (§6 #9)."""
@@ -52,7 +53,7 @@ class Garden:
             return None
         if at_gate:
             return at_gate[0]
-        return min(range(len(self.painters)), key=self.painters.__getitem__)
+        return self.painters.index(min(self.painters))  # the first of the rearmost
 
     def ahead_of(self, p: int) -> list[int]:
         """Painters strictly ahead of ``p``; gate painters are never ahead (§6 #10, #11)."""
