@@ -268,7 +268,8 @@ class SakuraState(State):
                 want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
                 raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
             if phase == CHOOSE:
-                self._play_cards([self._play_of(s, joint[s]) for s in seats])
+                # every seat's play checked before any is made; map: no comprehension frame
+                self._play_cards(list(map(self._play_of, seats, map(joint.__getitem__, seats))))
             elif phase == RESOLVE:
                 self._resolve_choice(self._direction_of(seats[0], joint[seats[0]]))
             else:
