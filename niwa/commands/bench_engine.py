@@ -8,28 +8,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 import engine
-from engine import CHANCE, State
 from niwa.cli import UsageError
-from niwa.commands import bench_engine_snapshots
-from niwa.commands.bench import (
-    add_json_option,
-    baseline_packages,
-    run_child,
-    text_out,
-    write_json,
-)
+from niwa.commands import bench_engine_snapshots, bench_tree
+from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.commands.bench_engine_playouts import CLOCKS as CLOCKS  # bench_search uses it
+from niwa.commands.bench_engine_playouts import Rate, measure
 
-#: What ``--clock`` may count seconds with.
-CLOCKS: Final = {"wall": time.perf_counter, "cpu": time.process_time}
+#: This checkout, measured by the same child process as a baseline is.
+HERE: Final = Path(__file__).resolve().parents[2]
 
 #: The project's goals (issue 14): pure-Python random playouts per second.
 GOAL_DECISIONS_PER_S: Final = 100_000
@@ -58,9 +49,12 @@ def register(sub: Any) -> None:
                    help="what a second is: wall time (default), or this process's CPU time, "
                    "steadier when other work shares the cores")
     p.add_argument("--baseline", metavar="CHECKOUT", type=Path,
-                   help="also measure the engine/ package of another checkout (e.g. a git "
-                   "worktree of the base commit), run by run alternating with this one, each "
-                   "run in a fresh process, and print the ratio this / baseline per case")
+                   help="also measure another checkout (e.g. a git worktree of the base "
+                   "commit) on its own games: its engine/ and the games its pyproject.toml "
+                   "registers, imported from it, never this checkout's (a checkout whose "
+                   "games cannot be loaded so is refused, saying why); run by run "
+                   "alternating with this one, each run in a fresh process, and print the "
+                   "ratio this / baseline per case")
     p.add_argument("--snapshots", action="store_true",
                    help="instead of playouts, time state.to_json(), state.observe(0) and "
                    "engine.state_hash per call early and late in one random game: on the "
@@ -75,67 +69,25 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-@dataclass(frozen=True)
-class Rate:
-    """One run's counts per second of wall time."""
-
-    games: float
-    decisions: float
-    chance: float
-
-    @property
-    def applies(self) -> float:
-        return self.decisions + self.chance
-
-
-def _one_game(state: State, rng: random.Random) -> tuple[int, int]:
-    """Play to the end; (player decisions, chance applies)."""
-    decisions = chance = 0
-    while True:
-        seats = state.to_move()
-        if not seats:
-            return decisions, chance
-        if seats == (CHANCE,):
-            state.apply({CHANCE: engine.sample_chance(state, rng)})
-            chance += 1
-        else:
-            state.apply({s: rng.choice(state.legal_actions(s)) for s in seats})
-            decisions += 1
-
-
-def measure(name: str, players: int, seconds: float, seed: int, clock: str = "wall") -> Rate:
-    """Counts per second of ``clock`` over one run of about ``seconds``."""
-    game = engine.load(name)
-    rng = random.Random(seed)
-    now = CLOCKS[clock]
-    games = decisions = chance = 0
-    start = now()
-    while True:
-        d, c = _one_game(game.new_game(players, {}), rng)
-        games, decisions, chance = games + 1, decisions + d, chance + c
-        elapsed = now() - start
-        if elapsed >= seconds:
-            return Rate(games / elapsed, decisions / elapsed, chance / elapsed)
+def _child_rows(name: str, players: int, args: argparse.Namespace, seed: int,
+                tree: Path) -> list[dict[str, Any]]:
+    """One run of this case on ``tree``'s own games, in a fresh process (its own
+    warm-up; bench_tree); its rows."""
+    request = {"kind": "snapshots" if args.snapshots else "playouts", "game": name,
+               "players": players, "seed": seed, "clock": args.clock,
+               "seconds": args.seconds, "warmup": args.warmup, "calls": args.calls}
+    what = "--baseline" if tree != HERE else "this checkout"
+    try:
+        rows: list[dict[str, Any]] = bench_tree.run(tree, request, what)["rows"]
+    except bench_tree.TreeError as e:
+        raise UsageError(str(e)) from e
+    return rows
 
 
 def _child_run(name: str, players: int, args: argparse.Namespace, seed: int,
-               pythonpath: str | None) -> Rate:
-    """One playout run in a fresh process (its own warm-up)."""
-    [row] = _child_rows(name, players, args, seed, pythonpath)
+               tree: Path) -> Rate:
+    [row] = _child_rows(name, players, args, seed, tree)
     return Rate(row["games_per_s"], row["player_decisions_per_s"], row["chance_applies_per_s"])
-
-
-def _child_rows(name: str, players: int, args: argparse.Namespace, seed: int,
-                pythonpath: str | None) -> list[dict[str, Any]]:
-    """One run of this case in a fresh process, its JSON rows; ``engine`` is imported
-    from ``pythonpath`` first if given: the same harness measures both checkouts."""
-    argv = ["bench", "engine", name, "--players", str(players),
-            "--runs", "1", "--seconds", str(args.seconds), "--warmup", str(args.warmup),
-            "--seed", str(seed), "--clock", args.clock, "--json", "-"]
-    if args.snapshots:
-        argv += ["--snapshots", "--calls", str(args.calls)]
-    rows: list[dict[str, Any]] = run_child(argv, pythonpath)["rows"]
-    return rows
 
 
 def _median(runs: list[Rate]) -> Rate:
@@ -151,31 +103,29 @@ def run_against(args: argparse.Namespace, names: list[str], out: TextIO) -> list
           f"{'min-max':>11} {'base app/s':>11} {'this app/s':>11} {'ratio':>6}  goal (this)",
           file=out)
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
-        # that engine, this harness
-        checked = baseline_packages(args.baseline, ["engine"], Path(tmp))
-        for name, players in _cases(args, names):
-            here: list[Rate] = []
-            there: list[Rate] = []
-            for r in range(args.runs):
-                seed = args.seed + r
-                order = [(here, None), (there, checked)]
-                for into, path in order if r % 2 == 0 else order[::-1]:
-                    into.append(_child_run(name, players, args, seed, path))
-            ratios = [a.decisions / b.decisions for a, b in zip(here, there, strict=True)]
-            now, was = _median(here), _median(there)
-            ratio, app_ratio = statistics.median(ratios), now.applies / was.applies
-            judged = verdict(now)
-            print(f"{name:<10} {players:>7} {was.decisions:>11.0f} {now.decisions:>11.0f} "
-                  f"{ratio:>6.2f} {min(ratios):>5.2f}-{max(ratios):<5.2f} {was.applies:>11.0f} "
-                  f"{now.applies:>11.0f} {app_ratio:>6.2f}  {judged}", file=out, flush=True)
-            rows.append({"game": name, "players": players,
-                         "baseline_player_decisions_per_s": was.decisions,
-                         "player_decisions_per_s": now.decisions,
-                         "baseline_applies_per_s": was.applies, "applies_per_s": now.applies,
-                         "chance_applies_per_s": now.chance, "games_per_s": now.games,
-                         "ratio_median": ratio, "ratio_min": min(ratios),
-                         "ratio_max": max(ratios), "meets_goal": judged == "ok"})
+    base = args.baseline.resolve()
+    for name, players in _cases(args, names):
+        here: list[Rate] = []
+        there: list[Rate] = []
+        for r in range(args.runs):
+            seed = args.seed + r
+            order = [(here, HERE), (there, base)]
+            for into, tree in order if r % 2 == 0 else order[::-1]:
+                into.append(_child_run(name, players, args, seed, tree))
+        ratios = [a.decisions / b.decisions for a, b in zip(here, there, strict=True)]
+        now, was = _median(here), _median(there)
+        ratio, app_ratio = statistics.median(ratios), now.applies / was.applies
+        judged = verdict(now)
+        print(f"{name:<10} {players:>7} {was.decisions:>11.0f} {now.decisions:>11.0f} "
+              f"{ratio:>6.2f} {min(ratios):>5.2f}-{max(ratios):<5.2f} {was.applies:>11.0f} "
+              f"{now.applies:>11.0f} {app_ratio:>6.2f}  {judged}", file=out, flush=True)
+        rows.append({"game": name, "players": players,
+                     "baseline_player_decisions_per_s": was.decisions,
+                     "player_decisions_per_s": now.decisions,
+                     "baseline_applies_per_s": was.applies, "applies_per_s": now.applies,
+                     "chance_applies_per_s": now.chance, "games_per_s": now.games,
+                     "ratio_median": ratio, "ratio_min": min(ratios),
+                     "ratio_max": max(ratios), "meets_goal": judged == "ok"})
     return rows
 
 
@@ -207,9 +157,10 @@ def measure_cases(args: argparse.Namespace, names: list[str], out: TextIO) -> li
     _header(out)
     rows: list[dict[str, Any]] = []
     for name, players in _cases(args, names):
+        game = engine.load(name)
         if args.warmup > 0:
-            measure(name, players, args.warmup, args.seed - 1, args.clock)
-        runs = [measure(name, players, args.seconds, args.seed + r, args.clock)
+            measure(game, players, args.warmup, args.seed - 1, args.clock)
+        runs = [measure(game, players, args.seconds, args.seed + r, args.clock)
                 for r in range(args.runs)]
         med = _median(runs)
         low, high = min(r.decisions for r in runs), max(r.decisions for r in runs)
@@ -250,33 +201,30 @@ def snapshot_cases(args: argparse.Namespace, names: list[str],
           + f"{side + 'early':>10} {side + 'late':>9} {'growth':>6}  µs per call; "
           "snapshot bytes early -> late", file=out)
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="niwa-baseline-") as tmp:
-        if base is not None:
-            baseline_packages(base, ["engine"], Path(tmp))  # that engine, this harness
-        for name, players in _cases(args, names):
-            here: list[list[dict[str, Any]]] = []
-            there: list[list[dict[str, Any]]] = []
-            for r in range(args.runs):
-                if base is None:
-                    here.append(bench_engine_snapshots.measure(
-                        name, players, args.seed, args.calls, CLOCKS[args.clock]))
-                    continue
-                order = [(here, None), (there, tmp)]
-                for into, path in order if r % 2 == 0 else order[::-1]:
-                    into.append(_child_rows(name, players, args, args.seed, path))
-            now = _snapshot_medians(here)
-            was = _snapshot_medians(there) if there else [{} for _ in now]
-            for row, old in zip(now, was, strict=True):
-                then = "" if not old else (f"{old['early_us']:>10.1f} {old['late_us']:>9.1f} "
-                                           f"{old['growth']:>6.2f}  ")
-                print(f"{name:<10} {players:>7} {row['what']:<8} {row['way']:<10} "
-                      f"{then}{row['early_us']:>10.1f} "
-                      f"{row['late_us']:>9.1f} {row['growth']:>6.2f}  "
-                      f"{row['early_bytes']} -> {row['late_bytes']}", file=out, flush=True)
-                if old:
-                    row |= {f"baseline_{k}": old[k] for k in
-                            ("early_us", "late_us", "growth", "late_bytes", "late_hash")}
-                rows.append(row)
+    for name, players in _cases(args, names):
+        here: list[list[dict[str, Any]]] = []
+        there: list[list[dict[str, Any]]] = []
+        for r in range(args.runs):
+            if base is None:
+                here.append(bench_engine_snapshots.measure(
+                    name, players, args.seed, args.calls, CLOCKS[args.clock]))
+                continue
+            order = [(here, HERE), (there, base.resolve())]
+            for into, tree in order if r % 2 == 0 else order[::-1]:
+                into.append(_child_rows(name, players, args, args.seed, tree))
+        now = _snapshot_medians(here)
+        was = _snapshot_medians(there) if there else [{} for _ in now]
+        for row, old in zip(now, was, strict=True):
+            then = "" if not old else (f"{old['early_us']:>10.1f} {old['late_us']:>9.1f} "
+                                       f"{old['growth']:>6.2f}  ")
+            print(f"{name:<10} {players:>7} {row['what']:<8} {row['way']:<10} "
+                  f"{then}{row['early_us']:>10.1f} "
+                  f"{row['late_us']:>9.1f} {row['growth']:>6.2f}  "
+                  f"{row['early_bytes']} -> {row['late_bytes']}", file=out, flush=True)
+            if old:
+                row |= {f"baseline_{k}": old[k] for k in
+                        ("early_us", "late_us", "growth", "late_bytes", "late_hash")}
+            rows.append(row)
     return rows
 
 

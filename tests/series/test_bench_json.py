@@ -159,6 +159,7 @@ def test_bench_engine_baseline_runs_import_the_baselines_engine_from_any_folder(
     # A baseline whose engine marks each import; run from this checkout's root, where
     # `python -m` would put this checkout's own engine first on sys.path.
     base, mark = marked_copy("engine", tmp_path)
+    shutil.copy(ROOT / "pyproject.toml", base)  # where a tree registers its games
     monkeypatch.chdir(ROOT)
     argv = ["bench", "engine", "sakura", "--players", "3", "--runs", "2", "--seconds", "0.05",
             "--warmup", "0", "--baseline", str(base), "--json", "-"]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from engine.api import JSON
 from engine.rulesets.miyabi.garden import Garden
 from engine.rulesets.miyabi.rules import (
+    KIND_BY_NAMES,
     KIND_NAMES,
     NKINDS,
     PHASES,
@@ -65,7 +66,7 @@ def counts_from_json(d: Mapping[str, Mapping[str, int]]) -> list[int]:
     counts = [0] * NKINDS
     for shape, by_type in d.items():
         for obj, n in by_type.items():
-            counts[kind_of(SHAPES.index(shape), TYPES.index(obj))] = int(n)
+            counts[KIND_BY_NAMES[shape, obj]] = int(n)  # KeyError for a name of no kind
     return counts
 
 

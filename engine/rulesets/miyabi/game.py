@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from engine.api import JSON, Game, GameInfo, Rng
 from engine.rulesets.miyabi import views
-from engine.rulesets.miyabi.rules import OPTIONS, VERSION, rules_for
+from engine.rulesets.miyabi.rules import OPTIONS, VERSION, Rules, rules_for
 from engine.rulesets.miyabi.state import MiyabiState
 
 INFO = GameInfo(
@@ -28,8 +29,11 @@ class MiyabiGame(Game):
 
     def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> MiyabiState:
         """Round 1 with its tiles still to lay out (chance) (miyabi.md §4, §5.1)."""
-        validated = self.info.validate(players, options)
-        state = MiyabiState(rules_for(players, validated), players)
+        # no options: the defaults' Rules, made once per player count
+        rules = _default_rules(players) if not options else rules_for(
+            players, self.info.validate(players, options)
+        )
+        state = MiyabiState(rules, players)
         state.start_round()
         return state
 
@@ -40,3 +44,8 @@ class MiyabiGame(Game):
         """Nothing is hidden: the box's content follows from the known tile set and the
         face-up draws, so the observation rebuilds the one true state; ``rng`` is unused."""
         return views.determinize(observation, MiyabiState)
+
+
+@cache
+def _default_rules(players: int) -> Rules:
+    return rules_for(players, INFO.validate(players, None))

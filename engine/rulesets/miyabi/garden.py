@@ -6,12 +6,15 @@ actions and observations use the rules data's 1-based (r, c).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import compress
 from typing import Any, NamedTuple
 
 from engine.rulesets.miyabi.rules import (
     CELLS,
+    KIND_BY_NAMES,
     KIND_OBJECTS,
+    KIND_SHAPE,
     KIND_TYPE,
     LANTERNS,
     NKINDS,
@@ -20,7 +23,6 @@ from engine.rulesets.miyabi.rules import (
     TYPES,
     Orientation,
     Rules,
-    kind_of,
     shape_of,
     type_of,
 )
@@ -51,6 +53,14 @@ Spot = tuple[int, Orientation, tuple[int, ...], int]
 
 #: Every cell's bit set: the level mask of a bare board.
 ALL_CELLS = (1 << CELLS) - 1
+#: Every kind, in order.
+KINDS = range(NKINDS)
+#: Per kind: tile counts with one tile of that kind only (can_place asks placeable).
+ONE_KIND = tuple(tuple(int(k == kind) for k in range(NKINDS)) for kind in range(NKINDS))
+#: A hint that never fits (no level holds every bit of -1), before a spot is found.
+NO_HINT = (0, 0, -1)
+#: A height no stack reaches: the layer limit when the maxLayer option is 0 (none).
+NO_LIMIT = 1 << 30
 
 
 class Garden:
@@ -86,7 +96,8 @@ class Garden:
         self.tiles: list[Placed] = []
         self._tiles_json: list[FrozenDict] = []  # the first tiles' JSON, never changed
         self._tiles_text = ""  # those tiles' canonical JSON, comma-separated
-        self._hints = [0] * NKINDS  # per kind: the spot that last fitted (can_place)
+        # per kind: the spot (column, first cell, mask) that fitted last (placeable)
+        self._hints = [NO_HINT] * NKINDS
         self.lanterns = [False] * LANTERNS  # per column: filled this round
         self.passed = False
         self.score = 0
@@ -125,7 +136,7 @@ class Garden:
     def open_spots(self, rules: Rules, kind: int) -> list[Spot]:
         """:meth:`placements` as plain tuples, for the legal-action listing: most listed
         spots are never played, so no Placement is built for them."""
-        heights, levels, max_layer = self.heights, self.levels, rules.max_layer
+        heights, levels, limit = self.heights, self.levels, rules.max_layer or NO_LIMIT
         lanterns, out = self.lanterns, []
         for col, fits in enumerate(rules.fits[kind]):
             if lanterns[col]:  # P2: that column's lantern field must be empty
@@ -133,31 +144,52 @@ class Garden:
             for orientation, cells, mask in fits:  # P1 and P4 hold for these
                 h = heights[cells[0]]
                 # P5/P6: flat on one level; P11: not above maxLayer
-                if levels[h] & mask == mask and not (max_layer and h >= max_layer):
+                if levels[h] & mask == mask and h < limit:
                     out.append((col, orientation, cells, h + 1))
         return out
 
+    def placement_at(self, rules: Rules, kind: int, col: int, rotation: int) -> Placement | None:
+        """The placement with the object cell in ``col`` (0-based, in the kind's row) and
+        that rotation if :meth:`open_spots` lists it, else None: one spot's test."""
+        fit = rules.fit_at[kind][col].get(rotation)
+        if fit is None or self.lanterns[col]:
+            return None
+        orientation, cells, mask = fit
+        h = self.heights[cells[0]]
+        if self.levels[h] & mask == mask and h < (rules.max_layer or NO_LIMIT):
+            return Placement(col, orientation, cells, h + 1)
+        return None
+
     def can_place(self, rules: Rules, kind: int) -> bool:
-        """Whether ``placements`` would yield anything; the same tests without building
-        a Placement, since the choose step asks this for every tile in the middle. The
-        spot that answered last time for this kind is tried first: it usually still
-        fits, so the answer rarely needs a walk over every footprint."""
-        spots, max_layer = rules.spots[kind], rules.max_layer
-        heights, levels, lanterns = self.heights, self.levels, self.lanterns
-        if not spots:  # some options leave a kind no footprint inside the grid
-            return False
-        col, cell, mask = spots[self._hints[kind]]
-        h = heights[cell]
-        if not lanterns[col] and levels[h] & mask == mask and not (max_layer and h >= max_layer):
-            return True
-        for i, (col, cell, mask) in enumerate(spots):
-            if lanterns[col]:
-                continue
+        """Whether ``placements`` would yield anything, without building a Placement."""
+        return bool(self.placeable(rules, ONE_KIND[kind]))
+
+    def placeable(self, rules: Rules, counts: Sequence[int]) -> list[int]:
+        """The kinds with a tile in ``counts`` that fit somewhere, in kind order; one
+        loop for them all, as the choose step asks this for every tile in the middle on
+        every turn (a call per kind cost more than its test). The spot that fitted last
+        time for a kind is tried first: it usually still fits, so the answer rarely
+        needs a walk over every footprint."""
+        heights, levels, lanterns, hints = self.heights, self.levels, self.lanterns, self._hints
+        limit, all_spots, out = rules.max_layer or NO_LIMIT, rules.spots, []
+        for kind in compress(KINDS, counts):  # the kinds with a tile, picked out in C
+            col, cell, mask = hints[kind]
             h = heights[cell]
-            if levels[h] & mask == mask and not (max_layer and h >= max_layer):
-                self._hints[kind] = i
-                return True
-        return False
+            if not lanterns[col] and levels[h] & mask == mask and h < limit:
+                out.append(kind)
+                continue
+            for col, spots in all_spots[kind]:
+                if not lanterns[col]:
+                    for cell, mask in spots:
+                        h = heights[cell]
+                        if levels[h] & mask == mask and h < limit:
+                            hints[kind] = col, cell, mask
+                            out.append(kind)
+                            break
+                    else:
+                        continue
+                    break
+        return out
 
     def place(self, kind: int, placement: Placement) -> None:
         """Lay the tile (P8: it may cover anything) and fill the column's lantern."""
@@ -247,17 +279,26 @@ class Garden:
 
     @classmethod
     def from_json(cls, rules: Rules, d: Mapping[str, Any]) -> Garden:
+        """The garden a snapshot holds. Each tile only raises its cells and tops them
+        (what :meth:`place` does); the level masks are made once at the end, from the
+        heights: a tile costs a few lookups, so rebuilding a late garden (determinize
+        reads every observation this way) stays cheap."""
         g = cls()
-        for t in d["tiles"]:
-            kind = kind_of(SHAPES.index(t["shape"]), TYPES.index(t["object"]))
-            orientation = next(
-                o for o in rules.shapes[shape_of(kind)] if o.rotation == t["rotation"]
-            )
+        heights, top, tiles, rotations = g.heights, g.top, g.tiles, rules.rotations
+        for index, t in enumerate(d["tiles"]):
+            kind = KIND_BY_NAMES[t["shape"], t["object"]]
+            orientation = rotations[KIND_SHAPE[kind]][t["rotation"]]
             row, col = t["row"] - 1, t["col"] - 1
             cells = orientation.footprints[row * SIZE + col]
             assert cells is not None, f"a stored tile leaves the grid: {t}"
-            layer = g.heights[cells[0]] + 1
-            g.place(kind, Placement(col, orientation, cells, layer))
+            layer = heights[cells[0]] + 1
+            for c in cells:
+                heights[c] += 1
+                top[c] = index
+            tiles.append(Placed(kind, KIND_TYPE[kind], col, orientation.rotation, layer))
+        levels = g.levels = [0] * (max(heights) + 1)
+        for c, h in enumerate(heights):
+            levels[h] |= 1 << c
         g.lanterns = [bool(x) for x in d["lanterns"]]
         g.passed = bool(d["passed"])
         g.score = int(d["score"])

@@ -8,13 +8,15 @@ tile's object cell.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.api import Action, IllegalAction
 from engine.rulesets.miyabi.garden import Placement
 from engine.rulesets.miyabi.rules import (
     KIND_BY_NAMES,
+    KIND_NAMES,
     KIND_SHAPE,
+    KIND_TYPE,
     SHAPES,
     SIZE,
     TYPES,
@@ -26,12 +28,57 @@ from engine.rulesets.miyabi.rules import (
 if TYPE_CHECKING:
     from engine.rulesets.miyabi.state import MiyabiState
 
+# The listed actions, built once and shared by every listing (as Sakura's plays are):
+# listing a decision then builds no dicts. Nobody may change one in place.
+#: Per kind: taking a tile of it from the middle (miyabi.md §5.2).
+TAKE: Final = tuple({"type": "take", "shape": s, "object": o} for s, o in KIND_NAMES)
+#: Per kind: the chance outcome that lays a tile of it out (miyabi.md §2.2).
+DEAL: Final = tuple({"type": "deal", "shape": s, "object": o} for s, o in KIND_NAMES)
+#: DEAL's actions by identity (they live as long as the module): kind.
+DEAL_KIND: Final = {id(action): kind for kind, action in enumerate(DEAL)}
+PASS: Final = {"type": "pass"}
+#: PLACE[row][col][rotation], 0-based row and column: placing the taken tile's object
+#: cell there (the action spells them 1-based).
+PLACE: Final = tuple(
+    tuple(
+        tuple({"type": "place", "row": r + 1, "col": c + 1, "rotation": k} for k in range(4))
+        for c in range(SIZE)
+    )
+    for r in range(len(TYPES))
+)
+#: PLACE's actions by identity (they live as long as the module): (row, col, rotation).
+PLACE_AT: Final = {
+    id(action): (r, c, k)
+    for r, by_col in enumerate(PLACE)
+    for c, by_rotation in enumerate(by_col)
+    for k, action in enumerate(by_rotation)
+}
+
 
 def chosen_kind(action: Action) -> int:
     """The tile kind a legal choice takes from the middle, or -1 for a pass."""
     if action["type"] == "pass":
         return -1
-    return kind_of(SHAPES.index(action["shape"]), TYPES.index(action["object"]))
+    return KIND_BY_NAMES[action["shape"], action["object"]]
+
+
+def shared_placement(state: MiyabiState, action: Action) -> Placement | None:
+    """The placement ``action`` makes if it is one of :data:`PLACE`'s own actions (as
+    listed) and legal now, else None: one spot tested, not the listing searched."""
+    at = PLACE_AT.get(id(action))
+    if at is None or at[0] != KIND_TYPE[state.chosen]:
+        return None
+    garden = state.gardens[state.current]
+    return garden.placement_at(state.rules, state.chosen, at[1], at[2])
+
+
+def listed_placement(state: MiyabiState, action: Action) -> Placement:
+    """The placement a listed (so legal) place action makes: looked up, not checked."""
+    kind, col = state.chosen, action["col"] - 1
+    orientation = state.rules.rotations[KIND_SHAPE[kind]][action["rotation"]]
+    cells = orientation.footprints[KIND_TYPE[kind] * SIZE + col]
+    assert cells is not None  # listed, so inside the grid
+    return Placement(col, orientation, cells, state.gardens[state.current].heights[cells[0]] + 1)
 
 
 def _fields(action: Action, rule: str, kind: str, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -55,6 +102,9 @@ def _kind(action: dict[str, Any], rule: str) -> int:
 
 def parse_deal(state: MiyabiState, action: Action) -> int:
     """A chance outcome: the next tile of the shape being laid out (miyabi.md §2.2)."""
+    kind = DEAL_KIND.get(id(action), -1)
+    if kind >= 0 and KIND_SHAPE[kind] == state.dealing_shape() and state.supply[kind]:
+        return kind  # one of DEAL's own actions, as sample_chance hands them out
     if type(action) is dict and len(action) == 3 and action.get("type") == "deal":
         # the common case, a listed outcome, looked up without building sets
         shape, obj = action.get("shape"), action.get("object")

@@ -175,9 +175,14 @@ class Rules:
     # kind's row at col, every cell inside the grid (P1, P4 settled once, so placement
     # only checks heights)
     fits: tuple[tuple[tuple[Fit, ...], ...], ...]
-    # spots[kind]: every fit of the kind, all columns in one list, as (column, first
-    # cell, mask of the cells): what Garden.can_place walks
-    spots: tuple[tuple[tuple[int, int, int], ...], ...]
+    # spots[kind]: the kind's fits by column, as (column, ((first cell, mask of the
+    # cells), ...)) for each column with any: what Garden.placeable walks, a column
+    # whose lantern is lit skipped at once
+    spots: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]
+    # rotations[shape][rotation]: the orientation a listed place action names
+    rotations: tuple[dict[int, Orientation], ...]
+    # fit_at[kind][col][rotation]: fits[kind][col]'s entry of that rotation
+    fit_at: tuple[tuple[dict[int, Fit], ...], ...]
 
 
 def _shape_orientations(shape: str, cell_choice: str, allow: bool) -> tuple[Orientation, ...]:
@@ -246,8 +251,16 @@ def _rules(players: int, options_json: str) -> Rules:
         shapes=shapes,
         fits=fits,
         spots=tuple(
-            tuple((col, cells[0], mask) for col in range(SIZE) for _, cells, mask in by_col[col])
+            tuple(
+                (col, tuple((cells[0], mask) for _, cells, mask in at_col))
+                for col, at_col in enumerate(by_col)
+                if at_col
+            )
             for by_col in fits
+        ),
+        rotations=tuple({o.rotation: o for o in by_shape} for by_shape in shapes),
+        fit_at=tuple(
+            tuple({fit[0].rotation: fit for fit in at_col} for at_col in by_col) for by_col in fits
         ),
     )
 

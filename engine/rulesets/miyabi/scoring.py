@@ -8,17 +8,16 @@ from collections.abc import Sequence
 from engine.rulesets.miyabi.garden import Garden
 from engine.rulesets.miyabi.rules import (
     BONUS_LAYER,
-    SHAPE_OBJECTS,
+    KIND_OBJECTS,
     SIZE,
     TYPES,
     Rules,
-    shape_of,
 )
 
 
 def placement_points(kind: int, layer: int) -> int:
     """Objects on the tile x the layer it lies on (miyabi.md §6.1)."""
-    return SHAPE_OBJECTS[shape_of(kind)] * layer
+    return KIND_OBJECTS[kind] * layer
 
 
 def earns_bonus(rules: Rules, layer: int) -> bool:

@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import compress
 
 from engine.actions import LegalActions
-from engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State, places_from_keys
 from engine.rulesets.miyabi import codec, moves, render, views, views_json
-from engine.rulesets.miyabi.garden import Garden, Placement, Spot
+from engine.rulesets.miyabi.garden import Garden, Placement
 from engine.rulesets.miyabi.rules import (
     CLOCKWISE,
     FIRST_START_PLAYER,
-    KIND_NAMES,
     KIND_SHAPE,
     KIND_TYPE,
     NKINDS,
@@ -23,18 +23,17 @@ from engine.rulesets.miyabi.rules import (
     TYPES,
     Rules,
     kind_of,
-    type_of,
 )
 from engine.rulesets.miyabi.scoring import earns_bonus, end_scoring, placement_points
 
 DEAL, CHOOSE, PLACE, OVER = PHASES
+SHAPE_INDICES = range(len(SHAPES))
 
 
 class MiyabiState(State):
     __slots__ = (
         "_legal",
         "_owned",
-        "_spots",
         "bonus_left",
         "chosen",
         "current",
@@ -69,9 +68,8 @@ class MiyabiState(State):
         #: changes one garden at most, so copying every garden with the state was
         #: mostly wasted (a tenth of a three-player search).
         self._owned = [True] * players
-        self._forget()
+        self._legal: LegalActions | None = None  # the current decision's, once listed
 
-    # the current decision's legal actions, built once and kept until the next apply
     def _garden(self, seat: int) -> Garden:
         """``seat``'s garden, to be changed: copied first if another state shares it."""
         if not self._owned[seat]:
@@ -79,28 +77,26 @@ class MiyabiState(State):
             self._owned[seat] = True
         return self.gardens[seat]
 
-    def _forget(self) -> None:
-        self._legal: LegalActions | None = None
-        self._spots: dict[tuple[int, int], Spot] = {}  # place: (col, rotation) -> spot
-
     def _decision(self) -> LegalActions:
-        if self._legal is None:
-            legal: list[Action] = []
-            spots: dict[tuple[int, int], Spot] = {}
+        """The current decision's legal actions, listed once and kept until the next
+        apply; the actions are the shared ones of moves.py."""
+        legal = self._legal
+        if legal is None:
             if self.phase == PLACE:
-                row = KIND_TYPE[self.chosen] + 1
-                for spot in self.gardens[self.current].open_spots(self.rules, self.chosen):
-                    col, rotation = spot[0] + 1, spot[1].rotation
-                    legal.append({"type": "place", "row": row, "col": col, "rotation": rotation})
-                    spots[col, rotation] = spot
+                by_col = moves.PLACE[KIND_TYPE[self.chosen]]
+                listed: list[Action] = [
+                    by_col[col][orientation.rotation]
+                    for col, orientation, _, _ in self.gardens[self.current].open_spots(
+                        self.rules, self.chosen
+                    )
+                ]
             else:
-                for k in self.takeable(self.current):
-                    shape, obj = KIND_NAMES[k]
-                    legal.append({"type": "take", "shape": shape, "object": obj})
-                if not legal or self.rules.voluntary_pass:  # miyabi.md §5.2
-                    legal.append({"type": "pass"})
-            self._legal, self._spots = LegalActions(legal), spots
-        return self._legal
+                take = moves.TAKE
+                listed = [take[k] for k in self.takeable(self.current)]
+                if not listed or self.rules.voluntary_pass:  # miyabi.md §5.2
+                    listed.append(moves.PASS)
+            legal = self._legal = LegalActions(listed)
+        return legal
 
     # turn structure (miyabi.md §5.1)
     def start_round(self) -> None:
@@ -123,9 +119,11 @@ class MiyabiState(State):
 
     def _advance(self) -> None:
         """Next seat clockwise that is still in the round, else the round ends."""
-        for step in range(1, self.players + 1):
-            seat = (self.current + CLOCKWISE * step) % self.players
-            if not self.gardens[seat].done():
+        players, current, gardens = self.players, self.current, self.gardens
+        for step in range(CLOCKWISE, CLOCKWISE * (players + 1), CLOCKWISE):
+            seat = (current + step) % players
+            g = gardens[seat]
+            if not (g.passed or all(g.lanterns)):  # Garden.done, inlined: asked every turn
                 self.phase, self.current, self.chosen = CHOOSE, seat, -1
                 return
         self._end_round()
@@ -148,9 +146,8 @@ class MiyabiState(State):
         self.start_round()
 
     def dealing_shape(self) -> int:
-        for s, n in enumerate(self.to_deal):
-            if n:
-                return s
+        for s in compress(SHAPE_INDICES, self.to_deal):  # the first with tiles to deal
+            return s
         raise StopIteration("no tile is left to deal this round")
 
     # the contract
@@ -164,19 +161,35 @@ class MiyabiState(State):
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase != DEAL:
             return []
-        kinds = SHAPE_KINDS[self.dealing_shape()]
-        supply = self.supply
-        total = sum(supply[k] for k in kinds)
-        return [
-            ({"type": "deal", "shape": KIND_NAMES[k][0], "object": KIND_NAMES[k][1]}, n / total)
-            for k in kinds
-            if (n := supply[k])
-        ]
+        kinds, odds = self._deal_odds()
+        return [(moves.DEAL[k], p) for k, p in zip(kinds, odds, strict=True)]
+
+    def _deal_odds(self) -> tuple[list[int], list[float]]:
+        """The kinds the next tile dealt may be, and the chance of each."""
+        supply, kinds, counts = self.supply, [], []
+        for k in SHAPE_KINDS[self.dealing_shape()]:
+            if n := supply[k]:
+                kinds.append(k)
+                counts.append(n)
+        total = sum(counts)
+        return kinds, [n / total for n in counts]
+
+    def sample_chance(self, rng: Rng) -> Action:
+        """The tile State.sample_chance would deal for the same ``rng`` (the same sums
+        in the same order), without listing the outcomes."""
+        if self.phase != DEAL:
+            raise ValueError("no chance outcome is pending")
+        kinds, odds = self._deal_odds()
+        x = rng.random() * sum(odds)
+        for k, p in zip(kinds, odds, strict=True):
+            x -= p
+            if x < 0:
+                return moves.DEAL[k]
+        return moves.DEAL[kinds[-1]]
 
     def takeable(self, seat: int) -> list[int]:
         """Kinds in the middle that ``seat`` can place somewhere."""
-        g, rules, display = self.gardens[seat], self.rules, self.display
-        return [k for k in range(NKINDS) if display[k] and g.can_place(rules, k)]
+        return self.gardens[seat].placeable(self.rules, self.display)
 
     def legal_actions(self, seat: int) -> list[Action]:
         if self.phase not in (CHOOSE, PLACE) or seat != self.current:
@@ -184,43 +197,48 @@ class MiyabiState(State):
         return self._decision().listing()
 
     def apply(self, joint: Mapping[int, Action]) -> None:
-        seats = self.to_move()
+        phase = self.phase
+        mover = CHANCE if phase == DEAL else self.current
         # the common case (a one-entry dict for the one mover) is checked without sets
-        if not (type(joint) is dict and len(joint) == 1 and seats and seats[0] in joint) and (
-            not isinstance(joint, Mapping) or set(joint) != set(seats)
-        ):
-            wanted = f"a move for seat {seats[0]}" if seats else "no move (the game is over)"
-            given = list(joint) if isinstance(joint, Mapping) else joint
-            raise IllegalAction("miyabi.md §5.1", f"expected {wanted}, got moves for {given!r}")
-        if self.phase == DEAL:
+        if not (type(joint) is dict and len(joint) == 1 and mover in joint and phase != OVER):
+            seats = self.to_move()
+            if not isinstance(joint, Mapping) or set(joint) != set(seats):
+                wanted = f"a move for seat {seats[0]}" if seats else "no move (the game is over)"
+                given = list(joint) if isinstance(joint, Mapping) else joint
+                raise IllegalAction("miyabi.md §5.1", f"expected {wanted}, got moves for {given!r}")
+        if phase == DEAL:
             kind = moves.parse_deal(self, joint[CHANCE])
-            self._forget()
+            self._legal = None
             self._deal(kind)
             return
-        action = joint[self.current]
+        action = joint[mover]
+        if phase == PLACE and (placement := moves.shared_placement(self, action)) is not None:
+            self._legal = None  # a listed placement, known without searching the listing
+            self._place(placement)
+            return
         # a legal action is read from the table; anything else is parsed for the rule it
         # breaks
         found = self._decision().match(action)
-        if self.phase == CHOOSE:
+        if phase == CHOOSE:
             kind = (
-                moves.parse_choice(self, self.current, action)
+                moves.parse_choice(self, mover, action)
                 if found is None
                 else moves.chosen_kind(found)
             )
-            self._forget()
+            self._legal = None
             if kind < 0:
-                self._garden(self.current).passed = True
+                self._garden(mover).passed = True
                 self._advance()
             else:
                 self.display[kind] -= 1
                 self.chosen, self.phase = kind, PLACE
         else:
             spot = (
-                moves.parse_placement(self, self.current, action)
+                moves.parse_placement(self, mover, action)
                 if found is None
-                else Placement(*self._spots[found["col"], found["rotation"]])
+                else moves.listed_placement(self, found)
             )
-            self._forget()
+            self._legal = None
             self._place(spot)
 
     def _deal(self, kind: int) -> None:
@@ -235,7 +253,7 @@ class MiyabiState(State):
         g, kind = self._garden(self.current), self.chosen
         g.place(kind, placement)
         g.score += placement_points(kind, placement.layer)
-        obj = type_of(kind)
+        obj = KIND_TYPE[kind]
         if self.bonus_left[obj] and earns_bonus(self.rules, placement.layer):
             self.bonus_left[obj] = False
             g.bonuses.append(obj)
@@ -258,8 +276,7 @@ class MiyabiState(State):
         c.gardens = self.gardens.copy()  # shared until one side changes one (_garden)
         c._owned = [False] * self.players
         self._owned = [False] * self.players
-        # the cached decision is never changed in place, so the copy may share it
-        c._legal, c._spots = self._legal, self._spots
+        c._legal = self._legal  # never changed in place, so the copy may share it
         return c
 
     def to_json(self) -> dict[str, JSON]:

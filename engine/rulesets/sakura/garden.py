@@ -42,8 +42,9 @@ class Garden:
 
     def closest(self) -> int | None:
         """The painter furthest forward on the path; none if all are on the gate (§6 #8)."""
-        best = max(range(len(self.painters)), key=self.painters.__getitem__)
-        return best if self.painters[best] > GATE else None
+        painters = self.painters
+        best = painters.index(max(painters))  # the first of the furthest forward, as max()
+        return best if painters[best] > GATE else None
 
     def furthest(self) -> int | None:
         """The rearmost painter; none if two or more share the gate (§6 #9)."""
@@ -52,7 +53,7 @@ class Garden:
             return None
         if at_gate:
             return at_gate[0]
-        return min(range(len(self.painters)), key=self.painters.__getitem__)
+        return self.painters.index(min(self.painters))  # the first of the rearmost
 
     def ahead_of(self, p: int) -> list[int]:
         """Painters strictly ahead of ``p``; gate painters are never ahead (§6 #10, #11)."""
@@ -113,10 +114,11 @@ class Garden:
 
     def jump_ahead(self, p: int) -> None:
         """Land on the first empty space beyond the next painter ahead (§6 #10)."""
-        ahead = self.ahead_of(p)
+        here = self.painters[p]
+        ahead = [q for q in self.painters if q > here]  # their spaces (ahead_of: indexes)
         if not ahead:
             return
-        q = min(self.painters[i] for i in ahead) + 1
+        q = min(ahead) + 1
         while q < self.emperor and q in self.painters:
             q += 1
         if q >= self.emperor:
@@ -132,23 +134,16 @@ class Garden:
 
     # -- the Emperor ----------------------------------------------------------------------
 
-    def unscored_sakura(self, space: int) -> int | None:
-        """Index of the sakura on ``space`` if it has not scored yet."""
-        sakura = self.board.sakura
-        if space in sakura:
-            k = sakura.index(space)  # sakura spaces are distinct
-            if not self.scored[k]:
-                return k
-        return None
-
     def emperor_forward(self, steps: int) -> int | None:
         """Move the Emperor forward; he halts on the first unscored sakura he reaches
         (§6 #14) and that sakura's index is returned."""
+        sakura, scored = self.board.sakura, self.scored
         for _ in range(steps):
             self.emperor += 1
-            k = self.unscored_sakura(self.emperor)
-            if k is not None:
-                return k
+            if self.emperor in sakura:
+                k = sakura.index(self.emperor)  # sakura spaces are distinct
+                if not scored[k]:
+                    return k
         return None
 
     def emperor_back(self) -> None:

@@ -78,11 +78,30 @@ _MOVING: Final = frozenset({DEAL, CHOOSE, COURT, RESOLVE, DRAW})
 #: The chance outcomes of each chance phase.
 _OUTCOMES_OF: Final = {DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES}
 _BY_CARD: Final = itemgetter(1)
+_PLAY_OF: Final = _PLAYS.__getitem__
+#: Per outcome type, the shared outcomes by identity (they live as long as the module):
+#: their card.
+_CARD_OF_OUTCOME: Final = {
+    kind: {id(outcome): n for n, outcome in outcomes.items()}
+    for kind, outcomes in (("draw", _DRAW_OUTCOMES), ("reveal", _REVEAL_OUTCOMES))
+}
+_DRAW_CARD: Final = _CARD_OF_OUTCOME["draw"]
 
 
 @cache
 def _all_seats(players: int) -> tuple[int, ...]:
     return tuple(range(players))
+
+
+@cache
+def _sorted_deck(mix: str) -> tuple[int, ...]:
+    return tuple(sorted(rules.decks()[mix]))
+
+
+@cache
+def _deal_order(players: int) -> tuple[int, ...]:
+    """Who receives each card of the opening deal, in order: round the table."""
+    return tuple(s for _ in range(rules.config().hand_size) for s in range(players))
 
 
 @cache
@@ -135,9 +154,9 @@ class SakuraState(State):
     def new(cls, players: int, options: dict[str, Any]) -> SakuraState:
         """A fresh game (sakura.md §6 #1) with validated ``options``: the deal is chance,
         one card at a time, round the table."""
-        deck = sorted(rules.decks()[options["deckMix"]])
+        deck = list(_sorted_deck(options["deckMix"]))
         state = cls(players, options, set_up(players), [[] for _ in range(players)], deck, [])
-        state.draws = [s for _ in range(rules.config().hand_size) for s in range(players)]
+        state.draws = list(_deal_order(players))
         state.phase = DEAL
         return state
 
@@ -186,7 +205,7 @@ class SakuraState(State):
         # supplier and seats with nothing to do go through the cache.
         phase = self.phase
         if phase == CHOOSE and seat != self.supplier and 0 <= seat < self.players:
-            return [_PLAYS[c] for c in self.hands[seat]]
+            return list(map(_PLAY_OF, self.hands[seat]))  # map: no Python frame
         if phase == RESOLVE and seat == self.played[self.cursor][0]:
             return _DIRECTION_CHOICES[EMPEROR if self.step == GARDEN_STEP else PAINTER].copy()
         return self._choices(seat).listing()
@@ -239,6 +258,10 @@ class SakuraState(State):
         phase = self.phase
         if phase in DRAWING and len(joint) == 1 and CHANCE in joint:
             self._draw(joint[CHANCE])  # most applies: a draw, with nothing to resolve after
+        elif phase == RESOLVE and len(joint) == 1 and (owner := self.owner()) in joint:
+            # most decisions: the owner's direction, checked without to_move's tuple
+            self._resolve_choice(self._direction_of(owner, joint[owner]))
+            self._resolve_cards()
         else:
             seats = self.to_move()
             if not seats:
@@ -247,7 +270,8 @@ class SakuraState(State):
                 want = ", ".join("chance" if s == CHANCE else f"seat {s}" for s in seats)
                 raise IllegalAction(RULE_ROUND, f"this move needs exactly one action from {want}")
             if phase == CHOOSE:
-                self._play_cards([self._play_of(s, joint[s]) for s in seats])
+                # every seat's play checked before any is made; map: no comprehension frame
+                self._play_cards(list(map(self._play_of, seats, map(joint.__getitem__, seats))))
             elif phase == RESOLVE:
                 self._resolve_choice(self._direction_of(seats[0], joint[seats[0]]))
             else:
@@ -357,29 +381,40 @@ class SakuraState(State):
         return RULE_TWO, f"seat {seat} must play two different cards"
 
     def _resolve_choice(self, action: Mapping[str, Any]) -> None:
+        painter, number, _ = self.played[self.cursor]  # the owner and the card resolving
         if self.step == GARDEN_STEP:
-            self._garden_action(self.current_card().garden, action["direction"])
+            self._garden_action(self.cards[number].garden, action["direction"])
             self.step = PAINTER_STEP
         else:
-            self._painter_action(self.owner(), self.current_card().painter, action["direction"])
+            self._painter_action(painter, self.cards[number].painter, action["direction"])
             self._finish_card()
 
     def _deck_index(self, outcome: Action, kind: str) -> int:
         """Where the card of chance ``outcome`` lies in the deck. Checked in place rather
         than against the listed outcomes (the whole deck): the same test, exactly
-        {"type": kind, "card": a card in the deck} in JSON types."""
-        if type(outcome) is dict and len(outcome) == 2:
-            tag, number = outcome.get("type"), outcome.get("card")
-            if type(tag) is str and tag == kind and type(number) is int:
-                deck = self.deck
-                i = bisect_left(deck, number)
-                if i < len(deck) and deck[i] == number:
-                    return i
+        {"type": kind, "card": a card in the deck} in JSON types. One of the shared
+        outcomes (what sample_chance hands out) is known by its identity."""
+        number = _CARD_OF_OUTCOME[kind].get(id(outcome))
+        if number is None and type(outcome) is dict and len(outcome) == 2:
+            tag, card = outcome.get("type"), outcome.get("card")
+            if type(tag) is str and tag == kind and type(card) is int:
+                number = card
+        if number is not None:
+            deck = self.deck
+            i = bisect_left(deck, number)
+            if i < len(deck) and deck[i] == number:
+                return i
         raise IllegalAction(RULE_ROUND, f"chance must {kind} a card of the deck, not {outcome!r}")
 
     def _draw(self, outcome: Action) -> None:
         """A deal or draw: the card joins the next drawer's hand (kept sorted)."""
-        card = self.deck.pop(self._deck_index(outcome, "draw"))
+        deck = self.deck
+        # a shared outcome (sample_chance's) found by identity, without a call
+        number = _DRAW_CARD.get(id(outcome), -1)
+        i = bisect_left(deck, number)
+        if i == len(deck) or deck[i] != number:
+            i = self._deck_index(outcome, "draw")
+        card = deck.pop(i)
         draws = self.draws
         insort(self.hands[draws.pop(0)], card)
         if not draws:
