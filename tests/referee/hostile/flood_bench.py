@@ -1,0 +1,94 @@
+"""The referee's own CPU per move while a bot floods it with HTTP/2 frames (issue 24):
+``python tests/referee/hostile/flood_bench.py [--checkout DIR] [--count N]``.
+
+For each kind of flood of :mod:`h2flood` (and ``none``, the same server honest), one
+sandboxed toy match, the flooder in seat 0 against two random bots, is played in a
+fresh process whose ``referee`` package is DIR's (this checkout by default, so another
+checkout gives the figures before a change). Printed per kind: the referee process's
+CPU time over the match (its own, not its children's: the bots run apart), the extra
+CPU per flooded call against ``none``, the flooder's statuses, and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+ROOT = HERE.parents[3]
+KINDS = ["none", "data-empty", "data-tiny", "unknown", "ping", "settings", "informational",
+         "window-update", "priority", "continuation"]  # fmt: skip
+
+CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from referee.clock import TimeControl
+from referee.logs import configure_cli_logging
+from referee.match import BotSpec, Limits, MatchSpec, play_match
+from referee.replay import read
+from tests.referee.toy import GAME
+
+configure_cli_logging()
+bot, replay_path = sys.argv[1], Path(sys.argv[2])
+spec = MatchSpec(
+    game=GAME, options={"rounds": 9}, seed=11, sandbox=True, max_failures=2,
+    bots=[BotSpec.parse(bot), BotSpec.parse("builtin:random"), BotSpec.parse("builtin:random")],
+    time_control=TimeControl.parse("2s+10s"), limits=Limits(memory_mib=256),
+    replay_path=replay_path,
+)
+usage, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+play_match(spec)
+after, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter() - wall
+cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
+moves = [m.status for s in read(replay_path).steps for m in s.moves if m.seat == 0]
+print(json.dumps({"cpu_s": cpu, "wall_s": wall, "statuses": moves}))
+"""
+
+
+def bot_dir(root: Path, kind: str, count: int) -> Path:
+    sys.path.insert(0, str(ROOT))
+    from tests.referee.sandboxing import H2FLOOD, hostile_bot
+
+    return hostile_bot(root, kind, str(count), script=H2FLOOD)
+
+
+def measure(checkout: Path, kind: str, count: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = bot_dir(Path(tmp), kind, count)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, str(bot), str(Path(tmp) / "m.jsonl")],
+            capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONPATH": str(checkout)},
+        )  # fmt: skip
+    result: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkout", type=Path, default=ROOT)
+    parser.add_argument("--count", type=int, default=220_000, help="frames per flooded call")
+    parser.add_argument("kinds", nargs="*", default=KINDS)
+    args = parser.parse_args()
+    print(f"referee from {args.checkout}, {args.count} frames per flooded Act")
+    base = None
+    for kind in ["none"] + [k for k in args.kinds if k != "none"]:
+        r = measure(args.checkout, kind, args.count)
+        statuses: list[str] = r["statuses"]  # type: ignore[assignment]
+        called = sum(1 for s in statuses if s != "OUT")
+        cpu = float(r["cpu_s"])  # type: ignore[arg-type]
+        base = cpu if base is None else base
+        extra = (cpu - base) / called * 1000 if kind != "none" and called else 0.0
+        shown = ",".join(f"{s}x{statuses.count(s)}" for s in sorted(set(statuses)))
+        print(f"{kind:14} referee cpu {cpu:6.2f} s  wall {r['wall_s']:6.2f} s  "
+              f"extra {extra:7.1f} ms per call  seat 0: {shown}  "
+              f"load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
