@@ -181,11 +181,15 @@ class _Meter(Traffic):
     max_reads: int = MAX_CALL_READS
 
     def flood(self, what: str, bound: int, per_call: int) -> BotFailure:
-        where = (
-            "one call" if bound == per_call else
-            f"this match (its allowance: {MATCH_FRAMES_BASE} + {MATCH_FRAMES_PER_CALL} a call)"
-        )  # fmt: skip
-        return BotFailure(Failure.ILLEGAL, f"your server sent more than {bound} {what} in {where}")
+        if bound == per_call:
+            return BotFailure(
+                Failure.ILLEGAL, f"your server sent more than {bound} {what} in one call"
+            )
+        return BotFailure(
+            Failure.ILLEGAL,
+            f"your server sent more {what} than a match allows "
+            f"({MATCH_FRAMES_BASE} + {MATCH_FRAMES_PER_CALL} a call)",
+        )
 
 
 @dataclass

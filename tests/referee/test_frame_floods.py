@@ -65,7 +65,10 @@ def test_a_flood_under_the_per_call_bound_runs_out_the_matchs_allowance(
     statuses = [status for status, _, _ in moves]
     first = statuses.index("ILLEGAL")
     assert first > 0 and set(statuses[:first]) == {"OK"}  # the first calls fit
-    assert "HTTP/2 frames in this match" in moves[first][2]
+    assert moves[first][2] == (
+        f"your server sent more HTTP/2 frames than a match allows "
+        f"({MATCH_FRAMES_BASE} + {MATCH_FRAMES_PER_CALL} a call)"
+    )
     assert traffic["http2_frames"] <= MATCH_FRAMES_BASE + MATCH_FRAMES_PER_CALL * traffic["calls"]
     assert_honest_seats_ok(outcome, replay)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,9 +32,11 @@ from referee.players import Question, make_question
 from referee.transport import (
     MAX_ACTION_CHARS,
     MAX_CALL_BYTES_OVER,
+    MAX_CALL_FRAMES,
     BotClient,
     CallEnd,
     CallError,
+    _Link,
     call_error,
     decode_action_json,
     json_depth,
@@ -606,3 +609,39 @@ def test_a_sealed_questions_observation_text_is_refused() -> None:
     question.seal()
     with pytest.raises(RuntimeError, match="after the bot answered"):
         question.observation_json()
+
+
+def test_frames_are_counted_from_their_headers_however_the_reads_split_them() -> None:
+    # An empty SETTINGS, a PING (8 bytes), a DATA of 20,000 bytes: headers at 0, 9, 26.
+    stream = (
+        (0).to_bytes(3, "big") + b"\x04\x00" + bytes(4)
+        + (8).to_bytes(3, "big") + b"\x06\x00" + bytes(4) + b"p" * 8
+        + (20_000).to_bytes(3, "big") + b"\x00\x00" + (1).to_bytes(4, "big") + bytes(20_000)
+    )  # fmt: skip
+    for cut in range(len(stream) + 1):
+        a, b = socket.socketpair()
+        with a, b:
+            link = _Link(a, LIMIT)
+            first = link.frames_in(stream[:cut])
+            assert first == sum(1 for start in (0, 9, 26) if start + 9 <= cut)
+            assert first + link.frames_in(stream[cut:]) == 3
+
+
+def test_a_call_reading_more_frames_than_its_bound_is_illegal_before_h2_parses_them(
+    tmp_path: Path,
+) -> None:
+    empty = (0).to_bytes(3, "big") + b"\xfa\x00" + bytes(4)  # unknown type: ignorable
+
+    async def flood(server: Server, sid: int) -> None:
+        await server.headers(sid)
+        with trio.move_on_after(10):
+            await server.raw(empty * (MAX_CALL_FRAMES * 5))
+            await server.message(sid, start_reply())
+            await server.trailers(sid)
+
+    client, outcome = call_with(flood, tmp_path)
+    assert isinstance(outcome, BotFailure) and outcome.kind is Failure.ILLEGAL
+    assert outcome.detail == (
+        f"your server sent more than {MAX_CALL_FRAMES} HTTP/2 frames in one call"
+    )
+    assert client.traffic.frames <= MAX_CALL_FRAMES

@@ -84,11 +84,15 @@ def answer(sock: socket.socket, sid: int, path: str) -> None:
             sock.sendall(empty * min(4096, COUNT - start))
         sock.sendall(frame(CONTINUATION, END_HEADERS, sid))
     else:
+        # 1xx blocks come before the response's headers; DATA only after them.
+        if KIND != "informational":
+            sock.sendall(frame(HEADERS, END_HEADERS, sid, STATUS_200 + GRPC_TYPE))
         if flooding:
             one = flood(sid)
             for start in range(0, COUNT, 4096):
                 sock.sendall(one * min(4096, COUNT - start))
-        sock.sendall(frame(HEADERS, END_HEADERS, sid, STATUS_200 + GRPC_TYPE))
+        if KIND == "informational":
+            sock.sendall(frame(HEADERS, END_HEADERS, sid, STATUS_200 + GRPC_TYPE))
     message = reply(path)
     body = b"\x00" + len(message).to_bytes(4, "big") + message
     sock.sendall(frame(DATA, 0, sid, body) + frame(HEADERS, END_HEADERS | END_STREAM, sid, GRPC_OK))
