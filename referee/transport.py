@@ -162,7 +162,7 @@ def _timeout_header(timeout_s: float) -> bytes:
     return b"%dm" % min(99_999_999, max(1, math.ceil(timeout_s * 1000)))
 
 
-@dataclass
+@dataclass(slots=True)
 class Traffic:
     """What calls have read: HTTP/2 frames, the h2 events they made, socket reads."""
 
@@ -171,7 +171,7 @@ class Traffic:
     reads: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Meter(Traffic):
     """One call's traffic and the most it may read: the per-call bounds, or what is
     left of the match's allowance when that is less."""

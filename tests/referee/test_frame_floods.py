@@ -6,12 +6,15 @@ answer every decision OK."""
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from structlog.testing import capture_logs
 
+from referee.match import MatchOutcome
+from referee.replay import Replay
 from referee.transport import (
     MATCH_FRAMES_BASE,
     MATCH_FRAMES_PER_CALL,
@@ -25,7 +28,9 @@ KINDS = ["data-empty", "data-tiny", "unknown", "ping", "settings", "informationa
          "window-update", "priority", "continuation"]  # fmt: skip
 
 
-def flood_match(tmp_path: Path, kind: str, count: int) -> tuple[Any, Any, dict[str, Any]]:
+def flood_match(
+    tmp_path: Path, kind: str, count: int
+) -> tuple[MatchOutcome, Replay, MutableMapping[str, Any]]:
     """The match, its replay and the flooder's ``bot_stopped`` log line."""
     bot = hostile_bot(tmp_path, kind, str(count), script=H2FLOOD)
     with capture_logs() as logs:
@@ -35,7 +40,7 @@ def flood_match(tmp_path: Path, kind: str, count: int) -> tuple[Any, Any, dict[s
     return outcome, replay, stopped[0]
 
 
-def assert_honest_seats_ok(outcome: Any, replay: Any) -> None:
+def assert_honest_seats_ok(outcome: MatchOutcome, replay: Replay) -> None:
     for seat in (1, 2):
         assert outcome.seats[seat].status == "ok"
         assert {status for status, _, _ in moves_of(replay, seat)} == {"OK"}

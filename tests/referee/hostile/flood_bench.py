@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[3]
@@ -33,7 +32,6 @@ KINDS = ["none", "data-empty", "data-tiny", "unknown", "ping", "settings", "info
 CHILD = """
 import json, resource, sys, time
 from pathlib import Path
-from typing import Any
 from referee.clock import TimeControl
 from referee.logs import configure_cli_logging
 from referee.match import BotSpec, Limits, MatchSpec, play_match
@@ -81,6 +79,7 @@ def honest(bots: list[str], game: str) -> None:
     """Per call, the most frames, events and reads each bot's server took over a
     sandboxed match of ``game`` against builtin:random (this checkout's referee)."""
     sys.path.insert(0, str(ROOT))
+    from bots.sdk import GameStart
     from referee import transport
     from referee.match import BotSpec, MatchSpec, play_match
 
@@ -93,12 +92,14 @@ def honest(bots: list[str], game: str) -> None:
         meters.setdefault(seats[id(client)], []).append(meter)
         return meter
 
-    async def seated(client: transport.BotClient, game: Any, timeout_s: float) -> Any:
+    async def seated(
+        client: transport.BotClient, game: GameStart, timeout_s: float
+    ) -> tuple[str, str]:
         seats[id(client)] = game.seat
         return await start(client, game, timeout_s)
 
-    transport.BotClient._meter = kept  # type: ignore[method-assign]
-    transport.BotClient.start = seated  # type: ignore[method-assign]
+    setattr(transport.BotClient, "_meter", kept)  # noqa: B010 (a patch for this process)
+    setattr(transport.BotClient, "start", seated)  # noqa: B010
     for bot in bots:
         meters.clear()
         with tempfile.TemporaryDirectory() as tmp:

@@ -116,7 +116,7 @@ def read(sock: socket.socket, out: queue.Queue[tuple[int, bytes | str]]) -> None
             elif kind in (HEADERS, CONTINUATION):
                 block += payload  # the referee sends no padding or priority
                 if flags & END_HEADERS:
-                    paths[sid] = dict(decoder.decode(block)).get(":path", "")
+                    paths[sid] = dict(decoder.decode(block, raw=True)).get(b":path", b"").decode()
                     block = b""
             elif kind == DATA and size:
                 increment = size.to_bytes(4, "big")
