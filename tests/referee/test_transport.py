@@ -33,10 +33,13 @@ from referee.transport import (
     MAX_ACTION_CHARS,
     MAX_CALL_BYTES_OVER,
     MAX_CALL_FRAMES,
+    MAX_CALL_READS,
     BotClient,
     CallEnd,
     CallError,
+    _Call,
     _Link,
+    _Meter,
     call_error,
     decode_action_json,
     json_depth,
@@ -645,3 +648,30 @@ def test_a_call_reading_more_frames_than_its_bound_is_illegal_before_h2_parses_t
         f"your server sent more than {MAX_CALL_FRAMES} HTTP/2 frames in one call"
     )
     assert client.traffic.frames <= MAX_CALL_FRAMES
+
+
+def test_a_call_reading_its_answer_in_more_pieces_than_its_bound_is_illegal() -> None:
+    # A server that writes one byte at a time wakes the referee once per byte: each
+    # byte here is written just before the client's next read, so each read gets one.
+    settings = (0).to_bytes(3, "big") + b"\x04\x00" + bytes(4)
+    unknown = (4000).to_bytes(3, "big") + b"\xfa\x00" + bytes(4) + b"x" * 4000
+    a, b = socket.socketpair()
+
+    async def main() -> BotFailure:
+        link = _Link(a, LIMIT)
+        call = _Call(1, LIMIT, LIMIT + MAX_CALL_BYTES_OVER, _Meter())
+        for piece in [settings, *(unknown[i : i + 1] for i in range(len(unknown)))]:
+            b.send(piece)
+            try:
+                await link.receive(call)
+            except BotFailure as e:
+                assert call.meter.reads == MAX_CALL_READS + 1
+                return e
+        raise AssertionError("every piece was read")
+
+    with a, b:
+        failure = trio.run(main)
+    assert failure.kind is Failure.ILLEGAL
+    assert failure.detail == (
+        f"your server sent more than {MAX_CALL_READS} pieces (socket reads) in one call"
+    )
