@@ -20,7 +20,7 @@ flood costs the bot its answer, not the referee its memory. Bytes do not bound t
 referee's CPU (a 9-byte frame costs as much to handle as a full one), so frames are
 counted too, from their 9-byte headers before h2 parses them, along with h2's events
 and the socket reads: per call (:data:`MAX_CALL_FRAMES`, ...) and per match (an
-allowance that grows with each call, :class:`Allowance`). A call that does not end
+allowance that grows with each call, :data:`MATCH_FRAMES_BASE`). A call that does not end
 cleanly (its deadline, a cancelled match, a broken or hostile stream) closes the
 connection: the bot's server sees its call cancelled, and the next call connects anew.
 """
