@@ -4,7 +4,7 @@ reply, sends a flood of one kind of frame (tests/referee/test_frame_floods.py).
 Usage: ``h2flood.py KIND [COUNT]``, COUNT frames (220,000 unless given) of KIND:
 
 * ``data-empty``: empty DATA frames on the call's stream;
-* ``data-tiny``: DATA frames carrying one byte of padding and no data;
+* ``data-tiny``: DATA frames of one byte: PADDED, a pad length of 0, no data;
 * ``unknown``: frames of an unassigned type (0xfa), which HTTP/2 says to ignore;
 * ``ping``: PINGs, each of which the client must acknowledge;
 * ``settings``: empty SETTINGS frames, each acknowledged too;
