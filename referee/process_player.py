@@ -365,10 +365,20 @@ class ProcessPlayer:
             self._uid.release()
         if self._run_dir is not None:
             remove_tree(self._run_dir)
-        self.log.info("bot_stopped", exit=self._exit_text(), **self._bytes_fields())
+        self.log.info("bot_stopped", exit=self._exit_text(), **self._bytes_fields(),
+                      **self._traffic_fields())  # fmt: skip
 
     def _bytes_fields(self) -> dict[str, int]:
         return {f"{k}_bytes": v for k, v in self.bytes_read.items()}
+
+    def _traffic_fields(self) -> dict[str, int]:
+        """What the referee read from the bot's server over the match (its calls, and
+        the HTTP/2 frames, h2 events and socket reads they took)."""
+        if self._client is None:
+            return {}
+        traffic = self._client.traffic
+        return {"calls": self._client.calls, "http2_frames": traffic.frames,
+                "http2_events": traffic.events, "socket_reads": traffic.reads}  # fmt: skip
 
     def _socket_path(self) -> str:
         """Where to connect: without a sandbox the referee's own directory; sandboxed,

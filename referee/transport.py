@@ -16,7 +16,11 @@ the bridge" and "gRPC spoken on trio").
 Every byte is counted before it is kept: a reply's length prefix is checked against
 the receive limit before its body arrives, and a call reads at most
 :data:`MAX_CALL_BYTES_OVER` more than that limit in all (frames, headers, pings), so a
-flood costs the bot its answer, not the referee its memory. A call that does not end
+flood costs the bot its answer, not the referee its memory. Bytes do not bound the
+referee's CPU (a 9-byte frame costs as much to handle as a full one), so frames are
+counted too, from their 9-byte headers before h2 parses them, along with h2's events
+and the socket reads: per call (:data:`MAX_CALL_FRAMES`, ...) and per match (an
+allowance that grows with each call, :data:`MATCH_FRAMES_BASE`). A call that does not end
 cleanly (its deadline, a cancelled match, a broken or hostile stream) closes the
 connection: the bot's server sees its call cancelled, and the next call connects anew.
 """
@@ -59,12 +63,27 @@ MAX_NUMBER_CHARS = 64
 #: Bytes a call may read beyond its reply's limit: HTTP/2 framing, headers, trailers,
 #: settings and pings. A well-behaved server needs a few hundred.
 MAX_CALL_BYTES_OVER = 1 << 20
+#: HTTP/2 frames a call may read, of any type (DATA, PING, SETTINGS, unknown types,
+#: CONTINUATION...). An honest server sends about ten (docs/security.md, "Floods of
+#: frames"); past this the call is refused before h2 parses the frames that went over.
+MAX_CALL_FRAMES = 1000
+#: h2 events a call may produce (a frame makes one to three).
+MAX_CALL_EVENTS = 2000
+#: Socket reads a call may make (a server writing a few bytes at a time wakes the
+#: referee once per write).
+MAX_CALL_READS = 1000
+#: A match's allowance of frames (events and reads alike): this much at the start, and
+#: :data:`MATCH_FRAMES_PER_CALL` more for each call made, so that a bot flooding just
+#: under the per-call bound runs out within a few calls.
+MATCH_FRAMES_BASE = 4000
+MATCH_FRAMES_PER_CALL = 100
 #: Largest header block accepted (gRPC's own default is 8 KiB).
 MAX_HEADER_BYTES = 16 << 10
 #: Bytes read from the socket at a time.
 RECV_BYTES = 64 << 10
 
 _METHOD = "/niwa.v1.Bot/"
+_FRAME_HEADER = 9  # an HTTP/2 frame's: 3 bytes length, type, flags, 4 bytes stream
 _PREFIX = 5  # a gRPC message: 1 byte compressed flag, 4 bytes big-endian length
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -143,6 +162,36 @@ def _timeout_header(timeout_s: float) -> bytes:
     return b"%dm" % min(99_999_999, max(1, math.ceil(timeout_s * 1000)))
 
 
+@dataclass(slots=True)
+class Traffic:
+    """What calls have read: HTTP/2 frames, the h2 events they made, socket reads."""
+
+    frames: int = 0
+    events: int = 0
+    reads: int = 0
+
+
+@dataclass(slots=True)
+class _Meter(Traffic):
+    """One call's traffic and the most it may read: the per-call bounds, or what is
+    left of the match's allowance when that is less."""
+
+    max_frames: int = MAX_CALL_FRAMES
+    max_events: int = MAX_CALL_EVENTS
+    max_reads: int = MAX_CALL_READS
+
+    def flood(self, what: str, bound: int, per_call: int) -> BotFailure:
+        if bound == per_call:
+            return BotFailure(
+                Failure.ILLEGAL, f"your server sent more than {bound} {what} in one call"
+            )
+        return BotFailure(
+            Failure.ILLEGAL,
+            f"your server sent more {what} than a match allows "
+            f"({MATCH_FRAMES_BASE} + {MATCH_FRAMES_PER_CALL} a call)",
+        )
+
+
 @dataclass
 class _Call:
     """What one stream has received so far."""
@@ -150,6 +199,7 @@ class _Call:
     stream_id: int
     limit: int  # longest reply message accepted, in bytes
     left: int  # bytes this call may still read off the socket, all frames counted
+    meter: _Meter
     body: bytearray = field(default_factory=bytearray)
     expected: int | None = None  # prefix + message length, once the prefix is in
     http_status: bytes | None = None
@@ -237,6 +287,31 @@ class _Link:
         # this one to its HPACK decoder (it does on an acknowledged change): set it.
         self.h2.decoder.max_header_list_size = MAX_HEADER_BYTES
         self.gone = False  # the server sent GOAWAY: no new call on this connection
+        # Where the next frame header starts, to count frames before h2 parses them:
+        # the bytes of the current frame's payload still to come, or the first bytes
+        # of a header split between reads.
+        self._skip = 0
+        self._head = b""
+
+    def frames_in(self, data: bytes) -> int:
+        """How many frame headers complete in ``data`` (the bytes that follow the
+        connection's earlier reads)."""
+        count, pos, end = 0, self._skip, len(data)
+        if self._head:
+            need = _FRAME_HEADER - len(self._head)
+            head = self._head + data[:need]
+            if len(head) < _FRAME_HEADER:
+                self._head = head
+                return 0
+            count, pos, self._head = 1, need + int.from_bytes(head[:3], "big"), b""
+        while pos + _FRAME_HEADER <= end:
+            count += 1
+            pos += _FRAME_HEADER + int.from_bytes(data[pos : pos + 3], "big")
+        if pos < end:
+            self._head, self._skip = data[pos:], 0
+        else:
+            self._skip = pos - end
+        return count
 
     async def flush(self) -> None:
         data = memoryview(self.h2.data_to_send())
@@ -249,17 +324,21 @@ class _Link:
         except OSError as e:
             raise _broken(f"the connection to the bot's server broke: {e.strerror or e}") from None
 
-    async def exchange(self, path: bytes, payload: bytes, timeout_s: float) -> bytes:
+    async def exchange(
+        self, path: bytes, payload: bytes, timeout_s: float, meter: _Meter
+    ) -> bytes:
         """One unary call: send the request, read until its stream ends."""
         try:
-            return await self._exchange(path, payload, timeout_s)
+            return await self._exchange(path, payload, timeout_s, meter)
         except (h2.exceptions.H2Error, hpack.HPACKError) as e:  # sending, say after GOAWAY
             raise _broken(clip(f"HTTP/2 refused the call: {type(e).__name__}: {e}")) from None
 
-    async def _exchange(self, path: bytes, payload: bytes, timeout_s: float) -> bytes:
+    async def _exchange(
+        self, path: bytes, payload: bytes, timeout_s: float, meter: _Meter
+    ) -> bytes:
         conn = self.h2
         call = _Call(conn.get_next_available_stream_id(), self.limit,
-                     self.limit + MAX_CALL_BYTES_OVER)  # fmt: skip
+                     self.limit + MAX_CALL_BYTES_OVER, meter)  # fmt: skip
         conn.send_headers(
             call.stream_id,
             [
@@ -302,15 +381,27 @@ class _Link:
             raise _broken(f"the connection to the bot's server broke: {e.strerror or e}") from None
         if not data:
             raise _broken("the bot's server closed the connection")
+        meter = call.meter
+        meter.reads += 1
+        if meter.reads > meter.max_reads:
+            raise meter.flood("pieces (socket reads)", meter.max_reads, MAX_CALL_READS)
         call.left -= len(data)
         if call.left < 0:
             raise _too_large(f"the call read over {call.limit + MAX_CALL_BYTES_OVER} bytes")
+        # Counted before h2 parses them: the frames over the bound never cost the parse.
+        frames = self.frames_in(data)
+        if meter.frames + frames > meter.max_frames:
+            raise meter.flood("HTTP/2 frames", meter.max_frames, MAX_CALL_FRAMES)
+        meter.frames += frames
         try:
             events = self.h2.receive_data(data)
         except (h2.exceptions.H2Error, hpack.HPACKError) as e:
             raise _broken(
                 clip(f"the bot's server broke HTTP/2: {type(e).__name__}: {e}")
             ) from None
+        meter.events += len(events)
+        if meter.events > meter.max_events:
+            raise meter.flood("HTTP/2 events", meter.max_events, MAX_CALL_EVENTS)
         for event in events:
             self.apply(event, call)
         await self.flush()  # acknowledgements, window updates, ping replies
@@ -347,6 +438,21 @@ class BotClient:
         self._path = socket_path
         self._limit = max_message_bytes
         self._link: _Link | None = None
+        #: What all calls so far have read (their frames, events and reads).
+        self.traffic = Traffic()
+        self._calls = 0
+
+    def _meter(self) -> _Meter:
+        """The next call's bounds: the per-call ones, or what is left of the match's
+        allowance (twice as many events as frames: a frame makes one to three)."""
+        self._calls += 1
+        room = MATCH_FRAMES_BASE + MATCH_FRAMES_PER_CALL * self._calls
+        spent = self.traffic
+        return _Meter(
+            max_frames=max(0, min(MAX_CALL_FRAMES, room - spent.frames)),
+            max_events=max(0, min(MAX_CALL_EVENTS, 2 * room - spent.events)),
+            max_reads=max(0, min(MAX_CALL_READS, room - spent.reads)),
+        )
 
     async def _connect(self) -> _Link:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -365,6 +471,18 @@ class BotClient:
     async def _call(self, name: str, request: Any, reply: Any, timeout_s: float) -> Any:
         timeout_s = max(timeout_s, 0.001)
         payload = request.SerializeToString()
+        meter = self._meter()
+        try:
+            return await self._metered(name, payload, reply, timeout_s, meter)
+        finally:
+            spent = self.traffic
+            spent.frames += meter.frames
+            spent.events += meter.events
+            spent.reads += meter.reads
+
+    async def _metered(
+        self, name: str, payload: bytes, reply: Any, timeout_s: float, meter: _Meter
+    ) -> Any:
         with trio.move_on_after(timeout_s):
             if self._link is not None and self._link.gone:
                 self.close()
@@ -372,7 +490,7 @@ class BotClient:
             for last in (False, True):
                 try:
                     link = self._link or await self._connect()
-                    data = await link.exchange(path, payload, timeout_s)
+                    data = await link.exchange(path, payload, timeout_s, meter)
                     break
                 except _Unprocessed:  # the server was going away: once more, anew
                     self.close()
@@ -392,6 +510,11 @@ class BotClient:
                 ) from None
         self.close()  # the bot's server sees the call cancelled
         raise CallError(CallEnd.DEADLINE, "DEADLINE_EXCEEDED", "Deadline Exceeded")
+
+    @property
+    def calls(self) -> int:
+        """Calls made so far."""
+        return self._calls
 
     @property
     def target(self) -> str:

@@ -16,6 +16,8 @@ from tests.referee.toy import GAME
 HOSTILE = Path(__file__).parent / "hostile" / "hostile.py"
 #: A bot on grpc directly, for answers the SDK cannot send (see its docstring).
 RAW = Path(__file__).parent / "hostile" / "raw.py"
+#: A bot speaking HTTP/2 itself, flooding frames of one kind before its answers.
+H2FLOOD = Path(__file__).parent / "hostile" / "h2flood.py"
 #: Short clocks keep these matches quick; two failures put a seat out.
 FAST = TimeControl.parse("300ms+1s")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,9 +32,14 @@ from referee.players import Question, make_question
 from referee.transport import (
     MAX_ACTION_CHARS,
     MAX_CALL_BYTES_OVER,
+    MAX_CALL_FRAMES,
+    MAX_CALL_READS,
     BotClient,
     CallEnd,
     CallError,
+    _Call,
+    _Link,
+    _Meter,
     call_error,
     decode_action_json,
     json_depth,
@@ -225,8 +231,9 @@ def test_a_reply_announced_over_the_limit_is_refused_before_its_body(tmp_path: P
 
 
 def test_a_flood_of_frames_is_cut_off_at_the_calls_byte_budget(tmp_path: Path) -> None:
-    # Frames of a type HTTP/2 says to ignore: nothing in them is kept, but read they are.
-    frame = (1000).to_bytes(3, "big") + b"\xfa\x00" + (0).to_bytes(4, "big") + b"x" * 1000
+    # Frames of a type HTTP/2 says to ignore: nothing in them is kept, but read they are
+    # (large ones: small ones would meet the bound on frames first).
+    frame = (16000).to_bytes(3, "big") + b"\xfa\x00" + (0).to_bytes(4, "big") + b"x" * 16000
 
     async def flood(server: Server, sid: int) -> None:
         await server.headers(sid)
@@ -605,3 +612,66 @@ def test_a_sealed_questions_observation_text_is_refused() -> None:
     question.seal()
     with pytest.raises(RuntimeError, match="after the bot answered"):
         question.observation_json()
+
+
+def test_frames_are_counted_from_their_headers_however_the_reads_split_them() -> None:
+    # An empty SETTINGS, a PING (8 bytes), a DATA of 20,000 bytes: headers at 0, 9, 26.
+    stream = (
+        (0).to_bytes(3, "big") + b"\x04\x00" + bytes(4)
+        + (8).to_bytes(3, "big") + b"\x06\x00" + bytes(4) + b"p" * 8
+        + (20_000).to_bytes(3, "big") + b"\x00\x00" + (1).to_bytes(4, "big") + bytes(20_000)
+    )  # fmt: skip
+    for cut in range(len(stream) + 1):
+        a, b = socket.socketpair()
+        with a, b:
+            link = _Link(a, LIMIT)
+            first = link.frames_in(stream[:cut])
+            assert first == sum(1 for start in (0, 9, 26) if start + 9 <= cut)
+            assert first + link.frames_in(stream[cut:]) == 3
+
+
+def test_a_call_reading_more_frames_than_its_bound_is_illegal_before_h2_parses_them(
+    tmp_path: Path,
+) -> None:
+    empty = (0).to_bytes(3, "big") + b"\xfa\x00" + bytes(4)  # unknown type: ignorable
+
+    async def flood(server: Server, sid: int) -> None:
+        await server.headers(sid)
+        with trio.move_on_after(10):
+            await server.raw(empty * (MAX_CALL_FRAMES * 5))
+            await server.message(sid, start_reply())
+            await server.trailers(sid)
+
+    client, outcome = call_with(flood, tmp_path)
+    assert isinstance(outcome, BotFailure) and outcome.kind is Failure.ILLEGAL
+    assert outcome.detail == (
+        f"your server sent more than {MAX_CALL_FRAMES} HTTP/2 frames in one call"
+    )
+    assert client.traffic.frames <= MAX_CALL_FRAMES
+
+
+def test_a_call_reading_its_answer_in_more_pieces_than_its_bound_is_illegal() -> None:
+    # A server that writes one byte at a time wakes the referee once per byte: each
+    # byte here is written just before the client's next read, so each read gets one.
+    settings = (0).to_bytes(3, "big") + b"\x04\x00" + bytes(4)
+    unknown = (4000).to_bytes(3, "big") + b"\xfa\x00" + bytes(4) + b"x" * 4000
+    a, b = socket.socketpair()
+
+    async def main() -> BotFailure:
+        link = _Link(a, LIMIT)
+        call = _Call(1, LIMIT, LIMIT + MAX_CALL_BYTES_OVER, _Meter())
+        for piece in [settings, *(unknown[i : i + 1] for i in range(len(unknown)))]:
+            b.send(piece)
+            try:
+                await link.receive(call)
+            except BotFailure as e:
+                assert call.meter.reads == MAX_CALL_READS + 1
+                return e
+        raise AssertionError("every piece was read")
+
+    with a, b:
+        failure = trio.run(main)
+    assert failure.kind is Failure.ILLEGAL
+    assert failure.detail == (
+        f"your server sent more than {MAX_CALL_READS} pieces (socket reads) in one call"
+    )
