@@ -672,9 +672,11 @@ def _header(d: dict[str, Any], where: str) -> Header:
 #: cgroups, their log files and their processes' NIWA_MATCH; game and version pick the
 #: rules. Letters, digits and ``_.@+-``, at most 64, no ``..``: never a path.
 NAME_FIELD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")
-#: Free text of the header (a seat's bot as given, which may be a directory, and the
-#: start time): bounded and without control or format characters.
-TEXT_FIELD_CHARS = {"bot": 4096, "started": 64}
+#: Free text of the header (a seat's bot as given, which may be a directory; its name
+#: and version, which name nothing a reader makes, and a built-in's carry its options,
+#: as ``mcts?seconds=0.03``; the start time): bounded and without control or format
+#: characters.
+TEXT_FIELD_CHARS = {"bot": 4096, "name": 256, "version": 256, "started": 64}
 
 
 def name_problem(value: str) -> str:
@@ -697,15 +699,13 @@ def _check_names(header: Header, where: str) -> None:
     named = {"game": header.game, "version": header.version}
     if header.match_id:  # "" in files written without an id
         named["match_id"] = header.match_id
-    for s in header.seats:
-        named[f"seats[{s.seat}].name"] = s.name
-        named[f"seats[{s.seat}].version"] = s.version
     for name, value in named.items():
         problem = name_problem(value)
         if problem:
             raise ReplayError(f"{where}: field {name!r}: {problem}")
     texts = {"started": header.started}
-    texts.update({f"seats[{s.seat}].bot": s.bot for s in header.seats})
+    for s in header.seats:
+        texts.update({f"seats[{s.seat}].{k}": getattr(s, k) for k in ("bot", "name", "version")})
     for name, value in texts.items():
         limit = TEXT_FIELD_CHARS[name.rpartition(".")[2]]
         if len(value) > limit:
