@@ -1,7 +1,7 @@
 """A replay's header fields that name things (the match id names the bots' cgroups,
 log files and NIWA_MATCH; game and version pick the rules) are validated when the file
-is read: every command that reads a replay gives one line naming the field and exit code 2 before anything is named after them.
-Cgroup naming refuses such names on its own too."""
+is read: every command that reads a replay gives one line naming the field and exit
+code 2 before anything is named after them. Cgroup naming refuses such names on its own too."""
 
 from __future__ import annotations
 
