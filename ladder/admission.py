@@ -40,8 +40,9 @@ LADDER = "/niwa.v1.Ladder/"
 SUBMIT = LADDER + "SubmitBot"
 #: Calls that need a token: refused before their request is read when it is missing.
 OWNER_ONLY = frozenset({SUBMIT, LADDER + "RetireBot", LADDER + "AddOwner"})
-#: The largest message any call may send. The largest legitimate non-upload request is
-#: a few hundred bytes (names, ids, a game); an archive comes in chunks of ``CHUNK``.
+#: The largest message any call may send. The largest valid non-upload request is under
+#: 1 KiB (ListMatches: three strings of at most 64 characters, 4 bytes each in UTF-8, and
+#: a few ids); an archive comes in chunks of ``CHUNK``.
 MAX_MESSAGE = 64 << 10
 CHUNK = 32 << 10
 
