@@ -36,7 +36,7 @@ def set_after(store: Store, value: int) -> None:
 
 def reason(n: int, match_id: int, why: str) -> str:
     return (
-        f"suspended: went out of {n} rated matches in a row (the last, match {match_id}: "
+        f"went out of {n} rated matches in a row (the last, match {match_id}: "
         f"{why}); fix the bot and submit a new version (niwa ladder submit)"
     )
 

@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from ladder import runner, suspension
 from ladder.store import ACTIVE, RATED, SUSPENDED, VALIDATION, Finished, SeatResult, Store
+from web.app import create_app
+from web.server import open_read_only
 
 
 @pytest.fixture
@@ -124,3 +127,22 @@ def test_a_negative_suspend_after_is_refused_by_niwa_ladder_serve(tmp_path: Path
     )  # fmt: skip
     assert done.returncode == 2
     assert "0 to never suspend" in done.stderr
+
+
+def test_the_bots_web_page_shows_the_suspension_and_its_cause(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    store = Store.open(str(db))
+    try:
+        suspension.set_after(store, 1)
+        a, b = bots(store)
+        last = play(store, a, b, a_out=True)
+    finally:
+        store.close()
+    reader = open_read_only(str(db))
+    try:
+        with TestClient(create_app(reader)) as web:
+            page = web.get(f"/bots/{a}").text
+    finally:
+        reader.close()
+    assert "status-suspended" in page
+    assert f"1 rated matches in a row (the last, match {last}: timeout)" in page
