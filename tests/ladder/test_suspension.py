@@ -102,15 +102,21 @@ def test_a_validation_match_runs_its_opponent_sandboxed_like_a_rated_one(store: 
     assert validation_job.time_control == rated_job.time_control
 
 
-def test_niwa_ladder_bots_all_shows_the_suspension_to_the_owner(tmp_path: Path) -> None:
+def suspended_in_a_file(tmp_path: Path) -> tuple[Path, int, int]:
+    """A SQLite store whose bot "flaky" was suspended after one match: the store's
+    file, the bot's id, the match's id."""
     db = tmp_path / "ladder.db"
     store = Store.open(str(db))
     try:
         suspension.set_after(store, 1)
         a, b = bots(store)
-        play(store, a, b, a_out=True)
+        return db, a, play(store, a, b, a_out=True)
     finally:
         store.close()
+
+
+def test_niwa_ladder_bots_all_shows_the_suspension_to_the_owner(tmp_path: Path) -> None:
+    db, _, _ = suspended_in_a_file(tmp_path)
     shown = subprocess.run(
         [sys.executable, "-m", "niwa", "ladder", "bots", "--all", "--db", str(db)],
         capture_output=True, text=True, check=True,
@@ -130,14 +136,7 @@ def test_a_negative_suspend_after_is_refused_by_niwa_ladder_serve(tmp_path: Path
 
 
 def test_the_bots_web_page_shows_the_suspension_and_its_cause(tmp_path: Path) -> None:
-    db = tmp_path / "ladder.db"
-    store = Store.open(str(db))
-    try:
-        suspension.set_after(store, 1)
-        a, b = bots(store)
-        last = play(store, a, b, a_out=True)
-    finally:
-        store.close()
+    db, a, last = suspended_in_a_file(tmp_path)
     reader = open_read_only(str(db))
     try:
         with TestClient(create_app(reader)) as web:
