@@ -68,7 +68,7 @@ class Limits:
     uploads: int = 2  # SubmitBot calls in progress (each up to the archive limit)
     uploads_per_owner: int = 1
     waiting: int = 1024  # calls waiting for their request message, in total
-    waiting_per_peer: int = 8  # ... from one address
+    waiting_per_peer: int = 16  # ... from one address (as many as it may have in progress)
     receive_timeout_s: float = 5.0  # a request must arrive within this of its headers
     upload_timeout_s: float = 120.0  # ... an archive within this
     public_threads: int = 4  # threads for the store work of anonymous calls

@@ -28,7 +28,7 @@ from tests.polling import PATIENCE_S, wait_for
 LIST_BOTS = "/niwa.v1.Ladder/ListBots"
 STALLERS = 200
 ADDRESSES = [f"127.0.0.{n}" for n in range(2, 10)]  # 8 addresses, 25 stalled calls each
-#: Stalled calls that may wait at once (8 per address); the rest are refused and renew.
+#: Stalled calls that may wait at once (16 per address); the rest are refused and renew.
 WAITING = Limits().waiting_per_peer * len(ADDRESSES)
 
 
