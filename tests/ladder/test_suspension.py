@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from ladder import runner, suspension
+from ladder import archive, runner, submission, suspension, worker
 from ladder.store import ACTIVE, RATED, SUSPENDED, VALIDATION, Finished, SeatResult, Store
+from referee import replay
 from web.app import create_app
 from web.server import open_read_only
 
@@ -145,3 +146,21 @@ def test_the_bots_web_page_shows_the_suspension_and_its_cause(tmp_path: Path) ->
         reader.close()
     assert "status-suspended" in page
     assert f"1 rated matches in a row (the last, match {last}: timeout)" in page
+
+
+def test_a_validation_match_plays_its_opponent_as_a_sandboxed_process(tmp_path: Path) -> None:
+    """The real match: bubblewrap and gRPC for both seats, as the replay records."""
+    store = Store.open(str(tmp_path / "ladder.db"))
+    try:
+        owner, _ = store.add_owner("alice")
+        example = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
+        data = archive.pack_directory(example)
+        submission.submit(store, owner, data, games_played=["blossom"])
+        match = store.claim_next()
+        assert match is not None and match.kind == VALIDATION
+        job = runner.Runner(runner.Settings(db_url="unused"))._job(store, match)
+    finally:
+        store.close()
+    worker.run_job(job)
+    seats = replay.read(job.replay_path).header.seats
+    assert [s.isolation for s in seats] == ["sandbox"] * len(seats)
