@@ -1,11 +1,16 @@
 """Admission control for the ladder's API: who may hold how many calls at once.
 
-Every call is admitted or refused (RESOURCE_EXHAUSTED, one line naming the limit)
-before its request message is read. A caller is an owner when it sends a token the
-store knows, else anonymous (counted per peer address). Owners have budgets of their
-own, so anonymous callers filling theirs cannot keep an owner or admin out. Streams
-(WatchMatches, health Watch, reflection) and unary calls are counted apart, and so are
-uploads: an anonymous ``SubmitBot`` is refused before its (up to 33 MB) archive is read.
+A call holds no slot before its request has arrived: it first waits for its request
+among a bounded set of waiting calls (per address and in total; when the set is full the
+longest-waiting call is dropped, so callers that send headers and stall cannot keep
+honest ones out), with a short receive deadline, and only then is admitted or refused
+(RESOURCE_EXHAUSTED, one line naming the limit). A caller is an owner when it sends a
+token the store knows, else anonymous (counted per peer address). Owners have budgets
+of their own, so anonymous callers filling theirs cannot keep an owner or admin out.
+Streams (WatchMatches, health Watch, reflection) and unary calls are counted apart, and
+so are uploads: ``SubmitBot`` needs a known token before its archive is read, and its
+archive comes as a stream of small messages (every message on the server is at most
+``MAX_MESSAGE``), so no anonymous call can make the ladder buffer a large body.
 """
 
 from __future__ import annotations
@@ -26,13 +31,20 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError
 
+from ladder import archive
 from ladder.store import Owner
+from niwa_proto.v1 import ladder_pb2 as pb
 
 TOKEN_HEADER = "authorization"
 LADDER = "/niwa.v1.Ladder/"
 SUBMIT = LADDER + "SubmitBot"
 #: Calls that need a token: refused before their request is read when it is missing.
 OWNER_ONLY = frozenset({SUBMIT, LADDER + "RetireBot", LADDER + "AddOwner"})
+#: The largest message any call may send. The largest valid non-upload request is under
+#: 1 KiB (ListMatches: three strings of at most 64 characters, 4 bytes each in UTF-8, and
+#: a few ids); an archive comes in chunks of ``CHUNK``.
+MAX_MESSAGE = 64 << 10
+CHUNK = 32 << 10
 
 NEEDS_TOKEN = "this call needs a token: pass --token or set NIWA_TOKEN"
 UNKNOWN_TOKEN = "unknown token: ask the ladder's admin for one (niwa ladder user add)"
@@ -55,8 +67,9 @@ class Limits:
     calls_per_token: int = 8
     uploads: int = 2  # SubmitBot calls in progress (each up to the archive limit)
     uploads_per_owner: int = 1
-    reads: int = 4  # requests being received at once, per class (anonymous, owners)
-    read_timeout_s: float = 10.0  # a request must arrive within this, once admitted
+    waiting: int = 1024  # calls waiting for their request message, in total
+    waiting_per_peer: int = 16  # ... from one address (as many as it may have in progress)
+    receive_timeout_s: float = 5.0  # a request must arrive within this of its headers
     upload_timeout_s: float = 120.0  # ... an archive within this
     public_threads: int = 4  # threads for the store work of anonymous calls
     owner_threads: int = 4  # ... of calls with a valid token (uploads: `uploads` threads)
@@ -65,7 +78,10 @@ class Limits:
     def max_rpcs(self) -> int:
         """gRPC's own cap (maximum_concurrent_rpcs): every budget plus room for the
         calls being refused at that moment."""
-        return self.streams + self.owner_streams + self.calls + self.owner_calls + 64
+        return (
+            self.streams + self.owner_streams + self.calls + self.owner_calls
+            + self.waiting + 64
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -129,6 +145,75 @@ class Budget:
             del self.by_key[key]
 
 
+class NotReceived(Exception):
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code, self.details = code, details
+
+
+class Waiting:
+    """Calls whose request has not arrived yet: at most ``each`` per address (more are
+    refused) and ``total`` in all. A call arriving when all are taken drops the one that
+    has waited longest, if that one has waited ``GRACE_S`` (a request sent with its call
+    arrives well within that), else it is refused itself. A waiting call costs a
+    coroutine and a few KiB, never a call slot. Used only on the event loop's thread."""
+
+    GRACE_S = 1.0
+
+    def __init__(self, total: int, each: int) -> None:
+        self.total, self.each = total, each
+        # waiting call (its drop signal) -> (address, since)
+        self.calls: OrderedDict[asyncio.Future[None], tuple[str, float]] = OrderedDict()
+        self.by_key: Counter[str] = Counter()
+
+    def _room(self, key: str) -> None:
+        if self.by_key[key] >= self.each:
+            raise NotReceived(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"at most {self.each} calls per address may wait for their request: "
+                "send each request with its call",
+            )
+        if len(self.calls) >= self.total:
+            oldest, (_, since) = next(iter(self.calls.items()))
+            if time.monotonic() - since < self.GRACE_S:
+                raise NotReceived(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"{self.total} calls are waiting for their request: retry later",
+                )
+            del self.calls[oldest]
+            oldest.set_result(None)
+
+    async def receive(self, key: str, requests: Any, timeout: float) -> Any:
+        """The next request message (None at the end of the requests); raises
+        :class:`NotReceived` naming why none came."""
+        self._room(key)
+        dropped: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.calls[dropped] = (key, time.monotonic())
+        self.by_key[key] += 1
+        reading = asyncio.ensure_future(anext(aiter(requests), None))
+        try:
+            await asyncio.wait({reading, dropped}, timeout=timeout, return_when="FIRST_COMPLETED")
+        finally:
+            self.by_key[key] -= 1
+            if not self.by_key[key]:
+                del self.by_key[key]
+            self.calls.pop(dropped, None)
+        if reading.done():
+            return reading.result()
+        # The read ends with the call (aborted next); its outcome is of no use.
+        reading.add_done_callback(lambda r: r.cancelled() or r.exception())
+        if dropped.done():
+            raise NotReceived(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the request did not arrive while {self.total} other calls waited for theirs: "
+                "send it at once",
+            )
+        raise NotReceived(
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+            f"the request did not arrive within {timeout:g} s of the call: send it at once",
+        )
+
+
 class Tokens:
     """Token to owner, looked up on a thread of its own (so a saturated public pool
     never delays an owner) and cached: known tokens for a minute, unknown ones for ten
@@ -167,7 +252,12 @@ class Tokens:
 
 
 async def _abort(context: Any, code: grpc.StatusCode, details: str) -> None:
-    await context.abort(code, details)
+    try:
+        await context.abort(code, details)
+    except grpc.aio.AbortError:
+        raise
+    except Exception:  # the call is already over (its caller went away): no one to tell
+        raise asyncio.CancelledError from None
 
 
 if TYPE_CHECKING:  # generic in grpc-stubs only
@@ -197,7 +287,7 @@ class Admission(_Interceptor):
             "calls with a token", limits.owner_calls, limits.calls_per_token, "token"
         )
         self.uploads = Budget("uploads", limits.uploads, limits.uploads_per_owner, "owner")
-        self._reads = {owner: asyncio.Semaphore(limits.reads) for owner in (True, False)}
+        self.waiting = Waiting(limits.waiting, limits.waiting_per_peer)
 
     async def intercept_service(
         self, continuation: Callable[[Any], Awaitable[Any]], details: Any
@@ -207,16 +297,20 @@ class Admission(_Interceptor):
             return None
         return self._wrap(handler, details.method, token_of(details.invocation_metadata))
 
-    @asynccontextmanager
-    async def _admit(
-        self, method: str, stream: bool, token: str, context: Any
-    ) -> AsyncIterator[Caller]:
+    async def _identify(self, method: str, token: str, context: Any) -> Owner | None:
+        """The caller's owner (None: anonymous); a call that needs a token and has no
+        known one is refused here, before anything else."""
         owner = await self.tokens.owner(token)
         if method in OWNER_ONLY and owner is None:
             await _abort(
                 context, grpc.StatusCode.UNAUTHENTICATED, UNKNOWN_TOKEN if token else NEEDS_TOKEN
             )
-        assert method not in OWNER_ONLY or owner is not None
+        return owner
+
+    @asynccontextmanager
+    async def _admit(
+        self, method: str, stream: bool, token: str, owner: Owner | None, context: Any
+    ) -> AsyncIterator[Caller]:
         if owner is None:
             key = peer_key(context.peer())
             budget = self.anonymous_streams if stream else self.anonymous_calls
@@ -239,45 +333,73 @@ class Admission(_Interceptor):
                 b.give(key)
 
     async def _read_one(
-        self, requests: Any, context: Any, caller: Caller, method: str, end_ok: bool = False
+        self, requests: Any, context: Any, method: str, end_ok: bool = False
     ) -> Any:
-        """The call's one request, read only now that the call is admitted, within the
-        read timeout and among at most ``reads`` requests of its class at once."""
-        upload = method == SUBMIT
-        timeout = self.limits.upload_timeout_s if upload else self.limits.read_timeout_s
-        gate = self._reads[caller.owner is not None]
-
-        async def read() -> Any:
-            if upload:  # bounded by the upload budget already
-                return await anext(aiter(requests), None)
-            async with gate:
-                return await anext(aiter(requests), None)
-
+        """The call's next request, among the bounded waiting calls and within the
+        receive deadline."""
         try:
-            request = await asyncio.wait_for(read(), timeout)
+            request = await self.waiting.receive(
+                peer_key(context.peer()), requests, self.limits.receive_timeout_s
+            )
         except DecodeError:
             await _abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"the request is not a valid {method.rsplit('/', 1)[-1]} request message",
             )
-        except TimeoutError:
-            await _abort(
-                context,
-                grpc.StatusCode.DEADLINE_EXCEEDED,
-                f"the request did not arrive within {timeout:g} s of the call: send it at once",
-            )
+        except NotReceived as e:
+            log.info("not_received", method=method, who=peer_key(context.peer()), reason=e.details)
+            await _abort(context, e.code, e.details)
+        if request is None and context.done():
+            # gRPC ended the call itself (a message over MAX_MESSAGE: RESOURCE_EXHAUSTED).
+            raise asyncio.CancelledError
         if request is None and not end_ok:
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the call had no request")
         return request
 
-    async def _read_each(
-        self, requests: Any, context: Any, caller: Caller, method: str
-    ) -> AsyncIterator[Any]:
-        """A request stream read like single requests: each message under the read gate
-        and the read timeout."""
+    async def _read_archive(self, requests: Any, context: Any) -> pb.SubmitBotRequest:
+        """An upload's archive: its chunks joined, at most the archive limit, all within
+        the upload timeout (the upload budget bounds how many are read at once)."""
+        limit = archive.DEFAULT_LIMITS.archive_bytes
+        timeout = self.limits.upload_timeout_s
+
+        async def read() -> bytes | None:
+            parts: list[bytes] = []
+            size = 0
+            async for chunk in requests:
+                size += len(chunk.archive)
+                if size > limit:
+                    return None
+                parts.append(chunk.archive)
+            return b"".join(parts)
+
+        try:
+            joined = await asyncio.wait_for(read(), timeout)
+        except DecodeError:
+            await _abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT,
+                "the request is not a valid SubmitBot request message",
+            )  # fmt: skip
+        except TimeoutError:
+            await _abort(
+                context,
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                f"the archive did not arrive within {timeout:g} s: upload it on a faster link",
+            )
+        if joined is None:
+            await _abort(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the archive is larger than {limit} bytes: leave out what the bot does not need",
+            )
+        assert joined is not None
+        return pb.SubmitBotRequest(archive=joined)
+
+    async def _read_each(self, requests: Any, context: Any, method: str) -> AsyncIterator[Any]:
+        """A request stream read like single requests: each message among the waiting
+        calls and within the receive deadline."""
         while True:
-            request = await self._read_one(requests, context, caller, method, end_ok=True)
+            request = await self._read_one(requests, context, method, end_ok=True)
             if request is None:
                 return
             yield request
@@ -299,8 +421,9 @@ class Admission(_Interceptor):
 
             async def streams(requests: Any, context: Any) -> AsyncIterator[Any]:
                 try:
-                    async with self._admit(method, True, token, context) as caller:
-                        gated = self._read_each(requests, context, caller, method)
+                    owner = await self._identify(method, token, context)
+                    async with self._admit(method, True, token, owner, context):
+                        gated = self._read_each(requests, context, method)
                         async for reply in inner(gated, context):
                             yield reply
                 except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -315,8 +438,9 @@ class Admission(_Interceptor):
 
             async def watch(requests: Any, context: Any) -> AsyncIterator[Any]:
                 try:
-                    async with self._admit(method, stream, token, context) as caller:
-                        request = await self._read_one(requests, context, caller, method)
+                    owner = await self._identify(method, token, context)
+                    request = await self._read_one(requests, context, method)
+                    async with self._admit(method, stream, token, owner, context):
                         async for reply in unary_stream(request, context):
                             yield reply
                 except (grpc.aio.AbortError, asyncio.CancelledError):
@@ -330,8 +454,14 @@ class Admission(_Interceptor):
 
         async def call(requests: Any, context: Any) -> Any:
             try:
-                async with self._admit(method, stream, token, context) as caller:
-                    request = await self._read_one(requests, context, caller, method)
+                owner = await self._identify(method, token, context)
+                if method == SUBMIT:  # admitted (a known owner) before its archive is read
+                    async with self._admit(method, stream, token, owner, context):
+                        request = await self._read_archive(requests, context)
+                        reply = unary(request, context)
+                        return await reply if asyncio.iscoroutine(reply) else reply
+                request = await self._read_one(requests, context, method)
+                async with self._admit(method, stream, token, owner, context):
                     reply = unary(request, context)
                     return await reply if asyncio.iscoroutine(reply) else reply
             except (grpc.aio.AbortError, asyncio.CancelledError):

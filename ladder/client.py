@@ -14,6 +14,7 @@ from typing import Any
 
 import grpc
 
+from ladder.admission import CHUNK
 from ladder.views import (
     BotListing,
     BotLogs,
@@ -126,7 +127,20 @@ class LadderClient:
 
     def submit(self, archive: bytes) -> tuple[LadderBot, ...]:
         """Upload a bot archive: one bot per game it plays, queued for validation."""
-        reply = self._call("SubmitBot", pb.SubmitBotRequest(archive=archive))
+        # In chunks: the ladder takes no message over 64 KiB (ladder.admission.MAX_MESSAGE).
+        chunks = (
+            pb.SubmitBotRequest(archive=archive[i : i + CHUNK])
+            for i in range(0, max(len(archive), 1), CHUNK)
+        )
+        submit = self._channel.stream_unary(
+            "/niwa.v1.Ladder/SubmitBot",
+            request_serializer=pb.SubmitBotRequest.SerializeToString,
+            response_deserializer=pb.SubmitBotResponse.FromString,
+        )
+        try:
+            reply = submit(chunks, metadata=self._metadata, timeout=self._timeout_s)
+        except grpc.RpcError as e:
+            raise _failed(e) from None
         return tuple(from_message(LadderBot, b) for b in reply.bots)
 
     def retire(self, bot_id: int) -> LadderBot:

@@ -27,7 +27,7 @@ from pathlib import Path
 import structlog
 
 import engine
-from ladder import executors, scheduler, sparring, submission, tails
+from ladder import executors, scheduler, sparring, submission, suspension, tails
 from ladder.archive import ArchiveError
 from ladder.db import ConnectionLost, DatabaseError
 from ladder.lease import Lease, node_name
@@ -433,7 +433,9 @@ class Runner:
             replay_path=str(store.replay_path(match.id)),
             log_dir=str(store.log_dir(match.id)),
             time_control=self.settings.time_control,
-            builtins_in_process=self.settings.builtins_in_process,
+            # A validation opponent runs sandboxed like a submitted opponent would, so a
+            # bot cannot tell its validation match from a rated one by how fast it answers.
+            builtins_in_process=self.settings.builtins_in_process and match.kind != VALIDATION,
             archives=tuple(archives),
         )
 
@@ -465,6 +467,7 @@ class Runner:
             )  # fmt: skip
         else:
             self.rated_finished += 1
+            suspension.check(store, match.seats)
         log.info(
             "match_recorded",
             kind=match.kind,

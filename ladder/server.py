@@ -18,14 +18,12 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 import engine
-from ladder import archive
-from ladder.admission import Admission, Limits, Tokens
+from ladder.admission import MAX_MESSAGE, Admission, Limits, Tokens
 from ladder.service import LadderService
 from niwa_proto.v1 import ladder_pb2 as pb
 from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Ladder"].full_name
-MAX_MESSAGE = archive.DEFAULT_LIMITS.archive_bytes + (1 << 20)
 #: Close a connection that has had no call for this long (watchers keep theirs).
 IDLE_CONNECTION_MS = 5 * 60 * 1000
 
@@ -75,8 +73,8 @@ class Server:
                 interceptors=[self.admission],
                 maximum_concurrent_rpcs=limits.max_rpcs,
                 options=[
-                    # An archive may be up to the archive limit: gRPC's default 4 MiB is
-                    # too small (admission bounds how many are read at once).
+                    # Small for every call, so no caller makes the ladder buffer a large
+                    # body: archives come in chunks (ladder.admission.CHUNK).
                     ("grpc.max_receive_message_length", MAX_MESSAGE),
                     ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
                 ],
@@ -127,18 +125,14 @@ def start(
     if tls_cert is not None or tls_key is not None:
         if tls_cert is None or tls_key is None:
             raise ValueError("TLS needs both --tls-cert and --tls-key")
-        credentials = grpc.ssl_server_credentials(
-            [(tls_key.read_bytes(), tls_cert.read_bytes())]
-        )
+        credentials = grpc.ssl_server_credentials([(tls_key.read_bytes(), tls_cert.read_bytes())])
     server = Server()
     started: Future[int] = Future()
     main = server._main(
         started, db_url, data_dir, listen, credentials, games or engine.games(),
         limits or Limits(),
     )  # fmt: skip
-    thread = threading.Thread(
-        target=asyncio.run, args=(main,), daemon=True, name="niwa-api"
-    )
+    thread = threading.Thread(target=asyncio.run, args=(main,), daemon=True, name="niwa-api")
     server._thread = thread
     thread.start()
     port = started.result()

@@ -48,13 +48,14 @@ _RESERVED = re.compile(
 )
 
 # Bot statuses: only "active" bots are scheduled and ranked.
-PENDING, ACTIVE, REJECTED, RETIRED, SUPERSEDED, RESERVE = (
+PENDING, ACTIVE, REJECTED, RETIRED, SUPERSEDED, RESERVE, SUSPENDED = (
     "pending",
     "active",
     "rejected",
     "retired",
     "superseded",
     "reserve",  # a built-in bot that only fills validation matches
+    "suspended",  # went out of too many rated matches in a row (ladder.suspension)
 )
 # Match kinds and states.
 RATED, VALIDATION = "rated", "validation"

@@ -32,6 +32,7 @@ from ladder import (
     report,
     sparring,
     submission,
+    suspension,
     tails,
 )
 from ladder.admission import Limits
@@ -96,6 +97,9 @@ def register(sub: Any) -> None:
     p.add_argument("--stderr-days", type=int, metavar="N",
                    help="keep each seat's stderr tail (for its owner) N days (kept in the "
                    f"store; default {tails.DEFAULT_DAYS})")
+    p.add_argument("--suspend-after", type=int, metavar="N",
+                   help="suspend a bot after N rated matches in a row that it went out of "
+                   f"(0: never; kept in the store; default {suspension.DEFAULT})")
     p.add_argument("--max-streams", type=int, default=Limits.streams,
                    help=f"anonymous watchers at once (default {Limits.streams})")
     p.add_argument("--max-streams-per-address", type=int, default=Limits.streams_per_peer,
@@ -141,10 +145,13 @@ def register(sub: Any) -> None:
     _read_args(p, token=True)
     p.set_defaults(run=_leaderboard)
 
-    p = commands.add_parser("bots", help="list bots (--all: also pending, rejected, retired)")
+    p = commands.add_parser(
+        "bots", help="list bots (--all: also pending, rejected, suspended, retired)"
+    )
     p.add_argument("--game", default="", help="only this game's bots (default: every game)")
     p.add_argument("--all", action="store_true",
-                   help="also pending, rejected, retired, superseded and reserve bots")
+                   help="also pending, rejected, suspended, retired, superseded and "
+                   "reserve bots")
     _json_arg(p)
     _read_args(p, token=True)
     p.set_defaults(run=_bots)
@@ -350,6 +357,8 @@ def _serve(args: argparse.Namespace) -> int:
         submission.set_quota(store, quota_bytes, args.quota_versions)
         if args.stderr_days is not None:
             tails.set_days(store, args.stderr_days)
+        if args.suspend_after is not None:
+            suspension.set_after(store, args.suspend_after)
     except ValueError as e:
         raise UsageError(str(e)) from None
     finally:

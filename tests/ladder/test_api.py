@@ -162,7 +162,9 @@ def test_the_server_speaks_tls_with_a_given_certificate(store: Store, tmp_path: 
         grpc_server.stop(None)
 
 
-def test_an_archive_over_grpcs_default_4_mib_gets_through(ladder: Ladder, tmp_path: Path) -> None:
+def test_an_archive_over_grpcs_default_4_mib_gets_through_in_chunks(
+    ladder: Ladder, tmp_path: Path
+) -> None:
     bot = tmp_path / "big-bot"
     bot.mkdir()
     (bot / "bot.toml").write_text(
@@ -170,6 +172,14 @@ def test_an_archive_over_grpcs_default_4_mib_gets_through(ladder: Ladder, tmp_pa
     )
     (bot / "weights.bin").write_bytes(os.urandom(6 << 20))  # incompressible
     _, token = ladder.store.add_owner("alice")
-    request = pb.SubmitBotRequest(archive=archive.pack_directory(bot))
-    reply = ladder.stub.SubmitBot(request, metadata=client.auth(token))
-    assert [b.name for b in reply.bots] == ["big"]
+    with client.LadderClient(ladder.address, token=token) as owner:
+        bots = owner.submit(archive.pack_directory(bot))
+    assert [b.name for b in bots] == ["big"]
+
+
+def test_an_archive_in_one_message_is_refused_for_its_size(ladder: Ladder, tmp_path: Path) -> None:
+    _, token = ladder.store.add_owner("alice")
+    request = pb.SubmitBotRequest(archive=os.urandom(1 << 20))
+    with pytest.raises(grpc.RpcError) as caught:
+        ladder.stub.SubmitBot(request, metadata=client.auth(token))
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -256,6 +256,8 @@ MALFORMED = {
     "unknown match": ("GetReplay", pb.GetReplayRequest(match_id=10**15),
                       grpc.StatusCode.NOT_FOUND),
     "huge game name": ("ListBots", pb.ListBotsRequest(game="g" * 1_000_000),
+                       grpc.StatusCode.RESOURCE_EXHAUSTED),
+    "long game name": ("ListBots", pb.ListBotsRequest(game="g" * 60_000),
                        grpc.StatusCode.INVALID_ARGUMENT),
     "unknown game": ("GetLeaderboard", pb.LeaderboardRequest(game="chess\n\x1b[2J"),
                      grpc.StatusCode.NOT_FOUND),
@@ -271,9 +273,7 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
-def test_a_malformed_request_gets_one_line_and_the_right_status(
-    ladder: Ladder, case: str
-) -> None:
+def test_a_malformed_request_gets_one_line_and_the_right_status(ladder: Ladder, case: str) -> None:
     method, request, code = MALFORMED[case]
     stub = ladder.stub()
 
