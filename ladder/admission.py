@@ -416,6 +416,22 @@ class Admission(_Interceptor):
         stream = handler.request_streaming or handler.response_streaming
         deserialize, serialize = handler.request_deserializer, handler.response_serializer
 
+        if method == SUBMIT:  # admitted (a known owner) before its archive is read
+            upload = handler.stream_unary
+
+            async def submit(requests: Any, context: Any) -> Any:
+                try:
+                    owner = await self._identify(method, token, context)
+                    async with self._admit(method, False, token, owner, context):
+                        joined = await self._read_archive(requests, context)
+                        return await upload(_one(joined), context)
+                except (grpc.aio.AbortError, asyncio.CancelledError):
+                    raise
+                except Exception:
+                    await self._failed(context, method)
+
+            return grpc.stream_unary_rpc_method_handler(submit, deserialize, serialize)
+
         if handler.request_streaming:  # reflection: it reads its own requests
             inner = handler.stream_stream
 
@@ -455,11 +471,6 @@ class Admission(_Interceptor):
         async def call(requests: Any, context: Any) -> Any:
             try:
                 owner = await self._identify(method, token, context)
-                if method == SUBMIT:  # admitted (a known owner) before its archive is read
-                    async with self._admit(method, stream, token, owner, context):
-                        request = await self._read_archive(requests, context)
-                        reply = unary(request, context)
-                        return await reply if asyncio.iscoroutine(reply) else reply
                 request = await self._read_one(requests, context, method)
                 async with self._admit(method, stream, token, owner, context):
                     reply = unary(request, context)
@@ -470,3 +481,8 @@ class Admission(_Interceptor):
                 await self._failed(context, method)
 
         return grpc.stream_unary_rpc_method_handler(call, deserialize, serialize)
+
+
+async def _one(message: Any) -> AsyncIterator[Any]:
+    """A stream of the one message given (an upload's chunks, joined)."""
+    yield message

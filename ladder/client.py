@@ -132,13 +132,8 @@ class LadderClient:
             pb.SubmitBotRequest(archive=archive[i : i + CHUNK])
             for i in range(0, max(len(archive), 1), CHUNK)
         )
-        submit = self._channel.stream_unary(
-            "/niwa.v1.Ladder/SubmitBot",
-            request_serializer=pb.SubmitBotRequest.SerializeToString,
-            response_deserializer=pb.SubmitBotResponse.FromString,
-        )
         try:
-            reply = submit(chunks, metadata=self._metadata, timeout=self._timeout_s)
+            reply = self._stub.SubmitBot(chunks, metadata=self._metadata, timeout=self._timeout_s)
         except grpc.RpcError as e:
             raise _failed(e) from None
         return tuple(from_message(LadderBot, b) for b in reply.bots)

@@ -133,12 +133,17 @@ class LadderService(pb_grpc.LadderServicer):
         return who.owner
 
     async def SubmitBot(
-        self, request: pb.SubmitBotRequest, context: grpc.aio.ServicerContext[Any, Any]
+        self,
+        requests: AsyncIterator[pb.SubmitBotRequest],
+        context: grpc.aio.ServicerContext[Any, Any],
     ) -> pb.SubmitBotResponse:
+        """``requests``: the archive's chunks, which admission has already read, bounded
+        and joined into one message (ladder.admission)."""
         owner = await self._caller(context)
+        archive = b"".join([request.archive async for request in requests])
         bots = await self._guard(
             context,
-            lambda r: submission.submit(r.store, owner, request.archive, self.games),
+            lambda r: submission.submit(r.store, owner, archive, self.games),
             self.uploads,
         )
         return pb.SubmitBotResponse(bots=[to_message(bot_view(b), pb.LadderBot) for b in bots])

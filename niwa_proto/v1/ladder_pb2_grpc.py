@@ -34,7 +34,7 @@ class LadderStub:
         Args:
             channel: A grpc.Channel.
         """
-        self.SubmitBot = channel.unary_unary(
+        self.SubmitBot = channel.stream_unary(
                 '/niwa.v1.Ladder/SubmitBot',
                 request_serializer=niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotRequest.SerializeToString,
                 response_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotResponse.FromString,
@@ -84,8 +84,10 @@ class LadderStub:
 class LadderServicer:
     """Missing associated documentation comment in .proto file."""
 
-    def SubmitBot(self, request, context):
-        """Store a bot archive and queue its validation match (owner token).
+    def SubmitBot(self, request_iterator, context):
+        """Store a bot archive and queue its validation match (owner token). The archive comes
+        as a stream of chunks (one message is at most 64 KiB on this ladder); one message
+        holding a small archive is a stream of one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -148,7 +150,7 @@ class LadderServicer:
 
 def add_LadderServicer_to_server(servicer, server):
     rpc_method_handlers = {
-            'SubmitBot': grpc.unary_unary_rpc_method_handler(
+            'SubmitBot': grpc.stream_unary_rpc_method_handler(
                     servicer.SubmitBot,
                     request_deserializer=niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotRequest.FromString,
                     response_serializer=niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotResponse.SerializeToString,
@@ -205,7 +207,7 @@ class Ladder:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
-    def SubmitBot(request,
+    def SubmitBot(request_iterator,
             target,
             options=(),
             channel_credentials=None,
@@ -215,8 +217,8 @@ class Ladder:
             wait_for_ready=None,
             timeout=None,
             metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
+        return grpc.experimental.stream_unary(
+            request_iterator,
             target,
             '/niwa.v1.Ladder/SubmitBot',
             niwa__proto_dot_v1_dot_ladder__pb2.SubmitBotRequest.SerializeToString,

@@ -52,14 +52,14 @@ def code_of(call: Callable[[], object]) -> grpc.StatusCode:
 def test_submitting_without_a_token_is_refused(ladder: Ladder) -> None:
     request = pb.SubmitBotRequest(archive=archive.pack_directory(EXAMPLE_BOT))
     with pytest.raises(grpc.RpcError) as caught:
-        ladder.stub.SubmitBot(request)
+        ladder.stub.SubmitBot(iter([request]))
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert "needs a token" in (caught.value.details() or "")
 
 
 def test_submitting_with_a_wrong_token_is_refused(ladder: Ladder) -> None:
     request = pb.SubmitBotRequest(archive=archive.pack_directory(EXAMPLE_BOT))
-    call = lambda: ladder.stub.SubmitBot(request, metadata=client.auth("niwa_wrong"))  # noqa: E731
+    call = lambda: ladder.stub.SubmitBot(iter([request]), metadata=client.auth("niwa_wrong"))  # noqa: E731
     assert code_of(call) == grpc.StatusCode.UNAUTHENTICATED
 
 
@@ -105,7 +105,7 @@ def test_an_admin_adds_an_owner_whose_token_works(ladder: Ladder) -> None:
 def test_a_submission_is_pending_until_its_validation_match(ladder: Ladder) -> None:
     _, token = ladder.store.add_owner("alice")
     request = pb.SubmitBotRequest(archive=archive.pack_directory(EXAMPLE_BOT))
-    reply = ladder.stub.SubmitBot(request, metadata=client.auth(token))
+    reply = ladder.stub.SubmitBot(iter([request]), metadata=client.auth(token))
     assert reply.bots and {b.status for b in reply.bots} == {PENDING}
     queued = ladder.store.matches(state="queued", limit=100)
     assert {m.kind for m in queued} == {VALIDATION}
@@ -116,7 +116,7 @@ def test_a_refused_archive_names_the_reason(ladder: Ladder) -> None:
     _, token = ladder.store.add_owner("alice")
     request = pb.SubmitBotRequest(archive=b"definitely not a tarball")
     with pytest.raises(grpc.RpcError) as caught:
-        ladder.stub.SubmitBot(request, metadata=client.auth(token))
+        ladder.stub.SubmitBot(iter([request]), metadata=client.auth(token))
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "not a tar" in (caught.value.details() or "")
 
@@ -181,5 +181,5 @@ def test_an_archive_in_one_message_is_refused_for_its_size(ladder: Ladder, tmp_p
     _, token = ladder.store.add_owner("alice")
     request = pb.SubmitBotRequest(archive=os.urandom(1 << 20))
     with pytest.raises(grpc.RpcError) as caught:
-        ladder.stub.SubmitBot(request, metadata=client.auth(token))
+        ladder.stub.SubmitBot(iter([request]), metadata=client.auth(token))
     assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -115,7 +115,7 @@ def test_owners_and_admins_are_answered_while_100_anonymous_watchers_are_open(
     owner, admin = crowded.stub(), crowded.stub()
     archive_bytes = archive.pack_directory(EXAMPLE_BOT)
     submitted = owner.SubmitBot(
-        pb.SubmitBotRequest(archive=archive_bytes), metadata=client.auth(owner_token),
+        iter([pb.SubmitBotRequest(archive=archive_bytes)]), metadata=client.auth(owner_token),
         timeout=DEADLINE_S,
     )  # fmt: skip
     assert [b.name for b in submitted.bots]
