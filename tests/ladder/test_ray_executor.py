@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import structlog
-from structlog.testing import capture_logs
 
 from ladder import archive, executors, submission
 from ladder.runner import Runner, Settings
 from ladder.store import ACTIVE, DONE, RUNNING, Store
 from referee.cgroups import LimitsUnavailable
+from tests.captured_logs import every_event
 from tests.ladder.test_crash import assert_counted_once, snapshot, three_random_bots
 from tests.ladder.tiny_bots import QUICK, write_bot
 from tests.polling import wait_for
@@ -51,15 +50,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 @pytest.fixture
 def logged() -> Iterator[list[dict[str, Any]]]:
-    """Every log event of the test, whatever an earlier test configured (a level filter:
-    ``capture_logs`` alone keeps it)."""
-    saved = structlog.get_config()
-    structlog.reset_defaults()
-    try:
-        with capture_logs() as events:
-            yield events
-    finally:
-        structlog.configure(**saved)
+    """Every log event of the test, whatever an earlier test configured."""
+    with every_event() as events:
+        yield events
 
 
 def settings(

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from referee.match import MatchOutcome
 from referee.replay import Replay
@@ -22,6 +21,7 @@ from referee.transport import (
     MAX_CALL_FRAMES,
     MAX_CALL_READS,
 )
+from tests.captured_logs import every_event
 from tests.referee.sandboxing import H2FLOOD, hostile_bot, moves_of, run_against_randoms
 
 KINDS = ["data-empty", "data-tiny", "unknown", "ping", "settings", "informational",
@@ -39,7 +39,7 @@ def flood_match(
     """The match, its replay and the flooder's ``bot_stopped`` log line; the random
     seats' lines are checked here (by :func:`assert_honest_seats_ok`)."""
     bot = hostile_bot(tmp_path, kind, str(count), script=H2FLOOD)
-    with capture_logs() as logs:
+    with every_event() as logs:
         outcome, replay = run_against_randoms(bot, tmp_path)
     stopped = {e["seat"]: e for e in logs if e["event"] == "bot_stopped"}
     assert sorted(stopped) == [0, 1, 2]
