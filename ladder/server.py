@@ -77,6 +77,7 @@ class Server:
                     # body: archives come in chunks (ladder.admission.CHUNK).
                     ("grpc.max_receive_message_length", MAX_MESSAGE),
                     ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
+                    ("grpc.http2.bdp_probe", 0),
                 ],
             )
             pb_grpc.add_LadderServicer_to_server(service, server)  # type: ignore[no-untyped-call]
