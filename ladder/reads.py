@@ -48,6 +48,8 @@ WATCH_BATCH = 100
 MAX_LIST = 200
 DEFAULT_LIST = 20
 STATES = ("queued", "running", "done", "failed")
+#: The state a public read shows for a finished match whose duplicate round still plays.
+WAITING = "waiting"
 #: Rating-history rows one read takes: the newest of a game (or a bot); plots thin them.
 HISTORY_ROWS = 4000
 
@@ -199,7 +201,25 @@ class Reads:
         )
         return Leaderboard(game=game, matches=self.store.rated_count(game), rows=rows)
 
+    def withheld(self, match: Match) -> bool:
+        """Is ``match`` finished while another of its duplicate round (same seed, so the
+        same deals) is still queued or running? Then its seed, result, replay and logs
+        would show the running one's hidden cards: only admins and ``--db`` reads see
+        them until the whole round has ended."""
+        if match.duplicate_group is None or match.state != DONE:
+            return False
+        if self.trusted or (self.viewer is not None and self.viewer.is_admin):
+            return False
+        playing = self.store.db.scalar(
+            "SELECT COUNT(*) FROM matches WHERE duplicate_group = ? AND id <> ? "
+            "AND state IN ('queued', 'running')",
+            (match.duplicate_group, match.id),
+        )
+        return int(playing) > 0
+
     def match_view(self, match: Match) -> MatchView:
+        if self.withheld(match):
+            return self._waiting_view(match)
         bots = {b: self.store.bot(b) for b in set(match.seats)}
         results = []
         for r in self.store.results(match.id):
@@ -241,6 +261,26 @@ class Reads:
             replay_sha256=match.replay_sha256 or "",
             duplicate_group=match.duplicate_group or 0,
         )
+
+    def _waiting_view(self, match: Match) -> MatchView:
+        """A finished match of a round still playing, as the public sees it: who sits
+        where, nothing the deals decide (no seed, result, length or replay digest)."""
+        return MatchView(
+            id=match.id, game=match.game, game_version=match.game_version, kind=match.kind,
+            seed=0, options_json=json.dumps(match.options, sort_keys=True), state=WAITING,
+            seats=tuple(match.seats), results=(), created_at=match.created_at,
+            started_at=match.started_at or 0.0, finished_at=0.0, wall_s=0.0, decisions=0,
+            error="", seq=match.seq or 0, replay_sha256="",
+            duplicate_group=match.duplicate_group or 0,
+        )  # fmt: skip
+
+    def _refuse_withheld(self, match: Match, what: str) -> None:
+        if self.withheld(match):
+            raise StoreError(
+                f"match {match.id} is waiting for its duplicate round "
+                f"(group {match.duplicate_group}): its {what} is withheld until every "
+                "match of the round has finished, as its deals are theirs too"
+            )
 
     def list_matches(self, request: MatchQuery) -> tuple[MatchView, ...]:
         if request.limit < 0:
@@ -286,6 +326,7 @@ class Reads:
         """The stderr tail of the bot ``bot_text`` names in one match: its owner's and
         admins' only."""
         match = self.match(match_id)
+        self._refuse_withheld(match, "logs")
         if not bot_text:
             raise StoreError("name the bot: its name, name@version or id")
         named = {b.id: b for b in self.bots_named(bot_text, match.game)}
@@ -333,6 +374,7 @@ class Reads:
             raise StoreError(
                 f"match {match.id} is {match.state}: only finished matches have a replay"
             )
+        self._refuse_withheld(match, "replay")
         path = self.store.replay_path(match.id)
         recorded = match.replay_sha256 or ""
         try:
