@@ -206,16 +206,23 @@ class Reads:
         same deals) is still queued or running? Then its seed, result, replay and logs
         would show the running one's hidden cards: only admins and ``--db`` reads see
         them until the whole round has ended."""
-        if match.duplicate_group is None or match.state != DONE:
+        if match.duplicate_group is None or match.state != DONE or self._sees_all():
             return False
-        if self.trusted or (self.viewer is not None and self.viewer.is_admin):
-            return False
-        playing = self.store.db.scalar(
+        return self._siblings_after(match, None) > 0
+
+    def _sees_all(self) -> bool:
+        return self.trusted or (self.viewer is not None and self.viewer.is_admin)
+
+    def _siblings_after(self, match: Match, seq: int | None) -> int:
+        """How many others of ``match``'s round are queued or running (or, given
+        ``seq``, finished after it)."""
+        later = " OR seq > ?" if seq is not None else ""
+        found = self.store.db.scalar(
             "SELECT COUNT(*) FROM matches WHERE duplicate_group = ? AND id <> ? "
-            "AND state IN ('queued', 'running')",
-            (match.duplicate_group, match.id),
+            f"AND (state IN ('queued', 'running'){later})",
+            (match.duplicate_group, match.id, *([] if seq is None else [seq])),
         )
-        return int(playing) > 0
+        return int(found)
 
     def match_view(self, match: Match) -> MatchView:
         if self.withheld(match):
@@ -415,10 +422,26 @@ class Reads:
         return int(self.store.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches"))
 
     def finished_after(self, game: str | None, seq: int) -> list[MatchView]:
-        return [
-            self.match_view(m)
-            for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH)
-        ]
+        """The matches finished after ``seq``, in finishing order; the one that ends a
+        duplicate round comes after the round's others a stream from ``seq`` has shown
+        as waiting, now whole (a row of the same id replaces the earlier one)."""
+        found: list[MatchView] = []
+        for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH):
+            found.extend(self._released_by(m, seq))
+            found.append(self.match_view(m))
+        return found
+
+    def _released_by(self, match: Match, seq: int) -> list[MatchView]:
+        if match.duplicate_group is None or match.seq is None or self._sees_all():
+            return []
+        if self._siblings_after(match, match.seq):  # not the round's last to finish
+            return []
+        rows = self.store.db.execute(
+            "SELECT id FROM matches WHERE duplicate_group = ? AND id <> ? AND state = ? "
+            "AND seq <= ? ORDER BY seq",
+            (match.duplicate_group, match.id, DONE, seq),
+        )
+        return [self.match_view(self.store.match(int(r["id"]))) for r in rows]
 
     # The web pages' reads: bounded, from the indexes the ladder already keeps.
 

@@ -138,6 +138,28 @@ def test_once_the_round_has_ended_everyone_reads_the_public_copy(
         assert reads.replay(match_id).match_id == match_id
 
 
+def test_the_match_that_ends_a_round_brings_the_waiting_ones_whole_to_a_stream(
+    duplicate_round: Round,
+) -> None:
+    r = duplicate_round
+    shown = r.store.match(r.done).seq
+    assert shown is not None
+    r.finish(r.running)
+    sent = r.reads(None).finished_after(None, shown)
+    assert [(m.id, m.state, m.seed) for m in sent] == [
+        (r.done, DONE, SEED),
+        (r.running, DONE, SEED),
+    ]
+
+
+def test_an_admins_stream_sends_each_match_of_a_round_once(duplicate_round: Round) -> None:
+    r = duplicate_round
+    shown = r.store.match(r.done).seq
+    assert shown is not None
+    r.finish(r.running)
+    assert [m.id for m in r.reads(r.admin).finished_after(None, shown)] == [r.running]
+
+
 @pytest.fixture
 def sqlite_round(tmp_path: Path, recorded: bytes) -> Iterator[Round]:
     store = Store.open(str(tmp_path / "ladder.db"), tmp_path)
