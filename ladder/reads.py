@@ -486,11 +486,13 @@ class Reads:
         ]  # fmt: skip
 
     def bot_failures(self, bot_id: int, limit: int = DEFAULT_LIST) -> list[SeatOutcome]:
-        """The bot's newest seats that went out, in matches of any kind."""
+        """The bot's newest seats that went out, in matches of any kind (the step it went
+        out at links into the replay: none of a withheld match's)."""
+        ended = "" if self._sees_all() else f"AND {_ROUND_ENDED} "
         found = self.store.db.execute(
             f"SELECT {_OUTCOME} FROM results r JOIN matches m ON m.id = r.match_id "
             "WHERE r.match_id IN (SELECT match_id FROM match_seats WHERE bot_id = ?) "
-            "AND r.bot_id = ? AND r.status <> 'ok' ORDER BY r.match_id DESC LIMIT ?",
+            f"AND r.bot_id = ? AND r.status <> 'ok' {ended}ORDER BY r.match_id DESC LIMIT ?",
             (check_id("bot", bot_id), bot_id, min(limit, MAX_LIST)),
         )
         return [_outcome(r) for r in found]
@@ -535,6 +537,12 @@ class Reads:
             for bot in sorted(set(totals) | set(out))
         ]  # fmt: skip
 
+
+#: A finished match no public read withholds: not of a round with one still to play.
+_ROUND_ENDED = (
+    "(m.duplicate_group IS NULL OR NOT EXISTS (SELECT 1 FROM matches o WHERE "
+    "o.duplicate_group = m.duplicate_group AND o.state IN ('queued', 'running')))"
+)
 
 _OUTCOME = (
     "m.seq, m.id AS match_id, m.kind, r.seat, r.bot_id, r.place, r.status, r.reason, r.out_step"

@@ -160,6 +160,22 @@ def test_an_admins_stream_sends_each_match_of_a_round_once(duplicate_round: Roun
     assert [m.id for m in r.reads(r.admin).finished_after(None, shown)] == [r.running]
 
 
+def test_a_bots_failure_list_leaves_out_a_withheld_match_until_its_round_ends(
+    duplicate_round: Round,
+) -> None:
+    r = duplicate_round
+    bot = r.store.match(r.done).seats[1]
+    r.store.db.execute(
+        "UPDATE results SET status = 'timeout', reason = 'TIMEOUT', out_step = 7 "
+        "WHERE match_id = ? AND bot_id = ?",
+        (r.done, bot),
+    )
+    assert r.reads(None).bot_failures(bot) == []
+    assert [f.match_id for f in r.reads(r.admin).bot_failures(bot)] == [r.done]
+    r.finish(r.running)
+    assert [f.match_id for f in r.reads(None).bot_failures(bot)] == [r.done]
+
+
 @pytest.fixture
 def sqlite_round(tmp_path: Path, recorded: bytes) -> Iterator[Round]:
     store = Store.open(str(tmp_path / "ladder.db"), tmp_path)
