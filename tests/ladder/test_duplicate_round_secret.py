@@ -228,3 +228,18 @@ def test_the_served_api_refuses_the_owner_and_serves_an_admin(
     assert "waiting for its duplicate round" in (caught.value.details() or "")
     reply = served_replay(address, sqlite_round.done, sqlite_round.admin_token)
     assert reply.content == sqlite_round.replay
+
+
+def test_the_served_match_list_shows_the_withheld_match_as_waiting_without_its_seed(
+    sqlite_round: Round, address: str
+) -> None:
+    channel, stub = client.connect(address)
+    with channel:
+        reply = stub.ListMatches(
+            pb.ListMatchesRequest(),
+            timeout=PATIENCE_S,
+            metadata=client.auth(sqlite_round.owner_token),
+        )
+    listed = {m.id: m for m in reply.matches}
+    withheld = listed[sqlite_round.done]
+    assert (withheld.state, withheld.seed, len(withheld.results)) == (WAITING, 0, 0)
