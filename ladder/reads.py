@@ -48,6 +48,8 @@ WATCH_BATCH = 100
 MAX_LIST = 200
 DEFAULT_LIST = 20
 STATES = ("queued", "running", "done", "failed")
+#: The state a public read shows for a finished match whose duplicate round still plays.
+WAITING = "waiting"
 #: Rating-history rows one read takes: the newest of a game (or a bot); plots thin them.
 HISTORY_ROWS = 4000
 
@@ -199,7 +201,32 @@ class Reads:
         )
         return Leaderboard(game=game, matches=self.store.rated_count(game), rows=rows)
 
+    def withheld(self, match: Match) -> bool:
+        """Is ``match`` finished while another of its duplicate round (same seed, so the
+        same deals) is still queued or running? Then its seed, result, replay and logs
+        would show the running one's hidden cards: only admins and ``--db`` reads see
+        them until the whole round has ended."""
+        if match.duplicate_group is None or match.state != DONE or self._sees_all():
+            return False
+        return self._siblings_after(match, None) > 0
+
+    def _sees_all(self) -> bool:
+        return self.trusted or (self.viewer is not None and self.viewer.is_admin)
+
+    def _siblings_after(self, match: Match, seq: int | None) -> int:
+        """How many others of ``match``'s round are queued or running (or, given
+        ``seq``, finished after it)."""
+        later = " OR seq > ?" if seq is not None else ""
+        found = self.store.db.scalar(
+            "SELECT COUNT(*) FROM matches WHERE duplicate_group = ? AND id <> ? "
+            f"AND (state IN ('queued', 'running'){later})",
+            (match.duplicate_group, match.id, *([] if seq is None else [seq])),
+        )
+        return int(found)
+
     def match_view(self, match: Match) -> MatchView:
+        if self.withheld(match):
+            return self._waiting_view(match)
         bots = {b: self.store.bot(b) for b in set(match.seats)}
         results = []
         for r in self.store.results(match.id):
@@ -241,6 +268,26 @@ class Reads:
             replay_sha256=match.replay_sha256 or "",
             duplicate_group=match.duplicate_group or 0,
         )
+
+    def _waiting_view(self, match: Match) -> MatchView:
+        """A finished match of a round still playing, as the public sees it: who sits
+        where, nothing the deals decide (no seed, result, length or replay digest)."""
+        return MatchView(
+            id=match.id, game=match.game, game_version=match.game_version, kind=match.kind,
+            seed=0, options_json=json.dumps(match.options, sort_keys=True), state=WAITING,
+            seats=tuple(match.seats), results=(), created_at=match.created_at,
+            started_at=match.started_at or 0.0, finished_at=0.0, wall_s=0.0, decisions=0,
+            error="", seq=match.seq or 0, replay_sha256="",
+            duplicate_group=match.duplicate_group or 0,
+        )  # fmt: skip
+
+    def _refuse_withheld(self, match: Match, what: str) -> None:
+        if self.withheld(match):
+            raise StoreError(
+                f"match {match.id} is waiting for its duplicate round "
+                f"(group {match.duplicate_group}): its {what} is withheld until every "
+                "match of the round has finished, as its deals are theirs too"
+            )
 
     def list_matches(self, request: MatchQuery) -> tuple[MatchView, ...]:
         if request.limit < 0:
@@ -286,6 +333,7 @@ class Reads:
         """The stderr tail of the bot ``bot_text`` names in one match: its owner's and
         admins' only."""
         match = self.match(match_id)
+        self._refuse_withheld(match, "logs")
         if not bot_text:
             raise StoreError("name the bot: its name, name@version or id")
         named = {b.id: b for b in self.bots_named(bot_text, match.game)}
@@ -333,6 +381,7 @@ class Reads:
             raise StoreError(
                 f"match {match.id} is {match.state}: only finished matches have a replay"
             )
+        self._refuse_withheld(match, "replay")
         path = self.store.replay_path(match.id)
         recorded = match.replay_sha256 or ""
         try:
@@ -373,10 +422,26 @@ class Reads:
         return int(self.store.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches"))
 
     def finished_after(self, game: str | None, seq: int) -> list[MatchView]:
-        return [
-            self.match_view(m)
-            for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH)
-        ]
+        """The matches finished after ``seq``, in finishing order; the one that ends a
+        duplicate round comes after the round's others a stream from ``seq`` has shown
+        as waiting, now whole (a row of the same id replaces the earlier one)."""
+        found: list[MatchView] = []
+        for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH):
+            found.extend(self._released_by(m, seq))
+            found.append(self.match_view(m))
+        return found
+
+    def _released_by(self, match: Match, seq: int) -> list[MatchView]:
+        if match.duplicate_group is None or match.seq is None or self._sees_all():
+            return []
+        if self._siblings_after(match, match.seq):  # not the round's last to finish
+            return []
+        rows = self.store.db.execute(
+            "SELECT id FROM matches WHERE duplicate_group = ? AND id <> ? AND state = ? "
+            "AND seq <= ? ORDER BY seq",
+            (match.duplicate_group, match.id, DONE, seq),
+        )
+        return [self.match_view(self.store.match(int(r["id"]))) for r in rows]
 
     # The web pages' reads: bounded, from the indexes the ladder already keeps.
 
@@ -421,11 +486,13 @@ class Reads:
         ]  # fmt: skip
 
     def bot_failures(self, bot_id: int, limit: int = DEFAULT_LIST) -> list[SeatOutcome]:
-        """The bot's newest seats that went out, in matches of any kind."""
+        """The bot's newest seats that went out, in matches of any kind (the step it went
+        out at links into the replay: none of a withheld match's)."""
+        ended = "" if self._sees_all() else f"AND {_ROUND_ENDED} "
         found = self.store.db.execute(
             f"SELECT {_OUTCOME} FROM results r JOIN matches m ON m.id = r.match_id "
             "WHERE r.match_id IN (SELECT match_id FROM match_seats WHERE bot_id = ?) "
-            "AND r.bot_id = ? AND r.status <> 'ok' ORDER BY r.match_id DESC LIMIT ?",
+            f"AND r.bot_id = ? AND r.status <> 'ok' {ended}ORDER BY r.match_id DESC LIMIT ?",
             (check_id("bot", bot_id), bot_id, min(limit, MAX_LIST)),
         )
         return [_outcome(r) for r in found]
@@ -470,6 +537,12 @@ class Reads:
             for bot in sorted(set(totals) | set(out))
         ]  # fmt: skip
 
+
+#: A finished match no public read withholds: not of a round with one still to play.
+_ROUND_ENDED = (
+    "(m.duplicate_group IS NULL OR NOT EXISTS (SELECT 1 FROM matches o WHERE "
+    "o.duplicate_group = m.duplicate_group AND o.state IN ('queued', 'running')))"
+)
 
 _OUTCOME = (
     "m.seq, m.id AS match_id, m.kind, r.seat, r.bot_id, r.place, r.status, r.reason, r.out_step"

@@ -40,6 +40,8 @@ function addMatch(match) {
     }
     seats.append(span, " ");
   }
+  // A match of a duplicate round shown as waiting comes again, whole, once its round ends.
+  rows.querySelector(`a[href="/matches/${Number(match.id)}"]`)?.closest("tr")?.remove();
   rows.prepend(row);
   while (rows.rows.length > MAX_ROWS) rows.lastElementChild.remove();
 }
