@@ -394,6 +394,11 @@ class Store:
         row = self.db.one("SELECT value FROM settings WHERE key = ?", (key,))
         return None if row is None else str(row["value"])
 
+    def int_setting(self, key: str, default: int) -> int:
+        """A whole-number setting an admin keeps in the store; ``default`` if never set."""
+        value = self.setting(key)
+        return default if value is None else int(value)
+
     def set_setting(self, key: str, value: str) -> None:
         with self.db.transaction() as db:
             db.execute("DELETE FROM settings WHERE key = ?", (key,))

@@ -61,12 +61,9 @@ _QUOTA_KEYS = {"archive_bytes": "quota.archive_bytes", "versions": "quota.versio
 
 def quota(store: Store) -> Quota:
     """The ladder's quota: the defaults, as changed by :func:`set_quota`."""
-    values = {}
-    for field, key in _QUOTA_KEYS.items():
-        value = store.setting(key)
-        if value is not None:
-            values[field] = int(value)
-    return Quota(**values)
+    return Quota(
+        **{f: store.int_setting(k, getattr(DEFAULT_QUOTA, f)) for f, k in _QUOTA_KEYS.items()}
+    )
 
 
 def set_quota(store: Store, archive_bytes: int | None = None, versions: int | None = None) -> Quota:

@@ -21,8 +21,7 @@ _log = structlog.get_logger("niwa.ladder")
 
 def after(store: Store) -> int:
     """Rated matches in a row a bot may go out of before it is suspended (0: never)."""
-    value = store.setting(SETTING)
-    return DEFAULT if value is None else int(value)
+    return store.int_setting(SETTING, DEFAULT)
 
 
 def set_after(store: Store, value: int) -> None:

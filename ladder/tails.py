@@ -41,8 +41,7 @@ class TailState:
 
 def days(store: Store) -> int:
     """How many days tails are kept (the admin's setting, else DEFAULT_DAYS)."""
-    value = store.setting(_DAYS)
-    return DEFAULT_DAYS if value is None else int(value)
+    return store.int_setting(_DAYS, DEFAULT_DAYS)
 
 
 def set_days(store: Store, value: int) -> None:
