@@ -21,6 +21,7 @@ from ladder.admission import Limits
 from ladder.store import Store
 from niwa_proto.v1 import ladder_pb2 as pb
 from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
+from tests.ladder.relay import Relay
 from tests.ladder.serving import start_ladder
 from tests.ladder.stalling import StalledConnection
 from tests.polling import PATIENCE_S, wait_for
@@ -100,17 +101,28 @@ def test_honest_calls_are_served_while_200_stalled_calls_renew(address: str) -> 
 
 def test_a_stalled_call_holds_no_call_slot(address: str) -> None:
     """200 stalled calls, more than the anonymous call budget (64): all 64 anonymous call
-    slots stay free for honest calls made at once."""
+    slots stay free for honest calls made at once. The honest calls come from four
+    addresses of their own, 16 each (the per-address budget), through relays."""
+    limits = Limits()
+    sources = [f"127.0.0.{n}" for n in range(10, 10 + limits.calls // limits.calls_per_peer)]
+    relays = [Relay(source, address) for source in sources]
     stalled = stall(address)
     try:
         wait_for("a stalled call to be refused", lambda: sum(c.ended for c in stalled) > 0)
-        with ThreadPoolExecutor(64) as pool:
-            took = list(pool.map(lambda _: honest_calls(address, 1, 1)[0], range(64)))
-        report("64 concurrent anonymous ListBots beside 200 stalled calls", took)
-        assert len(took) == 64
+        with ThreadPoolExecutor(limits.calls) as pool:
+            took = list(
+                pool.map(
+                    lambda n: honest_calls(relays[n % len(relays)].address, 1, 1)[0],
+                    range(limits.calls),
+                )
+            )
+        report(f"{limits.calls} concurrent anonymous ListBots beside 200 stalled calls", took)
+        assert len(took) == limits.calls
     finally:
         for c in stalled:
             c.close()
+        for r in relays:
+            r.close()
 
 
 def rss_kib(pid: int) -> int:
