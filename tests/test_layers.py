@@ -1,7 +1,6 @@
 """Every layer in its place, read from the source (ast): the CLI (``niwa``) is the top
-layer nothing imports; the wire contract (``niwa_proto``) is a leaf; gRPC, protobuf and
-the generated code (and HTTP/2) stay in the modules at the gRPC edge; and a sandboxed Python bot
-finds every package the SDK needs among those the sandbox mounts."""
+layer nothing imports; the wire contract (``niwa.proto``) is a leaf; gRPC, protobuf and
+the generated code (and HTTP/2) stay in the modules at the gRPC edge."""
 
 from __future__ import annotations
 
@@ -9,55 +8,73 @@ import ast
 from collections.abc import Callable
 from pathlib import Path
 
-from referee.sandbox import NIWA_PACKAGES
-
 ROOT = Path(__file__).parents[1]
-#: The packages below the CLI.
+#: The packages below the CLI (each ``niwa.<name>``).
 LOWER = ("engine", "referee", "bots", "ladder")
 #: The web pages and the replay viewer: above the ladder, below the CLI.
 WEB = "web"
-FIRST_PARTY = frozenset({*LOWER, WEB, "niwa", "niwa_proto"})
+#: The code generated from proto/: a leaf.
+WIRE = "proto"
+SUBPACKAGES = frozenset({*LOWER, WEB, WIRE})
 #: The only modules that may import grpc, protobuf or the generated code: a bot's server,
 #: the referee's client, the ladder's servicer, server, interceptor, client and the
 #: conversion between its own types and the messages; and the bare gRPC stub that
 #: ``niwa bench referee`` measures the referee's client against.
 GRPC_EDGE = frozenset({
-    "bots/server.py",
+    "niwa/bots/server.py",
     "niwa/commands/bench_baselines.py",
-    "referee/transport.py",
-    "ladder/admission.py",
-    "ladder/client.py",
-    "ladder/server.py",
-    "ladder/service.py",
-    "ladder/wire.py",
+    "niwa/referee/transport.py",
+    "niwa/ladder/admission.py",
+    "niwa/ladder/client.py",
+    "niwa/ladder/server.py",
+    "niwa/ladder/service.py",
+    "niwa/ladder/wire.py",
 })  # fmt: skip
 
 
 def modules(*packages: str) -> list[Path]:
-    return sorted(p for package in packages for p in (ROOT / package).rglob("*.py"))
+    """The files of ``niwa.<package>`` for each; "niwa" stands for the CLI layer: the
+    files of niwa outside those subpackages."""
+    found = []
+    for package in packages:
+        if package == "niwa":
+            found += [p for p in (ROOT / "niwa").rglob("*.py")
+                      if p.relative_to(ROOT / "niwa").parts[0] not in SUBPACKAGES]  # fmt: skip
+        else:
+            found += (ROOT / "niwa" / package).rglob("*.py")
+    return sorted(found)
 
 
 def imports(path: Path) -> list[str]:
     """Every module ``path`` imports, anywhere in it (inside functions too); relative
-    imports are left out (they stay in their own package)."""
+    imports are left out (they stay in their own package). ``from niwa import x``
+    counts as importing ``niwa.x``."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.append(node.module)
+            if node.module == "niwa":
+                found += [f"niwa.{alias.name}" for alias in node.names]
+            else:
+                found.append(node.module)
     return found
 
 
 def top(module: str) -> str:
-    return module.split(".")[0]
+    """The layer a module belongs to: a subpackage's name for ``niwa.<sub>...``,
+    ``niwa`` for the rest of niwa (the CLI layer), else the first name (a third party)."""
+    parts = module.split(".")
+    if parts[0] == "niwa":
+        return parts[1] if len(parts) > 1 and parts[1] in SUBPACKAGES else "niwa"
+    return parts[0]
 
 
 def is_wire(module: str) -> bool:
     """grpc (and its health and reflection packages), protobuf, the generated code, or
     the HTTP/2 library the referee's client speaks gRPC with."""
     return top(module).startswith("grpc") or module.startswith("google.protobuf") or (
-        top(module) in ("niwa_proto", "h2", "hpack")
+        top(module) in (WIRE, "h2", "hpack")
     )
 
 
@@ -95,87 +112,10 @@ def test_every_edge_module_exists_and_is_at_the_edge() -> None:
 
 
 def test_the_wire_package_imports_nothing_of_niwa() -> None:
-    paths = modules("niwa_proto")
+    paths = modules(WIRE)
     assert any(p.name == "bot_pb2_grpc.py" for p in paths)
 
     def first_party(_: Path, module: str) -> bool:
-        return top(module) in FIRST_PARTY - {"niwa_proto"}
+        return module.startswith("niwa.") and top(module) != WIRE
 
     assert offenders(paths, first_party) == []
-
-
-def test_a_sandboxed_bot_finds_what_the_sdk_imports_among_the_mounted_packages() -> None:
-    """The SDK, engine and wire code, and of ``niwa`` what a bot may use (its package
-    file and the RL adapters, mounted for bots like examples/openspiel-bot), import
-    nothing of niwa's the sandbox leaves out."""
-    usable = [p for p in modules(*NIWA_PACKAGES)
-              if p.parent != ROOT / "niwa" or p.name == "__init__.py"]  # fmt: skip
-    usable = [p for p in usable if "commands" not in p.parts and "series" not in p.parts]
-    assert any(p.parent.name == "adapters" for p in usable)
-
-    def not_mounted(_: Path, module: str) -> bool:
-        return top(module) in FIRST_PARTY and top(module) not in NIWA_PACKAGES
-
-    assert offenders(usable, not_mounted) == []
-
-
-#: The RL adapters (``niwa/adapters``, the optional extra ``niwa[rl]``): of niwa they use
-#: the engine and the bots only (a game and what plays it), and they alone import the RL
-#: frameworks, so nothing else needs the extra installed (numpy is not one: the ladder's
-#: fit uses it too, and it is a dependency of niwa itself).
-ADAPTERS = "niwa/adapters"
-ADAPTERS_MAY_IMPORT = frozenset({"engine", "bots"})
-RL_PACKAGES = frozenset({"pettingzoo", "gymnasium", "pyspiel", "open_spiel"})
-
-
-def test_the_adapters_import_only_the_engine_and_the_bots_of_niwa() -> None:
-    paths = sorted((ROOT / ADAPTERS).rglob("*.py"))
-    assert paths, "no adapter modules found"
-
-    def outside(_: Path, module: str) -> bool:
-        if module == "niwa.adapters" or module.startswith("niwa.adapters."):
-            return False
-        return top(module) in FIRST_PARTY and top(module) not in ADAPTERS_MAY_IMPORT
-
-    assert offenders(paths, outside) == []
-
-
-def test_only_the_adapters_import_the_rl_frameworks() -> None:
-    def outside(path: Path, module: str) -> bool:
-        inside = path.relative_to(ROOT).as_posix().startswith(f"{ADAPTERS}/")
-        return top(module) in RL_PACKAGES and not inside
-
-    assert offenders(modules(*LOWER, WEB, "niwa"), outside) == []
-
-
-#: Imports that stay inside a function, and why: each loads something optional or slow
-#: that the module's other callers never need. Nothing else imports inside a function
-#: (no import deferred to break a cycle).
-DEFERRED = frozenset({
-    ("bots/sdk.py", "bots.server"),  # grpc only when a bot serves, so tests and tools need none
-    ("ladder/db.py", "psycopg"),  # the optional PostgreSQL driver
-    ("ladder/executors.py", "ladder.ray_executor"),  # Ray, optional (niwa[ray])
-    ("niwa/commands/bench_ladder.py", "niwa.commands.bench_ladder_ray"),  # the same
-    # the referee's guardian waits for its referee's death with no import but the stdlib
-    ("referee/guardian.py", "referee.leftovers"),
-    ("ladder/kept_fit.py", "ladder"),  # ladder.mle's numpy only where a board is fitted
-    ("engine/testing/suite.py", "pytest"),  # the engine itself never needs pytest
-})  # fmt: skip
-
-
-def test_no_module_imports_inside_a_function_but_the_listed_optional_ones() -> None:
-    found = set()
-    for path in modules(*LOWER, WEB, "niwa"):
-        tree = ast.parse(path.read_text(), str(path))
-        for func in ast.walk(tree):
-            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            for node in ast.walk(func):
-                if isinstance(node, ast.Import):
-                    names = [a.name for a in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    names = [node.module]
-                else:
-                    continue
-                found |= {(str(path.relative_to(ROOT)), name) for name in names}
-    assert found <= DEFERRED, sorted(found - DEFERRED)

@@ -18,12 +18,12 @@ from typing import Any
 
 import grpc
 import pytest
+import web.app
 from google.protobuf import descriptor, message_factory
 from starlette.routing import Mount, Route
 
-import web.app
-from ladder.store import RETIRED, Store
-from niwa_proto.v1 import ladder_pb2 as pb
+from niwa.ladder.store import RETIRED, Store
+from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.conftest import ENGINES
 from tests.ladder.test_replay_integrity import finished_match
 from tests.polling import PATIENCE_S
@@ -105,7 +105,7 @@ def route_paths() -> list[tuple[str, list[str]]]:
 
 
 def query_names() -> list[str]:
-    """Every query parameter web/app.py reads (through ``number``, ``text`` or
+    """Every query parameter niwa/web/app.py reads (through ``number``, ``text`` or
     ``query_params.get``)."""
     tree = ast.parse(Path(web.app.__file__).read_text())
     names = set()

@@ -6,15 +6,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import bots.search
 import pytest
 
-import bots.search
-import engine
-from bots import heuristics, redeal
-from bots.search import ISMCTS, SearchLimits
-from engine import CHANCE, State
-from engine.rulesets.blossom.state import GARDEN, REMOVE, BlossomState
-from engine.rulesets.sakura.state import COURT, DRAW, SakuraState
+from niwa import engine
+from niwa.bots import heuristics, redeal
+from niwa.bots.search import ISMCTS, SearchLimits
+from niwa.engine import CHANCE, State
+from niwa.engine.rulesets.blossom.state import GARDEN, REMOVE, BlossomState
+from niwa.engine.rulesets.sakura.state import COURT, DRAW, SakuraState
 from tests.search.helpers import random_game
 
 

@@ -7,16 +7,16 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import bots.search
 import pytest
 
-import bots.search
-import engine
-from bots import heuristics
-from bots.builtin import create
-from bots.builtin.mcts import CLOCK_SHARE, DECISION_SHARE, MARGIN_S, MctsBot
-from bots.sdk import GameStart, Turn
-from bots.search import ISMCTS, SearchLimits
-from engine import CHANCE, State
+from niwa import engine
+from niwa.bots import heuristics
+from niwa.bots.builtin import create
+from niwa.bots.builtin.mcts import CLOCK_SHARE, DECISION_SHARE, MARGIN_S, MctsBot
+from niwa.bots.sdk import GameStart, Turn
+from niwa.bots.search import ISMCTS, SearchLimits
+from niwa.engine import CHANCE, State
 
 
 def started(bot: MctsBot, game: str = "blossom", per_decision_ms: int = 1000) -> MctsBot:
