@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from niwa.cli import UsageError, register_modules
+from niwa.commands import bench_alias
 
 TARGETS = ("engine", "referee", "ladder", "strength", "strength_replays", "search", "web")
 
@@ -64,6 +65,9 @@ def run_child(argv: list[str], first: str | None, module: str = "niwa") -> dict[
     # shadow the baseline's packages (both sides would then measure the same code).
     here = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [first, here, env.get("PYTHONPATH")]))
+    env.pop(bench_alias.ENV, None)
+    if first is not None:  # niwa/__init__.py serves niwa.<name> from it (bench_alias)
+        env[bench_alias.ENV] = first
     with tempfile.TemporaryDirectory(prefix="niwa-bench-run-") as empty:
         done = subprocess.run([sys.executable, "-m", module, *argv], env=env,
                               capture_output=True, text=True, check=False, cwd=empty)
@@ -75,12 +79,23 @@ def run_child(argv: list[str], first: str | None, module: str = "niwa") -> dict[
 
 
 def baseline_packages(checkout: Path, packages: list[str], into: Path) -> str:
-    """Links ``packages`` of another checkout into the folder ``into`` (for
-    :func:`run_child`), after checking it has them."""
+    """Links ``packages`` (``engine``, ``referee``, ``bots``, ``proto``: niwa's
+    subpackages) of another checkout into the folder ``into`` (for :func:`run_child`),
+    after checking it has them, with the manifest that serves them as ``niwa.<name>`` in
+    the child (:mod:`niwa.commands.bench_alias`). A checkout from before niwa was one
+    package has them at its top level (``niwa_proto`` for ``proto``)."""
     base = checkout.resolve()
+    names: dict[str, str] = {}
     for name in packages:
-        if not (base / name / "__init__.py").is_file():
-            raise UsageError(f"--baseline {checkout} has no {name}/ package; give a checkout "
-                             "of niwa, e.g. one made by `git worktree add DIR COMMIT`")
-        (into / name).symlink_to(base / name)
+        old = bench_alias.OLD_NAMES[name]
+        if (base / "niwa" / name / "__init__.py").is_file():
+            names[name] = f"_niwa_baseline_{name}"
+            (into / names[name]).symlink_to(base / "niwa" / name)
+        elif (base / old / "__init__.py").is_file():
+            names[name] = old
+            (into / old).symlink_to(base / old)
+        else:
+            raise UsageError(f"--baseline {checkout} has no niwa/{name}/ package; give a "
+                             "checkout of niwa, e.g. one made by `git worktree add DIR COMMIT`")
+    (into / bench_alias.MANIFEST).write_text(json.dumps(names), encoding="utf-8")
     return str(into)

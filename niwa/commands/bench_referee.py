@@ -80,7 +80,7 @@ GOAL_P99_MS = 1.2
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A --baseline checkout's packages the in-process figure runs (this harness drives them).
-BASELINE_PACKAGES = ["engine", "referee", "bots", "niwa_proto"]
+BASELINE_PACKAGES = ["engine", "referee", "bots", "proto"]
 
 
 def register(sub: Any) -> None:

@@ -87,8 +87,13 @@ def load_game(tree: Path, name: str) -> Any:
 def _harness(kind: str) -> ModuleType:
     """One of :data:`HARNESS`, loaded by path under a private name (the tree's own
     ``niwa``, if any, must not stand in for this checkout's harness)."""
-    path = Path(__file__).with_name(HARNESS[kind])
-    spec = importlib.util.spec_from_file_location(f"_niwa_bench_{kind}", path)
+    return _load_by_path(HARNESS[kind], f"_niwa_bench_{kind}")
+
+
+def _load_by_path(file: str, name: str) -> ModuleType:
+    """The module in ``file`` next to this one, loaded under ``name``."""
+    path = Path(__file__).with_name(file)
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
@@ -100,10 +105,13 @@ def _child(tree: Path, request: dict[str, Any]) -> dict[str, Any]:
     """In the child: ``tree`` first on the path, its engine and game, then the run."""
     here = str(Path(__file__).resolve().parent)
     sys.path[:] = [str(tree), *(p for p in sys.path if p not in ("", here))]
+    new_layout = (tree / "niwa" / "engine" / "__init__.py").is_file()
     try:
-        engine = importlib.import_module("engine")
+        engine = importlib.import_module("niwa.engine" if new_layout else "engine")
     except ImportError as e:
-        raise TreeError(f"it has no importable engine/ package ({e})") from e
+        raise TreeError(f"it has no importable engine package ({e})") from e
+    if not new_layout:  # from before niwa was one package: the harness says niwa.engine
+        _load_by_path("bench_alias.py", "_niwa_bench_alias").install({"engine": "engine"})
     _inside(engine, tree)
     name = request["game"]
     game = load_game(tree, name)
@@ -127,9 +135,10 @@ def run(tree: Path, request: dict[str, Any], what: str = "--baseline") -> dict[s
     """Run ``request`` on ``tree``'s own games in a fresh process; its JSON document.
     A tree that cannot be loaded raises TreeError naming the cause and the fix."""
     tree = tree.resolve()
-    if not (tree / "engine" / "__init__.py").is_file():
-        raise TreeError(f"{what} {tree} has no engine/ package; {FIX}")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if not any((tree / p / "__init__.py").is_file() for p in ("niwa/engine", "engine")):
+        raise TreeError(f"{what} {tree} has no niwa/engine/ package; {FIX}")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "NIWA_BENCH_BASELINE")}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="niwa-bench-tree-") as empty:
         done = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), str(tree), json.dumps(request)],
