@@ -255,7 +255,8 @@ def test_an_untried_action_is_picked_before_any_scored_one_and_every_arm_counts_
 
 def test_with_every_action_tried_the_best_upper_bound_is_picked() -> None:
     search = ISMCTS(engine.load("miyabi"), None, rng=random.Random(0))
-    arms = [niwa.bots.search._Arm(4, 2.0), niwa.bots.search._Arm(4, 3.6), niwa.bots.search._Arm(40, 20.0)]
+    Arm = niwa.bots.search._Arm
+    arms = [Arm(4, 2.0), Arm(4, 3.6), Arm(40, 20.0)]
     for arm in arms:
         arm.available = 48
     assert search._select(arms) == 1  # mean 0.9 beats 0.5 and 0.5, whatever the bonus
