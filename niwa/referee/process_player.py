@@ -53,6 +53,7 @@ from niwa.referee.child import Child
 from niwa.referee.cleanup import remove_tree
 from niwa.referee.failures import BotFailure, Failure, raised
 from niwa.referee.players import Question
+from niwa.referee.stderr_tail import moved_package_hint
 from niwa.referee.sandbox import (
     RUN_DIR,
     SOCKET_NAME,
@@ -84,6 +85,9 @@ EXIT_BYTES = 1 << 20
 #: Prefix of a bot's run folder in the temp dir; the referee's pid follows.
 RUN_DIR_PREFIX = "niwa-bot-"
 _READY = re.compile(rb"(?:\A|\n)[ \t\r\f\v]*" + READY_LINE.encode() + rb"[ \t\r\f\v]*\n")
+#: How long a bot that died before READY may take to close its stderr (a child it left
+#: may hold it open) before the referee reads the tail for a hint.
+STDERR_GRACE_S = 1.0
 #: Bytes of stderr saved per bot in --log-dir.
 LOG_LIMIT = 1 << 20
 #: How long after its answer an idle bot is throttled, and frozen: long enough that a
@@ -202,7 +206,13 @@ class ProcessPlayer:
             self.ready_after_s = time.perf_counter() - spawned
         if not self._ready.is_set():
             if self._exited.is_set():
-                raise BotFailure(Failure.CRASHED, f"{self._exit_text()} before {READY_LINE}")
+                with trio.move_on_after(STDERR_GRACE_S):  # its last words, to read them
+                    await self._streams_done.wait()
+                hint = moved_package_hint(self.stderr_tail())
+                raise BotFailure(
+                    Failure.CRASHED,
+                    f"{self._exit_text()} before {READY_LINE}" + (f"; {hint}" if hint else ""),
+                )
             raise BotFailure(
                 Failure.TIMEOUT, f"no {READY_LINE} within {self.startup_timeout_s:g} s"
             )

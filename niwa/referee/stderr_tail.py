@@ -62,3 +62,26 @@ def cause_lines(lines: Sequence[str], count: int = SHOWN_LINES) -> list[str]:
     after = min(AFTER_ERROR, len(text) - 1 - at, count - 1)
     first = max(0, at - (count - 1 - after))
     return text[first : at + 1 + after]
+
+
+#: niwa's packages as they were named before 0.2.0, when they became ``niwa.<name>``.
+_MOVED = {"bots": "niwa.bots", "engine": "niwa.engine", "referee": "niwa.referee",
+          "ladder": "niwa.ladder", "web": "niwa.web", "niwa_proto": "niwa.proto"}  # fmt: skip
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
+def moved_package_hint(lines: Sequence[str]) -> str | None:
+    """For a bot that died importing niwa's SDK (or engine) by its old top-level name:
+    one line naming the new import path; None for any other death."""
+    for line in reversed(lines):
+        found = _NO_MODULE.search(line)
+        if found is None:
+            continue
+        old = found.group(1)
+        top, _, rest = old.partition(".")
+        if top not in _MOVED:
+            return None
+        new = _MOVED[top] + (f".{rest}" if rest else "")
+        return (f"niwa's packages moved in 0.2.0: import {new} instead of {old} "
+                f"(e.g. `from niwa.bots.sdk import Bot, serve`; CHANGES.md)")
+    return None

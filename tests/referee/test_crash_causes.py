@@ -11,7 +11,12 @@ import pytest
 
 from niwa.cli import main
 from niwa.referee import replay
-from niwa.referee.stderr_tail import REPLAY_TAIL_BYTES, cause_lines, for_replay
+from niwa.referee.stderr_tail import (
+    REPLAY_TAIL_BYTES,
+    cause_lines,
+    for_replay,
+    moved_package_hint,
+)
 from tests.referee.sandboxing import bot_crashing_at_import, readable
 
 JS_EXAMPLE = Path(__file__).parents[2] / "examples" / "js-bot"
@@ -91,6 +96,36 @@ def test_a_node_bot_without_its_packages_shows_the_missing_module_in_play_and_re
         under = lines_under_out(output)
         assert "       | Error: Cannot find module '@grpc/grpc-js'" in under
         assert not any("Node.js v" in ln for ln in under)  # the trailer is not the cause
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+def test_a_python_bot_importing_the_sdk_by_its_old_name_is_told_the_new_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "old"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(
+        'name = "old"\nversion = "1"\ngames = ["*"]\ncommand = ["python3", "bot.py"]\n'
+    )
+    (bot / "bot.py").write_text("from bots.sdk import Bot, serve\n")
+    readable(tmp_path)
+    code, played, _ = play_and_show(bot, tmp_path, capsys)
+    assert code == 1
+    assert (
+        "OUT (CRASHED at start-up: exited with code 1 before READY; niwa's packages moved "
+        "in 0.2.0: import niwa.bots instead of bots" in played
+    )
+
+
+def test_the_moved_package_hint_names_the_new_path_of_a_submodule() -> None:
+    tail = ["Traceback (most recent call last):", "ModuleNotFoundError: No module named "
+            "'niwa_proto'"]  # fmt: skip
+    hint = moved_package_hint(tail)
+    assert hint is not None and "import niwa.proto instead of niwa_proto" in hint
+
+
+def test_a_missing_module_of_the_bots_own_gives_no_moved_package_hint() -> None:
+    assert moved_package_hint(["ModuleNotFoundError: No module named 'numpyy'"]) is None
 
 
 def test_the_lines_shown_for_node_hold_its_error_not_its_trailer() -> None:
