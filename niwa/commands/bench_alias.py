@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import json
 import sys
 from collections.abc import Sequence
@@ -39,6 +40,11 @@ class _Existing(importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         pass  # already executed under its old name
 
+    def get_resource_reader(self, name: str) -> object:
+        """Its own loader's reader: importlib.resources asks the alias's loader."""
+        own = getattr(self.module, "__loader__", None)
+        return own.get_resource_reader(self.module.__name__)  # type: ignore[union-attr]
+
 
 class OldLayout(importlib.abc.MetaPathFinder):
     """``niwa.<new>[.x]`` -> the module ``<old>[.x]``, for the names given."""
@@ -53,9 +59,14 @@ class OldLayout(importlib.abc.MetaPathFinder):
         if len(parts) < 2 or parts[0] != "niwa" or parts[1] not in self.names:
             return None
         module = importlib.import_module(".".join([self.names[parts[1]], *parts[2:]]))
+        own = module.__spec__
+        # its own location, so that importlib.resources finds its data files
         spec = importlib.machinery.ModuleSpec(
-            fullname, _Existing(module), is_package=hasattr(module, "__path__")
-        )
+            fullname, _Existing(module), origin=own.origin if own else None,
+            is_package=hasattr(module, "__path__"),
+        )  # fmt: skip
+        if own is not None and own.submodule_search_locations is not None:
+            spec.submodule_search_locations = list(own.submodule_search_locations)
         return spec
 
 
@@ -71,3 +82,11 @@ def install_from(folder: str) -> None:
     manifest = Path(folder) / MANIFEST
     if manifest.is_file():
         install(json.loads(manifest.read_text("utf-8")))
+
+
+def install_if_old_layout() -> None:
+    """Alias every old top-level package when the ``niwa`` on the path has no
+    subpackages (a checkout from before the move), else nothing."""
+    if importlib.util.find_spec("niwa.ladder") is None and importlib.util.find_spec("ladder"):
+        install({new: old for new, old in OLD_NAMES.items()
+                 if importlib.util.find_spec(old) is not None})  # fmt: skip

@@ -279,15 +279,30 @@ def _parts(text: str) -> str:
     return ",".join(wanted)
 
 
+#: Runs the timing script (argv: bench_alias.py, the script, its arguments) after
+#: serving an old checkout's top-level packages as niwa.<name> (bench_alias), if the
+#: niwa on the path is from before niwa was one package.
+_LAUNCH = """
+import importlib.util, runpy, sys
+spec = importlib.util.spec_from_file_location("_niwa_bench_alias", sys.argv[1])
+alias = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(alias)
+alias.install_if_old_layout()
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
 def time_store(
     root: Path, store: str, folder: Path, game: str, rounds: int, parts: str
 ) -> dict[str, Any]:
     """Run the timing script with ``root`` first on the path on the store at URL
     ``store`` (its files in ``folder``); its JSON figures."""
-    script = (HERE / "niwa" / "commands" / "ladder_timing.py").read_text(encoding="utf-8")
+    script = HERE / "niwa" / "commands" / "ladder_timing.py"
+    alias = HERE / "niwa" / "commands" / "bench_alias.py"
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(
-        [sys.executable, "-c", script, store, game, str(rounds), parts],
+        [sys.executable, "-c", _LAUNCH, str(alias), str(script), store, game, str(rounds), parts],
         env=env, cwd=folder, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if done.returncode:
@@ -302,7 +317,9 @@ def run_synthetic(args: argparse.Namespace) -> int:
         raise UsageError(f"--synthetic times one game: --game one of {', '.join(engine.games())}")
     if args.bots < 2 or args.synthetic < 1 or args.rounds < 1 or args.repeat < 1:
         raise UsageError("--synthetic, --rounds and --repeat need at least 1, --bots 2")
-    if args.base is not None and not (args.base / "ladder" / "store.py").is_file():
+    if args.base is not None and not any(
+        (args.base / p / "store.py").is_file() for p in ("niwa/ladder", "ladder")
+    ):
         raise UsageError(f"--base {args.base}: no niwa checkout there (no niwa/ladder/store.py)")
     if args.db is not None and not is_postgres_url(args.db):
         raise UsageError(f"--db {args.db}: give a postgresql:// URL (SQLite is the default)")

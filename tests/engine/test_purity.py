@@ -94,7 +94,7 @@ def test_loading_every_game_and_engine_testing_pulls_in_no_forbidden_module() ->
     # time, random, threading and socket are loaded by Python's own start-up modules
     watched = sorted(FORBIDDEN - {"time", "random", "threading", "socket"} | {"pytest"})
     code = (
-        "import sys, engine\n"
+        "import sys\nfrom niwa import engine\n"
         "import niwa.engine.testing\n"
         "for name in engine.games():\n"
         "    engine.load(name).new_game(engine.load(name).info.min_players)\n"

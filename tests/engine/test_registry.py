@@ -20,7 +20,7 @@ def test_importing_every_game_package_leaves_engine_games_a_function() -> None:
 def test_a_game_imported_before_the_engine_does_not_shadow_the_registry() -> None:
     # A fresh interpreter, so the game package is the first thing imported.
     code = (
-        "import niwa.engine.rulesets.sakura, engine, types; "
+        "import niwa.engine.rulesets.sakura, types; from niwa import engine; "
         "assert isinstance(engine.games, types.FunctionType); print(engine.games())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -276,7 +276,7 @@ def test_a_postgres_url_without_psycopg_names_the_extra_to_install() -> None:
     # a Python where psycopg cannot be imported, as on a machine without the extra
     code = (
         "import sys; sys.modules['psycopg'] = None\n"
-        "from ladder.db import Database, DatabaseError\n"
+        "from niwa.ladder.db import Database, DatabaseError\n"
         "try:\n    Database.open('postgresql://ladder@db.example/ladder')\n"
         "except DatabaseError as e:\n    print(e)\n"
     )

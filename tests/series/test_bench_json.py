@@ -141,14 +141,24 @@ def test_bench_engine_against_a_baseline_checkout_reports_paired_ratios(
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def marked_copy(package: str, tmp_path: Path) -> tuple[Path, Path]:
-    """A baseline checkout holding a copy of this checkout's ``package`` that appends a
-    line to the returned mark file each time it is imported."""
+def marked_copy(package: str, tmp_path: Path, old_layout: bool = False) -> tuple[Path, Path]:
+    """A baseline checkout holding a copy of this checkout's ``niwa.<package>`` that
+    appends a line to the returned mark file each time it is imported; laid out as
+    ``niwa/<package>/``, or with ``old_layout`` as a checkout from before niwa was one
+    package (``<package>/`` at the top, its imports saying ``<package>``)."""
     base = tmp_path / "base"
-    shutil.copytree(ROOT / package, base / package,
+    where = base / package if old_layout else base / "niwa" / package
+    shutil.copytree(ROOT / "niwa" / package, where,
                     ignore=shutil.ignore_patterns("__pycache__"))
+    if old_layout:
+        for source in where.rglob("*.py"):
+            text = source.read_text()
+            source.write_text(text.replace(f"from niwa.{package}", f"from {package}")
+                              .replace(f"from niwa import {package}", f"import {package}"))
+    else:
+        shutil.copy(ROOT / "niwa" / "__init__.py", base / "niwa")
     mark = tmp_path / "imported"
-    with (base / package / "__init__.py").open("a") as f:
+    with (where / "__init__.py").open("a") as f:
         f.write(f"\nopen({str(mark)!r}, 'a').write('baseline\\n')\n")
     return base, mark
 
@@ -173,7 +183,7 @@ def test_bench_engine_refuses_a_baseline_without_an_engine(
 ) -> None:
     argv = ["bench", "engine", "sakura", "--baseline", str(tmp_path)]
     assert main(argv) == 2
-    assert "has no engine/ package" in capsys.readouterr().err
+    assert "has no niwa/engine/ package" in capsys.readouterr().err
 
 
 def test_bench_engine_snapshots_times_each_call_early_and_late_both_ways(
@@ -231,16 +241,31 @@ def test_bench_search_baseline_runs_search_with_the_baselines_bots_package(
     assert 0 < row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"]
 
 
+def test_bench_search_baseline_from_before_the_package_move_runs_its_bots_package(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkout whose packages were top level (``bots/``, imported as ``bots``)."""
+    base, mark = marked_copy("bots", tmp_path, old_layout=True)
+    argv = ["bench", "search", "sakura", "--players", "3", "--positions", "2",
+            "--iterations", "10", "--clock", "cpu", "--runs", "2", "--baseline", str(base),
+            "--json", "-"]
+    assert main(argv) == 0
+    [row] = json.loads(capsys.readouterr().out)["rows"]
+    assert mark.read_text() == "baseline\n" * 2
+    assert row["baseline_iterations_per_s"] > 0
+
+
 def test_bench_search_baseline_stack_runs_the_baselines_engine_on_the_same_positions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     base, mark = marked_copy("engine", tmp_path)
-    shutil.copytree(ROOT / "bots", base / "bots", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "niwa" / "bots", base / "niwa" / "bots",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     argv = ["bench", "search", "miyabi", "--players", "2", "--positions", "2",
             "--iterations", "10", "--clock", "cpu", "--runs", "2", "--baseline-stack",
             str(base), "--json", "-"]
     assert main(argv) == 0
     [row] = json.loads(capsys.readouterr().out)["rows"]
     assert mark.read_text() == "baseline\n" * 2  # its engine, in each baseline run
-    assert row["baseline_engine"] == str((base / "engine").resolve())
+    assert row["baseline_engine"] == str((base / "niwa" / "engine").resolve())
     assert row["same_positions"] is True
