@@ -274,6 +274,10 @@ if BEHAVIOUR == "ignore-term":
 if BEHAVIOUR == "ponder":  # burn a core between turns (and during them)
     threading.Thread(target=spin_forever, daemon=True).start()
 if BEHAVIOUR == "flood":
+    # Past the referee's full-speed budget (process_player.FAST_BYTES, 4 MiB) before READY,
+    # however busy the machine: flooding only during the match could fall short of it.
+    flood_stderr_before_ready = ("flood " * 200 + "\n").encode() * ((4 << 20) // 1200 + 220)
+    os.write(sys.stderr.fileno(), flood_stderr_before_ready)
     for stream in (sys.stdout, sys.stderr):
         threading.Thread(target=flood, args=(stream,), daemon=True).start()
 serve(Hostile())
