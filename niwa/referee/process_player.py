@@ -53,7 +53,6 @@ from niwa.referee.child import Child
 from niwa.referee.cleanup import remove_tree
 from niwa.referee.failures import BotFailure, Failure, raised
 from niwa.referee.players import Question
-from niwa.referee.stderr_tail import moved_package_hint
 from niwa.referee.sandbox import (
     RUN_DIR,
     SOCKET_NAME,
@@ -65,6 +64,7 @@ from niwa.referee.sandbox import (
     sandbox_pid,
     seccomp_fd,
 )
+from niwa.referee.stderr_tail import moved_package_hint
 from niwa.referee.transport import BotClient, CallEnd, CallError
 
 #: Lines of stderr kept when a seat goes out (the replay keeps at most 4 KiB of them:
