@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from referee.text import printable
+from niwa.referee.text import printable
 
 # Each module has register(subparsers) and sets args.run(args) -> exit code.
 COMMANDS = ("play", "replay", "match", "tournament", "bench", "ladder")

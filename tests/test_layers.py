@@ -9,7 +9,7 @@ import ast
 from collections.abc import Callable
 from pathlib import Path
 
-from referee.sandbox import NIWA_PACKAGES
+from niwa.referee.sandbox import NIWA_PACKAGES
 
 ROOT = Path(__file__).parents[1]
 #: The packages below the CLI.
@@ -22,14 +22,14 @@ FIRST_PARTY = frozenset({*LOWER, WEB, "niwa", "niwa_proto"})
 #: conversion between its own types and the messages; and the bare gRPC stub that
 #: ``niwa bench referee`` measures the referee's client against.
 GRPC_EDGE = frozenset({
-    "bots/server.py",
+    "niwa/bots/server.py",
     "niwa/commands/bench_baselines.py",
-    "referee/transport.py",
-    "ladder/admission.py",
-    "ladder/client.py",
-    "ladder/server.py",
-    "ladder/service.py",
-    "ladder/wire.py",
+    "niwa/referee/transport.py",
+    "niwa/ladder/admission.py",
+    "niwa/ladder/client.py",
+    "niwa/ladder/server.py",
+    "niwa/ladder/service.py",
+    "niwa/ladder/wire.py",
 })  # fmt: skip
 
 
@@ -152,14 +152,14 @@ def test_only_the_adapters_import_the_rl_frameworks() -> None:
 #: that the module's other callers never need. Nothing else imports inside a function
 #: (no import deferred to break a cycle).
 DEFERRED = frozenset({
-    ("bots/sdk.py", "bots.server"),  # grpc only when a bot serves, so tests and tools need none
-    ("ladder/db.py", "psycopg"),  # the optional PostgreSQL driver
-    ("ladder/executors.py", "ladder.ray_executor"),  # Ray, optional (niwa[ray])
+    ("niwa/bots/sdk.py", "niwa.bots.server"),  # grpc only when a bot serves, so tests and tools need none
+    ("niwa/ladder/db.py", "psycopg"),  # the optional PostgreSQL driver
+    ("niwa/ladder/executors.py", "niwa.ladder.ray_executor"),  # Ray, optional (niwa[ray])
     ("niwa/commands/bench_ladder.py", "niwa.commands.bench_ladder_ray"),  # the same
     # the referee's guardian waits for its referee's death with no import but the stdlib
-    ("referee/guardian.py", "referee.leftovers"),
-    ("ladder/kept_fit.py", "ladder"),  # ladder.mle's numpy only where a board is fitted
-    ("engine/testing/suite.py", "pytest"),  # the engine itself never needs pytest
+    ("niwa/referee/guardian.py", "niwa.referee.leftovers"),
+    ("niwa/ladder/kept_fit.py", "ladder"),  # niwa.ladder.mle's numpy only where a board is fitted
+    ("niwa/engine/testing/suite.py", "pytest"),  # the engine itself never needs pytest
 })  # fmt: skip
 
 

@@ -20,9 +20,7 @@ from __future__ import annotations
 import random
 import sys
 
-import engine
-
-
+from niwa import engine
 def main(name: str, players: int, games: int) -> None:
     game, rng = engine.load(name), random.Random(1)
     decisions = chance = 0

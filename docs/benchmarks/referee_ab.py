@@ -30,9 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee import match
-from referee.logs import configure_cli_logging
-from referee.match import BotSpec, MatchSpec, play_match
+from niwa.referee import match
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import BotSpec, MatchSpec, play_match
 
 _loop_cpu = [0.0]
 _play = match._Match.play

@@ -19,8 +19,8 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-import engine
-from bots.sdk import GameStart, Reply, Turn, serve
+from niwa import engine
+from niwa.bots.sdk import GameStart, Reply, Turn, serve
 from niwa.adapters.openspiel import NiwaState, short_name
 
 DETERMINIZATIONS = 2

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 
-import engine
-from bots.sdk import GameStart, Reply, Turn, serve
+from niwa import engine
+from niwa.bots.sdk import GameStart, Reply, Turn, serve
 
 PLAYOUTS = 48  # total per decision, shared among the legal actions
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
-import engine
+from niwa import engine
 import niwa.adapters.openspiel
-from engine.testing import random_joint
+from niwa.engine.testing import random_joint
 from niwa.adapters.pettingzoo import NiwaEnv, env
 
 

@@ -16,7 +16,7 @@ import hashlib
 import numpy as np
 import numpy.typing as npt
 
-from engine.api import JSON
+from niwa.engine.api import JSON
 
 #: The default vector length.
 SIZE = 512

@@ -28,11 +28,11 @@ import numpy as np
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
-from engine.api import CHANCE, Game, State, canonical_json
-from engine.registry import games, load
 from niwa.adapters.features import SIZE, encode
 from niwa.adapters.outcome import reward_range, rewards
 from niwa.adapters.spaces import ENUMERATIONS, ActionSpace, action_space
+from niwa.engine.api import CHANCE, Game, State, canonical_json
+from niwa.engine.registry import games, load
 
 #: A generous cap on a game's length in nodes (decisions and chance); OpenSpiel wants
 #: one. Random play of every registered game stays far below it (tests/adapters).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.api import CHANCE, Result, Rng, State
+from niwa.engine.api import CHANCE, Result, Rng, State
 
 #: The bounds of :func:`rewards`: -1..1 with several seats; a solo game pays its score,
 #: bounded here generously (no registered solo game scores beyond it).

@@ -25,11 +25,11 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from engine.api import Action, State, canonical_json
-from engine.registry import load
 from niwa.adapters.features import SIZE, encode
 from niwa.adapters.outcome import rewards, settle
 from niwa.adapters.spaces import action_space
+from niwa.engine.api import Action, State, canonical_json
+from niwa.engine.registry import load
 
 Observation = dict[str, npt.NDArray[Any]]
 

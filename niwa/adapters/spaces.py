@@ -15,11 +15,11 @@ from functools import cache
 from itertools import combinations
 from typing import Any
 
-from engine.api import Action, canonical_json
-from engine.rulesets.blossom import rules as blossom
-from engine.rulesets.bonsai import rules as bonsai
-from engine.rulesets.miyabi import rules as miyabi
-from engine.rulesets.sakura import rules as sakura
+from niwa.engine.api import Action, canonical_json
+from niwa.engine.rulesets.blossom import rules as blossom
+from niwa.engine.rulesets.bonsai import rules as bonsai
+from niwa.engine.rulesets.miyabi import rules as miyabi
+from niwa.engine.rulesets.sakura import rules as sakura
 
 #: How many action objects a codec remembers by identity before it starts afresh.
 SEEN_LIMIT = 50_000

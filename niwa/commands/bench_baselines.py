@@ -21,14 +21,14 @@ from typing import Any
 import grpc
 import trio
 
-import engine
-from bots.sdk import READY_LINE, SOCKET_ENV, GameStart
-from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
-from referee.match import BotSpec
-from referee.players import Question, make_question
-from referee.process_player import ProcessPlayer
-from referee.sandbox import Limits
-from referee.transport import BotClient
+from niwa import engine
+from niwa.bots.sdk import READY_LINE, SOCKET_ENV, GameStart
+from niwa.proto.v1 import bot_pb2, bot_pb2_grpc
+from niwa.referee.match import BotSpec
+from niwa.referee.players import Question, make_question
+from niwa.referee.process_player import ProcessPlayer
+from niwa.referee.sandbox import Limits
+from niwa.referee.transport import BotClient
 
 #: Calls made before timing starts (connection set-up, first-call costs).
 WARM_UP = 20
@@ -81,12 +81,12 @@ def act_questions(game: str, players: int, count: int, seed: int) -> list[tuple[
 
 def bare_stub_ms(requests: list[Any], calls: int) -> list[float]:
     """Milliseconds per ``Act`` of a plain synchronous stub to ``builtin:random``
-    served as a plain process (``python -m bots.builtin random``) on a Unix socket."""
+    served as a plain process (``python -m niwa.bots.builtin random``) on a Unix socket."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bot.sock"
         env = {**os.environ, SOCKET_ENV: str(path)}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "bots.builtin", "random"],
+            [sys.executable, "-m", "niwa.bots.builtin", "random"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )
         try:
@@ -141,7 +141,7 @@ def echo_ms(size: int, calls: int) -> list[float]:
 @dataclass
 class SameSocket:
     """Milliseconds per ``Act`` on the same sandboxed bots' sockets: the referee's
-    client (``referee.transport``, as a match calls it) and a plain synchronous gRPC
+    client (``niwa.referee.transport``, as a match calls it) and a plain synchronous gRPC
     stub, taking turns call by call."""
 
     referee: list[float]

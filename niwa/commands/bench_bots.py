@@ -13,9 +13,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee import replay
-from referee.clock import TimeControl
-from referee.match import BotSpec, MatchSpec, play_match
+from niwa.referee import replay
+from niwa.referee.clock import TimeControl
+from niwa.referee.match import BotSpec, MatchSpec, play_match
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-import engine
+from niwa import engine
 from niwa.cli import UsageError
 from niwa.commands import bench_engine_snapshots, bench_tree
 from niwa.commands.bench import add_json_option, text_out, write_json

@@ -1,7 +1,7 @@
 """The engine's own time for a recorded match: the baseline ``niwa bench referee``
 subtracts to get what the referee costs outside the engine.
 
-Standalone on purpose (it imports only ``engine`` and ``referee.replay``), so
+Standalone on purpose (it imports only ``engine`` and ``niwa.referee.replay``), so
 ``docs/benchmarks/referee_ab.py`` can load it by path while timing an older tree.
 """
 
@@ -11,8 +11,8 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-import engine
-from referee import replay
+from niwa import engine
+from niwa.referee import replay
 
 
 def engine_only(path: Path, clock: Callable[[], float]) -> float:

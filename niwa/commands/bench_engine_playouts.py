@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-import engine
+from niwa import engine
 
 #: What ``--clock`` may count seconds with.
 CLOCKS: Final = {"wall": time.perf_counter, "cpu": time.process_time}

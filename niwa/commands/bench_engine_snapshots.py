@@ -20,8 +20,8 @@ import random
 from collections.abc import Callable
 from typing import Any, Final
 
-import engine
-from engine import CHANCE, State
+from niwa import engine
+from niwa.engine import CHANCE, State
 
 #: What is timed, by the name the tables give it.
 CALLS: Final[dict[str, Callable[[State], object]]] = {

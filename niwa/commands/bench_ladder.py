@@ -48,18 +48,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import engine
-from ladder import executors, logs, submission
-from ladder.db import DatabaseError, is_postgres_url
-from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, DONE, Match, Store
+from niwa import engine
 from niwa.cli import UsageError
 from niwa.commands import ladder_pg
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.ladder_synthetic import fill
-from referee.match import BotSpec
-from referee.pool import cores
-from referee.text import printable
+from niwa.ladder import executors, logs, submission
+from niwa.ladder.db import DatabaseError, is_postgres_url
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import ACTIVE, DONE, Match, Store
+from niwa.referee.match import BotSpec
+from niwa.referee.pool import cores
+from niwa.referee.text import printable
 
 
 def register(sub: Any) -> None:
@@ -303,7 +303,7 @@ def run_synthetic(args: argparse.Namespace) -> int:
     if args.bots < 2 or args.synthetic < 1 or args.rounds < 1 or args.repeat < 1:
         raise UsageError("--synthetic, --rounds and --repeat need at least 1, --bots 2")
     if args.base is not None and not (args.base / "ladder" / "store.py").is_file():
-        raise UsageError(f"--base {args.base}: no niwa checkout there (no ladder/store.py)")
+        raise UsageError(f"--base {args.base}: no niwa checkout there (no niwa/ladder/store.py)")
     if args.db is not None and not is_postgres_url(args.db):
         raise UsageError(f"--db {args.db}: give a postgresql:// URL (SQLite is the default)")
     game = games[0]

@@ -17,11 +17,11 @@ import statistics
 
 import ray
 
-from ladder import executors
-from ladder.ray_executor import connect_problem
 from niwa.cli import UsageError
 from niwa.commands.bench import text_out, write_json
 from niwa.commands.bench_ladder import Played, play
+from niwa.ladder import executors
+from niwa.ladder.ray_executor import connect_problem
 
 
 def cluster_cpus(address: str) -> int:

@@ -50,8 +50,8 @@ from typing import Any, TextIO
 
 import trio
 
-import engine
-from bots.sdk import GameStart
+from niwa import engine
+from niwa.bots.sdk import GameStart
 from niwa.cli import UsageError
 from niwa.commands.bench import (
     add_json_option,
@@ -62,13 +62,13 @@ from niwa.commands.bench import (
 )
 from niwa.commands.bench_baselines import act_requests, bare_stub_ms, echo_ms, same_socket_ms
 from niwa.commands.bench_bots import bot_decisions
-from referee import replay
-from referee.clock import TimeControl
-from referee.logs import configure_cli_logging
-from referee.match import BotSpec, Limits, MatchSpec, play_match
-from referee.process_player import ProcessPlayer
-from referee.sandbox import SandboxUnavailable, bwrap
-from referee.text import printable
+from niwa.referee import replay
+from niwa.referee.clock import TimeControl
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import BotSpec, Limits, MatchSpec, play_match
+from niwa.referee.process_player import ProcessPlayer
+from niwa.referee.sandbox import SandboxUnavailable, bwrap
+from niwa.referee.text import printable
 
 #: Seats per in-process match (the player counts the performance goals name).
 IN_PROCESS_PLAYERS = {"blossom": 3, "bonsai": 2, "sakura": 4, "miyabi": 2}

@@ -33,13 +33,13 @@ from typing import Any
 
 import trio
 
-import engine
+from niwa import engine
 from niwa.commands.bench_engine_only import bots_cpu, engine_only
-from referee import match, replay
-from referee.logs import configure_cli_logging
-from referee.match import BotSpec, MatchSpec, play_match
-from referee.players import InProcessPlayer, Player, Question, make_question
-from referee.transport import BotClient
+from niwa.referee import match, replay
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import BotSpec, MatchSpec, play_match
+from niwa.referee.players import InProcessPlayer, Player, Question, make_question
+from niwa.referee.transport import BotClient
 
 _make_player = match.make_player
 

@@ -2,7 +2,7 @@
 
 For each game and player count, a seeded random playout stops at a few positions (spread
 over the match, chance and forced moves skipped); at each, the search of ``builtin:mcts``
-(``bots.search.ISMCTS`` with the game's heuristic) thinks for ``--seconds`` of wall
+(``niwa.bots.search.ISMCTS`` with the game's heuristic) thinks for ``--seconds`` of wall
 time, as the bot does with ``builtin:mcts?seconds=S``, or for a fixed ``--iterations``.
 The figure is iterations per second of that search (of wall time, or of this process's
 CPU time with ``--clock cpu``), median over the positions, with the load average
@@ -30,11 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-import engine
-from bots import heuristics
-from bots.search import ISMCTS, SearchLimits
-from engine import CHANCE, State
-from engine.testing.checks import playout
+from niwa import engine
+from niwa.bots import heuristics
+from niwa.bots.search import ISMCTS, SearchLimits
 from niwa.cli import UsageError
 from niwa.commands.bench import (
     add_json_option,
@@ -44,6 +42,8 @@ from niwa.commands.bench import (
     write_json,
 )
 from niwa.commands.bench_engine import CLOCKS
+from niwa.engine import CHANCE, State
+from niwa.engine.testing.checks import playout
 
 
 def register(sub: Any) -> None:

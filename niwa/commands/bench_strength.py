@@ -29,16 +29,16 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any
 
-import engine
-from bots import builtin
-from bots.manifest import MANIFEST
+from niwa import engine
+from niwa.bots import builtin
+from niwa.bots.manifest import MANIFEST
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.referee.pool import cores
 from niwa.series.games import GameJob, play_game, run_jobs
 from niwa.series.headtohead import a_score
 from niwa.series.report import fmt_elo, json_number
 from niwa.series.stats import block_interval, elo
-from referee.pool import cores
 
 __all__ = ["match_score", "run", "seatings", "side_spec", "split_pair"]
 
@@ -121,7 +121,7 @@ def match_score(places: Sequence[int], seating: Sequence[str]) -> float:
 
 def play(job: Job) -> Played:
     """Run one match in this (worker) process: the series' worker, scored for A."""
-    # The names were checked by split_pair (bots.builtin.create, options included).
+    # The names were checked by split_pair (niwa.bots.builtin.create, options included).
     bots = tuple(side_spec(job.a if who == "a" else job.b) for who in job.seating)
     record = play_game(GameJob(0, job.game, bots, job.seating, job.seed, job.time_control,
                                sandbox=job.sandbox, replay=job.replay))

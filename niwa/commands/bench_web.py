@@ -27,16 +27,16 @@ from typing import Any
 
 import anyio
 
-import engine
-from ladder.store import Store
+from niwa import engine
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.ladder_synthetic import fill
-from referee import replay as replays
-from web.app import BOARD_PAGE, create_app
-from web.offline import embed_json
-from web.replay_view import replay_payload
-from web.server import open_read_only
+from niwa.ladder.store import Store
+from niwa.referee import replay as replays
+from niwa.web.app import BOARD_PAGE, create_app
+from niwa.web.offline import embed_json
+from niwa.web.replay_view import replay_payload
+from niwa.web.server import open_read_only
 
 
 def register(sub: Any) -> None:

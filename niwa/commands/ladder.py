@@ -18,11 +18,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import engine
-from bots.manifest import ManifestError
-from bots.manifest import load as load_manifest
-from bots.manifest import parse as parse_manifest
-from ladder import (
+from niwa import engine
+from niwa.bots.manifest import ManifestError
+from niwa.bots.manifest import load as load_manifest
+from niwa.bots.manifest import parse as parse_manifest
+from niwa.cli import UsageError
+from niwa.ladder import (
     app,
     archive,
     client,
@@ -35,19 +36,18 @@ from ladder import (
     suspension,
     tails,
 )
-from ladder.admission import Limits
-from ladder.client import CallFailed, LadderClient
-from ladder.db import DatabaseError
-from ladder.inputs import MAX_ID, parse_number
-from ladder.lease import node_name
-from ladder.reads import Reads
-from ladder.runner import Settings
-from ladder.store import PENDING, Store, StoreError
-from ladder.views import LadderBot, MatchQuery
-from niwa.cli import UsageError
-from referee.cgroups import LimitsUnavailable
-from referee.text import printable
-from web import server as web_server
+from niwa.ladder.admission import Limits
+from niwa.ladder.client import CallFailed, LadderClient
+from niwa.ladder.db import DatabaseError
+from niwa.ladder.inputs import MAX_ID, parse_number
+from niwa.ladder.lease import node_name
+from niwa.ladder.reads import Reads
+from niwa.ladder.runner import Settings
+from niwa.ladder.store import PENDING, Store, StoreError
+from niwa.ladder.views import LadderBot, MatchQuery
+from niwa.referee.cgroups import LimitsUnavailable
+from niwa.referee.text import printable
+from niwa.web import server as web_server
 
 DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
@@ -259,7 +259,7 @@ def _read_args(p: argparse.ArgumentParser, token: bool = False) -> None:
 
 def _number(what: str, high: int) -> Callable[[str], int]:
     """An argparse type: a whole number from 0 to ``high`` in ASCII digits, so what the
-    ladder is asked fits its message's field (``ladder.inputs``)."""
+    ladder is asked fits its message's field (``niwa.ladder.inputs``)."""
 
     def parse(text: str) -> int:
         try:
@@ -521,7 +521,7 @@ def _bots(args: argparse.Namespace) -> int:
 
 def _matches(args: argparse.Namespace) -> int:
     _check_game(args.game)
-    # An id goes as text too: the ladder parses it (ladder.inputs), and a malformed or
+    # An id goes as text too: the ladder parses it (niwa.ladder.inputs), and a malformed or
     # huge one is refused there with the rest, never overflows the message's int64.
     query = MatchQuery(
         game=args.game, bot=args.bot, state=args.state, limit=args.limit,

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ladder.db import Database, DatabaseError
-from ladder.schema import migrate
 from niwa.commands.ladder_synthetic import SCHEMA
+from niwa.ladder.db import Database, DatabaseError
+from niwa.ladder.schema import migrate
 
 #: The tables the synthetic store fills (parents first); ``id`` columns are numbered.
 TABLES = ("owners", "bots", "matches", "match_seats", "results", "ratings", "schema_version")

@@ -17,8 +17,8 @@ import sqlite3
 import time
 from pathlib import Path
 
-import engine
-from ladder.schema import MIGRATIONS
+from niwa import engine
+from niwa.ladder.schema import MIGRATIONS
 
 #: The schema an older niwa reads (before the totals of schema 4).
 SCHEMA = 3

@@ -26,11 +26,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import ladder
-from ladder import logs
-from ladder.reads import Reads
-from ladder.runner import Runner, Settings
-from ladder.store import Finished, Match, SeatResult, Store
+from niwa import ladder
+from niwa.ladder import logs
+from niwa.ladder.reads import Reads
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import Finished, Match, SeatResult, Store
 
 
 class Timings:

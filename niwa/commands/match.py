@@ -10,17 +10,17 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-import engine
+from niwa import engine
 from niwa.cli import UsageError
 from niwa.commands.play import FAIL_ON_HELP, warn_isolation
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.pool import cores
+from niwa.referee.text import printable
 from niwa.series import schedule, stats
 from niwa.series.games import FAIL_ON, GameJob, GameRecord, play_game, run_jobs
 from niwa.series.headtohead import HeadToHead
 from niwa.series.report import JsonLines, Live, Standings, progress
 from niwa.series.setup import check_seating, entrants
-from referee.logs import configure_cli_logging
-from referee.pool import cores
-from referee.text import printable
 
 EPILOG = """\
 exit codes:

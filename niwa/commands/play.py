@@ -11,19 +11,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-import engine
-from bots.manifest import ManifestError
-from bots.sdk import NOTE_LIMIT
-from engine import CHANCE, State
+from niwa import engine
+from niwa.bots.manifest import ManifestError
+from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
 from niwa.commands.replay import read_replay, write_html
-from niwa.series.games import FAIL_ON, FailureCounter, fails_run, out_says_it
-from niwa.series.names import named, shown
-from niwa.series.report import failure_text
-from referee import cgroups
-from referee.clock import TimeControl
-from referee.logs import configure_cli_logging
-from referee.match import (
+from niwa.engine import CHANCE, State
+from niwa.referee import cgroups
+from niwa.referee.clock import TimeControl
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import (
     BotSpec,
     MatchOutcome,
     MatchSpec,
@@ -31,10 +28,13 @@ from referee.match import (
     load_game,
     play_match,
 )
-from referee.replay import Move, SeatOutcome, Step
-from referee.sandbox import SandboxUnavailable
-from referee.stderr_tail import SHOWN_LINES, cause_lines
-from referee.text import printable, printable_lines
+from niwa.referee.replay import Move, SeatOutcome, Step
+from niwa.referee.sandbox import SandboxUnavailable
+from niwa.referee.stderr_tail import SHOWN_LINES, cause_lines
+from niwa.referee.text import printable, printable_lines
+from niwa.series.games import FAIL_ON, FailureCounter, fails_run, out_says_it
+from niwa.series.names import named, shown
+from niwa.series.report import failure_text
 
 #: How much of a bot's name (``name@version``, and a path's end if two share it) or
 #: a failure detail a narration line shows.

@@ -9,24 +9,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-import engine
-from bots.sdk import NOTE_LIMIT
-from engine import CHANCE, canonical_json
-from ladder.client import CallFailed, LadderClient, ReplayMismatch, checked_replay
+from niwa import engine
+from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
+from niwa.engine import CHANCE, canonical_json
+from niwa.ladder.client import CallFailed, LadderClient, ReplayMismatch, checked_replay
+from niwa.referee import replay as replays
+from niwa.referee.ask import ask_again_sync
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import BotSpec
+from niwa.referee.replay import Move, Replay, ReplayError, Step
+from niwa.referee.replay_check import check
+from niwa.referee.sandbox import SandboxUnavailable
+from niwa.referee.stderr_tail import SHOWN_LINES, cause_lines
+from niwa.referee.text import printable, printable_lines
 from niwa.series.names import shown
-from referee import replay as replays
-from referee.ask import ask_again_sync
-from referee.logs import configure_cli_logging
-from referee.match import BotSpec
-from referee.replay import Move, Replay, ReplayError, Step
-from referee.replay_check import check
-from referee.sandbox import SandboxUnavailable
-from referee.stderr_tail import SHOWN_LINES, cause_lines
-from referee.text import printable, printable_lines
-from web.offline import offline_html
-from web.replay_view import MAX_STEPS as MAX_VIEWER_STEPS
-from web.replay_view import replay_payload
+from niwa.web.offline import offline_html
+from niwa.web.replay_view import MAX_STEPS as MAX_VIEWER_STEPS
+from niwa.web.replay_view import replay_payload
 
 #: How much of a bot-written name, failure detail or debug line a line shows.
 NAME_SHOWN = 60

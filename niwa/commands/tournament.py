@@ -10,18 +10,18 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-import engine
-from ladder.mle import batch_elo
+from niwa import engine
 from niwa.cli import UsageError
 from niwa.commands.match import add_common, series_seed
 from niwa.commands.play import warn_isolation
+from niwa.ladder.mle import batch_elo
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.pool import cores
+from niwa.referee.text import printable
 from niwa.series import schedule
 from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
 from niwa.series.setup import check_seating, entrants
-from referee.logs import configure_cli_logging
-from referee.pool import cores
-from referee.text import printable
 
 FORMATS = ("round-robin", "gauntlet", "swiss")
 
@@ -35,7 +35,7 @@ formats:
                sit the round out (the lowest ranked of those with fewest byes)
 
 standings: points are each game's share of the other seats a bot placed ahead of
-(1 a win, 1/2 a draw with two players); Elo is the ladder's batch fit (ladder/mle.py):
+(1 a win, 1/2 a draw with two players); Elo is the ladder's batch fit (niwa/ladder/mle.py):
 maximum-likelihood Bradley-Terry over the pairwise results, mean 1500, ± 95 %.
 
 exit codes:

@@ -1,7 +1,7 @@
 """One game of a series as a job for a worker process, and the pool that runs them.
 
-Each game runs in its own (spawned) worker process through :func:`referee.match.play_match`,
-with the same :class:`~referee.match.MatchSpec` defaults as ``niwa play``: a worker
+Each game runs in its own (spawned) worker process through :func:`niwa.referee.match.play_match`,
+with the same :class:`~niwa.referee.match.MatchSpec` defaults as ``niwa play``: a worker
 needs only the referee, and a game that wedges its process cannot stall the others.
 """
 
@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from referee.logs import configure_cli_logging
-from referee.match import MatchSpec, play_match
-from referee.pool import spawn_pool
-from referee.replay import SeatOutcome
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import MatchSpec, play_match
+from niwa.referee.pool import spawn_pool
+from niwa.referee.replay import SeatOutcome
 
 #: Decision statuses that count against a bot (DESIGN.md "Matches, clocks and failures").
 FAILURES = ("TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ladder.elo import pair_score
+from niwa.ladder.elo import pair_score
 from niwa.series import stats
 from niwa.series.games import GameRecord
 from niwa.series.report import fmt_elo, json_number

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import PurePath
 
-from referee.match import BotSpec
-from referee.text import ELLIPSIS, printable
+from niwa.referee.match import BotSpec
+from niwa.referee.text import ELLIPSIS, printable
 
 
 def bot_names(specs: Sequence[BotSpec]) -> list[str]:

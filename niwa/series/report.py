@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from ladder.elo import pair_score
+from niwa.ladder.elo import pair_score
+from niwa.referee.text import printable
 from niwa.series.games import FAILURES, GameRecord, out_says_it
 from niwa.series.names import shown
-from referee.text import printable
 
 
 def failure_text(kind: str, count: int, at: int | None, detail: str, where: str = "") -> str:

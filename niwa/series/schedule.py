@@ -9,7 +9,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import combinations
 
-from referee.seeds import derive_seed
+from niwa.referee.seeds import derive_seed
 
 
 def game_seed(seed: int, number: int) -> int:

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from niwa.cli import UsageError
 from niwa.commands.play import build_spec
+from niwa.referee.match import BotSpec, MatchSpec, check_bots_play, check_sandbox, load_game
+from niwa.referee.sandbox import SandboxUnavailable, bwrap
 from niwa.series.names import bot_names
-from referee.match import BotSpec, MatchSpec, check_bots_play, check_sandbox, load_game
-from referee.sandbox import SandboxUnavailable, bwrap
 
 
 def check_seating(args: argparse.Namespace, seats: Sequence[str]) -> MatchSpec:

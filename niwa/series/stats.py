@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ladder.elo import Z95, expected
+from niwa.ladder.elo import Z95, expected
 
 #: Added to every outcome count before the SPRT's fit (as fishtest does).
 REGULARISATION = 1e-3
@@ -57,7 +57,7 @@ def elo(score: float) -> float:
 
 def expected_score(elo_diff: float) -> float:
     """The score an Elo difference of ``elo_diff`` expects: the inverse of :func:`elo`
-    (the ladder's own formula, :func:`ladder.elo.expected`)."""
+    (the ladder's own formula, :func:`niwa.ladder.elo.expected`)."""
     return expected(elo_diff, 0.0)
 
 

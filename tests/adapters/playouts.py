@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.registry import games, load
+from niwa.engine.registry import games, load
 
 #: (game, players) for every registered game and player count.
 TABLES = [

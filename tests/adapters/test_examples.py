@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("pyspiel", reason="the rl extra is not installed (pip install niwa[rl])")
 
-import engine
-from bots.sdk import GameStart, Turn
+from niwa import engine
+from niwa.bots.sdk import GameStart, Turn
 from niwa.cli import main
-from referee import replay
+from niwa.referee import replay
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -8,8 +8,8 @@ pytest.importorskip("numpy", reason="the rl extra is not installed (pip install 
 
 import numpy as np
 
-from engine.registry import load
 from niwa.adapters.features import encode
+from niwa.engine.registry import load
 
 
 def test_the_same_observation_gives_the_same_vector_of_the_asked_size() -> None:

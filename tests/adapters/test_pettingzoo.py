@@ -11,7 +11,7 @@ pytest.importorskip("pettingzoo", reason="the rl extra is not installed (pip ins
 import numpy as np
 from pettingzoo.test import api_test, render_test, seed_test
 
-import engine
+from niwa import engine
 from niwa.adapters.pettingzoo import NiwaEnv, env
 from tests.adapters.playouts import TABLES
 

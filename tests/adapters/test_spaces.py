@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine.testing.checks import every_state
+from niwa import engine
 from niwa.adapters.spaces import action_space, bonsai_cells, bonsai_reach
+from niwa.engine.testing.checks import every_state
 from tests.adapters.playouts import TABLES
 
 

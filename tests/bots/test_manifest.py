@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bots import manifest
-from bots.manifest import ManifestError
+from niwa.bots import manifest
+from niwa.bots.manifest import ManifestError
 
 
 def text(name: str = "zen", version: str = "1.0.0", games: str = '["blossom"]',

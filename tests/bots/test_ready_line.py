@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from bots import server
-from bots.sdk import READY_LINE
+from niwa.bots import server
+from niwa.bots.sdk import READY_LINE
 
 
 def test_ready_is_announced_in_a_single_write(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from bots.builtin import UnknownBuiltin, create
-from bots.manifest import ManifestError, load
-from bots.sdk import (
+from niwa.bots.builtin import UnknownBuiltin, create
+from niwa.bots.manifest import ManifestError, load
+from niwa.bots.sdk import (
     DEBUG_LIMIT,
     ERROR_LIMIT,
     GameStart,
@@ -22,10 +22,10 @@ from bots.sdk import (
     cut_debug,
     exception_line,
 )
-from bots.server import _Servicer
-from niwa_proto.v1 import bot_pb2
-from referee.players import Question
-from referee.transport import BotClient
+from niwa.bots.server import _Servicer
+from niwa.proto.v1 import bot_pb2
+from niwa.referee.players import Question
+from niwa.referee.transport import BotClient
 
 
 def turn(decision: int, seed: int = 1) -> Turn:
@@ -139,7 +139,7 @@ def test_a_bad_manifest_says_what_to_fix(tmp_path: Path, text: str | None, messa
 
 def test_serving_without_the_socket_variable_explains_who_starts_bots() -> None:
     env = {k: v for k, v in os.environ.items() if k != "NIWA_SOCKET"}
-    done = subprocess.run([sys.executable, "-m", "bots.builtin", "random"], env=env,
+    done = subprocess.run([sys.executable, "-m", "niwa.bots.builtin", "random"], env=env,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert "NIWA_SOCKET is not set" in done.stderr
@@ -147,7 +147,7 @@ def test_serving_without_the_socket_variable_explains_who_starts_bots() -> None:
 
 def test_a_served_bot_prints_ready_and_answers_act_over_its_socket(tmp_path: Path) -> None:
     socket = str(tmp_path / "bot.sock")
-    bot = subprocess.Popen([sys.executable, "-m", "bots.builtin", "random"],
+    bot = subprocess.Popen([sys.executable, "-m", "niwa.bots.builtin", "random"],
                            env={**os.environ, "NIWA_SOCKET": socket},
                            stdout=subprocess.PIPE, text=True)
     try:

@@ -1,10 +1,10 @@
 """Every registered game, every player count and option set, every promise of the
-engine contract: the suite from engine.testing, as a third-party game would run it."""
+engine contract: the suite from niwa.engine.testing, as a third-party game would run it."""
 
 from __future__ import annotations
 
-import engine
-from engine.testing import conformance_cases, conformance_tests
+from niwa import engine
+from niwa.engine.testing import conformance_cases, conformance_tests
 
 test_registered_games = conformance_tests(*engine.games())
 

@@ -1,4 +1,4 @@
-"""engine.testing runs the whole suite on a game that is neither part of niwa nor
+"""niwa.engine.testing runs the whole suite on a game that is neither part of niwa nor
 registered: the tiny high-card game in tests/conformance/highcard/."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from engine import State
-from engine.testing import conformance_cases, conformance_tests
-from engine.testing.checks import check_round_trip_every_step
+from niwa.engine import State
+from niwa.engine.testing import conformance_cases, conformance_tests
+from niwa.engine.testing.checks import check_round_trip_every_step
 from tests.conformance.highcard import GAME, HighCardGame, HighCardState
 
 # the one line an outside game's test module needs
@@ -25,7 +25,7 @@ test_highcard_conformance = conformance_tests(GAME)
 REPO = Path(__file__).resolve().parents[2]
 
 LEAKY_MODULE = '''
-from engine.testing import conformance_tests
+from niwa.engine.testing import conformance_tests
 from tests.conformance.highcard import HighCardGame, HighCardState
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-import engine
-from engine import CHANCE, IllegalAction, State
+from niwa import engine
+from niwa.engine import CHANCE, IllegalAction, State
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = tuple(engine.games())
@@ -82,7 +82,7 @@ def game_sections(game: str) -> Sections | None:
 
 
 def game_of_path(path: str) -> str | None:
-    """The game a file is about, from its path (``engine/rulesets/sakura/...``)."""
+    """The game a file is about, from its path (``niwa/engine/rulesets/sakura/...``)."""
     for game in GAMES:
         if re.search(rf"(?:^|/){game}(?:/|\.md$|\.py$)", path):
             return game
@@ -193,7 +193,7 @@ def test_a_citation_of_a_missing_heading_is_named_with_file_and_line() -> None:
 
 
 def test_a_bare_section_takes_the_game_of_the_file_path() -> None:
-    broken = check_text("# (§9)", "engine/rulesets/sakura/state.py", "sakura", page(PAGE))
+    broken = check_text("# (§9)", "niwa/engine/rulesets/sakura/state.py", "sakura", page(PAGE))
     assert [b.why for b in broken] == ["no heading 9 in docs/games/sakura.md"]
 
 
@@ -216,7 +216,7 @@ def test_a_section_of_a_game_without_a_page_is_broken() -> None:
 
 def test_citing_the_rules_files_outside_the_repository_is_broken() -> None:
     text = "source: shared/rules/blossom.md and blossom-rulesheet.txt"
-    broken = check_text(text, "engine/rulesets/blossom/data/rules.json", None, page(PAGE))
+    broken = check_text(text, "niwa/engine/rulesets/blossom/data/rules.json", None, page(PAGE))
     assert [b.citation for b in broken if b.why == "points outside the repository"] == [
         "shared/rules",
         "blossom-rulesheet.txt",

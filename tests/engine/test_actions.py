@@ -1,4 +1,4 @@
-"""engine.actions: a move is legal only if its canonical JSON is that of a listed one."""
+"""niwa.engine.actions: a move is legal only if its canonical JSON is that of a listed one."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.actions import LegalActions, same_json
-from engine.api import Action, IllegalAction, canonical_json
+from niwa.engine.actions import LegalActions, same_json
+from niwa.engine.api import Action, IllegalAction, canonical_json
 
 LEGAL = [{"type": "arrange", "kind": "rose", "count": 1}, {"type": "draw", "from": "deck"}]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.api import _SHARED, canonical_json, share_json
+from niwa import engine
+from niwa.engine.api import _SHARED, canonical_json, share_json
 
 VALUES: list[Any] = [
     {"type": "draw", "card": 12},

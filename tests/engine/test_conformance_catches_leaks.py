@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.rulesets.blossom import BlossomGame, BlossomState
-from engine.rulesets.miyabi import MiyabiGame
-from engine.testing import checks
+from niwa import engine
+from niwa.engine.rulesets.blossom import BlossomGame, BlossomState
+from niwa.engine.rulesets.miyabi import MiyabiGame
+from niwa.engine.testing import checks
 
 
 def _next_hand(state: BlossomState, seat: int) -> object:

@@ -1,10 +1,10 @@
 """The engine is sans-IO: no trio, grpc, structlog, clocks or global random (DESIGN.md).
 
-engine/testing/ (the conformance checks other games import) is held to the same rule
+niwa/engine/testing/ (the conformance checks other games import) is held to the same rule
 with two exceptions it needs and nothing else: it seeds its own ``random.Random``
 instances to drive playouts (the global random state stays untouched: only the class
 ``Random`` may be used), and it imports pytest inside a function, so that importing
-engine.testing never needs pytest."""
+niwa.engine.testing never needs pytest."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import engine
+from niwa import engine
 
 FORBIDDEN = {"trio", "grpc", "structlog", "time", "random", "asyncio", "socket", "threading"}
 ENGINE_DIR = Path(engine.__file__).parent
@@ -95,7 +95,7 @@ def test_loading_every_game_and_engine_testing_pulls_in_no_forbidden_module() ->
     watched = sorted(FORBIDDEN - {"time", "random", "threading", "socket"} | {"pytest"})
     code = (
         "import sys, engine\n"
-        "import engine.testing\n"
+        "import niwa.engine.testing\n"
         "for name in engine.games():\n"
         "    engine.load(name).new_game(engine.load(name).info.min_players)\n"
         f"print(sorted(m for m in {watched!r} if m in sys.modules))\n"

@@ -7,12 +7,12 @@ import subprocess
 import sys
 import types
 
-import engine
+from niwa import engine
 
 
 def test_importing_every_game_package_leaves_engine_games_a_function() -> None:
     for name in engine.games():
-        importlib.import_module(f"engine.rulesets.{name}")
+        importlib.import_module(f"niwa.engine.rulesets.{name}")
     assert isinstance(engine.games, types.FunctionType)
     assert engine.games() == ["blossom", "bonsai", "miyabi", "sakura"]
 
@@ -20,7 +20,7 @@ def test_importing_every_game_package_leaves_engine_games_a_function() -> None:
 def test_a_game_imported_before_the_engine_does_not_shadow_the_registry() -> None:
     # A fresh interpreter, so the game package is the first thing imported.
     code = (
-        "import engine.rulesets.sakura, engine, types; "
+        "import niwa.engine.rulesets.sakura, engine, types; "
         "assert isinstance(engine.games, types.FunctionType); print(engine.games())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -28,5 +28,5 @@ def test_a_game_imported_before_the_engine_does_not_shadow_the_registry() -> Non
 
 
 def test_load_returns_the_registered_game_object() -> None:
-    blossom = importlib.import_module("engine.rulesets.blossom")
+    blossom = importlib.import_module("niwa.engine.rulesets.blossom")
     assert engine.load("blossom") is blossom.GAME

@@ -1,4 +1,4 @@
-"""engine.snapshot: one envelope for every game's snapshot, refused with a clear error."""
+"""niwa.engine.snapshot: one envelope for every game's snapshot, refused with a clear error."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.snapshot import SnapshotError, SnapshotFormat, data_digest
+from niwa import engine
+from niwa.engine.snapshot import SnapshotError, SnapshotFormat, data_digest
 
 FMT = SnapshotFormat(game="blossom", rules="blossom@1", data="ab" * 32)
 
@@ -86,9 +86,9 @@ def test_load_turns_a_field_of_the_wrong_type_into_a_snapshot_error() -> None:
 
 
 def test_data_digest_hashes_the_named_files_bytes() -> None:
-    body = files("engine.rulesets.blossom").joinpath("data/rules.json").read_bytes()
+    body = files("niwa.engine.rulesets.blossom").joinpath("data/rules.json").read_bytes()
     want = hashlib.sha256(f"rules.json\0{len(body)}\0".encode() + body).hexdigest()
-    assert data_digest("engine.rulesets.blossom", ["rules.json"]) == want
+    assert data_digest("niwa.engine.rulesets.blossom", ["rules.json"]) == want
 
 
 # Every game on the shared envelope, one test per game (bonsai and miyabi join here).

@@ -1,4 +1,4 @@
-"""Shared checks of the snapshot envelope (engine.snapshot) for each game's tests: a
+"""Shared checks of the snapshot envelope (niwa.engine.snapshot) for each game's tests: a
 snapshot of other rules, other data, another game or a malformed state is refused with
 an error that names the cause."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engine import CHANCE, Game, SnapshotError
+from niwa.engine import CHANCE, Game, SnapshotError
 
 Snapshot = dict[str, Any]
 

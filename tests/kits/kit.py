@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
-from referee import replay
+from niwa.referee import replay
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: A cold build on a busy two-core machine (Go compiles Debian's gRPC sources once).

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.store import Store
+from niwa.ladder.store import Store
 from tests.postgres import Server
 
 ENGINES = ("sqlite", "postgresql")

@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TypeVar
 
-from ladder.elo import BASE, SCALE, Z95, Estimate, pair_score
+from niwa.ladder.elo import BASE, SCALE, Z95, Estimate, pair_score
 
 BotId = TypeVar("BotId", bound=Hashable)
 

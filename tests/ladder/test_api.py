@@ -12,10 +12,10 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from ladder import archive, client, server
-from ladder.store import ACTIVE, PENDING, VALIDATION, Store
-from niwa_proto.v1 import ladder_pb2 as pb
-from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
+from niwa.ladder import archive, client, server
+from niwa.ladder.store import ACTIVE, PENDING, VALIDATION, Store
+from niwa.proto.v1 import ladder_pb2 as pb
+from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
 

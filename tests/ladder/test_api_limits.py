@@ -11,12 +11,12 @@ from pathlib import Path
 import grpc
 import pytest
 
-from ladder import archive, client, reads, server
-from ladder.admission import Admission, Limits
-from ladder.store import ACTIVE, Finished, SeatResult, Store
-from ladder.views import BotListing
-from niwa_proto.v1 import ladder_pb2 as pb
-from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
+from niwa.ladder import archive, client, reads, server
+from niwa.ladder.admission import Admission, Limits
+from niwa.ladder.store import ACTIVE, Finished, SeatResult, Store
+from niwa.ladder.views import BotListing
+from niwa.proto.v1 import ladder_pb2 as pb
+from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
 from tests.ladder.serving import start_ladder, wait_for
 from tests.polling import PATIENCE_S
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ladder import archive, unpack
-from ladder.archive import ArchiveError, Limits
+from niwa.ladder import archive, unpack
+from niwa.ladder.archive import ArchiveError, Limits
 
 MANIFEST = b'name = "x"\nversion = "1"\n'
 MIB = 1024 * 1024
@@ -390,7 +390,7 @@ def test_a_pax_header_bomb_is_refused_at_its_header() -> None:
 def test_a_header_bomb_costs_the_unpacking_process_little_memory() -> None:
     settings = json.dumps({"limits": {}, "child": {}})
     done = subprocess.run(
-        [sys.executable, "-m", "ladder.unpack", settings, "scan"],
+        [sys.executable, "-m", "niwa.ladder.unpack", settings, "scan"],
         input=header_bomb(b"L"),
         capture_output=True,
         check=False,

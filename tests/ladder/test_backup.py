@@ -6,9 +6,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from ladder.db import Database
-from ladder.reads import Reads
-from ladder.store import Store
+from niwa.ladder.db import Database
+from niwa.ladder.reads import Reads
+from niwa.ladder.store import Store
 from tests.ladder.test_replay_integrity import REPLAY, finished_match_at
 from tests.ladder.test_upgrade import rows
 from tests.postgres import Server

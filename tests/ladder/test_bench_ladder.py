@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ladder.db import Database
-from ladder.store import DONE, Store
 from niwa.cli import main
 from niwa.commands.bench_ladder import HERE
 from niwa.commands.ladder_synthetic import QUEUED, SCHEMA, fill
+from niwa.ladder.db import Database
+from niwa.ladder.store import DONE, Store
 from tests.postgres import Server
 
 

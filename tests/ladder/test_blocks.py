@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ladder.blocks import BlockTridiagonal, Pattern, breadth_first, partition
+from niwa.ladder.blocks import BlockTridiagonal, Pattern, breadth_first, partition
 
 
 def banded(n: int, reach: int, seed: int) -> tuple[np.ndarray, BlockTridiagonal]:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import engine
-from ladder import archive, bot_cache
-from ladder.bot_cache import cache_problem, cached_bot
-from ladder.ray_executor import Expected, niwa_version, node_problem
+from niwa import engine
+from niwa.ladder import archive, bot_cache
+from niwa.ladder.bot_cache import cache_problem, cached_bot
+from niwa.ladder.ray_executor import Expected, niwa_version, node_problem
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
 DATA = archive.pack_directory(EXAMPLE_BOT)

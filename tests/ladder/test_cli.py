@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import structlog
 
-from ladder import logs
 from niwa.cli import main
+from niwa.ladder import logs
 
 
 def test_user_add_prints_a_token_that_is_stored_only_as_a_hash(

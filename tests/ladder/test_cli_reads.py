@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ladder import logs, server, sparring, submission
-from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, RESERVE, Finished, SeatResult, Store
 from niwa.cli import build_parser, main
-from referee.replay import Header
+from niwa.ladder import logs, server, sparring, submission
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import ACTIVE, RESERVE, Finished, SeatResult, Store
+from niwa.referee.replay import Header
 
 
 @pytest.fixture

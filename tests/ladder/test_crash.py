@@ -10,8 +10,8 @@ import signal
 import subprocess
 from pathlib import Path
 
-from ladder import elo, submission
-from ladder.store import ACTIVE, DONE, RATED, RUNNING, Store
+from niwa.ladder import elo, submission
+from niwa.ladder.store import ACTIVE, DONE, RATED, RUNNING, Store
 from tests.ladder.serving import alive, children, start_ladder, wait_for
 from tests.postgres import Server
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-import engine
-from ladder.demo import Progress
-from ladder.store import Match
+from niwa import engine
+from niwa.ladder.demo import Progress
+from niwa.ladder.store import Match
 from tests.ladder.serving import printed_address, start_ladder, wait_for
 
 DEMO = [sys.executable, "-m", "niwa", "ladder", "demo", "--workers", "1", "--seed", "1"]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ladder import client
 from niwa.cli import main
-from niwa_proto.v1 import ladder_pb2 as pb
+from niwa.ladder import client
+from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.serving import wait_for
 from tests.ladder.tiny_bots import QUICK, cli, write_bot
 

@@ -13,14 +13,14 @@ import grpc
 import pytest
 from starlette.testclient import TestClient
 
-from ladder import client, server
-from ladder.reads import WAITING, Reads
-from ladder.store import ACTIVE, DONE, Finished, Owner, SeatResult, Store, StoreError
-from ladder.views import MatchQuery
-from niwa_proto.v1 import ladder_pb2 as pb
+from niwa.ladder import client, server
+from niwa.ladder.reads import WAITING, Reads
+from niwa.ladder.store import ACTIVE, DONE, Finished, Owner, SeatResult, Store, StoreError
+from niwa.ladder.views import MatchQuery
+from niwa.proto.v1 import ladder_pb2 as pb
+from niwa.web.app import create_app
 from tests.polling import PATIENCE_S
 from tests.web.matches import play
-from web.app import create_app
 
 SEED = 424242
 

@@ -1,4 +1,4 @@
-"""Elo maths against values computed by hand (ladder/elo.py)."""
+"""Elo maths against values computed by hand (niwa/ladder/elo.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from ladder import elo, mle
+from niwa.ladder import elo, mle
 from tests.ladder import elo_before
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ladder import client
 from niwa.cli import main
-from niwa_proto.v1 import ladder_pb2 as pb
+from niwa.ladder import client
+from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.serving import start_ladder, wait_for
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from ladder.reads import Reads
-from ladder.store import ACTIVE, Finished, SeatResult, Store
-from web.app import create_app
+from niwa.ladder.reads import Reads
+from niwa.ladder.store import ACTIVE, Finished, SeatResult, Store
+from niwa.web.app import create_app
 
 SEED = 987654321
 

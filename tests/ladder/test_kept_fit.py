@@ -12,9 +12,9 @@ import random
 
 import pytest
 
-from ladder import elo, mle
-from ladder.reads import Reads, shown_placings
-from ladder.store import ACTIVE, RATED, VALIDATION, Store
+from niwa.ladder import elo, mle
+from niwa.ladder.reads import Reads, shown_placings
+from niwa.ladder.store import ACTIVE, RATED, VALIDATION, Store
 from tests.ladder.test_store_totals import play
 
 TOLERANCE = 1e-6
@@ -56,7 +56,7 @@ def assert_board_is_the_fit_from_scratch(reader: Store) -> None:
 
 
 def test_the_board_after_each_commit_equals_the_fit_from_scratch(store: Store) -> None:
-    # 110 bots: the information falls into several blocks (ladder.blocks.SMALLEST).
+    # 110 bots: the information falls into several blocks (niwa.ladder.blocks.SMALLEST).
     ids = ladder_by_strength(store, bots=110, matches=500, seed=1)
     rng = random.Random(2)
     assert_board_is_the_fit_from_scratch(store)

@@ -3,9 +3,9 @@ of the fit, so a weak old version cannot lift everyone shown above 1500."""
 
 from __future__ import annotations
 
-from ladder import elo, mle
-from ladder.reads import Reads, shown_placings
-from ladder.store import ACTIVE, SUPERSEDED, Finished, SeatResult, Store
+from niwa.ladder import elo, mle
+from niwa.ladder.reads import Reads, shown_placings
+from niwa.ladder.store import ACTIVE, SUPERSEDED, Finished, SeatResult, Store
 
 
 def play(store: Store, winner: int, loser: int) -> None:

@@ -1,4 +1,4 @@
-"""The runner lease (ladder/lease.py) on SQLite and PostgreSQL: one holder at a time,
+"""The runner lease (niwa/ladder/lease.py) on SQLite and PostgreSQL: one holder at a time,
 taken over only once its heartbeat stopped for a lease time."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ladder import submission
-from ladder.db import session_name
-from ladder.lease import Lease, node_name
-from ladder.store import ACTIVE, Store
+from niwa.ladder import submission
+from niwa.ladder.db import session_name
+from niwa.ladder.lease import Lease, node_name
+from niwa.ladder.store import ACTIVE, Store
 from tests.postgres import Server
 
 

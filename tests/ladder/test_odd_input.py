@@ -21,9 +21,9 @@ import pytest
 from google.protobuf import descriptor, message_factory
 from starlette.routing import Mount, Route
 
-import web.app
-from ladder.store import RETIRED, Store
-from niwa_proto.v1 import ladder_pb2 as pb
+import niwa.web.app
+from niwa.ladder.store import RETIRED, Store
+from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.conftest import ENGINES
 from tests.ladder.test_replay_integrity import finished_match
 from tests.polling import PATIENCE_S
@@ -93,7 +93,7 @@ def route_paths() -> list[tuple[str, list[str]]]:
     """Every route of the app: its path and its path parameters' names."""
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open(str(Path(tmp) / "ladder.db"))
-        app = web.app.create_app(store)
+        app = niwa.web.app.create_app(store)
         store.close()
     found = []
     for r in app.routes:
@@ -105,9 +105,9 @@ def route_paths() -> list[tuple[str, list[str]]]:
 
 
 def query_names() -> list[str]:
-    """Every query parameter web/app.py reads (through ``number``, ``text`` or
+    """Every query parameter niwa/web/app.py reads (through ``number``, ``text`` or
     ``query_params.get``)."""
-    tree = ast.parse(Path(web.app.__file__).read_text())
+    tree = ast.parse(Path(niwa.web.app.__file__).read_text())
     names = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):

@@ -15,10 +15,10 @@ from pathlib import Path
 import grpc
 import pytest
 
-from ladder import client
-from niwa_proto.v1 import ladder_pb2 as pb
-from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
-from referee.private import PUBLIC_NOTE_CHARS
+from niwa.ladder import client
+from niwa.proto.v1 import ladder_pb2 as pb
+from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
+from niwa.referee.private import PUBLIC_NOTE_CHARS
 from tests.ladder.serving import wait_for
 from tests.ladder.tiny_bots import cli, owner_tokens, talking_bot, write_bot
 from tests.web.served import page, start_web_ladder

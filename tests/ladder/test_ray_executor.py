@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from ladder import archive, executors, submission
-from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, DONE, RUNNING, Store
-from referee.cgroups import LimitsUnavailable
+from niwa.ladder import archive, executors, submission
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import ACTIVE, DONE, RUNNING, Store
+from niwa.referee.cgroups import LimitsUnavailable
 from tests.captured_logs import every_event
 from tests.ladder.test_crash import assert_counted_once, snapshot, three_random_bots
 from tests.ladder.tiny_bots import QUICK, write_bot
@@ -24,8 +24,8 @@ from tests.polling import wait_for
 
 pytest.importorskip("ray", reason="the Ray executor's tests need Ray: pip install 'niwa[ray]'")
 
-from ladder import ray_executor
-from ladder.ray_executor import Expected, niwa_version, node_problem
+from niwa.ladder import ray_executor
+from niwa.ladder.ray_executor import Expected, niwa_version, node_problem
 from tests.ladder.ray_cluster import Cluster, refresh_ray_config
 
 #: Matches on Ray start slowly on a busy machine (a worker process per task at first).

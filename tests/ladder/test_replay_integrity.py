@@ -18,11 +18,11 @@ import grpc
 import pytest
 import structlog
 
-from ladder import client, server
-from ladder.store import ACTIVE, Finished, SeatResult, Store
 from niwa.cli import main
-from niwa_proto.v1 import ladder_pb2 as pb
-from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
+from niwa.ladder import client, server
+from niwa.ladder.store import ACTIVE, Finished, SeatResult, Store
+from niwa.proto.v1 import ladder_pb2 as pb
+from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
 from tests.polling import PATIENCE_S
 
 REPLAY = b'{"header": "a replay"}\n{"move": 1}\n'

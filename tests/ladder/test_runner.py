@@ -7,9 +7,9 @@ from pathlib import Path
 
 import psycopg
 
-from ladder import submission
-from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, Store
+from niwa.ladder import submission
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import ACTIVE, Store
 from tests.postgres import Server
 
 

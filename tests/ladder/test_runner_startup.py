@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ladder import submission
-from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, FAILED, QUEUED, Store
-from referee.cgroups import ROOT_ENV, LimitsUnavailable
+from niwa.ladder import submission
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import ACTIVE, FAILED, QUEUED, Store
+from niwa.referee.cgroups import ROOT_ENV, LimitsUnavailable
 
 
 def dead_pid() -> int:

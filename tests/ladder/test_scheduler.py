@@ -1,10 +1,10 @@
-"""Pairing, seating and duplicate rounds (ladder/scheduler.py)."""
+"""Pairing, seating and duplicate rounds (niwa/ladder/scheduler.py)."""
 
 from __future__ import annotations
 
 import random
 
-from ladder.scheduler import Candidate, assign_seats, pick_group, player_count, rotations
+from niwa.ladder.scheduler import Candidate, assign_seats, pick_group, player_count, rotations
 
 
 def test_the_least_played_bot_is_always_picked() -> None:

@@ -13,9 +13,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from ladder import client
-from niwa_proto.v1 import ladder_pb2 as pb
-from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
+from niwa.ladder import client
+from niwa.proto.v1 import ladder_pb2 as pb
+from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
 from tests.ladder.serving import start_ladder, wait_for
 from tests.ladder.tiny_bots import QUICK, SECRET, SLEEPER, cli, owner_tokens, write_bot
 

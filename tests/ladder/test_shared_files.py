@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ladder import submission
-from ladder.reads import Reads
-from ladder.runner import Runner, Settings
-from ladder.store import Store
+from niwa.ladder import submission
+from niwa.ladder.reads import Reads
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import Store
 from tests.ladder.serving import wait_for
 from tests.ladder.test_replay_integrity import REPLAY, finished_match
 from tests.ladder.test_submission import bot_archive

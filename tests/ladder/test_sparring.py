@@ -8,11 +8,11 @@ import io
 import json
 import random
 
-from ladder import demo, logs
-from ladder.reads import Reads
-from ladder.runner import Runner, Settings
-from ladder.scheduler import Candidate, pick_group, playable
-from ladder.store import ACTIVE, PENDING, Bot, Store
+from niwa.ladder import demo, logs
+from niwa.ladder.reads import Reads
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.scheduler import Candidate, pick_group, playable
+from niwa.ladder.store import ACTIVE, PENDING, Bot, Store
 
 GAMES = ("blossom", "sakura", "bonsai", "miyabi")
 PARTNERS = ("builtin:random", "builtin:greedy", "builtin:mcts")

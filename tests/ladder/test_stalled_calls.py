@@ -16,11 +16,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from ladder import client, server
-from ladder.admission import Limits
-from ladder.store import Store
-from niwa_proto.v1 import ladder_pb2 as pb
-from niwa_proto.v1 import ladder_pb2_grpc as pb_grpc
+from niwa.ladder import client, server
+from niwa.ladder.admission import Limits
+from niwa.ladder.store import Store
+from niwa.proto.v1 import ladder_pb2 as pb
+from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
 from tests.ladder.relay import Relay
 from tests.ladder.serving import start_ladder
 from tests.ladder.stalling import StalledConnection

@@ -1,4 +1,4 @@
-"""The store: schema, owners, bots and the match life cycle (ladder/store.py)."""
+"""The store: schema, owners, bots and the match life cycle (niwa/ladder/store.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ladder import schema
-from ladder.db import IDLE_IN_TRANSACTION_S, POSTGRES, SQLITE, Database, DatabaseError, redact
-from ladder.store import (
+from niwa.ladder import schema
+from niwa.ladder.db import IDLE_IN_TRANSACTION_S, POSTGRES, SQLITE, Database, DatabaseError, redact
+from niwa.ladder.store import (
     ACTIVE,
     DONE,
     FAILED,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ladder import elo, mle
-from ladder.reads import Reads, shown_placings
-from ladder.schema import LATEST
-from ladder.store import ACTIVE, RATED, SUPERSEDED, VALIDATION, Finished, SeatResult, Store
+from niwa.ladder import elo, mle
+from niwa.ladder.reads import Reads, shown_placings
+from niwa.ladder.schema import LATEST
+from niwa.ladder.store import ACTIVE, RATED, SUPERSEDED, VALIDATION, Finished, SeatResult, Store
 from tests.ladder import elo_before
 
 

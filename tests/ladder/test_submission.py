@@ -8,9 +8,9 @@ import tarfile
 
 import pytest
 
-from ladder import submission
-from ladder.store import ACTIVE, PENDING, REJECTED, SUPERSEDED, VALIDATION, Store, StoreError
-from ladder.submission import SubmissionError
+from niwa.ladder import submission
+from niwa.ladder.store import ACTIVE, PENDING, REJECTED, SUPERSEDED, VALIDATION, Store, StoreError
+from niwa.ladder.submission import SubmissionError
 
 
 def bot_archive(games: str = '["blossom"]', version: str = "1", top: str = "") -> bytes:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from ladder import archive, runner, submission, suspension, worker
-from ladder.store import ACTIVE, RATED, SUSPENDED, VALIDATION, Finished, SeatResult, Store
-from referee import replay
-from web.app import create_app
-from web.server import open_read_only
+from niwa.ladder import archive, runner, submission, suspension, worker
+from niwa.ladder.store import ACTIVE, RATED, SUSPENDED, VALIDATION, Finished, SeatResult, Store
+from niwa.referee import replay
+from niwa.web.app import create_app
+from niwa.web.server import open_read_only
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Every seat's stderr tail kept for its owner for the admin's retention, on both
-engines (:mod:`ladder.tails`): housekeeping removes the expired ones and says when, a
+engines (:mod:`niwa.ladder.tails`): housekeeping removes the expired ones and says when, a
 match from before every seat was kept says so, and only the owner and admins read them."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ladder import tails
-from ladder.reads import Denied, NeedsToken, Reads
-from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, Finished, Owner, SeatResult, Store
+from niwa.ladder import tails
+from niwa.ladder.reads import Denied, NeedsToken, Reads
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import ACTIVE, Finished, Owner, SeatResult, Store
 from tests.web.ladders import played_store
 
 TAIL = ("thinking about move 12", "done")

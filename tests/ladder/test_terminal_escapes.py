@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from ladder import server
-from ladder.store import ACTIVE, Finished, SeatResult, Store
 from niwa.cli import main
-from referee.text import printable
+from niwa.ladder import server
+from niwa.ladder.store import ACTIVE, Finished, SeatResult, Store
+from niwa.referee.text import printable
 from tests.ladder.serving import PATIENCE_S
 
 EVIL = "\x1b[2J\x1b]0;owned\x07\rfake\n  1  row\u202eevil\x08"

@@ -8,10 +8,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ladder import schema
-from ladder.db import Database, is_postgres_url
-from ladder.lease import Lease
-from ladder.store import Finished, SeatResult, Store
+from niwa.ladder import schema
+from niwa.ladder.db import Database, is_postgres_url
+from niwa.ladder.lease import Lease
+from niwa.ladder.store import Finished, SeatResult, Store
 
 #: Made by niwa at schema 4 (commit 6ee1311): ``niwa ladder demo --data DIR --matches 2
 #: --workers 1 --seed 4`` (8 rated matches of 4 games), its WAL checkpointed.

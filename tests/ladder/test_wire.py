@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from ladder import views
-from ladder.wire import from_message, to_message
-from niwa_proto.v1 import ladder_pb2 as pb
+from niwa.ladder import views
+from niwa.ladder.wire import from_message, to_message
+from niwa.proto.v1 import ladder_pb2 as pb
 
 PAIRS: list[tuple[type[Any], Any]] = [
     (views.LadderBot, pb.LadderBot),

@@ -11,7 +11,7 @@ from niwa.cli import main
 SECRET = "sleeper-private-thought"
 
 QUICK = """
-from bots.sdk import Reply, serve
+from niwa.bots.sdk import Reply, serve
 
 
 class Quick:
@@ -33,7 +33,7 @@ SLEEPER = f"""
 import sys
 import time
 
-from bots.sdk import Reply, serve
+from niwa.bots.sdk import Reply, serve
 
 
 class Sleeper:
@@ -60,7 +60,7 @@ def talking_bot(name: str, stderr: str, note: str, debug: str) -> str:
     return f"""
 import sys
 
-from bots.sdk import Reply, serve
+from niwa.bots.sdk import Reply, serve
 
 
 class Talking:

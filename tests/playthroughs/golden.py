@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import engine
+from niwa import engine
 
 DIR = Path(__file__).parent / "data"
 REGENERATE = "python -m tests.playthroughs.regenerate GAME"

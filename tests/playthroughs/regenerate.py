@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import engine
-from engine.testing import playthrough
+from niwa import engine
+from niwa.engine.testing import playthrough
 from tests.playthroughs.golden import DIR, path_for
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.rulesets.blossom import BlossomGame, BlossomState
-from engine.testing import playthrough
+from niwa import engine
+from niwa.engine.rulesets.blossom import BlossomGame, BlossomState
+from niwa.engine.testing import playthrough
 from tests.playthroughs import golden
 
 CASES = sorted(golden.expected_paths().items())

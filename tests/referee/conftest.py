@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from referee.clock import TimeControl
-from referee.match import BotSpec, MatchOutcome, MatchSpec, play_match
+from niwa.referee.clock import TimeControl
+from niwa.referee.match import BotSpec, MatchOutcome, MatchSpec, play_match
 from tests.referee.toy import GAME
 
 RunToy = Callable[..., MatchOutcome]

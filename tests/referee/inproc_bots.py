@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bots.sdk import Reply, Turn
+from niwa.bots.sdk import Reply, Turn
 
 
 class OutOfRange:

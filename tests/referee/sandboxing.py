@@ -8,9 +8,9 @@ import os
 import shutil
 from pathlib import Path
 
-from referee.clock import TimeControl
-from referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, play_match
-from referee.replay import Replay, read
+from niwa.referee.clock import TimeControl
+from niwa.referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, play_match
+from niwa.referee.replay import Replay, read
 from tests.referee.toy import GAME
 
 HOSTILE = Path(__file__).parent / "hostile" / "hostile.py"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
-from referee import replay
+from niwa.referee import replay
 
 ROOT = Path(__file__).parents[2]
 PYTHON_BOT = str(ROOT / "examples" / "python-bot")

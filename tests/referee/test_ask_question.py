@@ -7,11 +7,11 @@ from typing import ClassVar
 
 import pytest
 
-from bots import builtin
-from bots.sdk import GameStart, Turn
-from referee import replay
-from referee.ask import question_at
-from referee.match import game_start
+from niwa.bots import builtin
+from niwa.bots.sdk import GameStart, Turn
+from niwa.referee import replay
+from niwa.referee.ask import question_at
+from niwa.referee.match import game_start
 from tests.referee.conftest import RunToy
 from tests.referee.toy import GAME
 

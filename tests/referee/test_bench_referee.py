@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-import engine
+from niwa import engine
 from niwa.cli import main
 
 EXAMPLE = str(Path(__file__).parents[2] / "examples" / "python-bot")

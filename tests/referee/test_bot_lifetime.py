@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import trio._core._thread_cache as thread_cache
 
-from engine import State
-from referee.replay import Step
+from niwa.engine import State
+from niwa.referee.replay import Step
 from tests.referee.sandboxing import run_against_randoms
 
 

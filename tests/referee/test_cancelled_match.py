@@ -10,8 +10,8 @@ from pathlib import Path
 
 import trio
 
-from referee.clock import TimeControl
-from referee.match import BotSpec, Limits, MatchSpec, run_match
+from niwa.referee.clock import TimeControl
+from niwa.referee.match import BotSpec, Limits, MatchSpec, run_match
 from tests.polling import PATIENCE_S
 from tests.referee.sandboxing import hostile_bot, leftover_cgroups, leftover_processes
 from tests.referee.toy import GAME

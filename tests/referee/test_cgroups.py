@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.cgroups import (
+from niwa.referee.cgroups import (
     DEFAULT_ROOT,
     REQUIRED,
     Cgroup,
@@ -24,7 +24,7 @@ from referee.cgroups import (
     is_v2,
     probe,
 )
-from referee.sandbox import Limits
+from niwa.referee.sandbox import Limits
 from tests.polling import wait_for
 
 SPIN = [sys.executable, "-c", "while True: pass"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.replay import Move, Replay
+from niwa.referee.replay import Move, Replay
 from tests.referee.sandboxing import FAST, RAW, hostile_bot, run_against_randoms
 
 FULL_CLOCK = FAST.per_decision_ms + FAST.bank_ms

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cleanup import remove_tree
+from niwa.referee.cleanup import remove_tree
 
 
 def nested(top: Path, depth: int) -> None:

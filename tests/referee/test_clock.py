@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.clock import Clock, TimeControl
-from referee.match import MatchSpec, _Match
+from niwa.referee.clock import Clock, TimeControl
+from niwa.referee.match import MatchSpec, _Match
 from tests.referee.toy import GAME
 
 

@@ -10,11 +10,11 @@ import pytest
 import trio
 import trio.testing
 
-from referee.cgroups import Cgroup, CgroupUnavailable
-from referee.clock import GRACE_S, WALL_FACTOR
-from referee.replay import Header, Move, Replay
-from referee.sandbox import Limits
-from referee.watchdog import CpuWatchdog
+from niwa.referee.cgroups import Cgroup, CgroupUnavailable
+from niwa.referee.clock import GRACE_S, WALL_FACTOR
+from niwa.referee.replay import Header, Move, Replay
+from niwa.referee.sandbox import Limits
+from niwa.referee.watchdog import CpuWatchdog
 from tests.referee.conftest import RunToy
 from tests.referee.sandboxing import FAST, hostile_bot, run_against_randoms
 

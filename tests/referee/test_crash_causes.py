@@ -1,6 +1,6 @@
 """Why a bot died, in plain sight: real sandboxed bots that crash at import, through
 ``niwa play`` and ``niwa replay show`` on the replay it wrote; and the choice of the
-stderr lines shown (:mod:`referee.stderr_tail`)."""
+stderr lines shown (:mod:`niwa.referee.stderr_tail`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
-from referee import replay
-from referee.stderr_tail import REPLAY_TAIL_BYTES, cause_lines, for_replay
+from niwa.referee import replay
+from niwa.referee.stderr_tail import REPLAY_TAIL_BYTES, cause_lines, for_replay
 from tests.referee.sandboxing import bot_crashing_at_import, readable
 
 JS_EXAMPLE = Path(__file__).parents[2] / "examples" / "js-bot"

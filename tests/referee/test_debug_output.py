@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bots.sdk import DEBUG_LIMIT
+from niwa.bots.sdk import DEBUG_LIMIT
 from niwa.cli import main
-from referee import replay, replay_check
-from referee.replay import Move, Replay
+from niwa.referee import replay, replay_check
+from niwa.referee.replay import Move, Replay
 from tests.referee.sandboxing import hostile_bot, run_against_randoms
 from tests.referee.toy import GAME
 

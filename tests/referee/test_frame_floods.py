@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from referee.match import MatchOutcome
-from referee.replay import Replay
-from referee.transport import (
+from niwa.referee.match import MatchOutcome
+from niwa.referee.replay import Replay
+from niwa.referee.transport import (
     MATCH_FRAMES_BASE,
     MATCH_FRAMES_PER_CALL,
     MAX_CALL_EVENTS,

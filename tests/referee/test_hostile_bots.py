@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.cgroups import Cgroup, CgroupUnavailable
-from referee.clock import TimeControl
-from referee.match import MatchOutcome
-from referee.process_player import LOG_LIMIT, MAX_LINE, STDERR_TAIL_LINES, TAIL_BYTES, _Tail
-from referee.replay import Replay
-from referee.sandbox import Limits
+from niwa.referee.cgroups import Cgroup, CgroupUnavailable
+from niwa.referee.clock import TimeControl
+from niwa.referee.match import MatchOutcome
+from niwa.referee.process_player import LOG_LIMIT, MAX_LINE, STDERR_TAIL_LINES, TAIL_BYTES, _Tail
+from niwa.referee.replay import Replay
+from niwa.referee.sandbox import Limits
 from tests.referee.sandboxing import (
     hostile_bot,
     leftover_cgroups,

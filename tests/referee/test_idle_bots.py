@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from engine import State
-from referee.cgroups import DEFAULT_ROOT
-from referee.clock import TimeControl
-from referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, run_match
-from referee.process_player import (
+from niwa.engine import State
+from niwa.referee.cgroups import DEFAULT_ROOT
+from niwa.referee.clock import TimeControl
+from niwa.referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, run_match
+from niwa.referee.process_player import (
     EXIT_BYTES,
     FAST_BYTES,
     FREEZE_AFTER_S,
@@ -23,7 +23,7 @@ from referee.process_player import (
     THROTTLE_S,
     ProcessPlayer,
 )
-from referee.replay import Step, read
+from niwa.referee.replay import Step, read
 from tests.referee.sandboxing import cgroups_named, hostile_bot, moves_of, run_against_randoms
 from tests.referee.test_hostile_bots import assert_contained
 from tests.referee.toy import GAME

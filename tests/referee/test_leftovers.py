@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import State
-from referee import cgroups
-from referee.leftovers import Counts, leftovers
-from referee.replay import Step
+from niwa.engine import State
+from niwa.referee import cgroups
+from niwa.referee.leftovers import Counts, leftovers
+from niwa.referee.replay import Step
 from tests.polling import PATIENCE_S
 from tests.referee.sandboxing import leftover_cgroups, moves_of, run_against_randoms
 

@@ -11,7 +11,7 @@ import threading
 import pytest
 import structlog
 
-from referee.logs import configure
+from niwa.referee.logs import configure
 
 
 class SlowStream(io.StringIO):

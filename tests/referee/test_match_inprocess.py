@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bots import builtin
-from referee import replay, replay_check
-from referee.match import SeatOutcome, final_places
+from niwa.bots import builtin
+from niwa.referee import replay, replay_check
+from niwa.referee.match import SeatOutcome, final_places
 from tests.referee.conftest import RunToy
 from tests.referee.toy import GAME
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bots import builtin
+from niwa.bots import builtin
 from niwa.cli import build_parser, main
-from referee import replay, replay_check
+from niwa.referee import replay, replay_check
 
 RANDOM3 = ["--bot", "builtin:random"] * 3
 

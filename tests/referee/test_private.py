@@ -1,4 +1,4 @@
-"""A replay without its bots' private text (:mod:`referee.private`): the debug text,
+"""A replay without its bots' private text (:mod:`niwa.referee.private`): the debug text,
 the note past its public start and the stderr tail of every seat not kept are cut,
 the rest stays byte for byte, and the cut file still verifies."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
-from referee import replay
-from referee.private import CUT, PUBLIC_NOTE_CHARS, public_note, public_replay
+from niwa.referee import replay
+from niwa.referee.private import CUT, PUBLIC_NOTE_CHARS, public_note, public_replay
 from tests.web.matches import play
 
 LONG_NOTE = "evals " + " ".join(f"{i}:-0.{i:02d}" for i in range(20))

@@ -121,7 +121,7 @@ def _guardians_of(referee: int) -> list[int]:
     for entry in Path("/proc").iterdir():
         with contextlib.suppress(OSError):
             argv = (entry / "cmdline").read_bytes().split(b"\0")
-            if argv[1:4] == [b"-m", b"referee.guardian", str(referee).encode()]:
+            if argv[1:4] == [b"-m", b"niwa.referee.guardian", str(referee).encode()]:
                 found.append(int(entry.name))
     return found
 

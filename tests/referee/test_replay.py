@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import replay, replay_check
+from niwa.referee import replay, replay_check
 from tests.referee.conftest import RunToy
 from tests.referee.toy import GAME
 

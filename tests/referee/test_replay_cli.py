@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
-from referee import replay
+from niwa.referee import replay
 from tests.referee.sandboxing import hostile_bot
 
 

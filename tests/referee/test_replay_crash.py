@@ -10,10 +10,10 @@ from pathlib import Path
 
 import trio
 
-from referee import replay
-from referee.match import flush_while_waiting
-from referee.replay import FLUSH_INTERVAL_S, Header, Move, ReplayWriter, SeatInfo, Step
-from referee.replay_check import check
+from niwa.referee import replay
+from niwa.referee.match import flush_while_waiting
+from niwa.referee.replay import FLUSH_INTERVAL_S, Header, Move, ReplayWriter, SeatInfo, Step
+from niwa.referee.replay_check import check
 from tests.polling import PATIENCE_S
 
 #: The step after which the referee (a child process) waits longer than the flush
@@ -23,7 +23,7 @@ PAUSE_AT = 30
 _CHILD = textwrap.dedent(f"""
     import os, sys, time
     from pathlib import Path
-    from referee.match import BotSpec, MatchSpec, play_match
+    from niwa.referee.match import BotSpec, MatchSpec, play_match
 
     def on_step(step, before, after):
         if step.index == {PAUSE_AT}:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import canonical_json
-from referee.cgroups import Cgroup, UnsafeName
-from referee.sandbox import Limits
+from niwa.engine import canonical_json
+from niwa.referee.cgroups import Cgroup, UnsafeName
+from niwa.referee.sandbox import Limits
 from tests.referee.sandboxing import cgroups_named
 from tests.referee.test_replay_malformed import _assert_one_line_error, _run, real
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import CHANCE, canonical_json
-from referee.replay import Move, Step, chance_line, encode, encoded_actions, step_text
+from niwa.engine import CHANCE, canonical_json
+from niwa.referee.replay import Move, Step, chance_line, encode, encoded_actions, step_text
 
 MOVES = [
     Move(CHANCE, {"card": 10, "type": "draw"}),

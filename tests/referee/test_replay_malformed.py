@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from engine import canonical_json
 from niwa.cli import main
-from referee import replay
-from referee.replay import MAX_DEPTH, MAX_LINE_BYTES, MAX_PLAYERS, ReplayError
-from referee.replay_check import check
+from niwa.engine import canonical_json
+from niwa.referee import replay
+from niwa.referee.replay import MAX_DEPTH, MAX_LINE_BYTES, MAX_PLAYERS, ReplayError
+from niwa.referee.replay_check import check
 
 COMMANDS = (
     ["verify"],

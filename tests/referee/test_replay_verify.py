@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-import engine
-from bots import builtin
-from engine import canonical_json
+from niwa import engine
+from niwa.bots import builtin
 from niwa.cli import main
-from referee import replay
-from referee.match import BotSpec, MatchSpec, play_match
-from referee.replay_check import check
-from referee.seeds import stream
+from niwa.engine import canonical_json
+from niwa.referee import replay
+from niwa.referee.match import BotSpec, MatchSpec, play_match
+from niwa.referee.replay_check import check
+from niwa.referee.seeds import stream
 from tests.referee.sandboxing import hostile_bot, run_against_randoms
 from tests.referee.toy import GAME
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine import canonical_json
-from referee import replay
-from referee.match import BotSpec, MatchSpec, play_match
-from referee.replay_check import check
+from niwa.engine import canonical_json
+from niwa.referee import replay
+from niwa.referee.match import BotSpec, MatchSpec, play_match
+from niwa.referee.replay_check import check
 from tests.referee.toy import GAME
 
 #: Written by the referee at d3e70f0 (niwa-replay/1: a state hash on every step).

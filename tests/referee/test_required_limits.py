@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import trio
 
-from ladder.worker import Job, run_job
 from niwa.cli import build_parser, main
 from niwa.commands.play import build_spec
-from referee import cgroups, process_player
-from referee.cgroups import ROOT_ENV, LimitsUnavailable, probe
-from referee.match import BotSpec, Limits, MatchSpec, play_match
-from referee.process_player import ProcessPlayer
+from niwa.ladder.worker import Job, run_job
+from niwa.referee import cgroups, process_player
+from niwa.referee.cgroups import ROOT_ENV, LimitsUnavailable, probe
+from niwa.referee.match import BotSpec, Limits, MatchSpec, play_match
+from niwa.referee.process_player import ProcessPlayer
 from tests.referee.sandboxing import FAST, hostile_bot
 from tests.referee.toy import GAME
 

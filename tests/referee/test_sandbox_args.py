@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.sandbox import Limits, Sandbox, address_space_mib, bwrap_args, launcher
+from niwa.referee.sandbox import Limits, Sandbox, address_space_mib, bwrap_args, launcher
 
 BOX = Sandbox(bot_dir=Path("/srv/bots/abc"), uid=60001, seccomp_fd=7, info_fd=8)
 

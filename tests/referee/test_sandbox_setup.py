@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
-from referee import sandbox
+from niwa.referee import sandbox
 from tests.referee.sandboxing import hostile_bot
 
 EXAMPLE = str(Path(__file__).parents[2] / "examples" / "python-bot")

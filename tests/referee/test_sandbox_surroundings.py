@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from referee import seccomp
-from referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, play_match
-from referee.replay import Replay, read
-from referee.sandbox import MOUNT_POINT
-from referee.uids import uid_range
+from niwa.referee import seccomp
+from niwa.referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, play_match
+from niwa.referee.replay import Replay, read
+from niwa.referee.sandbox import MOUNT_POINT
+from niwa.referee.uids import uid_range
 from tests.referee.sandboxing import FAST, hostile_bot, leftover_processes, moves_of
 from tests.referee.toy import GAME
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import seccomp
-from referee.sandbox import SandboxUnavailable, bwrap
+from niwa.referee import seccomp
+from niwa.referee.sandbox import SandboxUnavailable, bwrap
 
 HEADERS = {
     "x86_64": Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h"),

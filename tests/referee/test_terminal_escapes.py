@@ -1,4 +1,4 @@
-"""Bot-written text reaches the terminal escaped: ``referee.text.printable``, and the
+"""Bot-written text reaches the terminal escaped: ``niwa.referee.text.printable``, and the
 real commands (``niwa play``, ``niwa replay show|verify|ask``) with a sandboxed bot
 whose notes, debug text, stderr and crash carry escape sequences, CR, backspace and
 bidi overrides."""
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import canonical_json
 from niwa.cli import main
-from referee import replay, replay_check, sandbox
-from referee.text import printable
+from niwa.engine import canonical_json
+from niwa.referee import replay, replay_check, sandbox
+from niwa.referee.text import printable
 
 #: Clear the screen, retitle the window, return to column 0, reverse the text, erase.
 EVIL = "\x1b[2J\x1b]0;owned\x07\rfake row\u202eevil\u2066\x08\x9b31m"
@@ -25,7 +25,7 @@ RAW = ["\x1b", "\x07", "\r", "\u202e", "\u2066", "\x08", "\x9b"]
 BOT = f'''
 import os
 import sys
-from bots.sdk import Reply, serve
+from niwa.bots.sdk import Reply, serve
 
 EVIL = {EVIL!r}
 

@@ -22,14 +22,14 @@ import h2.exceptions
 import pytest
 import trio
 
-import engine
-from bots.sdk import GameStart
-from bots.server import _Servicer
-from engine.testing import playout
-from niwa_proto.v1 import bot_pb2, bot_pb2_grpc
-from referee.failures import BotFailure, Failure, clip
-from referee.players import Question, make_question
-from referee.transport import (
+from niwa import engine
+from niwa.bots.sdk import GameStart
+from niwa.bots.server import _Servicer
+from niwa.engine.testing import playout
+from niwa.proto.v1 import bot_pb2, bot_pb2_grpc
+from niwa.referee.failures import BotFailure, Failure, clip
+from niwa.referee.players import Question, make_question
+from niwa.referee.transport import (
     MAX_ACTION_CHARS,
     MAX_CALL_BYTES_OVER,
     MAX_CALL_FRAMES,

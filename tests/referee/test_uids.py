@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from referee import uids
+from niwa.referee import uids
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="uid locks live in a root-only dir")
 
 HOLD = """
 import sys, time
-from referee import uids
+from niwa.referee import uids
 lease = uids.acquire()
 print(lease.uid, flush=True)
 time.sleep(3600)  # until the test kills it, however slow the machine

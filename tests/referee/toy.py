@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import (
+from niwa.engine import (
     CHANCE,
     Game,
     GameInfo,

@@ -6,9 +6,9 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-import engine
-from bots.sdk import GameStart, Turn, as_reply
-from engine import CHANCE, State
+from niwa import engine
+from niwa.bots.sdk import GameStart, Turn, as_reply
+from niwa.engine import CHANCE, State
 
 
 def ask(bot: Any, game: str, state: State, seat: int, players: int = 2, seed: int = 7) -> Any:

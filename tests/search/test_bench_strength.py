@@ -102,7 +102,7 @@ def test_a_side_of_a_pairing_may_be_a_bot_directory(
     bot.mkdir()
     (bot / "bot.toml").write_text(
         'name = "dir-random"\nversion = "1"\ngames = ["*"]\n'
-        'command = ["python3", "-m", "bots.builtin", "random"]\n'
+        'command = ["python3", "-m", "niwa.bots.builtin", "random"]\n'
     )
     replays = tmp_path / "replays"
     assert run(options(pair=[f"greedy:{bot}"], replays=replays)) == 0

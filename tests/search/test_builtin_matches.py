@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from referee.match import BotSpec, MatchSpec, TimeControl, play_match
+from niwa import engine
+from niwa.referee.match import BotSpec, MatchSpec, TimeControl, play_match
 
 #: mcts with a fixed, small effort keeps the test quick and reproducible.
 BOTS = ["random", "greedy", "mcts?iterations=8"]

@@ -1,4 +1,4 @@
-"""bots.draws: the search's uniform draws, one ``random()`` each, keep their distributions."""
+"""niwa.bots.draws: the search's uniform draws, one ``random()`` each, keep their distributions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from itertools import permutations
 
 import pytest
 
-from bots import draws
+from niwa.bots import draws
 
 
 class Edge(random.Random):

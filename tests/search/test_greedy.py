@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bots.builtin.greedy import GreedyBot
-from engine.rulesets.sakura.rules import CHOICE_ACTIONS, decks
+from niwa.bots.builtin.greedy import GreedyBot
+from niwa.engine.rulesets.sakura.rules import CHOICE_ACTIONS, decks
 from tests.games.bonsai.table import play as bonsai_play
 from tests.games.bonsai.table import supply
 from tests.games.bonsai.table import table as bonsai_table

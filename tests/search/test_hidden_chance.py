@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-import bots.search
-import engine
-from bots import heuristics, redeal
-from bots.search import ISMCTS, SearchLimits
-from engine import CHANCE, State
-from engine.rulesets.blossom.state import GARDEN, REMOVE, BlossomState
-from engine.rulesets.sakura.state import COURT, DRAW, SakuraState
+import niwa.bots.search
+from niwa import engine
+from niwa.bots import heuristics, redeal
+from niwa.bots.search import ISMCTS, SearchLimits
+from niwa.engine import CHANCE, State
+from niwa.engine.rulesets.blossom.state import GARDEN, REMOVE, BlossomState
+from niwa.engine.rulesets.sakura.state import COURT, DRAW, SakuraState
 from tests.search.helpers import random_game
 
 
@@ -71,12 +71,12 @@ def chance_children(name: str, players: int, monkeypatch: pytest.MonkeyPatch) ->
     """The chance edges of every node a search from a mid-game decision made."""
     made: list[Any] = []
 
-    class Recorded(bots.search._Node):
+    class Recorded(niwa.bots.search._Node):
         def __init__(self) -> None:
             super().__init__()
             made.append(self)
 
-    monkeypatch.setattr(bots.search, "_Node", Recorded)
+    monkeypatch.setattr(niwa.bots.search, "_Node", Recorded)
     state = next(s for k, s in enumerate(random_game(name, players, seed=4)) if k >= 6)
     seat = state.to_move()[0]
     search = ISMCTS(engine.load(name), heuristics.for_game(name), rng=random.Random(2))

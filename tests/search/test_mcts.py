@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-import bots.search
-import engine
-from bots import heuristics
-from bots.builtin import create
-from bots.builtin.mcts import CLOCK_SHARE, DECISION_SHARE, MARGIN_S, MctsBot
-from bots.sdk import GameStart, Turn
-from bots.search import ISMCTS, SearchLimits
-from engine import CHANCE, State
+import niwa.bots.search
+from niwa import engine
+from niwa.bots import heuristics
+from niwa.bots.builtin import create
+from niwa.bots.builtin.mcts import CLOCK_SHARE, DECISION_SHARE, MARGIN_S, MctsBot
+from niwa.bots.sdk import GameStart, Turn
+from niwa.bots.search import ISMCTS, SearchLimits
+from niwa.engine import CHANCE, State
 
 
 def started(bot: MctsBot, game: str = "blossom", per_decision_ms: int = 1000) -> MctsBot:
@@ -61,7 +61,7 @@ class FakeClock:
 @pytest.fixture
 def fake_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
     clock = FakeClock()
-    monkeypatch.setattr(bots.search, "time", clock)
+    monkeypatch.setattr(niwa.bots.search, "time", clock)
     yield clock
 
 
@@ -197,7 +197,7 @@ def test_rollouts_played_from_a_new_node_leave_the_kept_states_alone() -> None:
 def test_a_search_past_its_kept_states_budget_walks_on_with_the_same_decisions(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bots.search, "KEPT_STATES", 7)
+    monkeypatch.setattr(niwa.bots.search, "KEPT_STATES", 7)
     searches: list[ISMCTS] = []
     assert _choices(name, searches.append) == _choices(name, _walk_again)
     assert [search._kept for search in searches] == [7, 7, 7]
@@ -239,14 +239,14 @@ def test_a_search_leaves_no_reference_cycles_for_the_collector(name: str) -> Non
 def test_a_listed_actions_key_is_its_canonical_json_asked_again_or_rebuilt() -> None:
     shared = {"type": "play", "card": "a"}
     rebuilt = {"card": "a", "type": "play"}  # the same action spelled in another order
-    keys = [bots.search._listed_key(a) for a in (shared, shared, rebuilt)]
+    keys = [niwa.bots.search._listed_key(a) for a in (shared, shared, rebuilt)]
     assert keys == [engine.canonical_json(shared)] * 3
 
 
 def test_an_untried_action_is_picked_before_any_scored_one_and_every_arm_counts_as_available(
 ) -> None:
     search = ISMCTS(engine.load("miyabi"), None, rng=random.Random(0))
-    arms = [bots.search._Arm(4, 3.9), bots.search._Arm(), bots.search._Arm(2, 0.1)]
+    arms = [niwa.bots.search._Arm(4, 3.9), niwa.bots.search._Arm(), niwa.bots.search._Arm(2, 0.1)]
     for arm in arms:
         arm.available = 7
     assert search._select(arms) == 1
@@ -255,7 +255,7 @@ def test_an_untried_action_is_picked_before_any_scored_one_and_every_arm_counts_
 
 def test_with_every_action_tried_the_best_upper_bound_is_picked() -> None:
     search = ISMCTS(engine.load("miyabi"), None, rng=random.Random(0))
-    arms = [bots.search._Arm(4, 2.0), bots.search._Arm(4, 3.6), bots.search._Arm(40, 20.0)]
+    arms = [niwa.bots.search._Arm(4, 2.0), niwa.bots.search._Arm(4, 3.6), niwa.bots.search._Arm(40, 20.0)]
     for arm in arms:
         arm.available = 48
     assert search._select(arms) == 1  # mean 0.9 beats 0.5 and 0.5, whatever the bonus

@@ -1,4 +1,4 @@
-"""bots.redeal: the cheaper determinizations agree with what the seat saw and deal the
+"""niwa.bots.redeal: the cheaper determinizations agree with what the seat saw and deal the
 hidden cards as the engine's own determinize does."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-import engine
-from bots.redeal import dealer
-from engine import State
-from engine.rulesets.blossom.state import BlossomState
-from engine.rulesets.sakura.state import SakuraState
+from niwa import engine
+from niwa.bots.redeal import dealer
+from niwa.engine import State
+from niwa.engine.rulesets.blossom.state import BlossomState
+from niwa.engine.rulesets.sakura.state import SakuraState
 from tests.search.helpers import random_game
 
 

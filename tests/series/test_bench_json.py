@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import engine
+from niwa import engine
 from niwa.cli import main
 
 

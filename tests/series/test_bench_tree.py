@@ -75,13 +75,13 @@ def test_a_tree_registering_no_games_is_refused_with_the_cause_and_the_fix(
 def test_a_tree_whose_entry_point_is_not_in_it_is_refused_not_filled_in_from_here(
     tmp_path: Path,
 ) -> None:
-    # this checkout has engine.rulesets.blossom; the fake tree has not
-    tree = _tree(tmp_path, "engine.rulesets.blossom:GAME")
+    # this checkout has niwa.engine.rulesets.blossom; the fake tree has not
+    tree = _tree(tmp_path, "niwa.engine.rulesets.blossom:GAME")
     with pytest.raises(bench_tree.TreeError) as refused:
         bench_tree.run(tree, {**REQUEST, "game": "count"})
     # an installed checkout's finder may supply the module: found outside, refused
     message = str(refused.value)
-    assert "engine.rulesets.blossom" in message
+    assert "niwa.engine.rulesets.blossom" in message
     assert "does not load from the tree" in message or "outside the tree" in message
 
 

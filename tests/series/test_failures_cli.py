@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
-from referee import replay
+from niwa.referee import replay
 from tests.referee.sandboxing import hostile_bot
 
 ILLEGAL_DETAIL = 'action {"no such":"action"} is not legal here'

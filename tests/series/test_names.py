@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from niwa.referee.match import BotSpec
 from niwa.series.names import bot_names, named
-from referee.match import BotSpec
 
 
 def bot_dir(path: Path, name: str = "sakura", version: str = "1.0") -> str:

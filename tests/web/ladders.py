@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from ladder import submission
-from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, Store
+from niwa.ladder import submission
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import ACTIVE, Store
 
 BUILTINS = ("random", "greedy")
 

@@ -21,9 +21,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-import engine
-from ladder import submission
-from ladder.store import ACTIVE, Store
+from niwa import engine
+from niwa.ladder import submission
+from niwa.ladder.store import ACTIVE, Store
 from tests.polling import PATIENCE_S, wait_for
 from tests.web.browser import console_errors, png_colours
 from tests.web.ladders import BUILTINS

@@ -13,10 +13,10 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.wait import WebDriverWait
 
-import engine
-from ladder import submission
-from ladder.runner import Runner, Settings
-from ladder.store import ACTIVE, Store
+from niwa import engine
+from niwa.ladder import submission
+from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.store import ACTIVE, Store
 from tests.web.browser import console_errors
 from tests.web.ladders import BUILTINS
 from tests.web.served import start_ladder_web

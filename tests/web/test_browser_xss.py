@@ -16,9 +16,9 @@ from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 
-from ladder import archive
-from ladder.client import CallFailed, LadderClient
 from niwa.cli import main
+from niwa.ladder import archive
+from niwa.ladder.client import CallFailed, LadderClient
 from tests.ladder.serving import wait_for
 from tests.ladder.tiny_bots import cli, talking_bot, write_bot
 from tests.web.browser import console_errors

@@ -10,10 +10,10 @@ import pytest
 from starlette.responses import Response
 from starlette.types import Message
 
-from ladder.reads import Reads
+from niwa.ladder.reads import Reads
+from niwa.web import events
+from niwa.web.server import open_read_only
 from tests.web.ladders import played_store
-from web import events
-from web.server import open_read_only
 
 SCOPE = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "method": "GET"}
 

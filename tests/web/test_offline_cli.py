@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
+from niwa.web.offline import bundle, embed_json, offline_html
+from niwa.web.replay_view import MAX_STEPS
 from tests.web.matches import play
-from web.offline import bundle, embed_json, offline_html
-from web.replay_view import MAX_STEPS
 
 HOSTILE = "</script><script>alert(1)</script><!--"
 

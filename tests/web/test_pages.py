@@ -11,15 +11,15 @@ import psycopg
 import pytest
 from starlette.testclient import TestClient
 
-from ladder.db import DatabaseError
-from ladder.reads import Reads
-from ladder.store import Store
+from niwa.ladder.db import DatabaseError
+from niwa.ladder.reads import Reads
+from niwa.ladder.store import Store
+from niwa.web.app import create_app
+from niwa.web.security import CSP
+from niwa.web.server import open_read_only
 from tests.ladder.test_replay_integrity import REPLAY, finished_match_at
 from tests.postgres import Server
 from tests.web.ladders import played_store
-from web.app import create_app
-from web.security import CSP
-from web.server import open_read_only
 
 XSS = "<script>alert(1)</script>"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ladder.views import RatingPoint
-from web import plots
+from niwa.ladder.views import RatingPoint
+from niwa.web import plots
 
 
 def test_a_long_history_is_thinned_keeping_its_ends() -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import JSON
-from referee import replay as replays
-from referee.replay import ReplayError
+from niwa.engine import JSON
+from niwa.referee import replay as replays
+from niwa.referee.replay import ReplayError
+from niwa.web import replay_view
+from niwa.web.replay_view import MAX_STEPS, apply, diff, replay_payload
 from tests.web.matches import GAMES, play
-from web import replay_view
-from web.replay_view import MAX_STEPS, apply, diff, replay_payload
 
 
 @pytest.fixture(scope="module")

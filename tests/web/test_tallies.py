@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ladder.reads import Reads
+from niwa.ladder.reads import Reads
+from niwa.web.server import open_read_only
+from niwa.web.tallies import BotTally, Tallies
 from tests.web.ladders import played_store
-from web.server import open_read_only
-from web.tallies import BotTally, Tallies
 
 
 def tallies(reads: Reads, tally: Tallies) -> dict[int, BotTally]:

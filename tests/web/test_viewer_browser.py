@@ -24,7 +24,7 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
 
 from niwa.cli import main
-from referee import replay as replays
+from niwa.referee import replay as replays
 from tests.polling import PATIENCE_S
 from tests.web.browser import console_errors, go_offline, png_colours
 from tests.web.matches import GAMES, play

@@ -16,12 +16,12 @@ from typing import Any
 from selenium import webdriver
 from selenium.webdriver.support.wait import WebDriverWait
 
-from referee import replay as replays
+from niwa.referee import replay as replays
+from niwa.web.offline import offline_html
+from niwa.web.replay_view import replay_payload, views_at
 from tests.polling import PATIENCE_S
 from tests.web.browser import console_errors, go_offline
 from tests.web.matches import play
-from web.offline import offline_html
-from web.replay_view import replay_payload, views_at
 
 SEATS = 4
 
@@ -66,7 +66,7 @@ def measure(browser: webdriver.Chrome, page: Path, frames: int) -> dict[str, Any
 
 
 def test_a_long_replay_opens_and_steps_fast(browser: webdriver.Chrome, tmp_path: Path) -> None:
-    """With NIWA_VIEWER_BASELINE=DIR (another checkout's web/static), that viewer is
+    """With NIWA_VIEWER_BASELINE=DIR (another checkout's niwa/web/static), that viewer is
     measured too, alternating with this one, three times each."""
     payloads = []
     for seed in (1, 2):

@@ -1,5 +1,5 @@
 """High card: a tiny game that lives outside niwa's game packages and is not
-registered, to show that engine.testing checks any Game object.
+registered, to show that niwa.engine.testing checks any Game object.
 
 Rules (§ numbers are what IllegalAction cites): §1 six cards numbered 1 to 6; chance
 deals one face down to each seat in turn. §2 Each seat in turn keeps its card or swaps
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import engine
-from engine import CHANCE, JSON, Action, Game, GameInfo, IllegalAction, Option, Result, State
+from niwa import engine
+from niwa.engine import CHANCE, JSON, Action, Game, GameInfo, IllegalAction, Option, Result, State
 
 VERSION = "highcard@1"
 CARDS = (1, 2, 3, 4, 5, 6)

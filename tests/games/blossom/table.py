@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.rulesets.blossom import BlossomState
-from engine.rulesets.blossom.codec import decode
-from engine.rulesets.blossom.rules import FULL_DECK, KINDS
+from niwa.engine.rulesets.blossom import BlossomState
+from niwa.engine.rulesets.blossom.codec import decode
+from niwa.engine.rulesets.blossom.rules import FULL_DECK, KINDS
 
 
 def cards(text: str) -> dict[str, int]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine import CHANCE, IllegalAction
+from niwa import engine
+from niwa.engine import CHANCE, IllegalAction
 from tests.games.blossom.table import act, deal, table
 from tests.games.fixed_rng import FixedRng
 

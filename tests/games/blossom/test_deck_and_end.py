@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-import engine
-from engine import CHANCE, OptionError
-from engine.rulesets.blossom.rules import FULL_DECK, KINDS
+from niwa import engine
+from niwa.engine import CHANCE, OptionError
+from niwa.engine.rulesets.blossom.rules import FULL_DECK, KINDS
 from tests.games.blossom.table import act, cards, deal, table
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from engine.rulesets.blossom import GAME
+from niwa.engine.rulesets.blossom import GAME
 from tests.games.blossom.table import act, table
 
 

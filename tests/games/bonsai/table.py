@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import CHANCE
-from engine.rulesets.bonsai import GAME
-from engine.rulesets.bonsai.rules import TILE_CODE, key
-from engine.rulesets.bonsai.state import BonsaiState
-from engine.rulesets.bonsai.tree import Tree
+from niwa.engine import CHANCE
+from niwa.engine.rulesets.bonsai import GAME
+from niwa.engine.rulesets.bonsai.rules import TILE_CODE, key
+from niwa.engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine.rulesets.bonsai.tree import Tree
 
 GLYPHS = {"Wo": "wood", "Le": "leaf", "Fl": "flower", "Fr": "fruit"}
 

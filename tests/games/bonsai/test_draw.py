@@ -6,11 +6,11 @@ import math
 import random
 from itertools import accumulate
 
-from engine import CHANCE, State
-from engine.rulesets.bonsai import GAME
-from engine.rulesets.bonsai.deck import draw
-from engine.rulesets.bonsai.state import BonsaiState
-from engine.testing.checks import every_state
+from niwa.engine import CHANCE, State
+from niwa.engine.rulesets.bonsai import GAME
+from niwa.engine.rulesets.bonsai.deck import draw
+from niwa.engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine.testing.checks import every_state
 from tests.games.fixed_rng import FixedRng
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine import CHANCE
-from engine.rulesets.bonsai import GAME
-from engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine import CHANCE
+from niwa.engine.rulesets.bonsai import GAME
+from niwa.engine.rulesets.bonsai.state import BonsaiState
 
 from .table import CULTIVATE, END, cells, meditate, play, reveal, table
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from itertools import product
 
-from engine.rulesets.bonsai.rules import FLOWER, FRUIT, LEAF, NEIGHBOURS, WOOD, key
-from engine.rulesets.bonsai.tree import Tree, fruit_fits
+from niwa.engine.rulesets.bonsai.rules import FLOWER, FRUIT, LEAF, NEIGHBOURS, WOOD, key
+from niwa.engine.rulesets.bonsai.tree import Tree, fruit_fits
 
 
 def _rule(sides: tuple[int | None, ...]) -> bool:

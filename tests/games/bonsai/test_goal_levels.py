@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.rulesets.bonsai import GAME
-from engine.rulesets.bonsai.rules import GOALS
-from engine.rulesets.bonsai.scoring import goals_met, goals_met_by
-from engine.rulesets.bonsai.state import BonsaiState
-from engine.testing.checks import every_state
+from niwa.engine.rulesets.bonsai import GAME
+from niwa.engine.rulesets.bonsai.rules import GOALS
+from niwa.engine.rulesets.bonsai.scoring import goals_met, goals_met_by
+from niwa.engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine.testing.checks import every_state
 
 
 @pytest.mark.parametrize("players", [1, 3])

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine import IllegalAction
-from engine.rulesets.bonsai.rules import GOALS
-from engine.rulesets.bonsai.scoring import goal_met
-from engine.rulesets.bonsai.state import BonsaiState
-from engine.rulesets.bonsai.tree import kengai_levels
+from niwa.engine import IllegalAction
+from niwa.engine.rulesets.bonsai.rules import GOALS
+from niwa.engine.rulesets.bonsai.scoring import goal_met
+from niwa.engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine.rulesets.bonsai.tree import kengai_levels
 
 from .table import CULTIVATE, END, cells, meditate, place, play, reveal, supply, table, tree
 
@@ -48,7 +48,7 @@ def test_one_or_two_players_leave_out_the_middle_tiles() -> None:
 
 
 def test_the_goal_colours_are_a_chance_draw_of_three_of_five() -> None:
-    from engine.rulesets.bonsai import GAME
+    from niwa.engine.rulesets.bonsai import GAME
 
     outcomes = GAME.new_game(2).chance_outcomes()
     assert len(outcomes) == 10 and all(abs(p - 0.1) < 1e-12 for _, p in outcomes)

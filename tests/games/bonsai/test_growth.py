@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine.rulesets.bonsai import GAME
-from engine.rulesets.bonsai.growth import growth_of
-from engine.rulesets.bonsai.rules import FLOWER, FRUIT, LEAF, POT, WOOD, key
-from engine.rulesets.bonsai.seat import Seat
-from engine.rulesets.bonsai.state import BonsaiState
-from engine.rulesets.bonsai.tree import (
+from niwa.engine.rulesets.bonsai import GAME
+from niwa.engine.rulesets.bonsai.growth import growth_of
+from niwa.engine.rulesets.bonsai.rules import FLOWER, FRUIT, LEAF, POT, WOOD, key
+from niwa.engine.rulesets.bonsai.seat import Seat
+from niwa.engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine.rulesets.bonsai.tree import (
     count,
     flowers_one_side,
     is_stuck,
@@ -17,7 +17,7 @@ from engine.rulesets.bonsai.tree import (
     largest_leaf_group,
     legal_cells,
 )
-from engine.testing.checks import every_state
+from niwa.engine.testing.checks import every_state
 
 from .table import cells
 

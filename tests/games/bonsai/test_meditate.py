@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine import CHANCE
-from engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine import CHANCE
+from niwa.engine.rulesets.bonsai.state import BonsaiState
 
 from .table import CULTIVATE, END, cells, meditate, place, play, reveal, supply, table
 

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from engine import IllegalAction
-from engine.rulesets.bonsai.rules import FLOWER, FRUIT, LEAF, POT, POT_FLIPPED, WOOD, coords, key
-from engine.rulesets.bonsai.tree import can_place, is_stuck, legal_cells, removable
+from niwa.engine import IllegalAction
+from niwa.engine.rulesets.bonsai.rules import (
+    FLOWER,
+    FRUIT,
+    LEAF,
+    POT,
+    POT_FLIPPED,
+    WOOD,
+    coords,
+    key,
+)
+from niwa.engine.rulesets.bonsai.tree import can_place, is_stuck, legal_cells, removable
 
 from .table import CULTIVATE, END, cells, place, play, supply, table, tree
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import CHANCE, IllegalAction
-from engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine import CHANCE, IllegalAction
+from niwa.engine.rulesets.bonsai.state import BonsaiState
 
 from .table import CULTIVATE, meditate, place, play, table
 

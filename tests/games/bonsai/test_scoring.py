@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.rulesets.bonsai.rules import FLOWER, key
-from engine.rulesets.bonsai.scoring import breakdown, parchment_points, tree_points
-from engine.rulesets.bonsai.tree import free_sides
+from niwa.engine.rulesets.bonsai.rules import FLOWER, key
+from niwa.engine.rulesets.bonsai.scoring import breakdown, parchment_points, tree_points
+from niwa.engine.rulesets.bonsai.tree import free_sides
 
 from .table import cells, table, tree
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import CHANCE, OptionError
-from engine.rulesets.bonsai import GAME
-from engine.rulesets.bonsai.rules import CARD_KINDS, deck_for, key
-from engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine import CHANCE, OptionError
+from niwa.engine.rulesets.bonsai import GAME
+from niwa.engine.rulesets.bonsai.rules import CARD_KINDS, deck_for, key
+from niwa.engine.rulesets.bonsai.state import BonsaiState
 
 from .table import table
 

@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from engine import CHANCE, IllegalAction, State
-from engine.rulesets.bonsai import GAME
-from engine.rulesets.bonsai.moves import REVEAL
-from engine.rulesets.bonsai.state import BonsaiState
-from engine.testing.checks import every_state
+from niwa.engine import CHANCE, IllegalAction, State
+from niwa.engine.rulesets.bonsai import GAME
+from niwa.engine.rulesets.bonsai.moves import REVEAL
+from niwa.engine.rulesets.bonsai.state import BonsaiState
+from niwa.engine.testing.checks import every_state
 
 from .table import CULTIVATE, meditate, place, play, supply, table
 

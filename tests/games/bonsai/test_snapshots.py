@@ -1,4 +1,4 @@
-"""Snapshots carry the shared envelope (engine.snapshot), and only good ones load."""
+"""Snapshots carry the shared envelope (niwa.engine.snapshot), and only good ones load."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from engine.rulesets.bonsai import GAME
+from niwa.engine.rulesets.bonsai import GAME
 from tests.games.snapshots import Refusal, refusals, settled_snapshot
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import random
 
-from engine import CHANCE
-from engine.rulesets.bonsai import GAME
+from niwa.engine import CHANCE
+from niwa.engine.rulesets.bonsai import GAME
 
 from .table import CULTIVATE, meditate, place, play, supply, table, tree
 

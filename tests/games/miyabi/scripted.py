@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine import IllegalAction
-from engine.rulesets.miyabi import GAME
-from engine.rulesets.miyabi.garden import Garden, Placement
-from engine.rulesets.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
-from engine.rulesets.miyabi.state import CHOOSE, PLACE, MiyabiState
+from niwa.engine import IllegalAction
+from niwa.engine.rulesets.miyabi import GAME
+from niwa.engine.rulesets.miyabi.garden import Garden, Placement
+from niwa.engine.rulesets.miyabi.rules import SHAPES, SIZE, TYPES, kind_of, shape_of, type_of
+from niwa.engine.rulesets.miyabi.state import CHOOSE, PLACE, MiyabiState
 
 Tile = tuple[Any, ...]
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 
-from engine.rulesets.miyabi import GAME
-from engine.rulesets.miyabi.rules import NKINDS, SHAPES, TILE_SET, TYPES, kind_of
+from niwa.engine.rulesets.miyabi import GAME
+from niwa.engine.rulesets.miyabi.rules import NKINDS, SHAPES, TILE_SET, TYPES, kind_of
 
 STATUSES = ("VERIFIED", "INFERRED", "PROPOSED", "DECIDED")
 
 
 def data(name: str) -> dict[str, object]:
     loaded: dict[str, object] = json.loads(
-        files("engine.rulesets.miyabi").joinpath("data", name).read_text("utf-8")
+        files("niwa.engine.rulesets.miyabi").joinpath("data", name).read_text("utf-8")
     )
     return loaded
 

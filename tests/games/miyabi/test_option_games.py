@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from engine import CHANCE, sample_chance
-from engine.rulesets.miyabi import GAME
-from engine.rulesets.miyabi.rules import TYPES
+from niwa.engine import CHANCE, sample_chance
+from niwa.engine.rulesets.miyabi import GAME
+from niwa.engine.rulesets.miyabi.rules import TYPES
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "variants-and-at-least": {

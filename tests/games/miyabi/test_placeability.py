@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from engine.rulesets.miyabi import GAME
-from engine.rulesets.miyabi.garden import Garden
-from engine.rulesets.miyabi.rules import CELLS, NKINDS, SIZE, Rules
-from engine.rulesets.miyabi.state import MiyabiState
-from engine.testing.checks import every_state
+from niwa.engine.rulesets.miyabi import GAME
+from niwa.engine.rulesets.miyabi.garden import Garden
+from niwa.engine.rulesets.miyabi.rules import CELLS, NKINDS, SIZE, Rules
+from niwa.engine.rulesets.miyabi.state import MiyabiState
+from niwa.engine.testing.checks import every_state
 
 OPTIONS: list[dict[str, Any]] = [
     {},

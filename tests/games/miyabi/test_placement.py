@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine import CHANCE, IllegalAction, sample_chance
-from engine.rulesets.miyabi import GAME
-from engine.rulesets.miyabi.moves import parse_placement
-from engine.rulesets.miyabi.state import MiyabiState
+from niwa.engine import CHANCE, IllegalAction, sample_chance
+from niwa.engine.rulesets.miyabi import GAME
+from niwa.engine.rulesets.miyabi.moves import parse_placement
+from niwa.engine.rulesets.miyabi.state import MiyabiState
 from tests.games.miyabi.scripted import place, refusal, scripted
 
 

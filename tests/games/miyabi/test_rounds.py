@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from engine import CHANCE, IllegalAction, sample_chance
-from engine.rulesets.miyabi import GAME
-from engine.rulesets.miyabi.rules import NKINDS, SHAPES, TILE_SET, shape_of
-from engine.rulesets.miyabi.state import MiyabiState
+from niwa.engine import CHANCE, IllegalAction, sample_chance
+from niwa.engine.rulesets.miyabi import GAME
+from niwa.engine.rulesets.miyabi.rules import NKINDS, SHAPES, TILE_SET, shape_of
+from niwa.engine.rulesets.miyabi.state import MiyabiState
 from tests.games.miyabi.scripted import place, refusal, scripted
 
 

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.rulesets.miyabi import GAME
-from engine.rulesets.miyabi.rules import TYPES, rules_for
-from engine.rulesets.miyabi.scoring import big_meadow, colorful_garden, end_scoring, majority_points
+from niwa.engine.rulesets.miyabi import GAME
+from niwa.engine.rulesets.miyabi.rules import TYPES, rules_for
+from niwa.engine.rulesets.miyabi.scoring import (
+    big_meadow,
+    colorful_garden,
+    end_scoring,
+    majority_points,
+)
 from tests.games.miyabi.scripted import kind, place, scripted
 
 

@@ -1,4 +1,4 @@
-"""Snapshots carry the shared envelope (engine.snapshot), and only good ones load."""
+"""Snapshots carry the shared envelope (niwa.engine.snapshot), and only good ones load."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from engine import CHANCE, SnapshotError, canonical_json, sample_chance, state_hash
-from engine.rulesets.miyabi import GAME
-from engine.rulesets.miyabi.state import MiyabiState
-from engine.testing.checks import every_state
+from niwa.engine import CHANCE, SnapshotError, canonical_json, sample_chance, state_hash
+from niwa.engine.rulesets.miyabi import GAME
+from niwa.engine.rulesets.miyabi.state import MiyabiState
+from niwa.engine.testing.checks import every_state
 from tests.games.snapshots import Refusal, refusals, settled_snapshot
 
 VARIANTS = {"colorfulGarden": True, "bigMeadow": True, "maxLayer": 3, "allowRotation": False}

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from engine import CHANCE, OptionError
-from engine.rulesets.miyabi import GAME
+from niwa.engine import CHANCE, OptionError
+from niwa.engine.rulesets.miyabi import GAME
 from tests.games.miyabi.scripted import place, scripted
 
 GARDEN = [

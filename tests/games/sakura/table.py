@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine import CHANCE
-from engine.rulesets.sakura import GAME
-from engine.rulesets.sakura.codec import decode
-from engine.rulesets.sakura.rules import Card, decks
-from engine.rulesets.sakura.state import SakuraState
+from niwa.engine import CHANCE
+from niwa.engine.rulesets.sakura import GAME
+from niwa.engine.rulesets.sakura.codec import decode
+from niwa.engine.rulesets.sakura.rules import Card, decks
+from niwa.engine.rulesets.sakura.state import SakuraState
 
 DEFAULT_DECK = decks()["default"]
 

@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from engine import OptionError
-from engine.rulesets.sakura import GAME
-from engine.rulesets.sakura.rules import (
+from niwa.engine import OptionError
+from niwa.engine.rulesets.sakura import GAME
+from niwa.engine.rulesets.sakura.rules import (
     EMP_FWD_1,
     EMP_FWD_2,
     EMP_FWD_OR_BACK_1,

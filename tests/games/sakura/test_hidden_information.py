@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from engine import CHANCE
-from engine.rulesets.sakura import GAME
+from niwa.engine import CHANCE
+from niwa.engine.rulesets.sakura import GAME
 from tests.games.sakura.table import play, table
 
 

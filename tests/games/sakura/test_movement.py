@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.rulesets.sakura import GAME
-from engine.rulesets.sakura.garden import Garden
-from engine.rulesets.sakura.state import SakuraState
+from niwa.engine.rulesets.sakura import GAME
+from niwa.engine.rulesets.sakura.garden import Garden
+from niwa.engine.rulesets.sakura.state import SakuraState
 from tests.conformance.checks import playout
 from tests.games.sakura.table import play, table
 

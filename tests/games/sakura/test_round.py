@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine import CHANCE, IllegalAction
-from engine.rulesets.sakura import GAME
+from niwa import engine
+from niwa.engine import CHANCE, IllegalAction
+from niwa.engine.rulesets.sakura import GAME
 from tests.games.fixed_rng import FixedRng
 from tests.games.sakura.table import decide, draw_all, play, table
 

@@ -9,7 +9,7 @@ resolution waits for their choice (sakura.md §2, §6)."""
 
 from __future__ import annotations
 
-from engine.rulesets.sakura.rules import CLOSEST_BACK_2, EMP_FWD_2, FURTHEST_FWD_2
+from niwa.engine.rulesets.sakura.rules import CLOSEST_BACK_2, EMP_FWD_2, FURTHEST_FWD_2
 from tests.games.sakura.table import DEFAULT_DECK, decide, play, table
 
 BLUE, RED, GREEN = 0, 1, 2

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine import CHANCE
-from engine.rulesets.sakura import GAME
-from engine.rulesets.sakura.garden import Garden
+from niwa.engine import CHANCE
+from niwa.engine.rulesets.sakura import GAME
+from niwa.engine.rulesets.sakura.garden import Garden
 from tests.games.sakura.table import decide, play, table
 
 

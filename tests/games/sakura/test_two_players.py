@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import CHANCE, IllegalAction
-from engine.rulesets.sakura import GAME
+from niwa.engine import CHANCE, IllegalAction
+from niwa.engine.rulesets.sakura import GAME
 from tests.games.sakura.table import play, reveal, table
 
 COURT = 2

@@ -32,10 +32,10 @@ KINDS = ["none", "data-empty", "data-tiny", "unknown", "ping", "settings", "info
 CHILD = """
 import json, resource, sys, time
 from pathlib import Path
-from referee.clock import TimeControl
-from referee.logs import configure_cli_logging
-from referee.match import BotSpec, Limits, MatchSpec, play_match
-from referee.replay import read
+from niwa.referee.clock import TimeControl
+from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import BotSpec, Limits, MatchSpec, play_match
+from niwa.referee.replay import read
 from tests.referee.toy import GAME
 
 configure_cli_logging()
@@ -79,9 +79,9 @@ def honest(bots: list[str], game: str) -> None:
     """Per call, the most frames, events and reads each bot's server took over a
     sandboxed match of ``game`` against builtin:random (this checkout's referee)."""
     sys.path.insert(0, str(ROOT))
-    from bots.sdk import GameStart
-    from referee import transport
-    from referee.match import BotSpec, MatchSpec, play_match
+    from niwa.bots.sdk import GameStart
+    from niwa.referee import transport
+    from niwa.referee.match import BotSpec, MatchSpec, play_match
 
     meters: dict[int, list[transport.Traffic]] = {}  # by seat
     seats: dict[int, int] = {}  # a client's seat, by id

@@ -28,7 +28,7 @@ import threading
 
 import hpack
 
-from niwa_proto.v1 import bot_pb2
+from niwa.proto.v1 import bot_pb2
 
 KIND = sys.argv[1]
 COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 220_000

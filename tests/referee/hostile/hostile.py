@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from bots.sdk import READY_LINE, SOCKET_ENV, GameStart, Reply, Turn, serve
+from niwa.bots.sdk import READY_LINE, SOCKET_ENV, GameStart, Reply, Turn, serve
 
 BEHAVIOUR = sys.argv[1]
 ARGS = sys.argv[2:]

@@ -19,7 +19,7 @@ from typing import Any
 
 import grpc
 
-from niwa_proto.v1 import bot_pb2
+from niwa.proto.v1 import bot_pb2
 
 BEHAVIOUR = sys.argv[1]
 ARGS = sys.argv[2:]

@@ -1,0 +1,93 @@
+"""``builtin:mcts``: information-set Monte Carlo tree search (``niwa.bots.search``) on a clock.
+
+It searches until a safe fraction of the time it was given and never longer: by default
+70 % of the per-decision time, and never more than a tenth of what is left on its clock
+(bank included), less a fixed margin for the transport. ``iterations`` or ``seconds``
+fix the effort instead (e.g. for reproducible tests): on the command line
+``builtin:mcts?iterations=200`` or ``builtin:mcts?seconds=0.05``. A fixed ``seconds`` is
+still capped by the clock, so it never times out either.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from niwa import engine
+from niwa.bots import heuristics
+from niwa.bots.sdk import GameStart, Reply, Turn
+from niwa.bots.search import ISMCTS, SearchLimits
+
+#: Share of the per-decision time used, and of the whole clock at most.
+DECISION_SHARE = 0.7
+CLOCK_SHARE = 0.1
+#: Kept back for the gRPC round trip and process scheduling.
+MARGIN_S = 0.02
+DEFAULT_SECONDS = 0.1
+
+
+class MctsBot:
+    name = "mcts"
+    version = "1"
+
+    def __init__(self, iterations: int | None = None, seconds: float | None = None) -> None:
+        self.iterations = iterations
+        self.seconds = seconds
+        self.search: ISMCTS | None = None
+        self.per_decision_s = DEFAULT_SECONDS / DECISION_SHARE
+        self.seed = 0
+
+    @classmethod
+    def from_options(cls, options: dict[str, str]) -> MctsBot:
+        """``iterations=N`` (a whole number above 0) or ``seconds=S`` (above 0)."""
+        unknown = sorted(set(options) - {"iterations", "seconds"})
+        if unknown:
+            raise ValueError(
+                f"builtin:mcts has no option {unknown[0]!r}; its options: iterations, seconds"
+            )
+        if len(options) > 1:
+            raise ValueError("builtin:mcts takes iterations or seconds, not both")
+        try:
+            if "iterations" in options:
+                iterations = int(options["iterations"])
+                if iterations < 1:
+                    raise ValueError
+                return cls(iterations=iterations)
+            seconds = float(options["seconds"])
+            if not 0 < seconds < math.inf:
+                raise ValueError
+            return cls(seconds=seconds)
+        except ValueError:
+            key, value = next(iter(options.items()))
+            raise ValueError(
+                f"builtin:mcts option {key}={value!r} must be a number above 0, "
+                f"e.g. mcts?iterations=200 or mcts?seconds=0.05"
+            ) from None
+
+    def start(self, game: GameStart) -> None:
+        g = engine.load(game.game)
+        self.search = ISMCTS(g, heuristics.for_game(game.game))
+        if game.per_decision_ms > 0:
+            self.per_decision_s = game.per_decision_ms / 1000
+        self.seed = game.seed
+
+    def budget(self, time_left_ms: int) -> float:
+        """Seconds to search for one decision."""
+        clock = time_left_ms / 1000 * CLOCK_SHARE
+        if self.seconds is not None:
+            return max(min(self.seconds, clock - MARGIN_S), 0.001)
+        share = min(self.per_decision_s * DECISION_SHARE, clock)
+        return max(share - MARGIN_S, 0.001)
+
+    def act(self, turn: Turn) -> Reply:
+        assert self.search is not None, "start() was not called"
+        self.search.rng = random.Random(f"{self.seed}/{turn.seed}/{turn.decision}")
+        limits = SearchLimits(
+            iterations=self.iterations,
+            seconds=None if self.iterations is not None else self.budget(turn.time_left_ms),
+        )
+        index, stats = self.search.choose(turn.observation, turn.seat, turn.legal_actions, limits)
+        note = f"{stats['iterations']} iterations"
+        if "value" in stats:
+            note += f", value {stats['value']:.2f}"
+        return Reply(index=index, note=note)

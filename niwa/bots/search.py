@@ -1,0 +1,661 @@
+"""Information-set Monte Carlo tree search over the engine contract (any game).
+
+One tree per decision, for the searching seat. Each iteration samples the hidden
+information with ``game.determinize`` (so the search only uses what the seat saw), walks
+the tree choosing actions by UCB, and stops at the first new node. From there a short
+random rollout is played and the position is valued by the game's heuristic
+(``niwa.bots.heuristics``), or played out to the end where a game has none.
+
+* Different determinizations allow different actions, so a node keeps, per action, how
+  often it was *available* and uses that in place of the parent's visit count
+  (subset-armed bandit, as in Cowling, Powley and Whitehouse's ISMCTS).
+* Chance outcomes are sampled with their probabilities and become tree edges, except
+  those the searching seat will not see (a card dealt into another seat's hand, listed
+  per game in ``niwa.bots.redeal``): they all lead to one node, as the seat's information
+  sets do. Branching on them made a new node at every such draw, so past a round's
+  draws no node was ever visited twice (Sakura 3-6p) and the seeding there was spent
+  on nodes visited once.
+* Simultaneous decisions are decoupled: every pending seat picks its own action by its
+  own statistics at that node; the joint move is the edge.
+* Rewards are per seat, in [0, 1]; each seat maximises its own (paranoia-free "max^n").
+* Exploration is small (0.2): the evaluations' values of sibling moves differ by a few
+  hundredths, and with 0.7 the visits spread almost evenly, so the most visited move
+  was close to a random one (Miyabi, mcts 0.05 s vs greedy over 20-30 games: 0.33 at
+  0.7, 0.80 at 0.25, 0.78 at 0.1).
+* With a heuristic, the first time the search decides at a node, each action there
+  starts with ``prior_visits`` virtual visits at the heuristic's value of the position
+  right after it (progressive bias): a short search then plays at least like the
+  one-step greedy bot, and a longer one corrects it. Seeding every node, not only the
+  root, keeps a move's value from being the average of random replies below it.
+* A game without hidden information is determinized once, and each node keeps its state
+  (up to ``KEPT_STATES`` a search): the walk applies moves only where it leaves the tree.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from niwa import engine
+from niwa.bots import draws, redeal
+from niwa.bots.heuristics import Evaluation, blind_to_chance
+from niwa.engine import CHANCE, Action, Game, Result, State
+
+
+def terminal_values(result: Result) -> list[float]:
+    """Rewards at the end: 1 for first place, 0 for last, shared places share; one
+    player alone (solo games) is valued by its score."""
+    n = len(result.places)
+    if n == 1:
+        return [1 - 1 / (1 + max(result.scores[0], 0) / 50)]
+    return [1 - p / (n - 1) for p in result.places]
+
+
+_KEYS: dict[str, str] = {}
+
+
+def _key(action: Action) -> str:
+    """The canonical JSON of an action, memoised on its ``repr`` (much cheaper): the
+    same action built by different code paths may differ in key order, so the canonical
+    form is the identity, and the memo only avoids recomputing it."""
+    r = repr(action)
+    k = _KEYS.get(r)
+    if k is None:
+        if len(_KEYS) > 200_000:
+            _KEYS.clear()
+        k = _KEYS[r] = engine.canonical_json(action)
+    return k
+
+
+_LISTED: dict[int, tuple[Action, str]] = {}
+
+
+def _listed_key(action: Action) -> str:
+    """:func:`_key` of a legal action, memoised on the object too: an engine that lists
+    the same action objects again (Sakura's cards) is then answered without a ``repr``.
+    The memo holds each object, so no other object can take its ``id`` meanwhile."""
+    hit = _LISTED.get(id(action))
+    if hit is not None and hit[0] is action:
+        return hit[1]
+    k = _key(action)
+    if len(_LISTED) > 20_000:
+        _LISTED.clear()
+    _LISTED[id(action)] = (action, k)
+    return k
+
+
+class _Arm:
+    """One action's statistics at a node, for one seat (slots: read in the UCB loop)."""
+
+    __slots__ = ("available", "total", "visits")
+
+    def __init__(self, visits: int = 0, total: float = 0.0) -> None:
+        self.visits = visits
+        self.total = total
+        self.available = 0
+
+
+#: The legal actions a seat had at a node, their keys, and their arms in the same order.
+_Listing = tuple[list[Action], list[str], list[_Arm]]
+
+
+class _Node:
+    __slots__ = ("arms", "children", "known", "objects", "seats", "seen", "state")
+
+    def __init__(self) -> None:
+        # Most nodes are leaves, or chance nodes walked through, and a search makes
+        # thousands: their containers are made when first needed (each made and freed
+        # with every node cost a Sakura search about 3 %).
+        self.children: dict[str, _Node] | None = None
+        #: seat -> action key -> statistics; where seeding is on, a seat has arms here
+        #: exactly when it has been seeded here (seeding makes them first)
+        self.arms: dict[int, dict[str, _Arm]] | None = None
+        #: seat -> its last listing here: the next visit whose legal actions equal it
+        #: (always, without hidden information) skips the keys and the arm look-ups
+        self.seen: dict[int, _Listing] | None = None
+        #: seat -> id of an action object listed here -> (that object, its arm, its
+        #: key): with hidden information a seat's listing changes from one world to the
+        #: next, but engines hand out the same objects again, so an arm is found by the
+        #: object's identity (it is held here, so no other object can take its id)
+        self.objects: dict[int, dict[int, tuple[Action, _Arm, str]]] | None = None
+        #: action key -> the seeding's value right after it, while that child is not
+        #: made (only where it is exactly what expanding the child would compute)
+        self.known: dict[str, list[float]] | None = None
+        #: without hidden information: the state here, the same at every visit (never
+        #: changed once kept), and who moves in it (() once the game is over)
+        self.state: State | None = None
+        self.seats: tuple[int, ...] | None = None
+
+
+def _children(node: _Node) -> dict[str, _Node]:
+    """``node``'s children by edge, the dict made on first use."""
+    children = node.children
+    if children is None:
+        children = node.children = {}
+    return children
+
+
+def _seat_arms(node: _Node, seat: int) -> dict[str, _Arm]:
+    """``seat``'s arms at ``node`` by action key, made on first use."""
+    by_seat = node.arms
+    if by_seat is None:
+        by_seat = node.arms = {}
+    arms = by_seat.get(seat)
+    if arms is None:
+        arms = by_seat[seat] = {}
+    return arms
+
+
+def _any(rng: random.Random, actions: list[Action]) -> Action:
+    return actions[draws.below(rng, len(actions))]
+
+
+def _movers(state: State) -> tuple[int, ...]:
+    """Who moves in ``state``, ``()`` once it is over (a node keeps this with its state)."""
+    return () if state.is_over() else state.to_move()
+
+
+#: ``math.log(a)`` at index ``a``: UCB takes the log of an arm's availability, which never
+#: exceeds the iterations made so far; a list look-up is cheaper than the call.
+_LOGS: list[float] = [0.0, *map(math.log, range(1, 1024))]
+
+
+def _more_logs() -> None:
+    _LOGS.extend(map(math.log, range(len(_LOGS), 2 * len(_LOGS))))
+
+
+#: States a search keeps in its nodes at most (a few kB each): a long think stays bounded.
+KEPT_STATES = 4096
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """When to stop: after ``iterations``, or when ``seconds`` have passed."""
+
+    iterations: int | None = None
+    seconds: float | None = None
+
+
+class ISMCTS:
+    """Search one decision of ``seat`` from its observation."""
+
+    def __init__(
+        self,
+        game: Game,
+        evaluate: Evaluation | None,
+        *,
+        exploration: float = 0.2,
+        rollout_depth: int = 0,
+        prior_visits: int = 4,
+        seed_everywhere: bool = True,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.game = game
+        self.evaluate = evaluate
+        self.exploration = exploration
+        # Without a heuristic, rollouts must reach the end of the game.
+        self.rollout_depth = rollout_depth if evaluate is not None else 1_000_000
+        self.prior_visits = prior_visits if evaluate is not None else 0
+        self.rng = rng or random.Random(0)
+        self.seed_everywhere = seed_everywhere
+        self.iterations = 0
+        # Without hidden information a node's state is the same at every visit, so the
+        # value seeding computed right after an action is the value of that child when
+        # it is expanded: kept, it saves the expansion's apply and evaluation.
+        self.reuse_values = not game.info.hidden_information
+        # With hidden information a node's listings change from one determinization to
+        # the next, and an engine may list the same action objects in new combinations
+        # (Sakura's hands): keys are then memoised on the objects too. Without it the
+        # node's listing repeats whole, and new objects would only fill the memo.
+        self.keyed = _listed_key if game.info.hidden_information else _key
+        # Without hidden information nodes keep their states (:meth:`_iterate_kept`).
+        self.keep_states = not game.info.hidden_information
+        self._kept = 0
+        self.unseen: redeal.Unseen | None = None
+        # Pending chance the evaluation cannot see is left undrawn (heuristic alone).
+        self.blind = blind_to_chance(game.info.name, evaluate) if not self.rollout_depth else None
+
+    def choose(
+        self,
+        observation: dict[str, Any],
+        seat: int,
+        legal: list[Action],
+        limits: SearchLimits,
+    ) -> tuple[int, dict[str, Any]]:
+        """The index into ``legal`` to play, and statistics for a note."""
+        if len(legal) == 1:
+            return 0, {"iterations": 0}
+        root = _Node()
+        deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
+        self.iterations = 0
+        # Without hidden information every determinization is the same state: build it
+        # once and copy it (a copy is ~40x cheaper than rebuilding from the observation).
+        # With it, a game listed in niwa.bots.redeal copies one and deals its hidden cards again.
+        base = self.game.determinize(observation, seat, self.rng)
+        if self.game.info.hidden_information:
+            deal = redeal.dealer(self.game.info.name, base, seat)
+            self.unseen = redeal.unseen_chance(self.game.info.name, seat)
+            fresh: Callable[[], State] = (
+                (lambda: deal(self.rng)) if deal is not None
+                else lambda: self.game.determinize(observation, seat, self.rng)
+            )
+        else:
+            fresh = base.clone
+            if self.keep_states:
+                root.state = base
+                self._kept = 1
+        # The tree and the states make no reference cycles (checked in tests), so the
+        # cycle collector has nothing to find during a search; run, it walks the whole
+        # heap now and then, and in a process with many modules loaded one such pass
+        # cost a whole search a quarter of its rate. Paused, and resumed after.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            while True:
+                if limits.iterations is not None and self.iterations >= limits.iterations:
+                    break
+                if self.iterations + 1 >= len(_LOGS):  # an arm is available once a walk
+                    _more_logs()
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                if root.state is not None:
+                    self._iterate_kept(root)
+                else:
+                    self._iterate(root, fresh())
+                self.iterations += 1
+            arms = (root.arms or {}).get(seat, {})
+            # The tree goes while the collector is still paused. Resumed with the tree
+            # alive, its first pass walked every node and arm the search made before
+            # the tree was freed anyway: 3 % of a Sakura search.
+            del root
+        finally:
+            if collecting:
+                gc.enable()
+        stats = [arms.get(_key(a)) for a in legal]
+        visits = [0 if arm is None else arm.visits for arm in stats]
+        best = max(range(len(legal)), key=lambda i: (visits[i], -i))
+        arm = stats[best]
+        value = arm.total / arm.visits if arm is not None and arm.visits else 0.0
+        return best, {"iterations": self.iterations, "visits": visits[best], "value": value}
+
+    def _seed(
+        self,
+        node: _Node,
+        state: State,
+        seats: tuple[int, ...],
+        legal: list[list[Action]],
+        keys: list[list[str]],
+        todo: list[int],
+    ) -> None:
+        """Progressive bias: each action of a seat in ``todo`` at ``node`` starts with
+        ``prior_visits`` virtual visits at the heuristic's value right after it. Done the
+        first time the search decides at a node, so a node is only seeded once it has
+        been reached twice.
+
+        Simultaneous seats are seeded together: the k-th joint move pairs the k-th
+        action of every seat being seeded (in a random order, so each seat's action
+        meets uniformly random actions of the others, as it would alone) and one
+        evaluation values it for all of them; a seat with fewer actions, or already
+        seeded, plays at random.
+
+        One seat moving alone is seeded by :meth:`_seed_alone`, which keeps each value
+        for the child's expansion (:attr:`_Node.known`) where no chance follows the
+        action (its sampling would draw from the generator): with ``reuse_values`` for
+        good, else for the walk that seeded (the next one deals another world)."""
+        prior = self.prior_visits
+        if len(seats) == 1:  # most decisions: no pairing, no draws
+            self._seed_alone(node, state, seats[0], legal[0], keys[0])
+            return
+        rng = self.rng
+        pending: dict[int, list[tuple[Action, str]]] = {}
+        seeding = []
+        for s in todo:
+            arms = _seat_arms(node, s)
+            at = seats.index(s)
+            fresh = [(a, k) for a, k in zip(legal[at], keys[at], strict=True) if k not in arms]
+            if len(seats) > 1:
+                draws.shuffle(rng, fresh)
+            pending[s] = fresh
+            seeding.append((s, arms, fresh))
+        rounds = max(len(fresh) for fresh in pending.values())
+        columns = [pending.get(s) for s in seats]  # per seat in order: its fresh actions
+        for i in range(rounds):
+            joint: dict[int, Action] = {}
+            for s, actions, column in zip(seats, legal, columns, strict=True):
+                if column is not None and i < len(column):
+                    joint[s] = column[i][0]
+                else:
+                    joint[s] = actions[draws.below(rng, len(actions))]
+            after = state.clone()
+            after.apply(joint)
+            values = self._value(after)
+            for s, arms, fresh in seeding:
+                if i < len(fresh):
+                    arms[fresh[i][1]] = _Arm(prior, values[s] * prior)
+
+    def _seed_alone(
+        self, node: _Node, state: State, seat: int, legal: list[Action], keys: list[str]
+    ) -> None:
+        """:meth:`_seed` of one seat moving alone, keeping the values for the children's
+        expansion where that is exact."""
+        arms = _seat_arms(node, seat)
+        fresh = [(a, k) for a, k in zip(legal, keys, strict=True) if k not in arms]
+        prior = self.prior_visits
+        known: dict[str, list[float]] = {}
+        for action, key in fresh:
+            after = state.clone()
+            after.apply({seat: action})
+            exact = after.to_move() != (CHANCE,)
+            values = self._value(after)
+            arms[key] = _Arm(prior, values[seat] * prior)
+            if exact:
+                known[key] = values
+        if known:
+            node.known = known
+
+    def _iterate(self, root: _Node, state: State) -> None:
+        node = root
+        path: list[tuple[list[_Arm], tuple[int, ...]]] = []
+        seed_everywhere = self.seed_everywhere
+        prior = self.prior_visits
+        rng = self.rng
+        keyed = self.keyed
+        unseen = self.unseen
+        reuse = self.reuse_values
+        values: list[float] | None = None
+        while not state.is_over():
+            seats = state.to_move()
+            if seats == (CHANCE,):
+                outcome = engine.sample_chance(state, rng)
+                # an outcome the searching seat will not see leads to one node for all
+                secret = unseen is not None and unseen(state)
+                state.apply({CHANCE: outcome})
+                key = "c?" if secret else "c" + keyed(outcome)
+                children = _children(node)
+                child = children.get(key)
+                if child is None:
+                    child = children[key] = _Node()
+                node = child
+                continue
+            seen = node.seen
+            if seen is None:
+                seen = node.seen = {}
+            todo: list[int] = []
+            if prior and (seed_everywhere or node is root):
+                seeded = node.arms
+                todo = list(seats) if seeded is None else [s for s in seats if s not in seeded]
+            joint: dict[int, Action] = {}
+            picks: list[str] = []
+            picked: list[_Arm] = []
+            if todo:
+                self._seed_and_pick(node, state, seats, todo, joint, picks, picked)
+            else:  # most visits: each seat listed and picked in one pass, nothing to seed
+                for s in seats:
+                    actions = state.legal_actions(s)
+                    listing = seen.get(s)
+                    # Equal lists compare item by item in C (first by identity): far
+                    # cheaper than a key per action.
+                    if listing is not None and listing[0] == actions:
+                        arms = listing[2]
+                        i = self._select(arms)
+                        picks.append(listing[1][i])
+                    elif node is root:  # listed every walk: arms found by object
+                        arms = self._arms_of(node, s, actions)
+                        i = self._select(arms)
+                        picks.append(keyed(actions[i]))
+                    else:
+                        named = [keyed(a) for a in actions]
+                        # the arms are made once and never replaced: kept in legal's order
+                        listing = seen[s] = (actions, named, self._arms(node, s, named))
+                        arms = listing[2]
+                        i = self._select(arms)
+                        picks.append(named[i])
+                    joint[s] = actions[i]
+                    picked.append(arms[i])
+            known = node.known
+            if known is not None and not reuse:
+                node.known = None  # values in this walk's world: for this walk only
+            path.append((picked, seats))
+            edge = "|".join(picks)
+            children = _children(node)
+            child = children.get(edge)
+            if child is None:
+                children[edge] = _Node()
+                values = None if known is None else known.pop(edge, None)
+                if values is None:
+                    state.apply(joint)
+                break
+            state.apply(joint)
+            node = child
+        self._back_up(path, self._value(state) if values is None else values)
+
+    def _seed_and_pick(
+        self,
+        node: _Node,
+        state: State,
+        seats: tuple[int, ...],
+        todo: list[int],
+        joint: dict[int, Action],
+        picks: list[str],
+        picked: list[_Arm],
+    ) -> None:
+        """:meth:`_iterate`'s step at a node where seats in ``todo`` are not seeded yet:
+        every seat listed, ``todo`` seeded, then each seat picks (into ``joint``,
+        ``picks`` and ``picked``), in the same order of draws as the one-pass step."""
+        seen = node.seen
+        assert seen is not None
+        keyed = self.keyed
+        legal: list[list[Action]] = []
+        keys: list[list[str]] = []
+        listings: list[_Listing | None] = []
+        for s in seats:
+            actions = state.legal_actions(s)
+            listing = seen.get(s)
+            if listing is not None and listing[0] == actions:
+                keys.append(listing[1])
+            else:
+                listing = None
+                keys.append([keyed(a) for a in actions])
+            legal.append(actions)
+            listings.append(listing)
+        self._seed(node, state, seats, legal, keys, todo)
+        for s, actions, named, listing in zip(seats, legal, keys, listings, strict=True):
+            if listing is None:
+                listing = seen[s] = (actions, named, self._arms(node, s, named))
+            i = self._select(listing[2])
+            joint[s] = actions[i]
+            picks.append(named[i])
+            picked.append(listing[2][i])
+
+    def _iterate_kept(self, root: _Node) -> None:
+        """:meth:`_iterate` where a node's state is the same at every visit (no hidden
+        information): nodes keep their states, read and never changed, so the walk
+        applies nothing inside the tree and lists each node's actions once. Past
+        :data:`KEPT_STATES` a walk copies the last kept state and applies in place, as
+        :meth:`_iterate` does. It draws from the generator exactly as :meth:`_iterate`
+        does, so the decisions are the same."""
+        node = root
+        state = root.state
+        assert state is not None
+        owned = False  # whether ``state`` is this walk's own copy rather than a kept one
+        path: list[tuple[list[_Arm], tuple[int, ...]]] = []
+        seed_everywhere = self.seed_everywhere
+        prior = self.prior_visits
+        rng = self.rng
+        values: list[float] | None = None
+        while True:
+            seats = node.seats
+            if seats is None:
+                seats = node.seats = _movers(state)
+            if not seats:
+                break
+            if seats == (CHANCE,):
+                outcome = engine.sample_chance(state, rng)
+                key = "c" + _key(outcome)
+                children = _children(node)
+                child = children.get(key)
+                if child is None:
+                    child = children[key] = _Node()
+                state, owned = self._enter(child, state, owned, {CHANCE: outcome})
+                node = child
+                continue
+            seen = node.seen
+            if seen is None:
+                seen = node.seen = {}
+            if len(seen) < len(seats):  # the first visit: list, seed, then make the arms
+                legal = [state.legal_actions(s) for s in seats]
+                keys = [[_key(a) for a in actions] for actions in legal]
+                if prior and (seed_everywhere or node is root):
+                    self._seed(node, state, seats, legal, keys, list(seats))
+                for s, actions, named in zip(seats, legal, keys, strict=True):
+                    seen[s] = (actions, named, self._arms(node, s, named))
+            joint: dict[int, Action] = {}
+            picks: list[str] = []
+            picked: list[_Arm] = []
+            for s in seats:
+                actions, named, arms = seen[s]
+                i = self._select(arms)
+                joint[s] = actions[i]
+                picks.append(named[i])
+                picked.append(arms[i])
+            path.append((picked, seats))
+            edge = "|".join(picks)
+            children = _children(node)
+            child = children.get(edge)
+            if child is None:
+                child = children[edge] = _Node()
+                known = node.known
+                values = None if known is None else known.pop(edge, None)
+                if values is None:
+                    state = self._expand(child, state, owned, joint)
+                break
+            state, owned = self._enter(child, state, owned, joint)
+            node = child
+        self._back_up(path, self._value(state) if values is None else values)
+
+    @staticmethod
+    def _back_up(path: list[tuple[list[_Arm], tuple[int, ...]]], values: list[float]) -> None:
+        """Every arm picked on the way down counts the visit and its seat's value."""
+        for picked, movers in path:
+            for arm, s in zip(picked, movers, strict=True):
+                arm.visits += 1
+                arm.total += values[s]
+
+    def _enter(
+        self, child: _Node, state: State, owned: bool, move: dict[int, Action]
+    ) -> tuple[State, bool]:
+        """The state at ``child``, reached from ``state`` by ``move``: the one it keeps,
+        else made (and kept, within the budget), and whether it is the walk's own."""
+        kept = child.state
+        if kept is not None:
+            return kept, False
+        if owned:
+            state.apply(move)
+            return state, True
+        after = state.clone()
+        after.apply(move)
+        if self._kept < KEPT_STATES:
+            child.state = after
+            self._kept += 1
+            return after, False
+        return after, True
+
+    def _expand(self, child: _Node, state: State, owned: bool, move: dict[int, Action]) -> State:
+        """The state at a new ``child``, to be valued: kept too where valuing it changes
+        nothing (the heuristic alone, no rollout, and no chance pending, which
+        :meth:`_value` would sample into it)."""
+        after = state if owned else state.clone()
+        after.apply(move)
+        read_only = not self.rollout_depth and self.evaluate is not None
+        if read_only and not owned and self._kept < KEPT_STATES:
+            seats = _movers(after)
+            if seats != (CHANCE,):
+                child.state = after
+                child.seats = seats
+                self._kept += 1
+        return after
+
+    def _arms_of(self, node: _Node, seat: int, actions: list[Action]) -> list[_Arm]:
+        """The arms of ``actions`` for ``seat`` at ``node``, in their order, found by
+        the objects' identity where they were listed here before (else by key, made
+        if new): no key is made for an object met here before."""
+        tables = node.objects
+        if tables is None:
+            tables = node.objects = {}
+        table = tables.get(seat)
+        if table is None:
+            table = tables[seat] = {}
+        found = table.get
+        out = []
+        for action in actions:
+            row = found(id(action))
+            if row is None or row[0] is not action:
+                key = self.keyed(action)
+                row = table[id(action)] = (action, self._arms(node, seat, [key])[0], key)
+            out.append(row[1])
+        return out
+
+    @staticmethod
+    def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:
+        """The arms of ``keys`` for ``seat`` at ``node``, in their order (made if new)."""
+        arms = _seat_arms(node, seat)
+        out = []
+        for key in keys:
+            arm = arms.get(key)
+            if arm is None:
+                arm = arms[key] = _Arm()
+            out.append(arm)
+        return out
+
+    def _select(self, arms: list[_Arm]) -> int:
+        """UCB over the actions available now (``arms``, in legal's order), counting
+        each arm's availability; the index of the one chosen."""
+        untried: list[int] | None = None  # made only when one is (most calls: none)
+        best = -1
+        best_score = -math.inf
+        c = self.exploration
+        logs, sqrt = _LOGS, math.sqrt
+        for i, arm in enumerate(arms):
+            available = arm.available + 1
+            arm.available = available
+            visits = arm.visits
+            if visits == 0:
+                if untried is None:
+                    untried = [i]
+                else:
+                    untried.append(i)
+            elif untried is None:  # once one is untried, the scores decide nothing
+                score = arm.total / visits + c * sqrt(logs[available] / visits)
+                if score > best_score:
+                    best_score, best = score, i
+        if untried is not None:
+            return untried[draws.below(self.rng, len(untried))]
+        return best
+
+    def _value(self, state: State) -> list[float]:
+        """Rollout, then the heuristic (or the result); pending chance is sampled first."""
+        rng = self.rng
+        blind = self.blind
+        while state.to_move() == (CHANCE,):
+            if blind is not None and blind(state):
+                break  # the evaluation reads nothing the outcomes would change
+            state.apply({CHANCE: engine.sample_chance(state, rng)})
+        if not self.rollout_depth and self.evaluate is not None:
+            return terminal_values(state.result()) if state.is_over() else self.evaluate(state)
+        for _ in range(self.rollout_depth):
+            if state.is_over():
+                break
+            seats = state.to_move()
+            if seats == (CHANCE,):
+                state.apply({CHANCE: engine.sample_chance(state, rng)})
+            else:
+                state.apply({s: _any(rng, state.legal_actions(s)) for s in seats})
+        if state.is_over():
+            return terminal_values(state.result())
+        assert self.evaluate is not None
+        return self.evaluate(state)

@@ -1,0 +1,50 @@
+"""niwa's sans-IO game engine: the contract every game implements, and the registry.
+
+>>> from niwa import engine
+>>> game = engine.load("blossom")
+>>> state = game.new_game(players=3)
+"""
+
+from niwa.engine.api import (
+    CHANCE,
+    JSON,
+    Action,
+    Game,
+    GameInfo,
+    IllegalAction,
+    Option,
+    OptionError,
+    Result,
+    Rng,
+    State,
+    canonical_json,
+    envelope,
+    places_from_keys,
+    sample_chance,
+    state_hash,
+)
+from niwa.engine.registry import UnknownGame, games, load
+from niwa.engine.snapshot import SnapshotError
+
+__all__ = [
+    "CHANCE",
+    "JSON",
+    "Action",
+    "Game",
+    "GameInfo",
+    "IllegalAction",
+    "Option",
+    "OptionError",
+    "Result",
+    "Rng",
+    "SnapshotError",
+    "State",
+    "UnknownGame",
+    "canonical_json",
+    "envelope",
+    "games",
+    "load",
+    "places_from_keys",
+    "sample_chance",
+    "state_hash",
+]

@@ -1,0 +1,80 @@
+"""Where the runner's matches run: a pool of local worker processes (the default) or a
+Ray cluster (:mod:`niwa.ladder.ray_executor`, ``pip install 'niwa[ray]'``).
+
+An executor takes a :class:`niwa.ladder.worker.Job` and returns a future of its
+:class:`niwa.ladder.store.Finished`; by the time the future is done, the replay (and the
+bots' logs) are at the job's paths on the runner's disk, wherever the match ran. The
+runner alone commits results, so an executor never touches the store's tables.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Protocol
+
+from niwa.ladder.store import Finished
+from niwa.ladder.worker import Job, init_worker, run_job
+from niwa.referee.pool import spawn_pool
+
+LOCAL, RAY = "local", "ray"
+KINDS = (LOCAL, RAY)
+
+#: The bytes of the archive with this content hash (a submitted bot's files).
+ArchiveReader = Callable[[str], bytes]
+
+
+class Executor(Protocol):
+    @property
+    def slots(self) -> int:
+        """Matches it can play at once now."""
+        ...
+
+    def submit(self, job: Job) -> Future[Finished]: ...
+
+    def shutdown(self, wait: bool) -> None:
+        """Stop; with ``wait``, let running matches end first. Queued ones are dropped."""
+        ...
+
+
+class LocalPool:
+    """Spawned worker processes on this machine, one match each at a time; a worker
+    that dies breaks the pool (``BrokenProcessPool``, which the runner recovers from)."""
+
+    def __init__(
+        self, workers: int, log_level: str, node: str, log_file: Path | None = None
+    ) -> None:
+        self._workers = workers
+        self._pool = spawn_pool(workers, init_worker, (os.getpid(), log_level, node, log_file))
+
+    @property
+    def slots(self) -> int:
+        return self._workers
+
+    def submit(self, job: Job) -> Future[Finished]:
+        return self._pool.submit(run_job, job)
+
+    def shutdown(self, wait: bool) -> None:
+        self._pool.shutdown(wait=wait, cancel_futures=True)
+
+
+def start(
+    kind: str,
+    workers: int,
+    log_level: str,
+    node: str,
+    ray_address: str,
+    archive: ArchiveReader,
+    log_file: Path | None = None,
+) -> Executor:
+    """The executor ``kind`` names (one of :data:`KINDS`); ``node``: the runner's name;
+    ``log_file``: where local workers write their events (Ray keeps its workers' logs)."""
+    if kind == LOCAL:
+        return LocalPool(workers, log_level, node, log_file)
+    if kind == RAY:
+        from niwa.ladder.ray_executor import RayExecutor  # ray is an optional extra
+
+        return RayExecutor(ray_address, log_level, archive)
+    raise ValueError(f"no executor {kind!r}; choose one of {', '.join(KINDS)}")

@@ -1,0 +1,478 @@
+"""The ladder's engine room: keep matches queued and running, commit what finishes.
+
+One process owns the scheduling and every write of results; a pool of worker
+processes (one per core by default) plays the matches through the referee. On start
+the runner puts back into the queue every match a previous run left "running": with
+the commit rules of :mod:`niwa.ladder.store` this makes a ``kill -9`` at any moment safe;
+it also removes what the killed run's referees left (:mod:`niwa.referee.leftovers`: bots'
+cgroups and run folders, partial replays).
+
+Sandboxed bots are only played with every documented limit enforced: when a worker
+reports :class:`niwa.referee.cgroups.LimitsUnavailable`, the match goes back to the queue
+and the runner stops with that error (a one-line message naming the fix).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from niwa import engine
+from niwa.ladder import executors, scheduler, sparring, submission, suspension, tails
+from niwa.ladder.archive import ArchiveError
+from niwa.ladder.db import ConnectionLost, DatabaseError
+from niwa.ladder.lease import Lease, node_name
+from niwa.ladder.store import VALIDATION, Finished, Match, Store, StoreError
+from niwa.ladder.worker import Job
+from niwa.referee import cgroups
+from niwa.referee.cgroups import LimitsUnavailable
+from niwa.referee.leftovers import leftovers
+from niwa.referee.pool import cores
+from niwa.referee.sandbox import Limits
+
+#: How often the leader removes expired stderr tails (niwa.ladder.tails).
+HOUSEKEEPING_S = 600.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_url: str
+    data_dir: Path | None = None
+    workers: int = 0  # 0: one per core
+    concurrency: int = 0  # matches running at once; 0: one per worker
+    max_matches: int | None = None  # stop after this many finished rated matches
+    duplicate: bool = False  # play each pairing's seed under every seat rotation
+    time_control: str = "1s+30s"
+    seed: int | None = None  # scheduler's choices (pairings, seeds); None: fresh
+    log_level: str = "info"
+    #: Every log event of the runner's process and its local workers as JSON lines in
+    #: this file, only warnings and errors on stderr (the demo); None: all on stderr.
+    log_file: Path | None = None
+    games: tuple[str, ...] = ()  # the games this ladder plays; empty: every registered game
+    builtins_in_process: bool = True  # False: built-in bots run sandboxed, like submissions
+    #: Built-in bots ("builtin:greedy") rated in every game beside the submitted ones;
+    #: None: as kept in the store (``serve --sparring`` keeps it there).
+    sparring: tuple[str, ...] | None = None
+    #: Seconds a runner's lease lasts without a heartbeat: a standby runner takes over
+    #: at most this long (plus one poll, a quarter of it) after the leader died.
+    lease_s: float = 20.0
+    node: str = ""  # this runner's name in the logs and the lease; "": host:pid:random
+    executor: str = executors.LOCAL  # where matches run: executors.KINDS
+    ray_address: str = ""  # executor "ray": the cluster's address; "": this machine's
+
+    def game_names(self) -> list[str]:
+        return list(self.games) or engine.games()
+
+    @property
+    def worker_count(self) -> int:
+        return self.workers or cores()
+
+
+FinishedHook = Callable[[Match], None]
+
+
+class LeaseLost(Exception):
+    """Another runner holds the store's lease now: this one must stop playing."""
+
+    def __init__(self, holder: str) -> None:
+        super().__init__(f"the runner lease is held by {holder or 'nobody'}")
+        self.holder = holder
+
+
+class Runner:
+    def __init__(self, settings: Settings, on_finished: FinishedHook | None = None) -> None:
+        self.settings = settings
+        self.on_finished = on_finished
+        self.rng = random.Random(settings.seed)
+        self.node = settings.node or node_name()
+        self.log = structlog.get_logger("niwa.ladder").bind(node=self.node)
+        self._renewed = 0.0  # when the lease was last renewed (time.monotonic)
+        self.rated_finished = 0
+        self._games_turn = 0
+        self._waiting: dict[str, str] = {}  # game -> why it cannot play, while it cannot
+        #: Whether sparring partners are active (``--sparring``): they then play only at
+        #: a submitted bot's table. Without it (the demo) built-ins play each other.
+        self._sparring = False
+        #: Seconds this process spent scheduling, claiming and recording matches (the
+        #: store's share of the ladder's time; ``niwa bench ladder`` reports it).
+        self.store_seconds = 0.0
+        self._housekept = -HOUSEKEEPING_S  # time.monotonic() of the last housekeeping
+
+    def run(self, stop: threading.Event) -> int:
+        """Play until ``stop`` is set or ``max_matches`` rated matches finished;
+        return how many rated matches finished.
+
+        Only the holder of the store's runner lease plays: another runner started on
+        the same store waits as a standby and takes over when the leader's lease lapses
+        (a leader that finds its lease taken goes back to standing by)."""
+        s = self.settings
+        store = Store.open(s.db_url, s.data_dir)
+        lease = Lease(store.db, self.node, s.lease_s)
+        try:
+            while True:
+                try:
+                    if self._stand_by(lease, stop):
+                        self._lead(store, lease, stop)
+                    break
+                except LeaseLost as e:
+                    self.log.error("lease_lost", holder=e.holder, effect="standing by")
+                except ConnectionLost as e:
+                    # Whatever this runner was doing, another may have taken over:
+                    # start again from standing by, on a new connection.
+                    self.log.error(
+                        "store_connection_lost", error=str(e), effect="reconnecting, standing by"
+                    )  # fmt: skip
+                    with contextlib.suppress(Exception):
+                        store.close()
+                    reopened = self._reopen(stop)
+                    if reopened is None:
+                        return self.rated_finished  # stopped while the store was away
+                    store = reopened
+                    lease = Lease(store.db, self.node, s.lease_s)
+        finally:
+            # a store gone away cannot be told: the lease then runs out by itself
+            with contextlib.suppress(Exception):
+                lease.release()
+            with contextlib.suppress(Exception):
+                store.close()
+        return self.rated_finished
+
+    def _reopen(self, stop: threading.Event) -> Store | None:
+        """A new connection to the store once it answers again (None: stopped first).
+        The waits grow from 1 s to 30 s: a server that ends every session, or is
+        restarting, is not hammered."""
+        wait = 1.0
+        while not stop.wait(wait):
+            try:
+                return Store.open(self.settings.db_url, self.settings.data_dir)
+            except DatabaseError as e:
+                self.log.error("store_unreachable", error=str(e), retry_in_s=min(2 * wait, 30))
+                wait = min(2 * wait, 30.0)
+        return None
+
+    def _stand_by(self, lease: Lease, stop: threading.Event) -> bool:
+        """Wait until this runner holds the lease (True) or is stopped (False)."""
+        announced = False
+        while not stop.is_set():
+            if lease.acquire() or lease.take_from_dead():
+                self._renewed = time.monotonic()
+                self.log.info("runner_leading", lease_s=lease.seconds)
+                self._end_old_sessions(lease)
+                return True
+            if not announced:
+                holder = lease.current()
+                self.log.info(
+                    "runner_standby", leader=holder.holder if holder else "",
+                    expires_in=round(holder.expires_in, 1) if holder else 0.0,
+                )  # fmt: skip
+                announced = True
+            stop.wait(lease.seconds / 4)
+        return False
+
+    def _end_old_sessions(self, lease: Lease) -> None:
+        """End the sessions of the runner this lease was taken from: paused in the
+        middle of a write (a stalled machine), one holds its row locks for as long as
+        it stays paused, and the matches it was recording could never be put back."""
+        previous, lease.taken_from = lease.taken_from, None
+        if previous is None:
+            return
+        try:
+            ended = lease.db.end_sessions(previous)
+        except DatabaseError as e:
+            self.log.warning("old_sessions_kept", previous=previous, error=str(e))
+            return
+        self.log.info("lease_taken_over", previous=previous, sessions_ended=ended)
+
+    def _heartbeat(self, lease: Lease) -> None:
+        """Renew the lease every quarter of its time; raise LeaseLost if another took it."""
+        if time.monotonic() - self._renewed < lease.seconds / 4:
+            return
+        if not lease.acquire():
+            holder = lease.current()
+            raise LeaseLost(holder.holder if holder else "")
+        self._renewed = time.monotonic()
+
+    def _lead(self, store: Store, lease: Lease, stop: threading.Event) -> None:
+        """Play as the leader: first put back what a dead leader left running."""
+        requeued = store.requeue_running()
+        if requeued:
+            self.log.warning("matches_requeued", matches=requeued)
+        leftovers(store.data_dir)  # what a killed run left; logs the counts
+        copied = submission.keep_archives(store)
+        if copied:
+            self.log.info("archives_kept_in_store", archives=copied)
+        self._take_partners(store)
+        problem = cgroups.probe(Limits())
+        if problem:
+            self.log.error(
+                "limits_unavailable", problem=problem, fix=cgroups.FIX,
+                effect="matches with submitted bots will be refused",
+            )
+        while not stop.is_set() and not self._enough():
+            self._run_pool(store, lease, stop)
+
+    def _take_partners(self, store: Store) -> None:
+        """Make the chosen (or kept) sparring partners the active built-ins."""
+        names = self.settings.game_names()
+        partners = sparring.apply(store, names, self.settings.sparring)
+        self._sparring = bool(partners)
+        if partners:
+            self.log.info("sparring_partners", bots=partners, games=names)
+
+    def _enough(self) -> bool:
+        limit = self.settings.max_matches
+        return limit is not None and self.rated_finished >= limit
+
+    def _pool(self, store: Store) -> executors.Executor:
+        s = self.settings
+        return executors.start(
+            s.executor, s.worker_count, s.log_level, self.node, s.ray_address,
+            lambda digest: submission.archive_bytes(store, digest), s.log_file,
+        )  # fmt: skip
+
+    def _run_pool(self, store: Store, lease: Lease, stop: threading.Event) -> None:
+        """Play with one pool until stopped or ``max_matches`` finished; each turn
+        schedules, claims and collects. A broken pool fails its matches and returns
+        (:meth:`run` starts a fresh one)."""
+        in_flight: dict[Future[Finished], Match] = {}
+        pool = self._pool(store)
+        lost = False
+        try:
+            while not stop.is_set():
+                self._heartbeat(lease)
+                self._housekeep(store)
+                capacity = self.settings.concurrency or pool.slots
+                started = time.perf_counter()
+                self._schedule(store, capacity)
+                self._claim(store, pool, in_flight, capacity)
+                self.store_seconds += time.perf_counter() - started
+                if not in_flight:
+                    if self._enough():
+                        return
+                    stop.wait(0.5)  # nothing to play: wait for bots to arrive
+                    continue
+                self._collect(store, in_flight)
+                if self._enough() and not in_flight:
+                    return
+        except BrokenProcessPool:
+            self._recover(store, in_flight)
+        except (LeaseLost, ConnectionLost):  # the matches in flight are another's now
+            lost = True
+            raise
+        except LimitsUnavailable as e:  # no bot's fault: hand every match back, stop
+            self.log.error("limits_unavailable", error=str(e))
+            store.requeue_running()
+            stop.set()
+            raise
+        finally:
+            if stop.is_set() and in_flight:  # asked to stop: hand the matches back now
+                requeued = store.requeue_running()
+                self.log.info("matches_requeued", matches=requeued, reason="stopping")
+            pool.shutdown(wait=not (stop.is_set() or lost))
+
+    def _housekeep(self, store: Store) -> None:
+        """Every HOUSEKEEPING_S: remove the stderr tails past the ladder's retention."""
+        if time.monotonic() - self._housekept < HOUSEKEEPING_S:
+            return
+        self._housekept = time.monotonic()
+        removed = tails.expire(store)
+        if removed:
+            self.log.info("stderr_tails_expired", matches=len(removed), days=tails.days(store))
+
+    def _schedule(self, store: Store, capacity: int) -> None:
+        """Queue rated matches up to ``capacity`` waiting, never so many that finished
+        plus waiting would pass ``max_matches``."""
+        limit = self.settings.max_matches
+        room = None if limit is None else limit - self.rated_finished - store.pending_rated()
+        if room is None or room > 0:
+            self._top_up(store, capacity, room)
+
+    def _claim(
+        self,
+        store: Store,
+        pool: executors.Executor,
+        in_flight: dict[Future[Finished], Match],
+        capacity: int,
+    ) -> None:
+        """Hand queued matches to the workers until ``capacity`` are in flight."""
+        while len(in_flight) < capacity:
+            match = store.claim_next()
+            if match is None:
+                return
+            try:
+                job = self._job(store, match)
+            except (StoreError, ArchiveError) as e:  # a bot this node cannot unpack
+                state = store.fail_match(match.id, f"{type(e).__name__}: {e}")
+                self.log.error("match_failed", match=match.id, error=str(e), now=state)
+                continue
+            try:
+                future = pool.submit(job)
+            except BrokenProcessPool:
+                # claimed but never handed to a worker: give it back, or it would stay
+                # "running" until the next restart
+                store.fail_match(match.id, "a worker process died")
+                raise
+            in_flight[future] = match
+
+    def _collect(self, store: Store, in_flight: dict[Future[Finished], Match]) -> None:
+        """Record the matches that finish within half a second."""
+        done, _ = wait(in_flight, timeout=0.5, return_when=FIRST_COMPLETED)
+        for future in done:
+            match = in_flight.pop(future)
+            started = time.perf_counter()
+            try:
+                self._record(store, match, future)
+            except BrokenProcessPool:
+                in_flight[future] = match  # failed with the others by _recover
+                raise
+            finally:
+                self.store_seconds += time.perf_counter() - started
+
+    def _recover(self, store: Store, in_flight: dict[Future[Finished], Match]) -> None:
+        """A worker died and took the pool with it: fail (for a retry) every match it
+        held, so none stays "running"."""
+        self.log.error("worker_pool_broken", matches=[m.id for m in in_flight.values()])
+        for match in in_flight.values():
+            store.fail_match(match.id, "a worker process died")
+
+    def _top_up(self, store: Store, capacity: int, room: int | None) -> int:
+        """Queue new rated matches until ``capacity`` are waiting; return how many."""
+        created = 0
+        while store.queued_count() < capacity and (room is None or created < room):
+            made = self._schedule_one(store)
+            if not made:
+                break
+            created += made
+        return created
+
+    def _schedule_one(self, store: Store) -> int:
+        """Queue one pairing (a whole duplicate round if enabled) in the next game whose
+        turn it is, so every registered game is played side by side."""
+        names = self.settings.game_names()
+        for turn in range(len(names)):
+            game = names[(self._games_turn + turn) % len(names)]
+            made = self._schedule_game(store, game)
+            if made:
+                self._games_turn = (self._games_turn + turn + 1) % len(names)
+                return made
+        return 0
+
+    def _schedule_game(self, store: Store, game: str) -> int:
+        info = engine.load(game).info
+        busy = store.scheduled_counts(game)
+        everyone = [
+            scheduler.Candidate(
+                bot_id, rating, games + busy.get(bot_id, 0), self._sparring and builtin
+            )
+            for bot_id, rating, games, builtin in store.ratings(game)
+        ]
+        candidates = scheduler.playable(everyone)
+        if everyone and not candidates:
+            # the normal state of a game nobody entered: news, not a warning
+            self._note_waiting(game, "game_idle", "info", active=len(everyone), **sparring.IDLE)
+            return 0
+        players = scheduler.player_count(
+            info.min_players, info.max_players, len(candidates), self.rng
+        )
+        if not players:
+            self._note_waiting(
+                game, "game_waiting", "warning", active=len(candidates),
+                needed=sparring.needed(info.min_players), fix=sparring.FIX,
+            )  # fmt: skip
+            return 0
+        self._waiting.pop(game, None)
+        group = scheduler.pick_group(candidates, players, self.rng)
+        seated = scheduler.assign_seats(
+            [c.bot_id for c in group], store.seat_counts(c.bot_id for c in group), self.rng
+        )
+        seed = self.rng.getrandbits(62)
+        if not self.settings.duplicate:
+            store.queue_match(game, info.version, seated, seed)
+            return 1
+        group_id = store.next_duplicate_group()
+        for rotation in scheduler.rotations(seated):
+            store.queue_match(game, info.version, rotation, seed, duplicate_group=group_id)
+        return len(seated)
+
+    def _note_waiting(self, game: str, event: str, level: str, **why: object) -> None:
+        """Log once when ``game`` starts waiting for bots (and again only if why it
+        waits changes, e.g. the count of active bots), never per poll."""
+        key = f"{event} {sorted(why.items())}"
+        if self._waiting.get(game) == key:
+            return
+        self._waiting[game] = key
+        getattr(self.log, level)(event, game=game, **why)
+
+    def _job(self, store: Store, match: Match) -> Job:
+        bots, labels, archives = [], [], []
+        for bot_id in match.seats:
+            bot = store.bot(bot_id)
+            archive_hash = bot.archive_hash or ""
+            archives.append("" if bot.source.startswith("builtin:") else archive_hash)
+            bots.append(bot.source if bot.source.startswith("builtin:") else str(
+                submission.unpacked(store, archive_hash)
+            ))
+            labels.append(bot.label)
+        return Job(
+            match_id=match.id,
+            game=match.game,
+            options=match.options,
+            seed=match.seed,
+            bots=tuple(bots),
+            bot_ids=match.seats,
+            labels=tuple(labels),
+            replay_path=str(store.replay_path(match.id)),
+            log_dir=str(store.log_dir(match.id)),
+            time_control=self.settings.time_control,
+            # A validation opponent runs sandboxed like a submitted opponent would, so a
+            # bot cannot tell its validation match from a rated one by how fast it answers.
+            builtins_in_process=self.settings.builtins_in_process and match.kind != VALIDATION,
+            archives=tuple(archives),
+        )
+
+    def _record(self, store: Store, match: Match, future: Future[Finished]) -> None:
+        log = self.log.bind(match=match.id, game=match.game)
+        try:
+            finished = future.result()
+        except (BrokenProcessPool, LimitsUnavailable):
+            raise
+        except Exception as e:  # the referee could not run it: not any bot's fault
+            error = f"{type(e).__name__}: {e}"
+            if match.kind == VALIDATION:
+                store.fail_match(match.id, error, retries=0)
+                submission.judge(store, match.seats, [], error)
+                log.warning("validation_failed", error=error)
+            else:
+                state = store.fail_match(match.id, error)
+                log.error("match_failed", error=error, now=state)
+            return
+        replay = store.replay_path(match.id).read_bytes()  # kept for every node to read
+        if not store.finish_match(match.id, finished, replay):
+            log.warning("result_ignored", reason="the match was no longer running")
+            return
+        if match.kind == VALIDATION:
+            submission.judge(
+                store, match.seats,
+                [(r.status, f"{r.reason}: {r.detail}" if r.detail else r.reason)
+                 for r in finished.results],
+            )  # fmt: skip
+        else:
+            self.rated_finished += 1
+            suspension.check(store, match.seats)
+        log.info(
+            "match_recorded",
+            kind=match.kind,
+            places=[r.place for r in finished.results],
+            bots=list(match.seats),
+        )
+        if self.on_finished is not None:
+            self.on_finished(store.match(match.id))

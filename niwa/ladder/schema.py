@@ -1,0 +1,210 @@
+"""The versioned schema: each migration is a list of portable statements, applied once.
+
+A store records the highest version applied in ``schema_version``; opening a store
+applies the missing migrations in one transaction each. Never edit a released
+migration: add the next one.
+"""
+
+from __future__ import annotations
+
+from niwa.ladder.db import Database
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: owners, bots, matches with their seats and results, ratings and their history.
+    (
+        """CREATE TABLE owners (
+            id {id},
+            name TEXT NOT NULL UNIQUE,
+            token_hash TEXT NOT NULL UNIQUE,
+            is_admin INTEGER NOT NULL DEFAULT 0,
+            created_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE bots (
+            id {id},
+            name TEXT NOT NULL,
+            version TEXT NOT NULL,
+            game TEXT NOT NULL,
+            owner_id BIGINT NOT NULL REFERENCES owners(id),
+            source TEXT NOT NULL,
+            archive_hash TEXT,
+            status TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            created_at DOUBLE PRECISION NOT NULL,
+            UNIQUE (name, version, game)
+        )""",
+        """CREATE TABLE matches (
+            id {id},
+            game TEXT NOT NULL,
+            game_version TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            seed BIGINT NOT NULL,
+            options TEXT NOT NULL,
+            players INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            duplicate_group BIGINT,
+            created_at DOUBLE PRECISION NOT NULL,
+            started_at DOUBLE PRECISION,
+            finished_at DOUBLE PRECISION,
+            wall_s DOUBLE PRECISION,
+            decisions INTEGER,
+            error TEXT NOT NULL DEFAULT '',
+            replay_sha256 TEXT,
+            seq BIGINT UNIQUE
+        )""",
+        "CREATE INDEX matches_state ON matches (state, id)",
+        "CREATE INDEX matches_game_seq ON matches (game, seq)",
+        """CREATE TABLE match_seats (
+            match_id BIGINT NOT NULL REFERENCES matches(id),
+            seat INTEGER NOT NULL,
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            PRIMARY KEY (match_id, seat)
+        )""",
+        "CREATE INDEX match_seats_bot ON match_seats (bot_id)",
+        """CREATE TABLE results (
+            match_id BIGINT NOT NULL REFERENCES matches(id),
+            seat INTEGER NOT NULL,
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            place INTEGER NOT NULL,
+            score DOUBLE PRECISION NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (match_id, seat)
+        )""",
+        """CREATE TABLE ratings (
+            bot_id BIGINT PRIMARY KEY REFERENCES bots(id),
+            game TEXT NOT NULL,
+            elo DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0
+        )""",
+        """CREATE TABLE rating_history (
+            match_id BIGINT NOT NULL REFERENCES matches(id),
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            elo_before DOUBLE PRECISION NOT NULL,
+            elo_after DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (match_id, bot_id)
+        )""",
+    ),
+    # 2: ladder settings the admin may change (upload quotas).
+    (
+        """CREATE TABLE settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )""",
+    ),
+    # 3: why a seat went out, apart: the step, the referee's detail line, and the bot's
+    # stderr tail (JSON list), which only its owner may read (never in the public replay).
+    (
+        "ALTER TABLE results ADD COLUMN out_step INTEGER",
+        "ALTER TABLE results ADD COLUMN detail TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE results ADD COLUMN stderr_tail TEXT NOT NULL DEFAULT '[]'",
+    ),
+    # 4: totals kept up to date by the transactions that queue and commit matches, so
+    # the scheduler and the leaderboard never rescan every match: each bot's seat counts,
+    # the rated pairwise games of every ordered pair of bots (weighted 1/(n-1) per
+    # n-seat match, as in niwa.ladder.elo) and the count of rated matches per game; indexes
+    # for the newest duplicate group and for a game's unfinished matches. Filled here
+    # from the matches already played.
+    (
+        """CREATE TABLE seat_totals (
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            seat INTEGER NOT NULL,
+            matches BIGINT NOT NULL,
+            PRIMARY KEY (bot_id, seat)
+        )""",
+        """CREATE TABLE pair_totals (
+            game TEXT NOT NULL,
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            other_id BIGINT NOT NULL REFERENCES bots(id),
+            meetings BIGINT NOT NULL,
+            games DOUBLE PRECISION NOT NULL,
+            score DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (game, bot_id, other_id)
+        )""",
+        """CREATE TABLE rated_totals (
+            game TEXT PRIMARY KEY,
+            matches BIGINT NOT NULL
+        )""",
+        "CREATE INDEX matches_duplicate_group ON matches (duplicate_group)",
+        # a game's queued and running matches without walking all its finished ones
+        "CREATE INDEX matches_state_game ON matches (state, game)",
+        """INSERT INTO seat_totals (bot_id, seat, matches)
+            SELECT bot_id, seat, COUNT(*) FROM match_seats GROUP BY bot_id, seat""",
+        """INSERT INTO rated_totals (game, matches)
+            SELECT game, COUNT(*) FROM matches
+            WHERE kind = 'rated' AND state = 'done' GROUP BY game""",
+        """INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score)
+            SELECT m.game, a.bot_id, b.bot_id, COUNT(*),
+                SUM(1.0 / (c.seats - 1)),
+                SUM(CASE WHEN a.place < b.place THEN 1.0 WHEN a.place = b.place THEN 0.5
+                    ELSE 0.0 END / (c.seats - 1))
+            FROM matches m
+            JOIN (SELECT match_id, COUNT(*) AS seats FROM results GROUP BY match_id) c
+                ON c.match_id = m.id
+            JOIN results a ON a.match_id = m.id
+            JOIN results b ON b.match_id = m.id AND b.seat <> a.seat AND b.bot_id <> a.bot_id
+            WHERE m.kind = 'rated' AND m.state = 'done'
+            GROUP BY m.game, a.bot_id, b.bot_id""",
+    ),
+    # 5: a ladder on several machines. Leases: who may run the matches (one holder per
+    # name, until its heartbeat stops). Blobs: the files every node must reach (each
+    # finished match's replay, each submitted bot's archive), zlib-compressed and
+    # named by the SHA-256 of their content; the files on disk are the node's copies.
+    (
+        """CREATE TABLE leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            acquired_at DOUBLE PRECISION NOT NULL,
+            expires_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE blobs (
+            sha256 TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            size BIGINT NOT NULL,
+            data {blob} NOT NULL
+        )""",
+    ),
+    # 6: every seat's stderr tail kept for its owner a while (niwa.ladder.tails): which
+    # matches kept the tails of the seats that stayed in too (every_seat; before, only
+    # of seats that went out), and when housekeeping removed them (NULL: not yet). A
+    # table of its own: the rows of matches and results stay as they were.
+    (
+        """CREATE TABLE stderr_kept (
+            match_id BIGINT PRIMARY KEY REFERENCES matches(id),
+            every_seat INTEGER NOT NULL,
+            removed_at DOUBLE PRECISION
+        )""",
+    ),
+)
+
+LATEST = len(MIGRATIONS)
+
+
+def current_version(db: Database) -> int:
+    return int(db.scalar("SELECT MAX(version) FROM schema_version") or 0)
+
+
+def migrate(db: Database, target: int = LATEST) -> int:
+    """Bring the schema up to ``target`` (:data:`LATEST`: a store this niwa can use; an
+    older one only to make test stores as older versions did); return the version it
+    was at."""
+    with db.transaction():
+        db.execute(db.dialect.schema_lock)
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
+        start = current_version(db)
+    if start > LATEST:
+        raise RuntimeError(
+            f"the database has schema version {start}, newer than this niwa ({LATEST}): "
+            "upgrade niwa"
+        )
+    for version in range(start + 1, target + 1):
+        with db.transaction():
+            db.execute(db.dialect.schema_lock)
+            # Re-check inside the write transaction: another process may have migrated.
+            if current_version(db) >= version:
+                continue
+            for statement in MIGRATIONS[version - 1]:
+                db.execute(statement)
+            db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+    return start

@@ -1,0 +1,190 @@
+"""What the ladder's reads return: its own types, one per ``niwa.v1`` message it sends.
+
+:class:`niwa.ladder.reads.Reads` builds them from the store; the servicer turns them into
+messages and the client turns messages back into them (``niwa.ladder.wire``), so the CLI and
+``niwa.ladder.report`` print the same values whether they read a store or a server, and
+never see protobuf. Field names are the messages' (a test holds them together); repeated
+fields are tuples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LadderBot:
+    id: int
+    name: str
+    version: str
+    game: str
+    owner: str
+    source: str
+    archive_hash: str
+    status: str
+    reason: str
+    elo: float
+    games: int
+    wins: int
+    stderr_tail: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GameStatus:
+    """Whether a game can make a match; ``waiting`` says why not ("" when it can)."""
+
+    game: str
+    active: int
+    needed: int
+    waiting: str
+
+
+@dataclass(frozen=True)
+class BotListing:
+    bots: tuple[LadderBot, ...]
+    games: tuple[GameStatus, ...]
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    bot: LadderBot
+    elo: float
+    ci95: float  # inf: not rated yet
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    game: str
+    matches: int
+    rows: tuple[LeaderboardRow, ...]
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: int
+    bot_id: int
+    bot: str
+    place: int
+    score: float
+    status: str
+    reason: str
+    failure: str
+    out_step: int
+    out_at_start: bool
+    detail: str
+    stderr_tail: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """A match as the API shows it (times 0.0 and numbers 0: not yet, or none)."""
+
+    id: int
+    game: str
+    game_version: str
+    kind: str
+    seed: int
+    options_json: str
+    state: str
+    seats: tuple[int, ...]
+    results: tuple[SeatResult, ...]
+    created_at: float
+    started_at: float
+    finished_at: float
+    wall_s: float
+    decisions: int
+    error: str
+    seq: int
+    replay_sha256: str
+    duplicate_group: int
+
+
+@dataclass(frozen=True)
+class MatchQuery:
+    """Which matches to list: every filter is off when empty or 0."""
+
+    game: str = ""
+    bot_id: int = 0
+    state: str = ""
+    limit: int = 0
+    before_id: int = 0
+    bot: str = ""
+
+
+@dataclass(frozen=True)
+class SeatLog:
+    seat: int
+    bot_id: int
+    bot: str
+    status: str
+    failure: str
+    stderr_tail: tuple[str, ...]
+    kept: str = ""  # niwa.ladder.tails: KEPT, EXPIRED, OUT_ONLY ("": an older ladder)
+    until: float = 0.0  # when the tail is due to go, or went (EXPIRED)
+
+
+@dataclass(frozen=True)
+class BotLogs:
+    match_id: int
+    seats: tuple[SeatLog, ...]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """``redacted``: private text of seats the caller may not read was cut from the
+    file, and ``sha256`` is the cut file's (the recorded one was checked first)."""
+
+    match_id: int
+    content: bytes
+    sha256: str
+    redacted: bool = False
+
+
+# The web pages' reads (no gRPC message: the API does not serve them).
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's incremental Elo right after the rated match with finish number ``seq``."""
+
+    seq: int
+    elo: float
+
+
+@dataclass(frozen=True)
+class PairRecord:
+    """One bot against one opponent in rated matches: ``games`` weighs each n-seat
+    match 1/(n-1), ``score`` the pairwise points out of ``games`` (niwa.ladder.elo)."""
+
+    other_id: int
+    other: str
+    meetings: int
+    games: float
+    score: float
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    """A seat of a finished match, as the web's tallies count it (places from 0)."""
+
+    seq: int
+    match_id: int
+    kind: str
+    seat: int
+    bot_id: int
+    place: int
+    status: str
+    failure: str  # the failure class when out, else ""
+    out_step: int  # 0: at start-up (or not out)
+
+
+@dataclass(frozen=True)
+class SeatTotals:
+    """A bot's seats in the matches finished up to some seq: rated ones with the sum of
+    their places (from 0), and the seats that went out, by failure class."""
+
+    bot_id: int
+    rated: int
+    place_sum: int
+    failures: tuple[tuple[str, int], ...]

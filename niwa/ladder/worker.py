@@ -1,0 +1,118 @@
+"""A worker process runs one match at a time through the referee.
+
+Workers get a :class:`Job` of plain values and return a :class:`niwa.ladder.store.Finished`
+(or raise); they never touch the database, so the ladder process commits every
+result itself, in one transaction. The replay is written under a temporary name and
+renamed into place only when the match is over, so a replay file at its final path
+is always complete.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import signal
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from niwa.ladder import logs
+from niwa.ladder.store import Finished, SeatResult
+from niwa.referee.match import BotSpec, MatchSpec, play_match
+
+_PR_SET_PDEATHSIG = 1
+#: Characters of a seat's detail line kept in the store.
+DETAIL_KEPT = 1000
+
+
+@dataclass(frozen=True)
+class Job:
+    match_id: int
+    game: str
+    options: dict[str, Any]
+    seed: int
+    bots: tuple[str, ...]  # BotSpec text per seat: "builtin:NAME" or a bot folder
+    bot_ids: tuple[int, ...]
+    replay_path: str
+    log_dir: str
+    time_control: str
+    builtins_in_process: bool = True
+    labels: tuple[str, ...] = ()  # name@version per seat: how replay and logs name it
+    #: Content hash of each seat's bot archive ("" for a built-in bot): how an executor
+    #: on another machine gets the bot's files.
+    archives: tuple[str, ...] = ()
+
+
+def init_worker(
+    ladder_pid: int, log_level: str, node: str = "", log_file: Path | None = None
+) -> None:
+    """Runs once in each worker: die with the ladder, log like it (naming its node, to
+    its log file if it has one)."""
+    try:  # Linux: a kill -9 of the ladder takes its workers (and their bots) with it
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != ladder_pid:  # the ladder died before prctl took effect
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the ladder's to handle
+    logs.configure(log_level, file=log_file)
+    if node:
+        structlog.contextvars.bind_contextvars(node=node)
+
+
+def run_job(job: Job) -> Finished:
+    """Play the match; raise if the referee cannot run it (not a bot's failure):
+    :class:`niwa.referee.cgroups.LimitsUnavailable` when a submitted bot's limits cannot be
+    enforced on this machine."""
+    log = structlog.get_logger("niwa.ladder").bind(match=job.match_id, game=job.game)
+    final = Path(job.replay_path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    partial = final.with_name(f"{final.name}.{os.getpid()}.part")
+    Path(job.log_dir).mkdir(parents=True, exist_ok=True)
+    bots = [_spec(job, seat) for seat in range(len(job.bots))]
+    spec = replace(
+        MatchSpec.from_job(job.game, bots, job.options, job.seed, job.time_control),
+        sandbox=True,  # the ladder never runs a submitted bot outside the sandbox
+        require_limits=True,  # nor without its cgroup limits (LimitsUnavailable)
+        in_process=job.builtins_in_process,  # built-in bots are our code: no process needed
+        replay_path=partial,
+        log_dir=Path(job.log_dir),
+        match_id=str(job.match_id),
+        replay_stderr=False,  # replays are public; the store keeps every seat's stderr
+    )
+    log.info("match_started", bots=list(job.labels or job.bots))
+    try:
+        outcome = play_match(spec)
+        digest = hashlib.sha256(partial.read_bytes()).hexdigest()
+        os.replace(partial, final)
+    finally:
+        partial.unlink(missing_ok=True)
+    results = tuple(
+        SeatResult(
+            seat=s.seat,
+            bot_id=job.bot_ids[s.seat],
+            place=outcome.result.places[s.seat],
+            score=float(outcome.result.scores[s.seat]),
+            status=s.status,
+            reason=s.reason,
+            out_step=s.at,
+            detail=s.detail[:DETAIL_KEPT],
+            stderr_tail=tuple(outcome.stderr_tails[s.seat]),  # for its owner, kept a while
+        )
+        for s in outcome.seats
+    )
+    log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
+    return Finished(results, outcome.decisions, outcome.wall_s, digest, stderr_kept=True)
+
+
+def _spec(job: Job, seat: int) -> BotSpec:
+    """The seat's bot; a submitted one labelled ``name@version`` for the replay, so no
+    reader learns (or depends on) where the ladder stores it."""
+    spec = BotSpec.parse(job.bots[seat])
+    if spec.is_builtin or not job.labels:
+        return spec  # "builtin:NAME": a name already, and one verify can check
+    return replace(spec, label=job.labels[seat])

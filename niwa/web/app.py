@@ -1,0 +1,253 @@
+"""The ladder's web pages: a Starlette app over one store's reads (``niwa.ladder.reads.Reads``).
+
+Every route is a GET: the server never writes (``niwa ladder web`` even opens the store
+read-only). Pages render with Jinja2 (autoescaped: names, versions, notes and reasons
+are bot owners' text); every list has a bounded page size, and a bad query parameter
+is a 400 with one line saying why. The match list's live updates are server-sent events
+(:mod:`niwa.web.events`); the pages' scripts are ES modules under ``/static``, and a strict
+Content-Security-Policy (:mod:`niwa.web.security`) allows nothing but this origin's.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
+
+from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
+from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
+from niwa.ladder.store import DONE, Store, StoreError
+from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView
+from niwa.referee import replay as replay_file
+from niwa.web import events, plots
+from niwa.web.offline import embed_json
+from niwa.web.replay_view import replay_payload
+from niwa.web.security import SecurityHeaders
+from niwa.web.tallies import Tallies
+
+HERE = Path(__file__).parent
+#: Rows per page: leaderboard, match list (the default and the most a page may ask).
+BOARD_PAGE = 50
+MATCH_PAGE, MAX_MATCH_PAGE = 25, 100
+#: Lines drawn in a game's rating history: the page's best bots.
+HISTORY_LINES = 10
+#: Head-to-head rows and failures shown on a bot page.
+BOT_ROWS = 50
+#: Replay payloads kept in memory (a replay never changes once its match finished).
+PAYLOADS_KEPT = 16
+MAX_PAGE_NUMBER = 10_000
+
+
+class Site:
+    """What the routes share: the reads, the tallies, the payload cache."""
+
+    def __init__(self, reads: Reads, max_streams: int) -> None:
+        self.reads = reads
+        self.tallies = Tallies()
+        self.payloads: OrderedDict[int, Markup] = OrderedDict()  # match id -> its JSON
+        self._payloads_lock = threading.Lock()  # pages are served from worker threads
+        self.streams = events.Streams(max_streams)
+        self.templates = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(HERE / "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+        )
+        self.templates.filters["place"] = _place
+
+    def render(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        context.setdefault("games", sorted(self.reads.ladder_games))
+        return HTMLResponse(self.templates.get_template(name).render(**context), status)
+
+    def payload(self, match_id: int) -> Markup:
+        """The viewer's payload as JSON safe inside a script element (built outside the
+        lock: two first opens of one match may both build it)."""
+        with self._payloads_lock:
+            kept = self.payloads.get(match_id)
+            if kept is not None:
+                self.payloads.move_to_end(match_id)
+                return kept
+        # The public copy (no debug text, notes cut), refused if changed on disk.
+        found = self.reads.replay(match_id)
+        parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
+        kept = Markup(embed_json(replay_payload(parsed)))
+        with self._payloads_lock:
+            self.payloads[match_id] = kept
+            while len(self.payloads) > PAYLOADS_KEPT:
+                self.payloads.popitem(last=False)
+        return kept
+
+
+def _place(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def number(request: Request, name: str, default: int, low: int, high: int) -> int:
+    """An integer query parameter in [low, high]; anything else is a 400 (a StoreError)."""
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return default
+    return parse_number(name, text, low, high)
+
+
+def text(request: Request, name: str) -> str:
+    """A text query parameter: over :data:`MAX_TEXT` characters or with a NUL is a 400."""
+    return check_text(name, request.query_params.get(name, ""), MAX_TEXT)
+
+
+class _Site(Starlette):
+    """The app with :class:`SecurityHeaders` outside Starlette's own error middleware,
+    so its 500s carry the headers too (``add_middleware`` would put them inside)."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
+
+
+def create_app(
+    store: Store, games: Iterable[str] | None = None, max_streams: int = 32
+) -> Starlette:
+    """The web app over ``store``, read through anonymous :class:`Reads`: no stderr,
+    and replays (the viewer's and the download) without debug text, notes cut."""
+    site = Site(Reads(store, games), max_streams)
+
+    def index(request: Request) -> Response:
+        boards = site.reads.leaderboards()
+        return site.render("index.html", boards=boards)
+
+    def leaderboard(request: Request) -> Response:
+        game = request.path_params["game"]
+        page = number(request, "page", 1, 1, MAX_PAGE_NUMBER)
+        board = site.reads.leaderboards(game)[0]
+        site.tallies.catch_up(site.reads)
+        pages = max(1, math.ceil(len(board.rows) / BOARD_PAGE))
+        if page > pages:
+            raise HTTPException(404, f"page {page}: the {game} leaderboard has {pages}")
+        rows = board.rows[(page - 1) * BOARD_PAGE : page * BOARD_PAGE]
+        shown = rows[:HISTORY_LINES]
+        lines = site.reads.rating_history(game, [r.bot.id for r in shown])
+        history = plots.history({_label(r.bot): lines.get(r.bot.id, []) for r in shown})
+        intervals = plots.intervals([plots.Interval(_label(r.bot), r.elo, r.ci95) for r in rows])
+        tallies = {r.bot.id: site.tallies.get(r.bot.id) for r in rows}
+        return site.render(
+            "leaderboard.html", board=board, rows=rows, tallies=tallies, page=page, pages=pages,
+            history=history, intervals=intervals, finite=math.isfinite,
+        )  # fmt: skip
+
+    def bot_page(request: Request) -> Response:
+        found = site.reads.bots_named(str(request.path_params["bot_id"]))[0]
+        bot = bot_view(found)
+        site.tallies.catch_up(site.reads)
+        versions = [bot_view(b) for b in site.reads.bots_named(found.name, found.game)]
+        points = site.reads.bot_history(bot.id)
+        history = plots.history({_label(bot): points})
+        matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
+        return site.render(
+            "bot.html", bot=bot, versions=versions, history=history,
+            fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
+            finite=math.isfinite,
+            tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],
+            failures=site.reads.bot_failures(bot.id, BOT_ROWS),
+            matches=matches, labels=_labels(site.reads, matches),
+        )  # fmt: skip
+
+    def match_list(request: Request) -> Response:
+        query = MatchQuery(
+            game=text(request, "game"), bot=text(request, "bot"), state=text(request, "state"),
+            limit=number(request, "limit", MATCH_PAGE, 1, MAX_MATCH_PAGE),
+            before_id=number(request, "before", 0, 0, MAX_ID),
+        )  # fmt: skip
+        matches = site.reads.list_matches(query)
+        return site.render(
+            "matches.html", query=query, matches=matches, labels=_labels(site.reads, matches),
+            head=site.reads.head(), states=("", "queued", "running", "done", "failed"),
+            older=matches[-1].id if len(matches) == query.limit else 0,
+        )  # fmt: skip
+
+    def match_page(request: Request) -> Response:
+        match = site.reads.match_view(site.reads.match(request.path_params["match_id"]))
+        payload = site.payload(match.id) if match.state == DONE else None
+        return site.render(
+            "match.html", match=match, payload=payload, labels=_labels(site.reads, [match])
+        )
+
+    def replay(request: Request) -> Response:
+        found = site.reads.replay(request.path_params["match_id"])
+        return Response(
+            found.content, media_type="application/x-ndjson",
+            headers={"content-disposition": f'attachment; filename="{found.match_id}.jsonl"'},
+        )  # fmt: skip
+
+    async def match_events(request: Request) -> Response:
+        game = site.reads.game(text(request, "game")) or ""
+        after = number(request, "after", 0, 0, MAX_ID)
+        return site.streams.respond(site.reads, game, after)
+
+    routes = [
+        Route("/", index),
+        Route("/games/{game}", leaderboard),
+        Route("/bots/{bot_id:int}", bot_page),
+        Route("/matches", match_list),
+        Route("/matches/events", match_events),
+        Route("/matches/{match_id:int}", match_page),
+        Route("/matches/{match_id:int}/replay.jsonl", replay),
+        Route("/favicon.ico", lambda r: RedirectResponse("/static/favicon.svg", 301)),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    handlers = _errors(site)
+    return _Site(routes=routes, exception_handlers=handlers)
+
+
+def _label(bot: LadderBot) -> str:
+    return f"{bot.name}@{bot.version}"
+
+
+def _fitted(reads: Reads, bot: LadderBot) -> LeaderboardRow | None:
+    """The bot's row on its game's leaderboard (the fitted Elo); None when it is not
+    there (not active)."""
+    board = reads.leaderboards(bot.game)[0]
+    return next((row for row in board.rows if row.bot.id == bot.id), None)
+
+
+def _labels(reads: Reads, matches: Iterable[MatchView]) -> dict[int, str]:
+    """Every seated bot's name@version (a queued match has no results to name them)."""
+    labels: dict[int, str] = {}
+    for m in matches:
+        for r in m.results:
+            labels[r.bot_id] = r.bot
+        for bot_id in m.seats:
+            if bot_id not in labels:
+                labels[bot_id] = reads.store.bot(bot_id).label
+    return labels
+
+
+def _errors(site: Site) -> dict[Any, Callable[[Request, Exception], Response]]:
+    def page(status: int) -> Callable[[Request, Exception], Response]:
+        def handle(request: Request, exc: Exception) -> Response:
+            detail = exc.detail if isinstance(exc, HTTPException) else str(exc)
+            return site.render("error.html", status=status, status_code=status, detail=detail)
+
+        return handle
+
+    def http(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return page(exc.status_code)(request, exc)
+
+    return {
+        HTTPException: http,
+        NotFound: page(404),
+        ReplayTampered: page(500),
+        StoreError: page(400),
+        replay_file.ReplayError: page(500),
+    }

@@ -1,0 +1,95 @@
+// Bonsai: each seat's hex tree(s) over its pot, its supply, cards, goal tiles and score;
+// the four board slots, the open goals and the deck (docs/games/bonsai.md).
+import { canvas, el, field, seatColour, seatLabel, text } from "../svg.js";
+
+const TILE_COLOURS = { wood: "#8b5a2b", leaf: "#4caf50", flower: "#f48fb1", fruit: "#ff9800" };
+// The pot's cells (u, v) from niwa/engine/rulesets/bonsai/data/setup.json; flipped: u mirrored.
+const POT = [[-4, 0], [-3, -1], [-2, -2], [-2, 0], [-1, -1], [0, -2], [1, -1], [2, -2], [2, 0],
+  [3, -1], [4, -2], [4, 0], [5, -1], [6, 0]];
+const PANEL_W = 360;
+const TREE_H = 210;
+
+function hexPoints(cx, cy, s) {
+  const pts = [];
+  for (let k = 0; k < 6; k += 1) {
+    const a = (Math.PI / 180) * (60 * k - 30);
+    pts.push(`${(cx + s * Math.cos(a)).toFixed(1)},${(cy + s * Math.sin(a)).toFixed(1)}`);
+  }
+  return pts.join(" ");
+}
+
+function tree(x, y, cells, flipped, label) {
+  // Doubled-width hex coordinates: (u±2, v) and (u±1, v±1) are neighbours.
+  const pot = POT.map(([u, v]) => [flipped ? -u : u, v]);
+  const all = [...cells.map(([u, v]) => [u, v]), ...pot];
+  const us = all.map(([u]) => u);
+  const vs = all.map(([, v]) => v);
+  const umin = Math.min(...us);
+  const umax = Math.max(...us);
+  const vmin = Math.min(...vs);
+  const vmax = Math.max(...vs);
+  const s = Math.min(22, (PANEL_W - 20) / ((umax - umin + 2) * Math.sqrt(3) / 2),
+    (TREE_H - 20) / ((vmax - vmin) * 1.5 + 2));
+  const w = Math.sqrt(3) * s;
+  const cx = (u) => x + 10 + (u - umin + 1) * (w / 2);
+  const cy = (v) => y + 10 + s + (vmax - v) * 1.5 * s;
+  const g = el("g", { class: "tree", "aria-label": label });
+  for (const [u, v] of pot) {
+    g.append(el("polygon", { points: hexPoints(cx(u), cy(v), s * 0.95), fill: "#b0bec5", stroke: "#607d8b" }));
+  }
+  for (const [u, v, tile] of cells) {
+    g.append(el("polygon", {
+      points: hexPoints(cx(u), cy(v), s * 0.95), fill: TILE_COLOURS[tile] || "#999",
+      stroke: "#222", "data-tile": tile,
+    }));
+  }
+  return g;
+}
+
+export function draw(view) {
+  const perRow = Math.min(view.seats.length, 2);
+  const rows = Math.ceil(view.seats.length / perRow);
+  const panelH = TREE_H * Math.max(...view.seats.map((s) => s.trees.length)) + 150;
+  const svg = canvas(Math.max(740, perRow * (PANEL_W + 16) + 12), 150 + rows * panelH, `Bonsai, ${view.phase}`);
+  svg.append(text(12, 22, `Bonsai · ${view.phase}${view.end_triggered ? ` · last round (${view.turns_left} turns left)` : ""}`, { "font-size": 16, "font-weight": "bold" }));
+  svg.append(text(460, 22, "deck", { "font-size": 13 }));
+  svg.append(field(495, 22, "deck", -1, view.deck_size, { "font-size": 13 }));
+  svg.append(text(540, 22, `discards ${view.discards.length}`, { "font-size": 13 }));
+  view.board.forEach((card, i) => {
+    const x = 12 + i * 180;
+    svg.append(el("rect", { x, y: 36, width: 170, height: 34, rx: 4, fill: "#fff", stroke: "#888" }));
+    svg.append(text(x + 6, 50, `slot ${i + 1}`, { "font-size": 10 }));
+    svg.append(text(x + 6, 64, card ?? "(empty)", { "font-size": 11, "data-field": "slot", "data-slot": i }));
+  });
+  svg.append(text(12, 92, `goals open: ${view.goals_open.join(", ") || "none"}`, { "font-size": 11 }));
+  if (view.solo) {
+    const solo = view.solo;
+    svg.append(text(12, 110, `solo ${solo.scenario}: target ${JSON.stringify(solo.target)}, goals ${solo.goals_claimed}, ${solo.won ? "won" : "not won yet"}`, { "font-size": 11 }));
+  }
+  view.seats.forEach((seat, i) => {
+    const x = 12 + (i % perRow) * (PANEL_W + 16);
+    const y = 124 + Math.floor(i / perRow) * panelH;
+    const turn = view.to_move.includes(i);
+    svg.append(el("rect", { x, y, width: PANEL_W, height: panelH - 10, rx: 6, fill: "none", stroke: seatColour(i), "stroke-width": turn ? 3 : 1 }));
+    svg.append(text(x + 8, y + 18, seatLabel(i, view), { "font-size": 14, fill: seatColour(i) }));
+    svg.append(text(x + 120, y + 18, "score", { "font-size": 12 }));
+    svg.append(field(x + 160, y + 18, "score", i, view.scores[i].total, { "font-size": 16, "font-weight": "bold" }));
+    const sc = view.scores[i];
+    svg.append(text(x + 200, y + 18, `leaf ${sc.leaf} flower ${sc.flower} fruit ${sc.fruit} parch ${sc.parchments} goals ${sc.goals}`, { "font-size": 8 }));
+    seat.trees.forEach((cells, b) => {
+      const label = `seat ${i} bonsai ${b + 1}`;
+      svg.append(tree(x, y + 24 + b * TREE_H, cells, seat.pot_flipped[b], label));
+      svg.append(field(x + PANEL_W - 10, y + 40 + b * TREE_H, "tiles", i, cells.length, { "font-size": 11, "text-anchor": "end" }));
+      svg.append(text(x + PANEL_W - 28, y + 40 + b * TREE_H, "tiles ", { "font-size": 11, "text-anchor": "end" }));
+    });
+    let ty = y + 24 + seat.trees.length * TREE_H + 14;
+    const supply = Object.entries(seat.supply).map(([t, n]) => `${t} ${n}`).join(", ");
+    svg.append(text(x + 8, ty, `supply (capacity ${view.capacity[i]}): ${supply}`, { "font-size": 11 }));
+    ty += 16;
+    const cards = seat.cards.join(", ");
+    svg.append(text(x + 8, ty, `cards (${seat.cards.length}): ${cards.length > 52 ? `${cards.slice(0, 52)}…` : cards}`, { "font-size": 10 }));
+    ty += 16;
+    svg.append(text(x + 8, ty, `goals claimed: ${seat.claimed.join(", ") || "none"}${seat.renounced.length ? `; renounced: ${seat.renounced.join(", ")}` : ""}`, { "font-size": 10 }));
+  });
+  return svg;
+}

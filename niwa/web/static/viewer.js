@@ -1,0 +1,273 @@
+// The replay viewer: mountViewer(root, payload) draws the match of a payload made by
+// niwa/web/replay_view.py, one frame per step, as any seat or the spectator saw it.
+// Everything from the replay (bot names, notes, debug text) goes in as textContent.
+import * as blossom from "./games/blossom.js";
+import * as sakura from "./games/sakura.js";
+import * as bonsai from "./games/bonsai.js";
+import * as miyabi from "./games/miyabi.js";
+
+const RENDERERS = { blossom, sakura, bonsai, miyabi };
+const PLAY_INTERVAL_MS = 400;
+// Legal lists up to this long are shown open; longer ones are built when opened.
+const SHORT_LIST = 12;
+
+// The view after a frame's operations (replay_view.py's docstring): containers on a
+// changed path are copied, the rest is shared with the frame before.
+export function applyOps(base, ops) {
+  const root = [base];
+  const owned = new Set([root]);
+  const own = (container, key) => {
+    let value = container[key];
+    if (!owned.has(value)) {
+      value = Array.isArray(value) ? value.slice() : { ...value };
+      container[key] = value;
+      owned.add(value);
+    }
+    return value;
+  };
+  for (const op of ops) {
+    let parent = root;
+    let key = 0;
+    for (const part of op[0]) {
+      parent = own(parent, key);
+      key = part;
+    }
+    if (op.length === 1) delete parent[key];
+    else if (op.length === 3) own(parent, key).length = op[2];
+    else parent[key] = op[1];
+  }
+  return root[0];
+}
+
+// Every frame's views (spectator first, then each seat), rebuilt on demand in order.
+class Frames {
+  constructor(frames) {
+    this.frames = frames;
+    this.views = [];
+  }
+
+  at(index) {
+    while (this.views.length <= index) {
+      const k = this.views.length;
+      const ops = this.frames[k].ops;
+      if (k === 0) {
+        const spectator = applyOps(null, ops[0]);
+        this.views.push([spectator, ...ops.slice(1).map((o) => applyOps(spectator, o ?? []))]);
+      } else {
+        const before = this.views[k - 1];
+        this.views.push(before.map((view, s) => applyOps(view, ops[s] ?? ops[0])));
+      }
+    }
+    return this.views[index];
+  }
+}
+
+function node(tag, attrs = {}, ...children) {
+  const n = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "text") n.textContent = String(value);
+    else if (value !== undefined && value !== null) n.setAttribute(key, String(value));
+  }
+  for (const child of children) if (child) n.append(child);
+  return n;
+}
+
+// The bot as the match named it (builtin:greedy, a directory, the ladder's name@version).
+function seatName(payload, seat) {
+  const s = payload.seats[seat];
+  return s.bot || `${s.name} ${s.version}`.trim();
+}
+
+function ms(value) {
+  return value === null || value === undefined ? "–" : `${Number(value).toFixed(1)} ms`;
+}
+
+function parseHash() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const step = Number.parseInt(params.get("step") ?? "", 10);
+  const seat = params.get("seat");
+  return { step: Number.isNaN(step) ? null : step, seat: seat === null || seat === "" ? null : Number(seat) };
+}
+
+export function mountViewer(root, payload) {
+  const renderer = RENDERERS[payload.game];
+  const frames = new Frames(payload.frames);
+  const last = payload.frames.length - 1;
+  const state = { step: 0, seat: null, timer: null };
+  const timings = { mount_ms: 0, steps_ms: [] };
+  const started = performance.now();
+
+  root.replaceChildren();
+  root.classList.add("niwa-viewer");
+  root.tabIndex = 0;
+
+  // Header: the match, who sat where, how they ended, and links to every failure.
+  const head = node("header", { class: "nv-head" });
+  head.append(node("h2", { text: `${payload.version} · seed ${payload.seed}${payload.match_id ? ` · match ${payload.match_id}` : ""}` }));
+  const seatList = node("ol", { class: "nv-seats", start: 0 });
+  payload.seats.forEach((s, i) => {
+    const li = node("li", { class: `nv-seat seat-${i % 6}` });
+    li.append(node("span", { class: "nv-seat-name", text: `seat ${i}: ${seatName(payload, i)}` }));
+    const r = payload.result;
+    if (r) {
+      li.append(node("span", { class: "nv-place", text: ` · place ${r.places[i] + 1}, score ${r.scores[i]}` }));
+      const out = r.seats[i];
+      if (out.status === "out") {
+        const where = out.at === null ? "start-up" : `step ${out.at}`;
+        const badge = node("a", { class: "nv-out", href: out.at === null ? "#" : `#step=${out.at}`, text: ` OUT: ${out.reason} at ${where}` });
+        li.append(badge);
+      }
+    }
+    seatList.append(li);
+  });
+  head.append(seatList);
+  const failures = [];
+  payload.frames.forEach((f, i) => {
+    for (const m of f.moves) if (m.seat >= 0 && m.status !== "OK") failures.push([i, m]);
+  });
+  if (failures.length) {
+    const list = node("p", { class: "nv-failures", text: "failures: " });
+    for (const [i, m] of failures.slice(0, 50)) {
+      list.append(node("a", { href: `#step=${i}`, class: "nv-failure", text: `seat ${m.seat} ${m.status} at step ${i}` }), " ");
+    }
+    head.append(list);
+  }
+  if (!payload.result) head.append(node("p", { class: "nv-note", text: "no result line: the match was interrupted" }));
+
+  // Controls.
+  const controls = node("div", { class: "nv-controls" });
+  const button = (label, title, action) => {
+    const b = node("button", { type: "button", title, text: label });
+    b.addEventListener("click", action);
+    controls.append(b);
+    return b;
+  };
+  button("«", "first step (Home)", () => show(0));
+  button("‹", "step back (←)", () => show(state.step - 1));
+  const playButton = button("play", "play / pause (space)", () => togglePlay());
+  button("›", "step forward (→)", () => show(state.step + 1));
+  button("»", "last step (End)", () => show(last));
+  const jump = node("input", { type: "number", min: 0, max: last, value: 0, class: "nv-jump", "aria-label": "step" });
+  jump.addEventListener("change", () => show(Number(jump.value)));
+  controls.append(node("label", {}, "step ", jump, node("span", { text: ` of ${last}` })));
+  const scrubber = node("input", { type: "range", min: 0, max: last, value: 0, class: "nv-scrubber", "aria-label": "scrubber" });
+  scrubber.addEventListener("input", () => show(Number(scrubber.value)));
+  controls.append(scrubber);
+  const seatSelect = node("select", { class: "nv-seat-select", "aria-label": "seen by" });
+  seatSelect.append(node("option", { value: "", text: "spectator (full view)" }));
+  payload.seats.forEach((_, i) => seatSelect.append(node("option", { value: i, text: `seat ${i}: ${seatName(payload, i)}` })));
+  seatSelect.addEventListener("change", () => {
+    state.seat = seatSelect.value === "" ? null : Number(seatSelect.value);
+    show(state.step);
+    seatSelect.blur(); // the arrow keys step through the match again, not the seats
+  });
+  controls.append(node("label", {}, "seen by ", seatSelect));
+
+  const main = node("div", { class: "nv-main" });
+  const board = node("div", { class: "nv-board" });
+  const side = node("aside", { class: "nv-moves" });
+  main.append(board, side);
+  root.append(head, controls, main);
+
+  function movesPanel(index) {
+    const frame = payload.frames[index];
+    const parts = [];
+    const toMove = frame.to_move.map((s) => (s < 0 ? "chance" : `seat ${s}`)).join(", ");
+    parts.push(node("h3", { text: frame.over ? `step ${index}: game over` : `step ${index}: ${toMove} to move` }));
+    for (const m of frame.moves) {
+      const box = node("section", { class: `nv-move${m.seat >= 0 && m.status !== "OK" ? " nv-failed" : ""}` });
+      if (m.seat < 0) {
+        box.append(node("p", { class: "nv-chance", text: `chance: ${m.text}` }));
+        parts.push(box);
+        continue;
+      }
+      box.append(node("p", { class: "nv-what", text: m.text }));
+      const facts = `${m.status} · ${ms(m.wall_ms)} wall, ${ms(m.cpu_ms)} cpu · clock ${m.clock_ms === null ? "–" : `${(m.clock_ms / 1000).toFixed(1)} s`}`;
+      box.append(node("p", { class: "nv-facts", text: facts }));
+      if (m.detail) box.append(node("p", { class: "nv-detail", text: m.detail }));
+      if (m.note) box.append(node("p", { class: "nv-note", text: `note: ${m.note}` }));
+      if (m.debug) box.append(node("pre", { class: "nv-debug", text: m.debug }));
+      const more = m.legal_count > m.legal.length ? ` (first ${m.legal.length} shown)` : "";
+      const details = node("details", {}, node("summary", { text: `${m.legal_count} legal${more}` }));
+      // A long list is built when opened: stepping stays fast through wide decisions.
+      const fill = () => {
+        if (details.childElementCount > 1) return;
+        const legal = node("ol", { class: "nv-legal", start: 0 });
+        m.legal.forEach((action, i) => {
+          legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", text: action }));
+        });
+        details.append(legal);
+      };
+      if (m.legal_count <= SHORT_LIST) {
+        fill();
+        details.open = true;
+      } else {
+        details.addEventListener("toggle", fill);
+      }
+      box.append(details);
+      parts.push(box);
+    }
+    return parts;
+  }
+
+  function show(index, fromHash = false) {
+    const t0 = performance.now();
+    const step = Math.max(0, Math.min(last, Number.isFinite(index) ? Math.trunc(index) : 0));
+    state.step = step;
+    const views = frames.at(step);
+    const view = state.seat === null ? views[0] : views[state.seat + 1];
+    board.replaceChildren(renderer ? renderer.draw(view, payload) : node("p", { text: `no renderer for ${payload.game}` }));
+    side.replaceChildren(...movesPanel(step));
+    jump.value = String(step);
+    scrubber.value = String(step);
+    seatSelect.value = state.seat === null ? "" : String(state.seat);
+    if (!fromHash) {
+      const hash = `#step=${step}${state.seat === null ? "" : `&seat=${state.seat}`}`;
+      if (location.hash !== hash) history.replaceState(null, "", hash);
+    }
+    if (step === last && state.timer !== null) togglePlay();
+    timings.steps_ms.push(performance.now() - t0);
+  }
+
+  function togglePlay() {
+    if (state.timer !== null) {
+      clearInterval(state.timer);
+      state.timer = null;
+    } else {
+      if (state.step === last) show(0);
+      state.timer = setInterval(() => show(state.step + 1), PLAY_INTERVAL_MS);
+    }
+    playButton.textContent = state.timer === null ? "play" : "pause";
+  }
+
+  function fromHash() {
+    const h = parseHash();
+    const seats = payload.seats.length;
+    state.seat = h.seat !== null && Number.isInteger(h.seat) && h.seat >= 0 && h.seat < seats ? h.seat : null;
+    show(h.step ?? state.step, true);
+  }
+
+  window.addEventListener("hashchange", fromHash);
+  // Keys work anywhere on the page but in the viewer's own inputs, which use them.
+  document.addEventListener("keydown", (event) => {
+    const t = event.target;
+    if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+    const keys = {
+      ArrowRight: () => show(state.step + 1),
+      ArrowLeft: () => show(state.step - 1),
+      Home: () => show(0),
+      End: () => show(last),
+      " ": () => togglePlay(),
+    };
+    const action = keys[event.key];
+    if (action) {
+      event.preventDefault();
+      action();
+    }
+  });
+
+  fromHash();
+  timings.mount_ms = performance.now() - started;
+  timings.ready_ms = performance.now(); // since the page's navigation began
+  return { show, timings, state, views: (i) => frames.at(i), togglePlay };
+}
