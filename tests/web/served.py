@@ -41,6 +41,19 @@ def start_ladder_web(db: Path) -> tuple[subprocess.Popen[str], str]:
     return proc, found.group(1)
 
 
+def start_web_front(db: str, data: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
+    """Start ``niwa ladder web`` over the store at ``db`` with its own folder ``data``,
+    its log (stderr) in ``log``, in a process group of its own; return the process and
+    the pages' address."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "niwa", "ladder", "web", "--db", db, "--data", str(data),
+         "--listen", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=log.open("a"), text=True, cwd=data,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
+    )  # fmt: skip
+    return proc, printed_address(proc, r"web on (http://\S+)", log)
+
+
 def page(url: str) -> str:
     with urllib.request.urlopen(url, timeout=PATIENCE_S) as response:
         return str(response.read().decode())
