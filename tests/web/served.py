@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -52,6 +53,17 @@ def start_web_front(db: str, data: Path, log: Path) -> tuple[subprocess.Popen[st
         env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
     )  # fmt: skip
     return proc, printed_address(proc, r"web on (http://\S+)", log)
+
+
+def get(url: str, accept: str = "text/html") -> tuple[int, str, dict[str, str]]:
+    """Status, body and headers of a GET, whatever the status."""
+    request = urllib.request.Request(url, headers={"accept": accept})
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE_S) as response:
+            return response.status, response.read().decode(), dict(response.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(), dict(e.headers)
+
 
 
 def page(url: str) -> str:

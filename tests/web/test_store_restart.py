@@ -11,8 +11,6 @@ import json
 import os
 import re
 import signal
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +25,7 @@ from tests import postgres
 from tests.polling import PATIENCE_S
 from tests.postgres import Server
 from tests.web.ladders import play_builtins
-from tests.web.served import start_web_front
+from tests.web.served import get, start_web_front
 from web.app import create_app
 from web.server import open_read_only
 
@@ -76,16 +74,6 @@ def test_every_match_page_viewer_payload_and_download_come_from_the_store_alone(
     finally:
         store.close()
     assert list(web_folder.iterdir()) == []  # nothing was written or needed there
-
-
-def get(url: str, accept: str = "text/html") -> tuple[int, str, dict[str, str]]:
-    """Status, body and headers of a GET, whatever the status."""
-    request = urllib.request.Request(url, headers={"accept": accept})
-    try:
-        with urllib.request.urlopen(request, timeout=PATIENCE_S) as response:
-            return response.status, response.read().decode(), dict(response.headers)
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode(), dict(e.headers)
 
 
 @pytest.fixture
