@@ -31,7 +31,7 @@ from ladder import submission
 from ladder.store import ACTIVE, Store
 from tests import postgres
 from tests.ladder.ray_cluster import Cluster
-from tests.ladder.serving import printed_address
+from tests.ladder.serving import children, printed_address
 from tests.polling import PATIENCE_S, wait_for
 from tests.postgres import Server
 
@@ -85,6 +85,25 @@ class Process:
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         wait_for(f"{self.name}'s processes to end", lambda: not group_alive(group))
+
+
+def _process_table() -> dict[int, tuple[int, str]]:
+    """Every live process of the machine: pid: (process group, command line)."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if fields[0] != "Z":  # a zombie has ended; only its parent's wait is due
+                    command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+                    table[int(entry.name)] = (int(fields[2]), command.decode(errors="replace"))
+    return table
+
+
+def still_running(processes: dict[int, str]) -> dict[int, str]:
+    """Those of ``processes`` that still run (the same pid with the same command line)."""
+    table = _process_table()
+    return {pid: cmd for pid, cmd in processes.items() if table.get(pid, (0, ""))[1] == cmd}
 
 
 def group_alive(group: int) -> bool:
@@ -231,6 +250,22 @@ class Layout:
         finally:
             store.close()
         return str(holder or "")
+
+    def processes(self) -> dict[int, str]:
+        """Every live process of the layout (pid: command line): the niwa processes'
+        and Ray's process groups, the PostgreSQL server and all their descendants."""
+        groups = {p.proc.pid for p in [*self.runners, *([self.web] if self.web else [])]}
+        groups |= set(self.cluster.groups if self.cluster else ())
+        table = _process_table()
+        roots = {pid for pid, (group, _) in table.items() if group in groups}
+        if self.postgres is not None:
+            with contextlib.suppress(OSError, ValueError):
+                pid_file = self.postgres.data / "postmaster.pid"
+                roots.add(int(pid_file.read_text().split()[0]))
+        found = set(roots)
+        for pid in roots:
+            found |= children(pid)
+        return {pid: table[pid][1] for pid in found if pid in table}
 
     def where(self) -> str:
         """Where every log of the layout is."""
