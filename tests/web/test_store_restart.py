@@ -11,6 +11,7 @@ import json
 import os
 import re
 import signal
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from starlette.testclient import TestClient
 
 from ladder import server
 from ladder.client import CallFailed, LadderClient
-from ladder.db import UNAVAILABLE
+from ladder.db import UNAVAILABLE, ConnectionLost, Database
 from ladder.store import DONE, Store
 from tests import postgres
 from tests.polling import PATIENCE_S
@@ -172,3 +173,44 @@ def test_an_api_read_after_a_restart_between_two_calls_succeeds(
         with postgres.down(restartable):  # the API's connections end, unknown to it
             pass
         assert ladder.list_bots() == before
+
+
+def test_a_replay_folder_this_node_cannot_read_is_no_obstacle(played: str, tmp_path: Path) -> None:
+    web_folder = tmp_path / "web-node"
+    web_folder.mkdir()
+    (web_folder / "replays").write_text("not a folder")  # reading in it: NotADirectoryError
+    store = open_read_only(played, web_folder)
+    try:
+        with TestClient(create_app(store)) as client:
+            assert client.get("/matches/1").status_code == 200
+            assert client.get("/matches/1/replay.jsonl").status_code == 200
+    finally:
+        store.close()
+
+
+def test_a_transaction_cut_by_a_restart_is_not_committed_on_a_new_connection(
+    restartable: Server,
+) -> None:
+    url = restartable.database()
+    db = Database.open(url, reconnect=True)
+    try:
+        db.execute("CREATE TABLE kept (n INTEGER)")
+        with pytest.raises(ConnectionLost), db.transaction():
+            db.execute("INSERT INTO kept (n) VALUES (1)")
+            with postgres.down(restartable):  # then COMMIT: not on a new connection
+                pass
+        assert db.execute("SELECT n FROM kept") == []  # and the store reconnected
+    finally:
+        db.close()
+
+
+def test_a_live_stream_ends_with_one_log_event_when_the_database_goes(
+    restartable: Server, web_front: tuple[str, Path]
+) -> None:
+    address, log = web_front
+    with urllib.request.urlopen(f"{address}/matches/events", timeout=PATIENCE_S) as stream:
+        assert stream.readline().startswith(b"retry:")
+        with postgres.down(restartable):
+            stream.read()  # returns once the server ends the stream
+    assert len(events(log, "stream_store_unavailable")) == 1
+    assert "Traceback" not in log.read_text()
