@@ -23,6 +23,7 @@ from ladder.client import CallFailed, LadderClient
 from ladder.db import UNAVAILABLE, ConnectionLost, Database
 from ladder.store import DONE, Store
 from tests import postgres
+from tests.captured_logs import every_event
 from tests.polling import PATIENCE_S
 from tests.postgres import Server
 from tests.web.ladders import play_builtins
@@ -157,12 +158,28 @@ def api(played: str, tmp_path: Path) -> Iterator[str]:
 def test_the_api_answers_unavailable_while_the_database_is_down_and_reads_after(
     restartable: Server, api: str
 ) -> None:
-    with LadderClient(api) as ladder:
+    with LadderClient(api) as ladder, every_event() as logged:
         assert ladder.list_bots().bots
         with postgres.down(restartable), pytest.raises(CallFailed) as down:
             ladder.list_bots()
         assert down.value.unavailable and UNAVAILABLE in down.value.details
         assert ladder.list_bots().bots  # the first call after the restart
+    assert [e["event"] for e in logged if e["log_level"] == "error"] == ["store_unavailable"]
+
+
+def test_a_call_with_a_token_while_the_database_is_down_is_unavailable_too(
+    played: str, restartable: Server, api: str, tmp_path: Path
+) -> None:
+    store = Store.open(played, tmp_path)
+    try:
+        _, token = store.add_owner("bob")
+    finally:
+        store.close()
+    with LadderClient(api, token=token) as ladder:
+        with postgres.down(restartable), pytest.raises(CallFailed) as down:
+            ladder.list_bots()
+        assert down.value.unavailable and UNAVAILABLE in down.value.details
+        assert ladder.list_bots().bots
 
 
 def test_an_api_read_after_a_restart_between_two_calls_succeeds(
