@@ -54,11 +54,5 @@ def js_bot() -> Path:
 def postgres_server() -> Iterator[Server]:
     """One PostgreSQL server for the session (see tests/postgres.py); skipped, saying
     why, only where its binaries are not installed."""
-    bin_dir = postgres.binaries()
-    if bin_dir is None:
-        pytest.skip(postgres.MISSING)
-    server = Server(bin_dir)
-    try:
+    with postgres.running() as server:
         yield server
-    finally:
-        server.stop()

@@ -8,6 +8,7 @@ local connections, and is stopped (its folder removed) when the session ends.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import itertools
 import os
@@ -15,7 +16,10 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 MISSING = (
     "PostgreSQL's server binaries (initdb, pg_ctl) are not installed: "
@@ -57,9 +61,19 @@ class Server:
         options = f"-k {self.socket_dir} -c listen_addresses='' -c max_connections=200"
         if not durable:  # a test server's data lives as long as the session
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        self._options = options
+        self.start()
+
+    def start(self) -> None:
+        """Start the server (again); return once it accepts connections."""
         # -t: how long pg_ctl waits for the server, generous for a busy machine
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
-                  "-o", options, "-w", "-t", "300", "start")  # fmt: skip
+                  "-o", self._options, "-w", "-t", "300", "start")  # fmt: skip
+
+    def halt(self) -> None:
+        """Stop the server as an operator's restart does (its sessions are ended, its
+        data kept): :meth:`start` brings it back."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "300", "stop")
 
     def _run(self, program: str, *args: str) -> None:
         argv = [str(self.bin_dir / program), *args]
@@ -86,3 +100,27 @@ class Server:
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running() -> Iterator[Server]:
+    """A server of the caller's own, stopped after; skipped, saying why, only where the
+    binaries are not installed."""
+    bin_dir = binaries()
+    if bin_dir is None:
+        pytest.skip(MISSING)
+    server = Server(bin_dir)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextlib.contextmanager
+def down(server: Server) -> Iterator[None]:
+    """``server`` stopped inside, started again after (as an operator's restart)."""
+    server.halt()
+    try:
+        yield
+    finally:
+        server.start()

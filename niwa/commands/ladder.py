@@ -38,7 +38,7 @@ from niwa.ladder import (
 )
 from niwa.ladder.admission import Limits
 from niwa.ladder.client import CallFailed, LadderClient
-from niwa.ladder.db import DatabaseError
+from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.inputs import MAX_ID, parse_number
 from niwa.ladder.lease import node_name
 from niwa.ladder.reads import Reads
@@ -312,7 +312,7 @@ def _remote(
         with LadderClient(args.server, args.tls_ca, token) as ladder:
             return call(ladder)
     except CallFailed as e:
-        if e.unavailable:
+        if e.unavailable and UNAVAILABLE not in e.details:  # not its store: no ladder at all
             raise UsageError(
                 f"no ladder answers at {args.server}: start one (niwa ladder serve) "
                 "or pass --server, or read a store with --db"
@@ -398,6 +398,7 @@ def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
 
 def _web(args: argparse.Namespace) -> int:
     """Only the web pages, over a store another process (the ladder) writes."""
+    logs.configure("info")  # JSON lines on stderr: what failed, one event per request
     try:
         store = web_server.open_read_only(args.db, args.data)
     except DatabaseError as e:
@@ -549,7 +550,7 @@ def _watch(args: argparse.Namespace) -> int:
                 print(report.matches([match]).splitlines()[1])
                 sys.stdout.flush()
     except CallFailed as e:
-        if e.unavailable:
+        if e.unavailable and UNAVAILABLE not in e.details:  # not its store: no ladder at all
             raise UsageError(f"no ladder answers at {args.server}: pass --server") from None
         raise UsageError(str(e)) from None
     return 0

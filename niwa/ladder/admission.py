@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import ipaddress
+import sys
 import time
 import urllib.parse
 from collections import Counter, OrderedDict
@@ -32,6 +33,7 @@ import structlog
 from google.protobuf.message import DecodeError
 
 from niwa.ladder import archive
+from niwa.ladder.db import DatabaseError, unavailable
 from niwa.ladder.store import Owner
 from niwa.proto.v1 import ladder_pb2 as pb
 
@@ -405,6 +407,11 @@ class Admission(_Interceptor):
             yield request
 
     async def _failed(self, context: Any, method: str) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, DatabaseError):  # the store's server away: the next call reconnects
+            log.error("store_unavailable", method=method, error=str(error))
+            await _abort(context, grpc.StatusCode.UNAVAILABLE, unavailable(error))
+            return
         log.exception("call_failed", method=method)
         await _abort(
             context,

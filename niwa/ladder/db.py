@@ -8,12 +8,13 @@ dialect words (the auto-numbered key column, how a write transaction starts).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,23 @@ class ConnectionLost(DatabaseError):
     """The connection to a PostgreSQL server broke (the server restarted, the network
     went, or a runner that took the lease over ended this session): this connection
     is of no more use, a new one may work."""
+
+
+#: What a reader is told while the store's server does not answer (the web front's 503,
+#: the API's UNAVAILABLE); the cause follows it.
+UNAVAILABLE = "the ladder's database does not answer; retry shortly"
+
+
+class Unavailable(ConnectionLost):
+    """A reconnecting :class:`Database` found its connection broken and could not open
+    a new one: the server is down, restarting or out of reach. The next statement tries
+    again."""
+
+
+def unavailable(error: DatabaseError) -> str:
+    """What a reader is told when the store failed it with ``error``."""
+    text = str(error)
+    return text if text.startswith(UNAVAILABLE) else f"{UNAVAILABLE} ({text})"
 
 
 @dataclass(frozen=True)
@@ -148,6 +166,16 @@ def _postgres(url: str, read_only: bool) -> Any:
     return conn
 
 
+#: SQLSTATEs of a session the server ended (shutting down, crashed, terminated by another
+#: session, still starting): libpq may not mark the connection broken until its next use.
+_ENDED_STATES = ("57P01", "57P02", "57P03")
+
+
+def _session_ended(error: Exception) -> bool:
+    state = str(getattr(error, "sqlstate", "") or "")
+    return state.startswith("08") or state in _ENDED_STATES
+
+
 #: Longest ``application_name`` PostgreSQL keeps (NAMEDATALEN - 1 bytes).
 _APPLICATION_NAME_BYTES = 63
 
@@ -176,23 +204,41 @@ def redact(url: str) -> str:
     return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
 
 
-class Database:
-    """One connection; statements run in autocommit unless inside :meth:`transaction`."""
+#: Statements that change nothing: run again on a new connection when the old one broke
+#: under them (outside a transaction), so a reader does not see a server's restart.
+_REREADABLE = ("SELECT", "BEGIN")
 
-    def __init__(self, connection: Any, dialect: Dialect) -> None:
+
+class Database:
+    """One connection; statements run in autocommit unless inside :meth:`transaction`.
+
+    A reconnecting database (``reconnect``, PostgreSQL only) replaces a broken
+    connection on its next statement, and runs a read that broke under it once more;
+    while no new connection can be opened, statements raise :class:`Unavailable`."""
+
+    def __init__(
+        self, connection: Any, dialect: Dialect, reopen: Callable[[], Any] | None = None,
+        read_only: bool = False,
+    ) -> None:  # fmt: skip
         self._conn = connection
         self.dialect = dialect
         self._depth = 0
         self._lock = threading.RLock()
+        self._reopen = reopen
+        self._read_only = read_only
+        self._session_name = ""  # given again to a new connection
 
     @classmethod
-    def open(cls, url: str, read_only: bool = False) -> Database:
+    def open(cls, url: str, read_only: bool = False, reconnect: bool = False) -> Database:
         """``postgresql://...`` or a SQLite file (``sqlite:///path`` or a plain path).
 
         ``read_only``: the connection refuses every write (SQLite ``mode=ro``, a
-        PostgreSQL session of read-only transactions), for a reader beside the ladder."""
+        PostgreSQL session of read-only transactions), for a reader beside the ladder.
+        ``reconnect``: survive the server's restarts (for readers; a runner must see
+        :class:`ConnectionLost` itself, as another may have taken its lease over)."""
         if is_postgres_url(url):
-            return cls(_postgres(url, read_only), POSTGRES)
+            reopen = (lambda: _postgres(url, read_only)) if reconnect else None
+            return cls(_postgres(url, read_only), POSTGRES, reopen, read_only)
         path = sqlite_path(url)
         if not path.parent.is_dir():
             raise DatabaseError(f"no directory {path.parent} for the database: create it first")
@@ -216,6 +262,7 @@ class Database:
         return self._conn
 
     def close(self) -> None:
+        self._reopen = None  # closed on purpose: not to be reopened by a late statement
         self._conn.close()
 
     def name_session(self, name: str) -> None:
@@ -224,6 +271,7 @@ class Database:
         that takes the lease over finds the old holder's sessions by it)."""
         if self.dialect is POSTGRES:
             self.execute("SELECT set_config('application_name', ?, false)", (session_name(name),))
+            self._session_name = name
 
     def end_sessions(self, name: str) -> int:
         """End every other session named ``name`` (:meth:`name_session`) and so release
@@ -256,6 +304,7 @@ class Database:
         PostgreSQL connection that is broken now is :class:`ConnectionLost`; any other
         error is the statement's own."""
         with self._lock:
+            self._replace_broken()
             try:
                 cur = self._conn.cursor()
                 try:
@@ -264,13 +313,42 @@ class Database:
                     cur.close()
             except Exception as e:
                 conn = self._conn
-                if self.dialect is POSTGRES and (conn.broken or conn.closed):
+                if self.dialect is POSTGRES and (conn.broken or conn.closed or _session_ended(e)):
+                    with contextlib.suppress(Exception):
+                        conn.close()  # of no more use: a reconnecting database replaces it
                     cause = " ".join(str(e).split())
                     raise ConnectionLost(f"the connection to the store broke: {cause}") from None
                 raise
 
+    def _replace_broken(self) -> None:
+        """Open a new connection in place of a broken one (a reconnecting database,
+        outside a transaction: one that broke cannot be carried on elsewhere)."""
+        conn = self._conn
+        if self._reopen is None or self._depth or not (conn.broken or conn.closed):
+            return
+        try:
+            self._conn = self._reopen()
+        except DatabaseError as e:
+            raise Unavailable(f"{UNAVAILABLE} ({e})") from None
+        with contextlib.suppress(Exception):
+            conn.close()
+        if self._session_name:
+            self.name_session(self._session_name)
+
     def execute(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
         """Run one statement; return its rows (if it has any) as dicts."""
+        with self._lock:
+            try:
+                return self._execute(statement, params)
+            except Unavailable:
+                raise
+            except ConnectionLost:
+                rereadable = self._read_only or statement.lstrip().upper().startswith(_REREADABLE)
+                if self._reopen is None or self._depth or not rereadable:
+                    raise
+                return self._execute(statement, params)
+
+    def _execute(self, statement: str, params: Sequence[Any]) -> list[Row]:
         with self._cursor() as cur:
             cur.execute(self.dialect.sql(statement), tuple(params))
             if cur.description is None:
@@ -305,12 +383,16 @@ class Database:
                     self._depth -= 1
                 return
             self.execute(self.dialect.begin)
-            self._depth = 1
+            self._depth = 1  # kept through COMMIT: one on a new connection would commit nothing
             try:
                 yield self
             except BaseException:
-                self._depth = 0
-                self.execute("ROLLBACK")
+                try:
+                    self.execute("ROLLBACK")
+                finally:
+                    self._depth = 0
                 raise
-            self._depth = 0
-            self.execute("COMMIT")
+            try:
+                self.execute("COMMIT")
+            finally:
+                self._depth = 0

@@ -396,10 +396,14 @@ class Reads:
         recorded = match.replay_sha256 or ""
         try:
             content = path.read_bytes()  # this node's copy, if it played the match
-        except FileNotFoundError:
+        except OSError as e:  # none here (a web front, another runner): the store's
             kept = self.store.blob(recorded) if recorded else None
             if kept is None:  # finished before the store kept replays, on another node
-                raise
+                raise NotFound(
+                    f"the replay of match {match.id} is not in the store (it finished before "
+                    f"schema 5) and this node cannot read {path} ({e.strerror or e}): "
+                    "serve it from the node that played the match"
+                ) from None
             content = kept
         digest = hashlib.sha256(content).hexdigest()
         if digest != recorded:

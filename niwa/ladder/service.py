@@ -25,6 +25,7 @@ import structlog
 
 from niwa.ladder import submission
 from niwa.ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, Limits, caller
+from niwa.ladder.db import DatabaseError, unavailable
 from niwa.ladder.reads import (
     WATCH_BATCH,
     Denied,
@@ -83,7 +84,7 @@ class LadderService(pb_grpc.LadderServicer):
     def _store(self) -> Store:
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            store = Store.open(self.db_url, self.data_dir)
+            store = Store.open(self.db_url, self.data_dir, reconnect=True)
             self._local.store = store
         return store
 
@@ -121,6 +122,9 @@ class LadderService(pb_grpc.LadderServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         except FileNotFoundError as e:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"file missing: {e.filename}")
+        except DatabaseError as e:  # the server restarting: the next call reconnects
+            log.error("store_unavailable", error=str(e))
+            await context.abort(grpc.StatusCode.UNAVAILABLE, unavailable(e))
         raise AssertionError("abort returns only by raising")
 
     async def _caller(self, context: grpc.aio.ServicerContext[Any, Any]) -> Owner:
@@ -229,10 +233,19 @@ class LadderService(pb_grpc.LadderServicer):
 
     async def _follow(self) -> None:
         """The one poll of the store for every watcher: wake them when a match finishes."""
+        down = False  # the store failing: logged once, not at every poll
         while True:
             try:
                 head = await self._run(Reads.head, self.public)
-            except Exception:  # a locked or broken store: log, keep the watchers waiting
+                if down:
+                    log.info("watch_poll_recovered")
+                down = False
+            except DatabaseError as e:  # the server away: keep the watchers waiting
+                if not down:
+                    log.error("watch_poll_failed", error=str(e))
+                down = True
+                head = self._head or 0
+            except Exception:  # a locked store: log, keep the watchers waiting
                 log.exception("watch_poll_failed")
                 head = self._head or 0
             if head != self._head:

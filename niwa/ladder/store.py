@@ -209,8 +209,12 @@ class Store:
         self._fits: dict[str, KeptFit] = {}
 
     @classmethod
-    def open(cls, url: str, data_dir: Path | None = None, create: bool = True) -> Store:
-        """Open (creating, unless ``create`` is false, and migrating) the store at ``url``."""
+    def open(
+        cls, url: str, data_dir: Path | None = None, create: bool = True, reconnect: bool = False
+    ) -> Store:
+        """Open (creating, unless ``create`` is false, and migrating) the store at ``url``;
+        ``reconnect``: a reader's store, which survives the server's restarts
+        (:meth:`Database.open`)."""
         if not create and not is_postgres_url(url) and not sqlite_path(url).is_file():
             raise DatabaseError(
                 f"no ladder store at {sqlite_path(url)}: give the right --db, or make one "
@@ -221,7 +225,7 @@ class Store:
                 raise DatabaseError("a PostgreSQL store needs --data DIR for replays and bots")
             data_dir = sqlite_path(url).parent
         data_dir.mkdir(parents=True, exist_ok=True)
-        db = Database.open(url)
+        db = Database.open(url, reconnect=reconnect)
         migrate(db)
         return cls(db, data_dir)
 

@@ -18,15 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import structlog
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
 from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
 from niwa.ladder.store import DONE, Store, StoreError
@@ -49,6 +51,10 @@ BOT_ROWS = 50
 #: Replay payloads kept in memory (a replay never changes once its match finished).
 PAYLOADS_KEPT = 16
 MAX_PAGE_NUMBER = 10_000
+#: Seconds a client is asked to wait while the store's server does not answer.
+RETRY_AFTER_S = 5
+
+log = structlog.get_logger("niwa.web")
 
 
 class Site:
@@ -232,6 +238,23 @@ def _labels(reads: Reads, matches: Iterable[MatchView]) -> dict[int, str]:
     return labels
 
 
+def _database_down(site: Site) -> Callable[[Request, Exception], Response]:
+    """A 503 naming the cause while the store's server does not answer (restarting: the
+    next request reconnects), and one log event instead of a traceback."""
+
+    def handle(request: Request, exc: Exception) -> Response:
+        log.error("store_unavailable", path=request.url.path, error=str(exc))
+        headers = {"retry-after": str(RETRY_AFTER_S)}
+        accept = request.headers.get("accept", "")
+        if "application/json" in accept and "text/html" not in accept:
+            return JSONResponse({"error": UNAVAILABLE}, 503, headers)
+        page = site.render("error.html", status=503, status_code=503, detail=UNAVAILABLE)
+        page.headers.update(headers)
+        return page
+
+    return handle
+
+
 def _errors(site: Site) -> dict[Any, Callable[[Request, Exception], Response]]:
     def page(status: int) -> Callable[[Request, Exception], Response]:
         def handle(request: Request, exc: Exception) -> Response:
@@ -250,4 +273,5 @@ def _errors(site: Site) -> dict[Any, Callable[[Request, Exception], Response]]:
         ReplayTampered: page(500),
         StoreError: page(400),
         replay_file.ReplayError: page(500),
+        DatabaseError: _database_down(site),
     }

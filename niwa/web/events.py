@@ -12,9 +12,11 @@ import json
 from collections.abc import AsyncIterator
 
 import anyio
+import structlog
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from niwa.ladder.db import DatabaseError
 from niwa.ladder.reads import Reads
 from niwa.ladder.views import MatchView
 
@@ -22,6 +24,8 @@ POLL_S = 1.0
 KEEPALIVE_S = 15.0
 #: The browser waits this long before reconnecting a dropped stream.
 RETRY_MS = 3000
+
+log = structlog.get_logger("niwa.web")
 
 
 def event(match: MatchView) -> str:
@@ -73,6 +77,14 @@ class _Counted(StreamingResponse):
 
 async def _stream(reads: Reads, game: str | None, after: int) -> AsyncIterator[str]:
     yield f"retry: {RETRY_MS}\n\n"
+    try:
+        async for text in _events(reads, game, after):
+            yield text
+    except DatabaseError as e:  # the server away: end here, the browser comes back later
+        log.error("stream_store_unavailable", error=str(e))
+
+
+async def _events(reads: Reads, game: str | None, after: int) -> AsyncIterator[str]:
     idle = 0.0
     while True:
         head = await anyio.to_thread.run_sync(reads.head)

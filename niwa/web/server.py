@@ -36,7 +36,7 @@ def open_read_only(url: str, data_dir: Path | None = None) -> Store:
         if is_postgres_url(url):
             raise DatabaseError("a PostgreSQL store needs --data DIR for its replays")
         data_dir = sqlite_path(url).parent
-    db = Database.open(url, read_only=True)
+    db = Database.open(url, read_only=True, reconnect=True)  # outlives server restarts
     try:
         version = current_version(db)
     except Exception as e:  # sqlite3 and psycopg errors alike: no such table

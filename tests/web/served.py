@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -39,6 +40,30 @@ def start_ladder_web(db: Path) -> tuple[subprocess.Popen[str], str]:
         proc.kill()
         raise AssertionError(f"niwa ladder web did not start: {proc.communicate()[1]}")
     return proc, found.group(1)
+
+
+def start_web_front(db: str, data: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
+    """Start ``niwa ladder web`` over the store at ``db`` with its own folder ``data``,
+    its log (stderr) in ``log``, in a process group of its own; return the process and
+    the pages' address."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "niwa", "ladder", "web", "--db", db, "--data", str(data),
+         "--listen", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=log.open("a"), text=True, cwd=data,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
+    )  # fmt: skip
+    return proc, printed_address(proc, r"web on (http://\S+)", log)
+
+
+def get(url: str, accept: str = "text/html") -> tuple[int, str, dict[str, str]]:
+    """Status, body and headers of a GET, whatever the status."""
+    request = urllib.request.Request(url, headers={"accept": accept})
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE_S) as response:
+            return response.status, response.read().decode(), dict(response.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(), dict(e.headers)
+
 
 
 def page(url: str) -> str:
