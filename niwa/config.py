@@ -63,7 +63,8 @@ def keys(parser: argparse.ArgumentParser) -> dict[tuple[str, str], argparse.Acti
     return {
         (tables.get(id(a), ""), a.dest): a
         for a in parser._actions
-        if a.option_strings and a.dest not in _NOT_KEYS
+        if a.option_strings
+        and a.dest not in _NOT_KEYS
         and not isinstance(a, argparse._SubParsersAction)
     }
 
