@@ -1,5 +1,7 @@
-"""The systemd units in deploy/systemd/: systemd's own checker finds nothing to say about
-them, and the config files they start niwa with are read by niwa's own parsers."""
+"""The systemd units in deploy/systemd/ and the container recipe in deploy/container/:
+systemd's own checker finds nothing to say about the units, the compose file is the
+documented layout, and the config files both start niwa with are read by niwa's own
+parsers. (Building the image needs a registry or a base image: see docs/deploy.md.)"""
 
 from __future__ import annotations
 
@@ -10,11 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from niwa import config
 from niwa.cli import build_parser
 
-UNITS = Path(__file__).parents[2] / "deploy" / "systemd"
+DEPLOY = Path(__file__).parents[2] / "deploy"
+UNITS = DEPLOY / "systemd"
+CONTAINER = DEPLOY / "container"
 #: Where the units expect niwa's virtual environment (docs/deploy.md, "As services").
 INSTALLED = "/opt/niwa/bin/"
 
@@ -54,11 +59,56 @@ def test_niwa_is_started_with_its_config_file_and_a_password_credential(unit: Pa
     assert "LoadCredential=db-password:/etc/niwa/db-password" in unit.read_text()
 
 
-@pytest.mark.parametrize("command,example", [("serve", "runner.toml"), ("web", "web.toml")])
-def test_the_example_config_files_have_only_keys_of_their_command(
-    command: str, example: str
-) -> None:
+def settings(command: str, path: Path) -> dict[str, object]:
+    """The config file ``path`` as ``niwa ladder COMMAND --config`` reads it."""
     parser = build_parser()
     leaf = config.leaf_parser(parser, parser.parse_args(["ladder", command]))
-    values = config.load(UNITS / example, config.keys(leaf))
-    assert values["db"].startswith("postgresql://") and "data" in values
+    return config.load(path, config.keys(leaf))
+
+
+@pytest.mark.parametrize(
+    "command,example",
+    [("serve", UNITS / "runner.toml"), ("web", UNITS / "web.toml"),
+     ("serve", CONTAINER / "runner.toml"), ("web", CONTAINER / "web.toml")],
+    ids=lambda x: str(x).split("deploy/")[-1],
+)  # fmt: skip
+def test_the_example_config_files_have_only_keys_of_their_command(
+    command: str, example: Path
+) -> None:
+    values = settings(command, example)
+    assert str(values["db"]).startswith("postgresql://") and "data" in values
+
+
+def compose() -> dict[str, dict[str, object]]:
+    services: dict[str, dict[str, object]] = yaml.safe_load(
+        (CONTAINER / "compose.yaml").read_text()
+    )["services"]
+    return services
+
+
+def test_compose_has_the_documented_layout() -> None:
+    services = compose()
+    assert set(services) == {"db", "runner", "standby", "web"}
+    assert [services[s]["command"][:2] for s in ("runner", "standby", "web")] == [
+        ["ladder", "serve"], ["ladder", "serve"], ["ladder", "web"]
+    ]  # fmt: skip
+    assert services["runner"]["privileged"] and services["standby"]["privileged"]
+
+
+@pytest.mark.parametrize("service", ["runner", "standby", "web"])
+def test_each_niwa_service_reads_its_mounted_config_and_password_secret(service: str) -> None:
+    found = compose()[service]
+    command = found["command"]
+    assert isinstance(command, list)
+    toml = command[command.index("--config") + 1]
+    mounts = {m.split(":")[1]: m.split(":")[0] for m in found["volumes"]}  # type: ignore[attr-defined]
+    settings(command[1], CONTAINER / mounts[toml])  # a key of another command would fail
+    assert command[command.index("--password-file") + 1] == "/run/secrets/db-password"
+    assert found["secrets"] == ["db-password"]
+
+
+def test_the_containerfile_copies_what_exists_and_runs_niwa() -> None:
+    text = (CONTAINER / "Containerfile").read_text()
+    assert re.search(r"^COPY \. /src$", text, re.MULTILINE)  # built from the top folder
+    assert 'ENTRYPOINT ["/opt/niwa/bin/niwa"]' in text
+    assert "bubblewrap" in text and "[postgres]" in text
