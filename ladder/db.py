@@ -140,7 +140,7 @@ def with_password_file(url: str, path: Path) -> str:
     return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
 
 
-def _password(url: str) -> tuple[str, dict[str, str]]:
+def _password(url: str) -> tuple[str, dict[str, Any]]:
     """``url`` without niwa's ``password_file`` parameter, and psycopg's ``password``
     argument read from that file (none without one)."""
     parts = urllib.parse.urlsplit(url)

@@ -101,7 +101,9 @@ def test_each_niwa_service_reads_its_mounted_config_and_password_secret(service:
     command = found["command"]
     assert isinstance(command, list)
     toml = command[command.index("--config") + 1]
-    mounts = {m.split(":")[1]: m.split(":")[0] for m in found["volumes"]}  # type: ignore[attr-defined]
+    volumes = found["volumes"]
+    assert isinstance(volumes, list)
+    mounts = {m.split(":")[1]: m.split(":")[0] for m in volumes}
     settings(command[1], CONTAINER / mounts[toml])  # a key of another command would fail
     assert command[command.index("--password-file") + 1] == "/run/secrets/db-password"
     assert found["secrets"] == ["db-password"]
