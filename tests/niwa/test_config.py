@@ -4,6 +4,9 @@ its flags' names, read from its parser; the command line wins over the file."""
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +14,8 @@ import pytest
 
 from niwa import config
 from niwa.cli import build_parser, main
+from tests.ladder.serving import printed_address, stop
+from tests.polling import wait_for
 
 
 def parsed(
@@ -145,3 +150,21 @@ def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[st
         main(["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out == f"niwa {version('niwa')}\n"
+
+
+def test_a_served_ladder_runs_with_the_files_settings(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    path = write(tmp_path, f'db = "{db}"\nlisten = "127.0.0.1:0"\nnode = "from-the-file"\n')
+    log = tmp_path / "serve.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "niwa", "ladder", "serve", "--config", str(path)],
+        stdout=subprocess.PIPE, stderr=log.open("w"), text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        printed_address(proc, r"serving on (\S+)", log)
+        wait_for("the serving event", lambda: '"event": "serving"' in log.read_text())
+    finally:
+        stop(proc)
+    assert db.is_file()
+    assert '"node": "from-the-file"' in log.read_text()

@@ -13,6 +13,7 @@ import pytest
 from ladder.store import Store
 from niwa.cli import main
 from tests import postgres
+from tests.ladder.serving import start_ladder, stop
 from tests.postgres import Server
 
 PASSWORD = "correct horse 7"
@@ -132,3 +133,23 @@ def test_a_token_file_others_may_read_is_refused_before_any_call(
                  "--token-file", str(token)]) == 2  # fmt: skip
     err = capsys.readouterr().err
     assert "token file" in err and "chmod 600" in err and "no ladder answers" not in err
+
+
+def test_a_token_file_is_the_token_a_served_ladder_sees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, token = tmp_path / "ladder.db", tmp_path / "alice.token"
+    add = ["ladder", "user", "add", "alice", "--db", str(db), "--token-file", str(token)]
+    assert main(add) == 0
+    forged = secret(tmp_path, "niwa_not-a-token", name="forged.token")
+    ladder, address = start_ladder(db, tmp_path / "serve.log")
+    try:
+        capsys.readouterr()
+        retire = ["ladder", "retire", "99", "--server", address, "--token-file"]
+        assert main([*retire, str(forged)]) == 2
+        assert "unknown token" in capsys.readouterr().err
+        assert main([*retire, str(token)]) == 2  # alice is known: only the bot is not
+        err = capsys.readouterr().err
+        assert "unknown token" not in err and "99" in err
+    finally:
+        stop(ladder)
