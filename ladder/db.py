@@ -135,9 +135,16 @@ def with_password_file(url: str, path: Path) -> str:
             f"a password file goes with a postgresql:// store, not {url}: drop password_file"
         )
     parts = urllib.parse.urlsplit(url)
-    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-    query = [(k, v) for k, v in query if k != PASSWORD_FILE] + [(PASSWORD_FILE, str(path))]
-    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+    given = _without_password_file(parts.query)
+    added = urllib.parse.urlencode({PASSWORD_FILE: str(path)})
+    query = f"{given}&{added}" if given else added
+    return urllib.parse.urlunsplit(parts._replace(query=query))
+
+
+def _without_password_file(query: str) -> str:
+    """A URL's query without niwa's parameter, the others as they were written (libpq
+    reads them, messages show them)."""
+    return "&".join(p for p in query.split("&") if p.split("=", 1)[0] != PASSWORD_FILE)
 
 
 def _password(url: str) -> tuple[str, dict[str, Any]]:
@@ -152,7 +159,7 @@ def _password(url: str) -> tuple[str, dict[str, Any]]:
         password = read_secret(Path(files[-1]), "database password")
     except SecretFileError as e:
         raise DatabaseError(str(e)) from None
-    rest = urllib.parse.urlencode([(k, v) for k, v in query if k != PASSWORD_FILE])
+    rest = _without_password_file(parts.query)
     return urllib.parse.urlunsplit(parts._replace(query=rest)), {"password": password}
 
 

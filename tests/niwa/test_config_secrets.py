@@ -10,6 +10,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from ladder import db
 from ladder.store import Store
 from niwa.cli import main
 from tests import postgres
@@ -153,3 +154,10 @@ def test_a_token_file_is_the_token_a_served_ladder_sees(
         assert "unknown token" not in err and "99" in err
     finally:
         stop(ladder)
+
+
+def test_the_password_file_leaves_the_urls_other_parameters_as_written(tmp_path: Path) -> None:
+    url = "postgresql://ladder@/ladder?host=/run/pg&sslmode=require"
+    named = db.with_password_file(url, secret(tmp_path, "pw"))
+    assert named.startswith(url + "&password_file=")
+    assert db._password(named) == (url, {"password": "pw"})
