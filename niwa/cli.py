@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
+from niwa import config
 from niwa.referee.text import printable
 
 # Each module has register(subparsers) and sets args.run(args) -> exit code.
@@ -37,17 +39,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="niwa", description="Tournaments and ladders for game-playing bots."
     )
+    parser.add_argument("--version", action="version", version=f"niwa {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     register_modules(sub, "niwa.commands.", COMMANDS)
     return parser
 
 
+def _version() -> str:
+    """The installed distribution's version (what pip installed, not a copy in the code)."""
+    try:
+        return importlib.metadata.version("niwa")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed: pip install -e .)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     try:
+        config.apply(parser, argv, args)  # the file's keys, under the command line's flags
         code: int = args.run(args)
-    except UsageError as e:  # may quote a bot's name or a file's bytes: escaped, one line
+    # may quote a bot's name or a file's bytes: escaped, one line
+    except (UsageError, config.ConfigError) as e:
         print(f"niwa {args.command}: error: {printable(str(e), ERROR_SHOWN)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from niwa import engine
+from niwa import config, engine
 from niwa.bots.manifest import ManifestError
 from niwa.bots.manifest import load as load_manifest
 from niwa.bots.manifest import parse as parse_manifest
@@ -38,11 +38,12 @@ from niwa.ladder import (
 )
 from niwa.ladder.admission import Limits
 from niwa.ladder.client import CallFailed, LadderClient
-from niwa.ladder.db import UNAVAILABLE, DatabaseError
+from niwa.ladder.db import UNAVAILABLE, DatabaseError, with_password_file
 from niwa.ladder.inputs import MAX_ID, parse_number
 from niwa.ladder.lease import node_name
 from niwa.ladder.reads import Reads
 from niwa.ladder.runner import Settings
+from niwa.ladder.secret_file import SecretFileError, read_secret, write_secret
 from niwa.ladder.store import PENDING, Store, StoreError
 from niwa.ladder.views import LadderBot, MatchQuery
 from niwa.referee.cgroups import LimitsUnavailable
@@ -53,6 +54,8 @@ DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_WEB = "127.0.0.1:8080"
+#: The commands that keep running, and so take --config FILE (niwa/config.py).
+SERVERS = ("serve", "web", "demo")
 
 T = TypeVar("T")
 
@@ -199,6 +202,9 @@ def register(sub: Any) -> None:
     p = users.add_parser("add", help="create an owner and print its API token (once)")
     p.add_argument("name", help="the owner's name: 1-32 lowercase letters, digits, - and _")
     p.add_argument("--admin", action="store_true", help="may do administrative calls")
+    p.add_argument("--token-file", type=Path, metavar="FILE",
+                   help="write the token to FILE, a new file of mode 0600, instead of "
+                   "printing it (for the first admin of a ladder run as a service)")
     _store_args(p, default_db=DEFAULT_DB)
     p.set_defaults(run=_user_add)
 
@@ -226,6 +232,9 @@ def register(sub: Any) -> None:
     _web_arg(p)
     p.set_defaults(run=_demo)
 
+    for server in SERVERS:  # the long-running ones: their flags are a config file's keys
+        config.add_option(commands.choices[server])
+
 
 def _web_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--web", metavar="HOST:PORT",
@@ -241,6 +250,9 @@ def _store_args(p: argparse.ArgumentParser, default_db: str | None) -> None:
         else "read this store (SQLite file or postgresql:// URL) instead of a server",
     )
     p.add_argument("--data", type=Path, help="folder for replays and bots (default: beside --db)")
+    p.add_argument("--password-file", type=Path, metavar="FILE",
+                   help="a postgresql:// store: the role's password, on the first line of "
+                   "FILE (mode 0600; instead of a password in the URL)")
 
 
 def _server_args(p: argparse.ArgumentParser, token: bool = False) -> None:
@@ -249,7 +261,11 @@ def _server_args(p: argparse.ArgumentParser, token: bool = False) -> None:
     p.add_argument("--tls-ca", type=Path, help="PEM root certificate: connect with TLS")
     if token:
         p.add_argument("--token", default=os.environ.get("NIWA_TOKEN"),
-                       help="your API token (default: $NIWA_TOKEN)")
+                       help="your API token (default: $NIWA_TOKEN; --token-file keeps it "
+                       "out of the process list)")
+        p.add_argument("--token-file", type=Path, metavar="FILE",
+                       help="read your API token from FILE (mode 0600), e.g. the one "
+                       "niwa ladder user add --token-file wrote")
 
 
 def _read_args(p: argparse.ArgumentParser, token: bool = False) -> None:
@@ -283,9 +299,30 @@ def _check_game(name: str) -> None:
         )
 
 
+def _db(args: argparse.Namespace) -> str:
+    """--db, naming --password-file when given (only the file's path is in the URL)."""
+    if not args.password_file:
+        return str(args.db)
+    try:
+        return with_password_file(args.db, args.password_file)
+    except DatabaseError as e:
+        raise UsageError(str(e)) from None
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The owner's token: --token-file, else --token (or $NIWA_TOKEN)."""
+    path: Path | None = getattr(args, "token_file", None)
+    if path is None:
+        return getattr(args, "token", None)
+    try:
+        return read_secret(path, "token")
+    except SecretFileError as e:
+        raise UsageError(str(e)) from None
+
+
 def _open_store(args: argparse.Namespace, create: bool = True) -> Store:
     try:
-        return Store.open(args.db, args.data, create=create)
+        return Store.open(_db(args), args.data, create=create)
     except DatabaseError as e:
         raise UsageError(str(e)) from None
 
@@ -302,7 +339,7 @@ def _read(args: argparse.Namespace, read: Callable[[Reads | LadderClient], T]) -
             raise UsageError(f"file missing: {e.filename}") from None
         finally:
             store.close()
-    return _remote(args, read, getattr(args, "token", None))
+    return _remote(args, read, _token(args))
 
 
 def _remote(
@@ -323,7 +360,7 @@ def _remote(
 def _serve(args: argparse.Namespace) -> int:
     logs.configure(args.log_level, file=args.log_file)
     settings = Settings(
-        db_url=args.db,
+        db_url=_db(args),
         data_dir=args.data,
         workers=args.workers,
         concurrency=args.concurrency,
@@ -400,7 +437,7 @@ def _web(args: argparse.Namespace) -> int:
     """Only the web pages, over a store another process (the ladder) writes."""
     logs.configure("info")  # JSON lines on stderr: what failed, one event per request
     try:
-        store = web_server.open_read_only(args.db, args.data)
+        store = web_server.open_read_only(_db(args), args.data)
     except DatabaseError as e:
         raise UsageError(str(e)) from None
     stop = threading.Event()
@@ -431,8 +468,11 @@ def _sparring(text: str | None) -> tuple[str, ...] | None:
 
 
 def _submit(args: argparse.Namespace) -> int:
-    if not args.token:
-        raise UsageError("submitting needs your token: pass --token or set NIWA_TOKEN")
+    token = _token(args)
+    if not token:
+        raise UsageError(
+            "submitting needs your token: pass --token-file (or --token, or set NIWA_TOKEN)"
+        )
     path: Path = args.path
     try:
         if path.is_dir():
@@ -451,7 +491,7 @@ def _submit(args: argparse.Namespace) -> int:
             raise UsageError(f"{path} does not exist: give a bot folder or archive")
     except (archive.ArchiveError, ManifestError) as e:
         raise UsageError(str(e)) from None
-    submitted = _remote(args, lambda ladder: ladder.submit(data), args.token)
+    submitted = _remote(args, lambda ladder: ladder.submit(data), token)
     for bot in submitted:
         print(f"submitted {_label(bot)} for {printable(bot.game, 60)} as bot {bot.id}")
     if args.no_wait:
@@ -465,7 +505,7 @@ def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
     print("waiting for the validation match against builtin:random ...", file=sys.stderr)
     failed = False
     while waiting:
-        listing = _remote(args, lambda ladder: ladder.list_bots(everyone=True), args.token)
+        listing = _remote(args, lambda ladder: ladder.list_bots(everyone=True), _token(args))
         for bot in listing.bots:
             if bot.id in waiting and bot.status != PENDING:
                 waiting.discard(bot.id)
@@ -493,7 +533,7 @@ def _label(bot: LadderBot) -> str:
 
 
 def _retire(args: argparse.Namespace) -> int:
-    bot = _remote(args, lambda ladder: ladder.retire(args.bot_id), args.token)
+    bot = _remote(args, lambda ladder: ladder.retire(args.bot_id), _token(args))
     print(f"bot {bot.id} ({_label(bot)}) is {printable(bot.status, 60)}")
     return 0
 
@@ -586,6 +626,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _user_add(args: argparse.Namespace) -> int:
+    if args.token_file and args.token_file.exists():  # before the owner is made
+        raise UsageError(f"{args.token_file} exists already: give a new file name")
     store = _open_store(args)
     try:
         owner, token = store.add_owner(args.name, admin=args.admin)
@@ -594,6 +636,15 @@ def _user_add(args: argparse.Namespace) -> int:
     finally:
         store.close()
     role = "admin" if owner.is_admin else "owner"
+    if args.token_file:
+        try:
+            write_secret(args.token_file, token)
+        except SecretFileError as e:
+            raise UsageError(f"{e}; the {role} was made: its token is lost, "
+                             "add another owner") from None
+        print(f"created {role} {printable(owner.name, 60)}; API token written to "
+              f"{args.token_file} (mode 0600)")
+        return 0
     print(f"created {role} {printable(owner.name, 60)}; API token (shown only now, keep it safe):")
     print(token)
     return 0

@@ -14,11 +14,14 @@ import re
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from niwa.ladder.secret_file import SecretFileError, read_secret
 
 Row = dict[str, Any]
 
@@ -138,7 +141,48 @@ def _sqlite_read_only(path: Path) -> sqlite3.Connection:
 IDLE_IN_TRANSACTION_S = 15
 
 
+#: niwa's own URL parameter: a file holding the role's password (libpq never sees it).
+PASSWORD_FILE = "password_file"
+
+
+def with_password_file(url: str, path: Path) -> str:
+    """``url`` naming ``path`` as the file of its password: only the path travels (to
+    the web thread, the runner's settings, the messages), the password never."""
+    if not is_postgres_url(url):
+        raise DatabaseError(
+            f"a password file goes with a postgresql:// store, not {url}: drop password_file"
+        )
+    parts = urllib.parse.urlsplit(url)
+    given = _without_password_file(parts.query)
+    added = urllib.parse.urlencode({PASSWORD_FILE: str(path)})
+    query = f"{given}&{added}" if given else added
+    return urllib.parse.urlunsplit(parts._replace(query=query))
+
+
+def _without_password_file(query: str) -> str:
+    """A URL's query without niwa's parameter, the others as they were written (libpq
+    reads them, messages show them)."""
+    return "&".join(p for p in query.split("&") if p.split("=", 1)[0] != PASSWORD_FILE)
+
+
+def _password(url: str) -> tuple[str, dict[str, Any]]:
+    """``url`` without niwa's ``password_file`` parameter, and psycopg's ``password``
+    argument read from that file (none without one)."""
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    files = [v for k, v in query if k == PASSWORD_FILE]
+    if not files:
+        return url, {}
+    try:
+        password = read_secret(Path(files[-1]), "database password")
+    except SecretFileError as e:
+        raise DatabaseError(str(e)) from None
+    rest = _without_password_file(parts.query)
+    return urllib.parse.urlunsplit(parts._replace(query=rest)), {"password": password}
+
+
 def _postgres(url: str, read_only: bool) -> Any:
+    url, password = _password(url)
     try:
         import psycopg
     except ModuleNotFoundError:
@@ -147,7 +191,7 @@ def _postgres(url: str, read_only: bool) -> Any:
             "pip install 'niwa[postgres]'"
         ) from None
     try:
-        conn = psycopg.connect(url, autocommit=True, connect_timeout=30)
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=30, **password)
         # The ladder's transactions never wait between statements: a session that does
         # (its process paused, its machine gone) is ended by the server, so its row
         # locks cannot hold up the runner that took over. A session paused in the middle

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.polling import PATIENCE_S as PATIENCE_S  # where the ladder tests import them
 from tests.polling import wait_for as wait_for
@@ -39,6 +41,16 @@ def printed_address(proc: subprocess.Popen[str], pattern: str, log: Path) -> str
         proc.kill()
         raise AssertionError(f"expected {pattern!r}, got {line!r}; log:\n{log.read_text()}")
     return found.group(1)
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """SIGTERM, and wait; SIGKILL only when it does not end in time."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=PATIENCE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def children(pid: int) -> set[int]:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from niwa import engine
 from niwa.ladder import submission
 from niwa.ladder.store import ACTIVE, Store
+from tests.ladder.serving import stop
 from tests.polling import PATIENCE_S, wait_for
 from tests.web.browser import console_errors, png_colours
 from tests.web.ladders import BUILTINS
@@ -54,15 +53,6 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         yield web, data
     finally:
         stop(proc)
-
-
-def stop(proc: subprocess.Popen[str]) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=PATIENCE_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def shot(driver: webdriver.Chrome, folder: Path, name: str) -> Path:
