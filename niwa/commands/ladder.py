@@ -45,6 +45,7 @@ from ladder.runner import Settings
 from ladder.store import PENDING, Store, StoreError
 from ladder.views import LadderBot, MatchQuery
 from niwa.cli import UsageError
+from niwa.commands import ladder_ops
 from referee.cgroups import LimitsUnavailable
 from referee.text import printable
 from web import server as web_server
@@ -201,6 +202,7 @@ def register(sub: Any) -> None:
     p.add_argument("--admin", action="store_true", help="may do administrative calls")
     _store_args(p, default_db=DEFAULT_DB)
     p.set_defaults(run=_user_add)
+    ladder_ops.register(commands)  # drain, migrate
 
     p = commands.add_parser(
         "demo", help="a ladder of the built-in bots in every game",
