@@ -188,7 +188,7 @@ class SchemaTooNew(DatabaseError):
     def __init__(self, version: int) -> None:
         super().__init__(
             f"the store has schema version {version}, newer than this niwa's "
-            f"{LATEST}: a newer niwa migrated it. Upgrade niwa on this node to the "
+            f"{LATEST}: a newer niwa migrated it; upgrade niwa on this node to the "
             "version the other nodes run (pip install -U niwa), then start it again"
         )
         self.version = version

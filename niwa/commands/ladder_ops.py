@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ladder import drain, schema
-from ladder.db import Database, DatabaseError, redact
+from ladder.db import Database, DatabaseError, is_postgres_url, redact, sqlite_path
 from ladder.drain import DRAINED, DRAINING, REQUESTED, Drain
 from ladder.lease import Lease
 from ladder.store import Store
@@ -53,6 +53,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 @contextmanager
 def _store(url: str) -> Iterator[Store]:
     """The store at ``url`` as it is: not created, not migrated."""
+    if not is_postgres_url(url) and not sqlite_path(url).is_file():
+        raise UsageError(f"no ladder store at {sqlite_path(url)}: give the right --db")
     try:
         db = Database.open(url)
     except DatabaseError as e:
@@ -68,7 +70,7 @@ def _migrate(args: argparse.Namespace) -> int:
         version = schema.stored_version(store.db)
         where = f"store {redact(args.db)}: schema {version}, this niwa: {schema.LATEST}"
         if version > schema.LATEST:
-            raise UsageError(f"{where}. {schema.SchemaTooNew(version)}")
+            raise UsageError(str(schema.SchemaTooNew(version)))
         if version == schema.LATEST:
             print(f"{where}: up to date")
             return 0
