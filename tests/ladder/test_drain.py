@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -75,53 +77,54 @@ def two_nodes(db_url: str, tmp_path: Path) -> tuple[subprocess.Popen[str], subpr
     return first, second
 
 
-def test_a_drained_leader_finishes_its_match_releases_the_lease_and_exits_0(
-    ladder: tuple[str, Store], tmp_path: Path
-) -> None:
+@contextmanager
+def drained_mid_match(
+    ladder: tuple[str, Store], tmp_path: Path, *flags: str
+) -> Iterator[tuple[str, list[object]]]:
+    """A leader and a standby; the leader drained (``flags``) while it plays a match:
+    the command's output and the matches in flight then. The leader has exited 0.
+    After the test's checks the standby is stopped and every match counted once."""
     db_url, store = ladder
     first, second = two_nodes(db_url, tmp_path)
     try:
         wait_for("a match in flight", lambda: in_flight_here(store, tmp_path / "first"))
-        drained = drain(db_url)
+        drained = drain(db_url, *flags)
         assert drained.returncode == 0, drained.stdout + drained.stderr
         assert first.wait(timeout=PATIENCE_S) == 0
-        in_flight = in_flight_at_drain(tmp_path / "first.log")
-        for match_id in in_flight:
-            assert store.match(match_id).state == DONE
-            assert recorded_by(tmp_path / "first.log", match_id)
-        assert f"first drained: {len(in_flight)} finished, 0 handed back" in drained.stdout
-        assert "lease released" in drained.stdout
-        wait_for("the standby to lead", lambda: events(tmp_path / "second.log", "runner_leading"))
-        done = len(snapshot(store))
-        wait_for("a match the new leader played", lambda: len(snapshot(store)) > done)
+        yield drained.stdout, in_flight_at_drain(tmp_path / "first.log")
     finally:
         stop(first, second)
     assert_counted_once(store, snapshot(store))
     store.close()
+
+
+def test_a_drained_leader_finishes_its_match_releases_the_lease_and_exits_0(
+    ladder: tuple[str, Store], tmp_path: Path
+) -> None:
+    store = ladder[1]
+    with drained_mid_match(ladder, tmp_path) as (said, in_flight):
+        for match_id in in_flight:
+            assert store.match(match_id).state == DONE
+            assert recorded_by(tmp_path / "first.log", match_id)
+        assert f"first drained: {len(in_flight)} finished, 0 handed back" in said
+        assert "lease released" in said
+        wait_for("the standby to lead", lambda: events(tmp_path / "second.log", "runner_leading"))
+        done = len(snapshot(store))
+        wait_for("a match the new leader played", lambda: len(snapshot(store)) > done)
 
 
 def test_a_drain_past_its_deadline_hands_the_match_back_for_the_standby_to_play(
     ladder: tuple[str, Store], tmp_path: Path
 ) -> None:
-    db_url, store = ladder
-    first, second = two_nodes(db_url, tmp_path)
-    try:
-        wait_for("a match in flight", lambda: in_flight_here(store, tmp_path / "first"))
-        drained = drain(db_url, "--deadline", "0")
-        assert drained.returncode == 0, drained.stdout + drained.stderr
-        assert first.wait(timeout=PATIENCE_S) == 0
-        in_flight = in_flight_at_drain(tmp_path / "first.log")
+    store = ladder[1]
+    with drained_mid_match(ladder, tmp_path, "--deadline", "0") as (said, in_flight):
         [gone] = events(tmp_path / "first.log", "runner_drained")
         assert gone["handed_back"] == in_flight
-        assert f"{len(in_flight)} handed back" in drained.stdout
+        assert f"{len(in_flight)} handed back" in said
         for match_id in in_flight:
             wait_for("the standby to play it", lambda: store.match(match_id).state == DONE)  # noqa: B023
             assert recorded_by(tmp_path / "second.log", match_id)
             assert not recorded_by(tmp_path / "first.log", match_id)
-    finally:
-        stop(first, second)
-    assert_counted_once(store, snapshot(store))
-    store.close()
 
 
 def test_draining_a_standby_stops_it_and_leaves_the_leader_playing(
