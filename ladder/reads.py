@@ -396,14 +396,14 @@ class Reads:
             # Only the recorded attempt's file is ever put at this path (the runner
             # renames it after the commit), so a mismatch is damage, not a replay of
             # another attempt: refused, whatever copy the store keeps.
-            kept = recorded != "" and self.store.blob_sizes([recorded]) != {}
+            in_store = recorded != "" and self.store.blob_sizes([recorded]) != {}
             log.error(
                 "replay_tampered", match_id=match.id, path=str(path), recorded=recorded,
-                actual=digest, store_copy=kept,
+                actual=digest, store_copy=in_store,
             )  # fmt: skip
             fix = (
                 f"the store keeps the recorded copy: delete {path} and it is served"
-                if kept else "restore it from a backup"
+                if in_store else "restore it from a backup"
             )
             raise ReplayTampered(
                 f"the replay of match {match.id} ({path}) no longer matches its recorded "

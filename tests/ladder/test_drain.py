@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ def drain(db_url: str, *flags: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def events(log: Path, event: str) -> list[dict[str, object]]:
+def events(log: Path, event: str) -> list[dict[str, Any]]:
     lines = (json.loads(line) for line in log.read_text().splitlines() if line.startswith("{"))
     return [line for line in lines if line.get("event") == event]
 
@@ -54,13 +55,13 @@ def recorded_by(log: Path, match_id: int) -> bool:
     return any(e["match"] == match_id for e in events(log, "match_recorded"))
 
 
-def in_flight_at_drain(log: Path) -> list[object]:
+def in_flight_at_drain(log: Path) -> list[int]:
     """The matches the runner had in flight when it took the drain request (a runner
     of one worker that plays without pause has one)."""
     [draining] = events(log, "runner_draining")
     matches = draining["matches"]
-    assert isinstance(matches, list) and matches
-    return matches
+    assert matches
+    return [int(m) for m in matches]
 
 
 @pytest.fixture
@@ -80,7 +81,7 @@ def two_nodes(db_url: str, tmp_path: Path) -> tuple[subprocess.Popen[str], subpr
 @contextmanager
 def drained_mid_match(
     ladder: tuple[str, Store], tmp_path: Path, *flags: str
-) -> Iterator[tuple[str, list[object]]]:
+) -> Iterator[tuple[str, list[int]]]:
     """A leader and a standby; the leader drained (``flags``) while it plays a match:
     the command's output and the matches in flight then. The leader has exited 0.
     After the test's checks the standby is stopped and every match counted once."""
