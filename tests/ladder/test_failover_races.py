@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ladder import archive, submission
 from ladder.client import CallFailed, LadderClient
-from ladder.store import DONE, RUNNING, Store
+from ladder.store import ACTIVE, DONE, QUEUED, RUNNING, Finished, Match, SeatResult, Store
 from tests.ladder.serving import start_ladder, wait_for
 from tests.ladder.test_crash import assert_counted_once, snapshot, three_random_bots
 from tests.ladder.tiny_bots import QUICK, write_bot
@@ -187,3 +187,31 @@ def test_two_nodes_setting_one_key_at_once_both_succeed(
 
     got = concurrently(postgres_server.database(), tmp_path, setting)
     assert len(got) == 2 and None not in got
+
+
+def claimed_twice(store: Store) -> tuple[Match, Match]:
+    """One match claimed by a leader, put back when another took over, claimed again."""
+    owner, _ = store.add_owner("alice")
+    a, b = (store.add_bot(n, "1", "blossom", owner.id, "archive", "h", ACTIVE) for n in "ab")
+    store.queue_match("blossom", "blossom@1", [a.id, b.id], 1)
+    first = store.claim_next()
+    assert first is not None and store.requeue_running() == [first.id]
+    again = store.claim_next()
+    assert again is not None and again.attempts == first.attempts + 1
+    return first, again
+
+
+def test_a_result_of_a_dropped_attempt_is_not_recorded(store: Store) -> None:
+    first, again = claimed_twice(store)
+    a, b = first.seats
+    done = Finished((SeatResult(0, a, 0, 1.0, "ok"), SeatResult(1, b, 1, 0.0, "ok")), 2, 0.1,
+                    "0" * 64)  # fmt: skip
+    assert not store.finish_match(first.id, done, attempt=first.attempts)
+    assert store.finish_match(again.id, done, attempt=again.attempts)
+
+
+def test_a_dropped_attempt_is_not_handed_back_over_the_running_one(store: Store) -> None:
+    first, again = claimed_twice(store)
+    assert store.hand_back([first]) == []
+    assert store.hand_back([again]) == [again.id]
+    assert store.match(again.id).state == QUEUED
