@@ -1,8 +1,9 @@
 """niwa ladder: serve a ladder, submit bots, read leaderboards, matches and replays.
 
 Reading commands talk to a server (--server, default localhost:50051) or, given --db,
-read the store directly. "user add" works on the store (run it where the database is);
-"demo" runs a whole ladder of the built-in bots locally. See docs/ladder.md.
+read the store directly. "user add", "drain" and "migrate" work on the store (run them
+where the database is reachable); "demo" runs a whole ladder of the built-in bots
+locally. See docs/ladder.md and docs/deploy.md.
 """
 
 from __future__ import annotations
