@@ -1,8 +1,9 @@
 """niwa ladder: serve a ladder, submit bots, read leaderboards, matches and replays.
 
 Reading commands talk to a server (--server, default localhost:50051) or, given --db,
-read the store directly. "user add" works on the store (run it where the database is);
-"demo" runs a whole ladder of the built-in bots locally. See docs/ladder.md.
+read the store directly. "user add", "drain" and "migrate" work on the store (run them
+where the database is reachable); "demo" runs a whole ladder of the built-in bots
+locally. See docs/ladder.md and docs/deploy.md.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from niwa.bots.manifest import ManifestError
 from niwa.bots.manifest import load as load_manifest
 from niwa.bots.manifest import parse as parse_manifest
 from niwa.cli import UsageError
+from niwa.commands import ladder_ops
 from niwa.ladder import (
     app,
     archive,
@@ -207,6 +209,7 @@ def register(sub: Any) -> None:
                    "printing it (for the first admin of a ladder run as a service)")
     _store_args(p, default_db=DEFAULT_DB)
     p.set_defaults(run=_user_add)
+    ladder_ops.register(commands)  # drain, migrate
 
     p = commands.add_parser(
         "demo", help="a ladder of the built-in bots in every game",

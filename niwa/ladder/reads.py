@@ -407,14 +407,22 @@ class Reads:
             content = kept
         digest = hashlib.sha256(content).hexdigest()
         if digest != recorded:
+            # Only the recorded attempt's file is ever put at this path (the runner
+            # renames it after the commit), so a mismatch is damage, not a replay of
+            # another attempt: refused, whatever copy the store keeps.
+            in_store = recorded != "" and self.store.blob_sizes([recorded]) != {}
             log.error(
                 "replay_tampered", match_id=match.id, path=str(path), recorded=recorded,
-                actual=digest,
+                actual=digest, store_copy=in_store,
             )  # fmt: skip
+            fix = (
+                f"the store keeps the recorded copy: delete {path} and it is served"
+                if in_store else "restore it from a backup"
+            )
             raise ReplayTampered(
                 f"the replay of match {match.id} ({path}) no longer matches its recorded "
                 f"SHA-256 ({recorded[:16] or 'none recorded'}, the file has {digest[:16]}): "
-                "it was changed or damaged on disk; restore it from a backup"
+                f"it was changed or damaged on disk; {fix}"
             )
         keep = self.readable_seats(match)
         cut = content if len(keep) == len(match.seats) else public_replay(content, keep)

@@ -15,22 +15,25 @@ and the runner stops with that error (a one-line message naming the fix).
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import structlog
 
 from niwa import engine
-from niwa.ladder import executors, scheduler, sparring, submission, suspension, tails
+from niwa.ladder import drain, executors, scheduler, sparring, submission, suspension, tails
 from niwa.ladder.archive import ArchiveError
 from niwa.ladder.db import ConnectionLost, DatabaseError
+from niwa.ladder.drain import DRAINED, DRAINING, REQUESTED, Drain
 from niwa.ladder.lease import Lease, node_name
+from niwa.ladder.schema import SchemaTooNew
 from niwa.ladder.store import VALIDATION, Finished, Match, Store, StoreError
 from niwa.ladder.worker import Job
 from niwa.referee import cgroups
@@ -41,6 +44,9 @@ from niwa.referee.sandbox import Limits
 
 #: How often the leader removes expired stderr tails (niwa.ladder.tails).
 HOUSEKEEPING_S = 600.0
+#: How often a leading runner looks for a drain request (niwa.ladder.drain); a standby looks
+#: at each poll of the lease.
+DRAIN_POLL_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,11 @@ class Runner:
         #: store's share of the ladder's time; ``niwa bench ladder`` reports it).
         self.store_seconds = 0.0
         self._housekept = -HOUSEKEEPING_S  # time.monotonic() of the last housekeeping
+        self._drain: Drain | None = None  # while draining: the progress last reported
+        self._drain_until = 0.0  # time.monotonic() after which the rest is handed back
+        self._drain_polled = -DRAIN_POLL_S
+        #: A drain request was carried out (the lease released, ``stop`` set).
+        self.drained = False
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -116,11 +127,12 @@ class Runner:
         (a leader that finds its lease taken goes back to standing by)."""
         s = self.settings
         store = Store.open(s.db_url, s.data_dir)
+        drain.forget(store, self.node)  # a request left for an earlier run of this name
         lease = Lease(store.db, self.node, s.lease_s)
         try:
             while True:
                 try:
-                    if self._stand_by(lease, stop):
+                    if self._stand_by(store, lease, stop):
                         self._lead(store, lease, stop)
                     break
                 except LeaseLost as e:
@@ -154,15 +166,23 @@ class Runner:
         while not stop.wait(wait):
             try:
                 return Store.open(self.settings.db_url, self.settings.data_dir)
+            except SchemaTooNew:  # a newer niwa took the store over: no retry helps
+                raise
             except DatabaseError as e:
                 self.log.error("store_unreachable", error=str(e), retry_in_s=min(2 * wait, 30))
                 wait = min(2 * wait, 30.0)
         return None
 
-    def _stand_by(self, lease: Lease, stop: threading.Event) -> bool:
-        """Wait until this runner holds the lease (True) or is stopped (False)."""
+    def _stand_by(self, store: Store, lease: Lease, stop: threading.Event) -> bool:
+        """Wait until this runner holds the lease (True) or is stopped or drained
+        (False)."""
         announced = False
         while not stop.is_set():
+            request = self._drain_request(store, every=0.0)
+            if request is not None:  # nothing in flight: drained at once
+                self._drain = replace(request, state=DRAINING)
+                self._drained(store, lease, stop, [])
+                return False
             if lease.acquire() or lease.take_from_dead():
                 self._renewed = time.monotonic()
                 self.log.info("runner_leading", lease_s=lease.seconds)
@@ -207,6 +227,7 @@ class Runner:
         if requeued:
             self.log.warning("matches_requeued", matches=requeued)
         leftovers(store.data_dir)  # what a killed run left; logs the counts
+        self._drop_attempts(store)
         copied = submission.keep_archives(store)
         if copied:
             self.log.info("archives_kept_in_store", archives=copied)
@@ -219,6 +240,15 @@ class Runner:
             )
         while not stop.is_set() and not self._enough():
             self._run_pool(store, lease, stop)
+
+    def _drop_attempts(self, store: Store) -> None:
+        """Remove the replays of attempts never recorded (this node's in flight when it
+        died or lost the lease): the matches were put back, and are played again."""
+        dropped = sorted((store.data_dir / "replays").glob("*.attempt*.jsonl"))
+        for path in dropped:
+            path.unlink(missing_ok=True)
+        if dropped:
+            self.log.info("dropped_attempts_removed", replays=[p.name for p in dropped])
 
     def _take_partners(self, store: Store) -> None:
         """Make the chosen (or kept) sparring partners the active built-ins."""
@@ -250,10 +280,13 @@ class Runner:
             while not stop.is_set():
                 self._heartbeat(lease)
                 self._housekeep(store)
+                if self._draining(store, lease, stop, in_flight):
+                    return
                 capacity = self.settings.concurrency or pool.slots
                 started = time.perf_counter()
-                self._schedule(store, capacity)
-                self._claim(store, pool, in_flight, capacity)
+                if self._drain is None:  # a draining runner claims nothing new
+                    self._schedule(store, capacity)
+                    self._claim(store, pool, in_flight, capacity)
                 self.store_seconds += time.perf_counter() - started
                 if not in_flight:
                     if self._enough():
@@ -278,6 +311,63 @@ class Runner:
                 requeued = store.requeue_running()
                 self.log.info("matches_requeued", matches=requeued, reason="stopping")
             pool.shutdown(wait=not (stop.is_set() or lost))
+
+    def _drain_request(self, store: Store, every: float = DRAIN_POLL_S) -> Drain | None:
+        """A drain request for this runner not yet taken (looked for at most ``every``
+        seconds apart)."""
+        if time.monotonic() - self._drain_polled < every:
+            return None
+        self._drain_polled = time.monotonic()
+        request = drain.read(store, self.node)
+        return request if request is not None and request.state == REQUESTED else None
+
+    def _draining(
+        self, store: Store, lease: Lease, stop: threading.Event,
+        in_flight: dict[Future[Finished], Match],
+    ) -> bool:  # fmt: skip
+        """Carry out a drain request: claim nothing more, let the matches in flight
+        finish until the deadline, then hand back the rest; True once drained."""
+        if self._drain is None:
+            request = self._drain_request(store)
+            if request is None:
+                return False
+            self._drain = replace(request, state=DRAINING, leader=True, in_flight=len(in_flight))
+            self._drain_until = time.monotonic() + request.deadline_s
+            self.log.warning(
+                "runner_draining", matches=sorted(m.id for m in in_flight.values()),
+                deadline_s=request.deadline_s,
+            )  # fmt: skip
+            drain.write(store, self.node, self._drain)
+        if in_flight and time.monotonic() < self._drain_until:
+            done = self._drain.finished + self._drain.in_flight - len(in_flight)
+            if done != self._drain.finished:
+                self._drain = replace(self._drain, finished=done, in_flight=len(in_flight))
+                drain.write(store, self.node, self._drain)
+            return False
+        left = list(in_flight.values())
+        in_flight.clear()  # what is left is the queue's again, never this runner's
+        self._drain = replace(
+            self._drain, finished=self._drain.finished + self._drain.in_flight - len(left)
+        )
+        self._drained(store, lease, stop, store.hand_back(left))
+        return True
+
+    def _drained(
+        self, store: Store, lease: Lease, stop: threading.Event, handed_back: list[int]
+    ) -> None:
+        """The end of a drain: give the lease up, say so in the store and stop."""
+        assert self._drain is not None
+        lease.release()
+        self._drain = replace(
+            self._drain, state=DRAINED, in_flight=0, handed_back=len(handed_back)
+        )
+        drain.write(store, self.node, self._drain)
+        self.log.info(
+            "runner_drained", leader=self._drain.leader, finished=self._drain.finished,
+            handed_back=handed_back,
+        )  # fmt: skip
+        self.drained = True
+        stop.set()
 
     def _housekeep(self, store: Store) -> None:
         """Every HOUSEKEEPING_S: remove the stderr tails past the ladder's retention."""
@@ -430,7 +520,7 @@ class Runner:
             bots=tuple(bots),
             bot_ids=match.seats,
             labels=tuple(labels),
-            replay_path=str(store.replay_path(match.id)),
+            replay_path=str(store.attempt_replay_path(match.id, match.attempts)),
             log_dir=str(store.log_dir(match.id)),
             time_control=self.settings.time_control,
             # A validation opponent runs sandboxed like a submitted opponent would, so a
@@ -455,10 +545,14 @@ class Runner:
                 state = store.fail_match(match.id, error)
                 log.error("match_failed", error=error, now=state)
             return
-        replay = store.replay_path(match.id).read_bytes()  # kept for every node to read
-        if not store.finish_match(match.id, finished, replay):
-            log.warning("result_ignored", reason="the match was no longer running")
+        played = store.attempt_replay_path(match.id, match.attempts)
+        replay = played.read_bytes()  # kept for every node to read
+        if not store.finish_match(match.id, finished, replay, match.attempts):
+            played.unlink(missing_ok=True)  # a dropped attempt's: never to be served
+            log.warning("result_ignored", reason="the match was no longer running this attempt")
             return
+        # Only now the recorded replay: a file at replay_path always has the recorded hash.
+        os.replace(played, store.replay_path(match.id))
         if match.kind == VALIDATION:
             submission.judge(
                 store, match.seats,

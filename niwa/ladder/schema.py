@@ -7,7 +7,7 @@ migration: add the next one.
 
 from __future__ import annotations
 
-from niwa.ladder.db import Database
+from niwa.ladder.db import Database, DatabaseError
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: owners, bots, matches with their seats and results, ratings and their history.
@@ -181,8 +181,31 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 LATEST = len(MIGRATIONS)
 
 
+class SchemaTooNew(DatabaseError):
+    """The store was migrated by a newer niwa than this one: running backwards would
+    write rows that code does not expect, so nothing here opens it."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(
+            f"the store has schema version {version}, newer than this niwa's "
+            f"{LATEST}: a newer niwa migrated it; upgrade niwa on this node to the "
+            "version the other nodes run (pip install -U niwa), then start it again"
+        )
+        self.version = version
+
+
 def current_version(db: Database) -> int:
     return int(db.scalar("SELECT MAX(version) FROM schema_version") or 0)
+
+
+def stored_version(db: Database) -> int:
+    """The store's version, changing nothing (0: no schema yet)."""
+    try:
+        return current_version(db)
+    except DatabaseError:  # the connection itself
+        raise
+    except Exception:  # sqlite3 and psycopg alike: no schema_version table yet
+        return 0
 
 
 def migrate(db: Database, target: int = LATEST) -> int:
@@ -194,10 +217,7 @@ def migrate(db: Database, target: int = LATEST) -> int:
         db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
         start = current_version(db)
     if start > LATEST:
-        raise RuntimeError(
-            f"the database has schema version {start}, newer than this niwa ({LATEST}): "
-            "upgrade niwa"
-        )
+        raise SchemaTooNew(start)
     for version in range(start + 1, target + 1):
         with db.transaction():
             db.execute(db.dialect.schema_lock)

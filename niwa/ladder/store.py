@@ -5,14 +5,17 @@ Each node keeps its working files in its data folder, named by id or content has
     DATA/ladder.db          (SQLite; on PostgreSQL the database is elsewhere)
     DATA/archives/<sha256>.tar.gz   DATA/bots/<sha256>/   submitted bots, unpacked once
     DATA/replays/<match>.jsonl      DATA/logs/<match>/    one per match
+    DATA/replays/<match>.attempt<n>.jsonl   an attempt's replay until it is recorded
 
 and the store keeps what every node must reach (schema 5): each replay and each
 archive as a compressed blob, so a node without the file reads it from the store.
 
 Crash safety rests on two rules: a match changes state only inside a transaction
 (queued -> running when claimed; running -> done with its results, its replay (hash
-and content) and the rating update all at once), and a replay file is renamed into
-place before that transaction commits, so a committed match always has its replay.
+and content) and the rating update all at once), and the replay's content commits with
+it, so a committed match always has its replay. The runner renames the recorded
+attempt's file to ``<match>.jsonl`` after the commit: a file there is always the one
+whose hash was recorded (a node that died in between serves the store's copy).
 """
 
 from __future__ import annotations
@@ -235,7 +238,14 @@ class Store:
     # Files ---------------------------------------------------------------------------
 
     def replay_path(self, match_id: int) -> Path:
+        """A finished match's replay: only the attempt that was recorded is put here."""
         return self.data_dir / "replays" / f"{match_id}.jsonl"
+
+    def attempt_replay_path(self, match_id: int, attempt: int) -> Path:
+        """Where one attempt at a match writes its replay. An attempt dropped after a
+        lost lease (played again by the next leader) leaves its file under this name,
+        never under :meth:`replay_path`, where it would pass for a damaged replay."""
+        return self.data_dir / "replays" / f"{match_id}.attempt{attempt}.jsonl"
 
     def log_dir(self, match_id: int) -> Path:
         return self.data_dir / "logs" / str(match_id)
@@ -280,15 +290,19 @@ class Store:
         if problem:
             raise StoreError(problem)
         token = auth.new_token()
+        taken = StoreError(f"owner {name!r} exists already: pick another name")
         with self.db.transaction() as db:
             if db.one("SELECT id FROM owners WHERE lower(name) = lower(?)", (name,)):
-                raise StoreError(f"owner {name!r} exists already: pick another name")
+                raise taken
+            # DO NOTHING, not a unique violation: another node adding the same name at
+            # once leaves this transaction usable (PostgreSQL aborts it on an error).
             row = db.one(
                 "INSERT INTO owners (name, token_hash, is_admin, created_at) "
-                "VALUES (?, ?, ?, ?) RETURNING id",
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
                 (name, auth.hash_token(token), int(admin), time.time()),
             )
-        assert row is not None
+        if row is None:
+            raise taken
         return Owner(int(row["id"]), name, admin), token
 
     def owner_for_token(self, token: str) -> Owner | None:
@@ -306,7 +320,7 @@ class Store:
         if row is None:
             try:
                 return self.add_owner(SYSTEM_OWNER, admin=True)[0]
-            except StoreError:  # created meanwhile by another process
+            except StoreError:  # created meanwhile by another node: read its row
                 return self.system_owner()
         return Owner(int(row["id"]), row["name"], bool(row["is_admin"]))
 
@@ -364,10 +378,15 @@ class Store:
             self.check_new_bot(name, version, [game], owner_id)
             row = db.one(
                 "INSERT INTO bots (name, version, game, owner_id, source, archive_hash, status,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING "
+                "RETURNING id",
                 (name, version, game, owner_id, source, archive_hash, status, time.time()),
             )
-            assert row is not None
+            if row is None:  # added by another node since check_new_bot looked
+                raise StoreError(
+                    f"{name}@{version} is already on the {game} ladder: raise the version "
+                    "in bot.toml"
+                )
             bot_id = int(row["id"])
             if status == ACTIVE:
                 self._activate(bot_id)
@@ -404,9 +423,12 @@ class Store:
         return default if value is None else int(value)
 
     def set_setting(self, key: str, value: str) -> None:
-        with self.db.transaction() as db:
-            db.execute("DELETE FROM settings WHERE key = ?", (key,))
-            db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", (key, value))
+        # one statement: two nodes setting a key at once both succeed (the last wins)
+        self.db.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
 
     def bot(self, bot_id: int) -> Bot:
         row = self.db.one(f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.id = ?", (elo.BASE, bot_id))
@@ -472,11 +494,11 @@ class Store:
             "AND status = ?",
             (SUPERSEDED, f"replaced by bot {bot_id}", row["name"], row["game"], bot_id, ACTIVE),
         )
-        if not self.db.one("SELECT bot_id FROM ratings WHERE bot_id = ?", (bot_id,)):
-            self.db.execute(
-                "INSERT INTO ratings (bot_id, game, elo, games, wins) VALUES (?, ?, ?, 0, 0)",
-                (bot_id, row["game"], elo.BASE),
-            )
+        self.db.execute(
+            "INSERT INTO ratings (bot_id, game, elo, games, wins) VALUES (?, ?, ?, 0, 0) "
+            "ON CONFLICT (bot_id) DO NOTHING",
+            (bot_id, row["game"], elo.BASE),
+        )
 
     # Matches -------------------------------------------------------------------------
 
@@ -541,6 +563,20 @@ class Store:
                 "UPDATE matches SET state = ?, started_at = NULL WHERE state = ?", (QUEUED, RUNNING)
             )
         return [int(r["id"]) for r in rows]
+
+    def hand_back(self, matches: Iterable[Match]) -> list[int]:
+        """Put these claimed matches back in the queue (a draining runner's leftovers),
+        each only if it still runs the attempt claimed; return the ids put back."""
+        back = []
+        for match in matches:
+            row = self.db.one(
+                "UPDATE matches SET state = ?, started_at = NULL "
+                "WHERE id = ? AND state = ? AND attempts = ? RETURNING id",
+                (QUEUED, match.id, RUNNING, match.attempts),
+            )
+            if row is not None:
+                back.append(match.id)
+        return sorted(back)
 
     def pending_rated(self) -> int:
         """Rated matches queued or running."""
@@ -631,13 +667,20 @@ class Store:
         return ()
 
     def finish_match(
-        self, match_id: int, finished: Finished, replay: bytes | None = None
+        self,
+        match_id: int,
+        finished: Finished,
+        replay: bytes | None = None,
+        attempt: int | None = None,
     ) -> bool:
         """Commit a finished match: results, replay hash (and the ``replay`` itself, for
         every node to read), ratings, all or nothing.
 
-        Returns False (and changes nothing) if the match is not running: a result that
-        arrives twice is counted once."""
+        Returns False (and changes nothing) if the match is not running, or, given its
+        ``attempt`` (``Match.attempts`` when claimed), if it is running a later attempt
+        (claimed again by the runner that took the lease over): a result that arrives
+        twice is counted once, and only from the attempt still running."""
+        attempt_check, params = ("", ()) if attempt is None else (" AND attempts = ?", (attempt,))
         try:
             with self.db.transaction() as db:
                 # The state is checked by the write itself: of two commits of one match
@@ -645,10 +688,10 @@ class Store:
                 row = db.one(
                     "UPDATE matches SET state = ?, finished_at = ?, wall_s = ?, decisions = ?,"
                     " replay_sha256 = ?, seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM matches),"
-                    " error = '' WHERE id = ? AND state = ? RETURNING kind, game",
+                    f" error = '' WHERE id = ? AND state = ?{attempt_check} RETURNING kind, game",
                     (
                         DONE, time.time(), finished.wall_s, finished.decisions,
-                        finished.replay_sha256, match_id, RUNNING,
+                        finished.replay_sha256, match_id, RUNNING, *params,
                     ),
                 )  # fmt: skip
                 if row is None:

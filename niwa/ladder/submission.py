@@ -246,7 +246,13 @@ def builtin_bot(
             return store.bot(found.id)
         return found
     owner = store.system_owner()
-    return store.add_bot(label, manifest.version, game, owner.id, source, None, status)
+    try:
+        return store.add_bot(label, manifest.version, game, owner.id, source, None, status)
+    except StoreError:  # added meanwhile by another node (a first submission there)
+        found = store.find_builtin(source, label, manifest.version, game)
+        if found is None:
+            raise
+        return builtin_bot(store, name, game, status, alias)
 
 
 def submit(
