@@ -1,9 +1,66 @@
 """Structured logs for the ladder and its workers: the referee's one set-up
 (:func:`referee.logs.configure`; JSON lines when stderr is not a terminal, or in a file
-with only warnings and errors on stderr)."""
+with only warnings and errors on stderr).
+
+A server process (``niwa ladder serve``, ``niwa ladder web``) also hands what other
+libraries log through the standard ``logging`` module (Hypercorn's errors, Ray's
+driver, Python's warnings) to structlog, so that its stderr holds nothing but its own
+events: one JSON object a line in JSON mode, each naming the node.
+"""
 
 from __future__ import annotations
 
-from referee.logs import configure, write_line
+import logging
+from pathlib import Path
 
-__all__ = ["configure", "write_line"]
+import structlog
+
+from referee.logs import configure, json_events, write_line
+
+__all__ = ["FORMATS", "configure", "configure_server", "say", "write_line"]
+
+#: ``--log-format``: auto is JSON unless stderr is a terminal.
+FORMATS = ("auto", "json", "console")
+#: The least important message of another library that is logged: their info is
+#: chatter about their own start (Ray's "connecting to ...").
+LIBRARY_LEVEL = logging.WARNING
+
+
+class _ToStructlog(logging.Handler):
+    """A standard-library record as a structlog event (its logger's name kept)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            method = record.levelname.lower()
+            log = structlog.get_logger(record.name)
+            write = getattr(log, method if method in _METHODS else "warning")
+            write(record.getMessage(), logger=record.name, exc_info=record.exc_info or False)
+        except Exception:  # a logging failure must not end the server
+            self.handleError(record)
+
+
+_METHODS = frozenset({"debug", "info", "warning", "error", "critical"})
+
+
+def configure_server(
+    level: str, log_format: str = "auto", file: Path | None = None, node: str = ""
+) -> None:
+    """Logs of a server process: structlog as :func:`configure` sets it up (``log_format``
+    one of :data:`FORMATS`), every event naming ``node``, and the standard library's
+    records (at :data:`LIBRARY_LEVEL` and above) handed to it."""
+    json = None if log_format == "auto" else log_format == "json"
+    configure(level, json=json, file=file, node=node)
+    root = logging.getLogger()
+    root.handlers = [h for h in root.handlers if not isinstance(h, _ToStructlog)]
+    root.addHandler(_ToStructlog())
+    root.setLevel(LIBRARY_LEVEL)
+    logging.captureWarnings(True)  # warnings.warn's text, as an event too
+
+
+def say(message: str) -> None:
+    """A line for the person watching (``stopped``): an event when events are JSON, so
+    a machine reading stderr gets nothing else."""
+    if json_events():
+        structlog.get_logger("niwa.ladder").info(message)
+    else:
+        write_line(message)

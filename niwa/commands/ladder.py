@@ -38,6 +38,7 @@ from ladder import (
 from ladder.admission import Limits
 from ladder.client import CallFailed, LadderClient
 from ladder.db import DatabaseError
+from ladder.health import StoreCheck
 from ladder.inputs import MAX_ID, parse_number
 from ladder.lease import node_name
 from ladder.reads import Reads
@@ -53,6 +54,8 @@ DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_WEB = "127.0.0.1:8080"
+#: The port suggested for ``--http`` (Prometheus exporters' customary range).
+DEFAULT_HTTP = "127.0.0.1:9464"
 
 T = TypeVar("T")
 
@@ -117,6 +120,7 @@ def register(sub: Any) -> None:
     p.add_argument("--node", default="",
                    help="this node's name in the logs and the lease (default host:pid:random)")
     _web_arg(p)
+    _operations_args(p, runner=True)
     p.set_defaults(run=_serve)
 
     p = commands.add_parser(
@@ -125,6 +129,7 @@ def register(sub: Any) -> None:
     _store_args(p, default_db=DEFAULT_DB)
     p.add_argument("--listen", default=DEFAULT_WEB,
                    help=f"host:port (default {DEFAULT_WEB}; port 0: any free port)")
+    _operations_args(p, runner=False)
     p.set_defaults(run=_web)
 
     p = commands.add_parser("submit", help="submit a bot folder or archive (owner token)")
@@ -227,6 +232,23 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_demo)
 
 
+def _operations_args(p: argparse.ArgumentParser, runner: bool) -> None:
+    """Health, metrics and machine-readable logs (docs/operations.md)."""
+    p.add_argument("--log-format", choices=logs.FORMATS, default="auto",
+                   help="log events on stderr as JSON lines or readable lines (default "
+                   "auto: JSON unless stderr is a terminal)")
+    if runner:
+        p.add_argument("--http", metavar="HOST:PORT",
+                       help="serve /healthz, /readyz and /metrics there, e.g. "
+                       f"{DEFAULT_HTTP} (default: off; port 0: any free port)")
+    else:  # the runner has these already
+        p.add_argument("--log-level", default="info",
+                       choices=["debug", "info", "warning", "error"],
+                       help="least important log events shown (default info)")
+        p.add_argument("--node", default="",
+                       help="this node's name in the logs (default host:pid:random)")
+
+
 def _web_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--web", metavar="HOST:PORT",
                    help="also serve the web pages (leaderboards, bots, matches, replays) "
@@ -321,7 +343,8 @@ def _remote(
 
 
 def _serve(args: argparse.Namespace) -> int:
-    logs.configure(args.log_level, file=args.log_file)
+    node = args.node or node_name()
+    logs.configure_server(args.log_level, args.log_format, args.log_file, node)
     settings = Settings(
         db_url=args.db,
         data_dir=args.data,
@@ -336,7 +359,7 @@ def _serve(args: argparse.Namespace) -> int:
         games=tuple(args.game or ()),
         sparring=_sparring(args.sparring),
         lease_s=args.lease,
-        node=args.node or node_name(),
+        node=node,
         executor=args.executor,
         ray_address=args.ray_address,
     )
@@ -367,7 +390,7 @@ def _serve(args: argparse.Namespace) -> int:
         limits = Limits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
         return app.serve(
             settings, args.listen, args.tls_cert, args.tls_key, limits=limits,
-            beside=_web_beside(settings, args.web),
+            beside=_web_beside(settings, args.web), http=args.http,
         )  # fmt: skip
     except (OSError, ValueError, LimitsUnavailable, DatabaseError) as e:
         raise UsageError(str(e)) from None
@@ -381,7 +404,11 @@ def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
     def start(stop: threading.Event) -> Callable[[], None]:
         store = web_server.open_read_only(settings.db_url, settings.data_dir)
         try:
-            address, thread = web_server.start(store, listen, stop, settings.game_names())
+            # the API's health follows the store in this process and logs its changes
+            check = StoreCheck(settings.db_url, announce=False)
+            address, thread = web_server.start(
+                store, listen, stop, settings.game_names(), check=check
+            )
         except BaseException:
             store.close()
             raise
@@ -398,6 +425,7 @@ def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
 
 def _web(args: argparse.Namespace) -> int:
     """Only the web pages, over a store another process (the ladder) writes."""
+    logs.configure_server(args.log_level, args.log_format, node=args.node or node_name())
     try:
         store = web_server.open_read_only(args.db, args.data)
     except DatabaseError as e:
@@ -405,7 +433,7 @@ def _web(args: argparse.Namespace) -> int:
     stop = threading.Event()
     handlers = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        address, thread = web_server.start(store, args.listen, stop)
+        address, thread = web_server.start(store, args.listen, stop, check=StoreCheck(args.db))
         print(f"web on {address}", flush=True)
         while thread.is_alive() and not stop.wait(0.5):
             pass
