@@ -89,6 +89,8 @@ def count_recorded(game: str, kind: str, finished: Finished) -> None:
 
 def set_leading(leading: bool) -> None:
     LEADER.set(1 if leading else 0)
+    if not leading:  # the queue is the leader's to report; a stale figure would mislead
+        QUEUE_DEPTH.set(0)
 
 
 def exposition(_: Request | None = None) -> Response:
