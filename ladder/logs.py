@@ -17,7 +17,7 @@ import structlog
 
 from referee.logs import configure, json_events, write_line
 
-__all__ = ["FORMATS", "configure", "configure_server", "say", "write_line"]
+__all__ = ["FORMATS", "adopt", "configure", "configure_server", "say", "write_line"]
 
 #: ``--log-format``: auto is JSON unless stderr is a terminal.
 FORMATS = ("auto", "json", "console")
@@ -55,6 +55,18 @@ def configure_server(
     root.addHandler(_ToStructlog())
     root.setLevel(LIBRARY_LEVEL)
     logging.captureWarnings(True)  # warnings.warn's text, as an event too
+
+
+def adopt(name: str) -> None:
+    """In a server process, send the records of the library logger ``name`` to structlog
+    like every other library's: Ray gives its logger a plain-text handler of its own on
+    import (and no propagation), which would put non-JSON lines on stderr."""
+    if not any(isinstance(h, _ToStructlog) for h in logging.getLogger().handlers):
+        return  # not a server process: the library keeps its own set-up
+    logger = logging.getLogger(name)
+    logger.handlers = []
+    logger.propagate = True
+    logger.setLevel(logging.NOTSET)  # the root's level: warnings and errors
 
 
 def say(message: str) -> None:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ladder.store import Finished
 
 # A *_created series per counter would double what is scraped for no use here.
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]  # prometheus_client leaves it untyped
 
 _FAILURES = frozenset(f.value for f in Failure)
 

@@ -53,3 +53,10 @@ def test_a_bound_node_wins_over_the_process_default() -> None:
         'structlog.get_logger().bind(node="worker-1").info("hello")', "json"
     )
     assert json.loads(lines[0])["node"] == "worker-1"
+
+
+def test_rays_own_logger_is_routed_to_structlog_once_adopted() -> None:
+    lines = run_server_logging(
+        'import ray\nlogs.adopt("ray")\nlogging.getLogger("ray").warning("head gone")', "json"
+    )
+    assert [json.loads(line)["event"] for line in lines] == ["head gone"]
