@@ -40,6 +40,8 @@ class _ToStructlog(logging.Handler):
 
 
 _METHODS = frozenset({"debug", "info", "warning", "error", "critical"})
+#: Whether :func:`say` logs an event rather than writing a plain line.
+_say_as_event = False
 
 
 def configure_server(
@@ -48,8 +50,12 @@ def configure_server(
     """Logs of a server process: structlog as :func:`configure` sets it up (``log_format``
     one of :data:`FORMATS`), every event naming ``node``, and the standard library's
     records (at :data:`LIBRARY_LEVEL` and above) handed to it."""
+    global _say_as_event
     json = None if log_format == "auto" else log_format == "json"
     configure(level, json=json, file=file, node=node)
+    # With a log file stderr is a person's console (warnings, errors, "stopped"), unless
+    # JSON was asked for by name.
+    _say_as_event = json_events() and (file is None or log_format == "json")
     root = logging.getLogger()
     root.handlers = [h for h in root.handlers if not isinstance(h, _ToStructlog)]
     root.addHandler(_ToStructlog())
@@ -70,9 +76,9 @@ def adopt(name: str) -> None:
 
 
 def say(message: str) -> None:
-    """A line for the person watching (``stopped``): an event when events are JSON, so
-    a machine reading stderr gets nothing else."""
-    if json_events():
+    """A line for the person watching (``stopped``): an event when a server's stderr is
+    JSON events, so a machine reading it gets nothing else."""
+    if _say_as_event:
         structlog.get_logger("niwa.ladder").info(message)
     else:
         write_line(message)
