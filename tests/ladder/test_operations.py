@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import signal
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,38 +14,16 @@ from typing import Any
 
 import grpc
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from ladder import client
 from ladder.demo import register_builtins
 from ladder.store import Store
 from niwa_proto.v1 import ladder_pb2 as pb
+from tests.ladder.scraping import get, samples, value
 from tests.ladder.serving import printed_address, start_ladder, wait_for
 from tests.ladder.tiny_bots import SLEEPER, cli, owner_tokens, write_bot
 
 MATCHES = 3
-
-
-def get(url: str) -> tuple[int, str]:
-    """Status and body of a GET (an error status is an answer too)."""
-    try:
-        with urllib.request.urlopen(url, timeout=60) as reply:
-            return reply.status, reply.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
-def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """Every sample of an exposition: (name, sorted labels) -> value."""
-    return {
-        (s.name, tuple(sorted(s.labels.items()))): s.value
-        for family in text_string_to_metric_families(text)
-        for s in family.samples
-    }
-
-
-def value(scraped: dict[tuple[str, Any], float], name: str, **labels: str) -> float:
-    return scraped.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 @dataclass

@@ -17,8 +17,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests import postgres
+from tests.ladder.scraping import get, samples, value
 from tests.ladder.serving import printed_address, start_ladder, wait_for
-from tests.ladder.test_operations import get, samples, value
 from tests.postgres import Server
 
 SERVING = health_pb2.HealthCheckResponse.SERVING

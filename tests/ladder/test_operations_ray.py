@@ -20,8 +20,8 @@ import pytest
 from ladder.demo import register_builtins
 from ladder.store import Store
 from tests.ladder.ray_cluster import Cluster
+from tests.ladder.scraping import get, samples, value
 from tests.ladder.serving import printed_address, wait_for
-from tests.ladder.test_operations import get, samples, value
 
 RAY_PATIENCE_S = 600.0  # a busy machine starts Ray's workers slowly
 
