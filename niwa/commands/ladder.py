@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import structlog
+
 import engine
 from bots.manifest import ManifestError
 from bots.manifest import load as load_manifest
@@ -121,7 +123,7 @@ def register(sub: Any) -> None:
                    help="this node's name in the logs and the lease (default host:pid:random)")
     _web_arg(p)
     _operations_args(p, runner=True)
-    p.set_defaults(run=_serve)
+    p.set_defaults(run=_errors_as_events(_serve))
 
     p = commands.add_parser(
         "web", help="serve the web pages of a store, read-only, beside a running ladder"
@@ -130,7 +132,7 @@ def register(sub: Any) -> None:
     p.add_argument("--listen", default=DEFAULT_WEB,
                    help=f"host:port (default {DEFAULT_WEB}; port 0: any free port)")
     _operations_args(p, runner=False)
-    p.set_defaults(run=_web)
+    p.set_defaults(run=_errors_as_events(_web))
 
     p = commands.add_parser("submit", help="submit a bot folder or archive (owner token)")
     p.add_argument("path", type=Path, help="a bot folder (with bot.toml) or a .tar/.tar.gz")
@@ -247,6 +249,24 @@ def _operations_args(p: argparse.ArgumentParser, runner: bool) -> None:
                        help="least important log events shown (default info)")
         p.add_argument("--node", default="",
                        help="this node's name in the logs (default host:pid:random)")
+
+
+def _errors_as_events(
+    run: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """With ``--log-format json`` named, a server's error (a store it cannot open, a
+    port taken) is one JSON event on stderr too, exit status 2, not a plain line."""
+
+    def serve(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except UsageError as e:
+            if args.log_format != "json":
+                raise
+            structlog.get_logger("niwa.ladder").error("cannot_serve", error=str(e))
+            return 2
+
+    return serve
 
 
 def _web_arg(p: argparse.ArgumentParser) -> None:

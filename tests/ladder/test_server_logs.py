@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 
 def run_server_logging(code: str, log_format: str) -> list[str]:
@@ -49,9 +50,7 @@ def test_console_format_gives_readable_lines() -> None:
 
 
 def test_a_bound_node_wins_over_the_process_default() -> None:
-    lines = run_server_logging(
-        'structlog.get_logger().bind(node="worker-1").info("hello")', "json"
-    )
+    lines = run_server_logging('structlog.get_logger().bind(node="worker-1").info("hello")', "json")
     assert json.loads(lines[0])["node"] == "worker-1"
 
 
@@ -60,3 +59,15 @@ def test_rays_own_logger_is_routed_to_structlog_once_adopted() -> None:
         'import ray\nlogs.adopt("ray")\nlogging.getLogger("ray").warning("head gone")', "json"
     )
     assert [json.loads(line)["event"] for line in lines] == ["head gone"]
+
+
+def test_a_servers_startup_error_is_a_json_event_when_json_is_asked_for(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "niwa", "ladder", "web", "--db", str(tmp_path / "none.db"),
+         "--log-format", "json", "--node", "web-1"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    events = [json.loads(line) for line in done.stderr.splitlines()]
+    assert done.returncode == 2
+    assert [(e["event"], e["node"]) for e in events] == [("cannot_serve", "web-1")]
+    assert "no ladder store at" in events[0]["error"]
