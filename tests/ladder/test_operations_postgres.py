@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -37,6 +38,7 @@ class Seen:
     health_down: int = -1
     health_back: int = -1
     web_healthz_down: int = 0
+    web_metrics: dict[tuple[str, Any], float] = field(default_factory=dict)  # once back
     stderr: dict[str, list[str]] = field(default_factory=dict)  # each process's, whole
 
 
@@ -115,6 +117,7 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seen]:
             _ready(url)[0] == 200 for url in urls.values()
         ))  # fmt: skip
         out.back = {name: _ready(url) for name, url in urls.items()}
+        out.web_metrics = samples(get(f"{web_url}/metrics")[1])
         out.health_back = wait_for("gRPC health SERVING again", lambda: (
             SERVING if _health(stub) == SERVING else None
         ))  # fmt: skip
@@ -187,3 +190,8 @@ def test_the_web_front_logs_one_event_when_the_store_stops_and_one_when_it_is_ba
 ) -> None:
     events = [json.loads(line)["event"] for line in seen.stderr["web"]]
     assert events.count("store_not_ready") == 1 and events.count("store_ready") == 1
+
+
+def test_the_web_fronts_metrics_show_the_store_back_and_its_probes_timed(seen: Seen) -> None:
+    assert value(seen.web_metrics, "niwa_database_up") == 1
+    assert value(seen.web_metrics, "niwa_web_request_seconds_count", route="/readyz") >= 3
