@@ -27,14 +27,15 @@ from ladder.db import Database, DatabaseError, redact
 
 #: How long a readiness check waits for the store to answer.
 READY_TIMEOUT_S = 2.0
+SEE_LOG = "its cause is in this node's log, event store_not_ready"
 
 log = structlog.get_logger("niwa.ladder.health")
 
 
 class StoreCheck:
     """Asks the store ``SELECT 1`` on a fresh connection, one check at a time: while a
-    check hangs (a server that accepts but never answers), later ones report it instead
-    of opening more connections behind it."""
+    check hangs (a server that accepts but never answers), later ones wait for it
+    (``timeout`` at most) instead of opening more connections behind it."""
 
     def __init__(
         self, db_url: str, timeout: float = READY_TIMEOUT_S, announce: bool = True
@@ -48,7 +49,13 @@ class StoreCheck:
         self._was_up: bool | None = None
 
     def problem(self) -> str:
-        """Why the store is not ready ("" when it answered)."""
+        """Why the store is not ready ("" when it answered), in full."""
+        return self.check()[1]
+
+    def check(self) -> tuple[str, str]:
+        """Why the store is not ready, as a public answer may say it (no host, user or
+        database name: the web front's /readyz is public) and in full (for the log);
+        both "" when it answered."""
         with self._lock:
             pending = self._pending
             if pending is None or pending.done():
@@ -56,17 +63,18 @@ class StoreCheck:
                 threading.Thread(
                     target=self._ask, args=(pending,), daemon=True, name="niwa-store-check"
                 ).start()
+        public = problem = ""
         try:
             pending.result(self.timeout)
-            problem = ""
         except TimeoutError:
-            problem = f"the store did not answer within {self.timeout:g} s"
+            public = problem = f"the store did not answer within {self.timeout:g} s"
         except DatabaseError as e:
-            problem = str(e)
+            public, problem = f"the store cannot be reached ({SEE_LOG})", str(e)
         except Exception as e:  # the driver's own error: name it, never the password
+            public = f"the store failed a trivial query ({SEE_LOG})"
             problem = f"the store failed a trivial query: {redact(str(e))}"
         self._note(problem)
-        return problem
+        return public, problem
 
     def _ask(self, answer: Future[None]) -> None:
         try:
@@ -105,7 +113,7 @@ def routes(check: StoreCheck, role: Role | None = None) -> list[BaseRoute]:
         return JSONResponse({"status": "alive"})
 
     def readyz(request: Request) -> Response:
-        problem = check.problem()
+        problem = check.check()[0]
         body: dict[str, Any] = {
             "status": "not ready" if problem else "ready",
             "database": problem or "ok",
