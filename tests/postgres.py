@@ -57,9 +57,18 @@ class Server:
         options = f"-k {self.socket_dir} -c listen_addresses='' -c max_connections=200"
         if not durable:  # a test server's data lives as long as the session
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        self._options = options
+        self.resume()
+
+    def resume(self) -> None:
+        """Start the server (again, after :meth:`halt`: same data, same socket)."""
         # -t: how long pg_ctl waits for the server, generous for a busy machine
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
-                  "-o", options, "-w", "-t", "300", "start")  # fmt: skip
+                  "-o", self._options, "-w", "-t", "300", "start")  # fmt: skip
+
+    def halt(self) -> None:
+        """Stop the server as a crash would, keeping its data for :meth:`resume`."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
     def _run(self, program: str, *args: str) -> None:
         argv = [str(self.bin_dir / program), *args]
