@@ -65,7 +65,8 @@ class Server:
         self.start()
 
     def start(self) -> None:
-        """Start the server (again); return once it accepts connections."""
+        """Start the server (again, after :meth:`halt`: same data, same socket); return
+        once it accepts connections."""
         # -t: how long pg_ctl waits for the server, generous for a busy machine
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
                   "-o", self._options, "-w", "-t", "300", "start")  # fmt: skip

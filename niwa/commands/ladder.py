@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import structlog
+
 from niwa import config, engine
 from niwa.bots.manifest import ManifestError
 from niwa.bots.manifest import load as load_manifest
@@ -41,6 +43,7 @@ from niwa.ladder import (
 from niwa.ladder.admission import Limits
 from niwa.ladder.client import CallFailed, LadderClient
 from niwa.ladder.db import UNAVAILABLE, DatabaseError, with_password_file
+from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, parse_number
 from niwa.ladder.lease import node_name
 from niwa.ladder.reads import Reads
@@ -58,6 +61,8 @@ DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_WEB = "127.0.0.1:8080"
 #: The commands that keep running, and so take --config FILE (niwa/config.py).
 SERVERS = ("serve", "web", "demo")
+#: The port suggested for ``--http`` (Prometheus exporters' customary range).
+DEFAULT_HTTP = "127.0.0.1:9464"
 
 T = TypeVar("T")
 
@@ -122,7 +127,8 @@ def register(sub: Any) -> None:
     p.add_argument("--node", default="",
                    help="this node's name in the logs and the lease (default host:pid:random)")
     _web_arg(p)
-    p.set_defaults(run=_serve)
+    _operations_args(p, runner=True)
+    p.set_defaults(run=_errors_as_events(_serve))
 
     p = commands.add_parser(
         "web", help="serve the web pages of a store, read-only, beside a running ladder"
@@ -130,7 +136,8 @@ def register(sub: Any) -> None:
     _store_args(p, default_db=DEFAULT_DB)
     p.add_argument("--listen", default=DEFAULT_WEB,
                    help=f"host:port (default {DEFAULT_WEB}; port 0: any free port)")
-    p.set_defaults(run=_web)
+    _operations_args(p, runner=False)
+    p.set_defaults(run=_errors_as_events(_web))
 
     p = commands.add_parser("submit", help="submit a bot folder or archive (owner token)")
     p.add_argument("path", type=Path, help="a bot folder (with bot.toml) or a .tar/.tar.gz")
@@ -237,6 +244,41 @@ def register(sub: Any) -> None:
 
     for server in SERVERS:  # the long-running ones: their flags are a config file's keys
         config.add_option(commands.choices[server])
+
+
+def _operations_args(p: argparse.ArgumentParser, runner: bool) -> None:
+    """Health, metrics and machine-readable logs (docs/operations.md)."""
+    p.add_argument("--log-format", choices=logs.FORMATS, default="auto",
+                   help="log events on stderr as JSON lines or readable lines (default "
+                   "auto: JSON unless stderr is a terminal)")
+    if runner:
+        p.add_argument("--http", metavar="HOST:PORT",
+                       help="serve /healthz, /readyz and /metrics there, e.g. "
+                       f"{DEFAULT_HTTP} (default: off; port 0: any free port)")
+    else:  # the runner has these already
+        p.add_argument("--log-level", default="info",
+                       choices=["debug", "info", "warning", "error"],
+                       help="least important log events shown (default info)")
+        p.add_argument("--node", default="",
+                       help="this node's name in the logs (default host:pid:random)")
+
+
+def _errors_as_events(
+    run: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """With ``--log-format json`` named, a server's error (a store it cannot open, a
+    port taken) is one JSON event on stderr too, exit status 2, not a plain line."""
+
+    def serve(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except UsageError as e:
+            if args.log_format != "json":
+                raise
+            structlog.get_logger("niwa.ladder").error("cannot_serve", error=str(e))
+            return 2
+
+    return serve
 
 
 def _web_arg(p: argparse.ArgumentParser) -> None:
@@ -361,7 +403,8 @@ def _remote(
 
 
 def _serve(args: argparse.Namespace) -> int:
-    logs.configure(args.log_level, file=args.log_file)
+    node = args.node or node_name()
+    logs.configure_server(args.log_level, args.log_format, args.log_file, node)
     settings = Settings(
         db_url=_db(args),
         data_dir=args.data,
@@ -376,7 +419,7 @@ def _serve(args: argparse.Namespace) -> int:
         games=tuple(args.game or ()),
         sparring=_sparring(args.sparring),
         lease_s=args.lease,
-        node=args.node or node_name(),
+        node=node,
         executor=args.executor,
         ray_address=args.ray_address,
     )
@@ -407,7 +450,7 @@ def _serve(args: argparse.Namespace) -> int:
         limits = Limits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
         return app.serve(
             settings, args.listen, args.tls_cert, args.tls_key, limits=limits,
-            beside=_web_beside(settings, args.web),
+            beside=_web_beside(settings, args.web), http=args.http,
         )  # fmt: skip
     except (OSError, ValueError, LimitsUnavailable, DatabaseError) as e:
         raise UsageError(str(e)) from None
@@ -421,7 +464,11 @@ def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
     def start(stop: threading.Event) -> Callable[[], None]:
         store = web_server.open_read_only(settings.db_url, settings.data_dir)
         try:
-            address, thread = web_server.start(store, listen, stop, settings.game_names())
+            # the API's health follows the store in this process and logs its changes
+            check = StoreCheck(settings.db_url, announce=False)
+            address, thread = web_server.start(
+                store, listen, stop, settings.game_names(), check=check
+            )
         except BaseException:
             store.close()
             raise
@@ -438,7 +485,7 @@ def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
 
 def _web(args: argparse.Namespace) -> int:
     """Only the web pages, over a store another process (the ladder) writes."""
-    logs.configure("info")  # JSON lines on stderr: what failed, one event per request
+    logs.configure_server(args.log_level, args.log_format, node=args.node or node_name())
     try:
         store = web_server.open_read_only(_db(args), args.data)
     except DatabaseError as e:
@@ -446,7 +493,7 @@ def _web(args: argparse.Namespace) -> int:
     stop = threading.Event()
     handlers = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        address, thread = web_server.start(store, args.listen, stop)
+        address, thread = web_server.start(store, args.listen, stop, check=StoreCheck(args.db))
         print(f"web on {address}", flush=True)
         while thread.is_alive() and not stop.wait(0.5):
             pass

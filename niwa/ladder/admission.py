@@ -32,7 +32,7 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError
 
-from niwa.ladder import archive
+from niwa.ladder import archive, metrics
 from niwa.ladder.db import DatabaseError, unavailable
 from niwa.ladder.store import Owner
 from niwa.proto.v1 import ladder_pb2 as pb
@@ -304,6 +304,7 @@ class Admission(_Interceptor):
         known one is refused here, before anything else."""
         owner = await self.tokens.owner(token)
         if method in OWNER_ONLY and owner is None:
+            metrics.ADMISSION_REFUSALS.labels("unknown_token" if token else "no_token").inc()
             await _abort(
                 context, grpc.StatusCode.UNAUTHENTICATED, UNKNOWN_TOKEN if token else NEEDS_TOKEN
             )
@@ -325,6 +326,7 @@ class Admission(_Interceptor):
                 refused = b.take(key)
                 if refused is not None:
                     log.info("refused", method=method, who=key, reason=refused)
+                    metrics.ADMISSION_REFUSALS.labels(b.what.replace(" ", "_")).inc()
                     await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
                 taken.append(b)
             who = Caller(token, owner)
@@ -350,6 +352,8 @@ class Admission(_Interceptor):
                 f"the request is not a valid {method.rsplit('/', 1)[-1]} request message",
             )
         except NotReceived as e:
+            late = e.code == grpc.StatusCode.DEADLINE_EXCEEDED
+            metrics.ADMISSION_REFUSALS.labels("request_late" if late else "waiting_calls").inc()
             log.info("not_received", method=method, who=peer_key(context.peer()), reason=e.details)
             await _abort(context, e.code, e.details)
         if request is None and context.done():
@@ -383,12 +387,14 @@ class Admission(_Interceptor):
                 "the request is not a valid SubmitBot request message",
             )  # fmt: skip
         except TimeoutError:
+            metrics.ADMISSION_REFUSALS.labels("upload_late").inc()
             await _abort(
                 context,
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"the archive did not arrive within {timeout:g} s: upload it on a faster link",
             )
         if joined is None:
+            metrics.ADMISSION_REFUSALS.labels("archive_too_large").inc()
             await _abort(
                 context,
                 grpc.StatusCode.RESOURCE_EXHAUSTED,

@@ -10,7 +10,7 @@ from types import FrameType
 
 import structlog
 
-from niwa.ladder import logs, server, submission
+from niwa.ladder import health, logs, server, submission
 from niwa.ladder.admission import Limits
 from niwa.ladder.runner import FinishedHook, Runner, Settings
 from niwa.ladder.store import Store
@@ -30,10 +30,12 @@ def serve(
     limits: Limits | None = None,
     beside: Beside | None = None,
     on_finished: FinishedHook | None = None,
+    http: str | None = None,
 ) -> int:
     """Serve the API and play matches until SIGINT/SIGTERM (or ``max_matches``, after
     which the API stays up). Prints ``serving on HOST:PORT`` once listening;
-    ``on_finished`` is the runner's, told of each match it records."""
+    ``on_finished`` is the runner's, told of each match it records; ``http``: where to
+    serve health and metrics (:mod:`niwa.ladder.health`), printing ``http on URL``."""
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -55,11 +57,18 @@ def serve(
     log = structlog.get_logger("niwa.ladder").bind(node=settings.node)
     log.info("serving", address=f"{host}:{port}", tls=tls_cert is not None)
     waits: list[Callable[[], None]] = []
+    runner = Runner(settings, on_finished)
     try:
+        if http:
+            address, thread = health.serve(
+                settings.db_url, http, stop, lambda: runner.role if play else "not playing"
+            )
+            print(f"http on {address}", flush=True)
+            waits.append(thread.join)
         if beside is not None:
             waits.append(beside(stop))
         if play:
-            finished = Runner(settings, on_finished).run(stop)
+            finished = runner.run(stop)
             log.info("runner_stopped", rated_matches=finished)
         while not stop.wait(0.5):
             pass
@@ -68,5 +77,5 @@ def serve(
         grpc_server.stop(grace=1.0).wait()
         for wait in waits:
             wait()
-    logs.write_line("stopped")  # on a line of its own, even after a progress line
+    logs.say("stopped")  # on a line of its own, even after a progress line
     return 0

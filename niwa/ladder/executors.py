@@ -15,6 +15,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Protocol
 
+from niwa.ladder import logs
 from niwa.ladder.store import Finished
 from niwa.ladder.worker import Job, init_worker, run_job
 from niwa.referee.pool import spawn_pool
@@ -76,5 +77,6 @@ def start(
     if kind == RAY:
         from niwa.ladder.ray_executor import RayExecutor  # ray is an optional extra
 
+        logs.adopt("ray")  # imported just now, with a stderr handler of its own
         return RayExecutor(ray_address, log_level, archive)
     raise ValueError(f"no executor {kind!r}; choose one of {', '.join(KINDS)}")

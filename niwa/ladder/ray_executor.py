@@ -40,8 +40,9 @@ import structlog
 from ray.exceptions import AuthenticationError, RayTaskError
 
 from niwa import engine
-from niwa.ladder import bot_cache, logs
+from niwa.ladder import bot_cache, logs, metrics
 from niwa.ladder.executors import ArchiveReader
+from niwa.ladder.ray_nodes import NodeWatch
 from niwa.ladder.store import Finished
 from niwa.ladder.worker import Job, run_job
 from niwa.referee.cgroups import LimitsUnavailable
@@ -201,11 +202,13 @@ class RayExecutor:
         self._unfit: dict[str, str] = {}  # node id -> "node: why it refuses"
         self._lock = threading.Lock()  # the dicts above and _running: Ray's threads too
         self._running: dict[int, Any] = {}  # match id -> object ref of its task
+        self._nodes = NodeWatch()
         self.log.info("ray_connected", address=address or "auto", cpus=self.slots)
 
     @property
     def slots(self) -> int:
         """The cluster's CPUs (its live nodes'; Ray's view of what is free lags behind)."""
+        self._nodes.now_and_then(ray.nodes)  # the runner asks every turn
         return max(1, int(ray.cluster_resources().get("CPU", 0)))
 
     def submit(self, job: Job) -> Future[Finished]:
@@ -259,6 +262,7 @@ class RayExecutor:
         with self._lock:
             new = unfit.node_id not in self._unfit
             self._unfit[unfit.node_id] = f"{unfit.node}: {unfit.reason}"
+            metrics.RAY_NODES_REFUSED.set(len(self._unfit))
         if new:
             self.log.error(
                 "node_refused", node=unfit.node, reason=unfit.reason,

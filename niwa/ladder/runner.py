@@ -28,7 +28,16 @@ from pathlib import Path
 import structlog
 
 from niwa import engine
-from niwa.ladder import drain, executors, scheduler, sparring, submission, suspension, tails
+from niwa.ladder import (
+    drain,
+    executors,
+    metrics,
+    scheduler,
+    sparring,
+    submission,
+    suspension,
+    tails,
+)
 from niwa.ladder.archive import ArchiveError
 from niwa.ladder.db import ConnectionLost, DatabaseError
 from niwa.ladder.drain import DRAINED, DRAINING, REQUESTED, Drain
@@ -117,6 +126,8 @@ class Runner:
         self._drain_polled = -DRAIN_POLL_S
         #: A drain request was carried out (the lease released, ``stop`` set).
         self.drained = False
+        #: What this runner is doing, for /readyz: starting, leading, standing_by, stopped
+        self.role = "starting"
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -136,8 +147,10 @@ class Runner:
                         self._lead(store, lease, stop)
                     break
                 except LeaseLost as e:
+                    self._playing(False)
                     self.log.error("lease_lost", holder=e.holder, effect="standing by")
                 except ConnectionLost as e:
+                    self._playing(False)
                     # Whatever this runner was doing, another may have taken over:
                     # start again from standing by, on a new connection.
                     self.log.error(
@@ -151,6 +164,7 @@ class Runner:
                     store = reopened
                     lease = Lease(store.db, self.node, s.lease_s)
         finally:
+            self._playing(False, "stopped")
             # a store gone away cannot be told: the lease then runs out by itself
             with contextlib.suppress(Exception):
                 lease.release()
@@ -173,6 +187,10 @@ class Runner:
                 wait = min(2 * wait, 30.0)
         return None
 
+    def _playing(self, leading: bool, otherwise: str = "standing_by") -> None:
+        self.role = "leading" if leading else otherwise
+        metrics.set_leading(leading)
+
     def _stand_by(self, store: Store, lease: Lease, stop: threading.Event) -> bool:
         """Wait until this runner holds the lease (True) or is stopped or drained
         (False)."""
@@ -184,11 +202,13 @@ class Runner:
                 self._drained(store, lease, stop, [])
                 return False
             if lease.acquire() or lease.take_from_dead():
+                self._playing(True)
                 self._renewed = time.monotonic()
                 self.log.info("runner_leading", lease_s=lease.seconds)
                 self._end_old_sessions(lease)
                 return True
             if not announced:
+                self._playing(False)
                 holder = lease.current()
                 self.log.info(
                     "runner_standby", leader=holder.holder if holder else "",
@@ -287,6 +307,7 @@ class Runner:
                 if self._drain is None:  # a draining runner claims nothing new
                     self._schedule(store, capacity)
                     self._claim(store, pool, in_flight, capacity)
+                metrics.QUEUE_DEPTH.set(store.queued_count())
                 self.store_seconds += time.perf_counter() - started
                 if not in_flight:
                     if self._enough():
@@ -536,6 +557,7 @@ class Runner:
         except (BrokenProcessPool, LimitsUnavailable):
             raise
         except Exception as e:  # the referee could not run it: not any bot's fault
+            metrics.MATCH_ERRORS.labels(match.game).inc()
             error = f"{type(e).__name__}: {e}"
             if match.kind == VALIDATION:
                 store.fail_match(match.id, error, retries=0)
@@ -553,6 +575,7 @@ class Runner:
             return
         # Only now the recorded replay: a file at replay_path always has the recorded hash.
         os.replace(played, store.replay_path(match.id))
+        metrics.count_recorded(match.game, match.kind, finished)
         if match.kind == VALIDATION:
             submission.judge(
                 store, match.seats,

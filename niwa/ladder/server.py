@@ -12,13 +12,16 @@ import asyncio
 import threading
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from niwa import engine
+from niwa.ladder import metrics
 from niwa.ladder.admission import MAX_MESSAGE, Admission, Limits, Tokens
+from niwa.ladder.health import StoreCheck
 from niwa.ladder.service import LadderService
 from niwa.proto.v1 import ladder_pb2 as pb
 from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
@@ -26,6 +29,8 @@ from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
 SERVICE = pb.DESCRIPTOR.services_by_name["Ladder"].full_name
 #: Close a connection that has had no call for this long (watchers keep theirs).
 IDLE_CONNECTION_MS = 5 * 60 * 1000
+#: How often gRPC health asks the store whether it answers.
+HEALTH_CHECK_S = 2.0
 
 
 class Server:
@@ -70,7 +75,7 @@ class Server:
             service = LadderService(db_url, data_dir, games, limits)
             self.admission = Admission(limits, Tokens(service.owner_for_token))
             server = grpc.aio.server(
-                interceptors=[self.admission],
+                interceptors=[metrics.CallTimer(), self.admission],
                 maximum_concurrent_rpcs=limits.max_rpcs,
                 options=[
                     # Small for every call, so no caller makes the ladder buffer a large
@@ -82,8 +87,8 @@ class Server:
             )
             pb_grpc.add_LadderServicer_to_server(service, server)  # type: ignore[no-untyped-call]
             health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
-            for name in ("", SERVICE):
-                await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+            check = StoreCheck(db_url)
+            await follow_store(health_servicer, check)
             health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
             reflection.enable_server_reflection(
                 (SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
@@ -104,11 +109,28 @@ class Server:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
         started.set_result(port)
+        following = asyncio.create_task(_keep_following(health_servicer, check))
         try:
             await self._stopping.wait()
         finally:
+            following.cancel()
             await server.stop(self._grace)
             await service.close()
+
+
+async def follow_store(servicer: Any, check: StoreCheck) -> None:
+    """Health says SERVING while the store answers, NOT_SERVING while it does not (a
+    ladder whose store is down can answer no call that reads it)."""
+    problem = await asyncio.to_thread(check.problem)
+    status = health_pb2.HealthCheckResponse
+    for name in ("", SERVICE):
+        await servicer.set(name, status.NOT_SERVING if problem else status.SERVING)
+
+
+async def _keep_following(servicer: Any, check: StoreCheck) -> None:
+    while True:
+        await asyncio.sleep(HEALTH_CHECK_S)
+        await follow_store(servicer, check)
 
 
 def start(

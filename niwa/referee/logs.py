@@ -91,14 +91,40 @@ def _render(processors: list[Any], logger: Any, method: str, event: Any) -> str:
     return str(event)
 
 
+def _naming(node: str) -> Any:
+    """structlog processor: every event names ``node`` (a worker's or Ray task's own
+    bound ``node``, merged from the context first, wins)."""
+
+    def add(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        event.setdefault("node", node)
+        return event
+
+    return add
+
+
+#: Whether this process's events are JSON lines (set by :func:`configure`).
+_json_events = False
+
+
+def json_events() -> bool:
+    return _json_events
+
+
 def configure(
-    level: str = "info", json: bool | None = None, stream: Any = None, file: Path | None = None
+    level: str = "info",
+    json: bool | None = None,
+    stream: Any = None,
+    file: Path | None = None,
+    node: str = "",
 ) -> None:
     """Set up structlog for this process. ``json``: None to decide by whether the stream
     is a terminal. ``stream``: None for whatever ``sys.stderr`` is at each event.
     ``file``: every event at ``level`` goes there as JSON, and only warnings and errors
-    to stderr (rendered as ``json`` says)."""
+    to stderr (rendered as ``json`` says). ``node``: named by every event that does
+    not name one itself."""
+    global _json_events
     use_json = not (stream or sys.stderr).isatty() if json is None else json
+    _json_events = use_json
     renderer: Any = (
         structlog.processors.JSONRenderer()
         if use_json
@@ -116,6 +142,7 @@ def configure(
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            *((_naming(node),) if node else ()),
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

@@ -28,7 +28,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from niwa.ladder import health, metrics
 from niwa.ladder.db import UNAVAILABLE, DatabaseError
+from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
 from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
 from niwa.ladder.store import DONE, Store, StoreError
@@ -122,10 +124,12 @@ class _Site(Starlette):
 
 
 def create_app(
-    store: Store, games: Iterable[str] | None = None, max_streams: int = 32
+    store: Store, games: Iterable[str] | None = None, max_streams: int = 32,
+    check: StoreCheck | None = None,
 ) -> Starlette:
     """The web app over ``store``, read through anonymous :class:`Reads`: no stderr,
-    and replays (the viewer's and the download) without debug text, notes cut."""
+    and replays (the viewer's and the download) without debug text, notes cut.
+    ``check``: serve /healthz, /readyz and /metrics too (:mod:`niwa.ladder.health`)."""
     site = Site(Reads(store, games), max_streams)
 
     def index(request: Request) -> Response:
@@ -211,8 +215,12 @@ def create_app(
         Route("/favicon.ico", lambda r: RedirectResponse("/static/favicon.svg", 301)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
+    if check is not None:
+        routes += health.routes(check)
     handlers = _errors(site)
-    return _Site(routes=routes, exception_handlers=handlers)
+    app = _Site(routes=routes, exception_handlers=handlers)
+    app.add_middleware(metrics.PageTimer, routes=routes)
+    return app
 
 
 def _label(bot: LadderBot) -> str:

@@ -7,6 +7,7 @@ runner are threads and processes, not trio tasks), stopped by the same event as 
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from collections.abc import Callable, Iterable
@@ -20,6 +21,7 @@ from hypercorn.trio import serve
 from starlette.applications import Starlette
 
 from niwa.ladder.db import Database, DatabaseError, is_postgres_url, redact, sqlite_path
+from niwa.ladder.health import StoreCheck
 from niwa.ladder.reads import Reads
 from niwa.ladder.schema import LATEST, current_version
 from niwa.ladder.store import Store
@@ -54,7 +56,10 @@ def open_read_only(url: str, data_dir: Path | None = None) -> Store:
 def config(listen: str) -> Config:
     cfg = Config()
     cfg.bind = [listen]
-    cfg.accesslog = None
+    cfg.accesslog = None  # each request's time is a metric (niwa.ladder.metrics.PageTimer)
+    # Hypercorn's own messages through the standard logging module, which the ladder's
+    # log set-up hands to structlog (one JSON event a line), not a stream of its own
+    cfg.errorlog = logging.getLogger("hypercorn.error")
     cfg.loglevel = "WARNING"
     cfg.graceful_timeout = 1.0
     return cfg
@@ -75,15 +80,24 @@ async def run(app: Starlette, listen: str, stop: threading.Event,
 
 
 def start(store: Store, listen: str, stop: threading.Event,
-          games: Iterable[str] | None = None) -> tuple[str, threading.Thread]:  # fmt: skip
+          games: Iterable[str] | None = None,
+          check: StoreCheck | None = None) -> tuple[str, threading.Thread]:  # fmt: skip
     """Serve the pages over ``store`` in a thread; return the address once listening
-    (or raise what kept it from listening) and the thread, which ends after ``stop``."""
+    (or raise what kept it from listening) and the thread, which ends after ``stop``.
+    ``check``: serve /healthz, /readyz and /metrics beside the pages."""
     games = None if games is None else list(games)
     # The first leaderboard read in a process fits every game's ratings from all its
     # matches (seconds at 1,000 bots); done here, before listening, the first visitor
     # gets the kept fit, which later reads bring up to date match by match.
     Reads(store, games).leaderboards()
-    app = create_app(store, games)
+    return serve_in_thread(create_app(store, games, check=check), listen, stop, "the web pages")
+
+
+def serve_in_thread(
+    app: Starlette, listen: str, stop: threading.Event, what: str
+) -> tuple[str, threading.Thread]:
+    """Serve ``app`` in a thread until ``stop``; return the address once listening (or
+    raise what kept it from listening, naming ``what`` was to be served) and the thread."""
     ready: queue.Queue[list[str] | BaseException] = queue.Queue()
 
     def thread() -> None:
@@ -93,7 +107,7 @@ def start(store: Store, listen: str, stop: threading.Event,
             error = sole(e)
             if isinstance(error, OSError):
                 cause = error.strerror or error
-                error = OSError(f"cannot serve the web pages on {listen}: {cause}")
+                error = OSError(f"cannot serve {what} on {listen}: {cause}")
             ready.put(error)
 
     worker = threading.Thread(target=thread, name="niwa-web", daemon=True)
