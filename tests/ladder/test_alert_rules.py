@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import ladder.metrics  # noqa: F401  (registers niwa's metrics)
+import niwa.ladder.metrics  # noqa: F401  (registers niwa's metrics)
 import pytest
 import yaml
 from prometheus_client import REGISTRY
