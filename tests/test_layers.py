@@ -25,6 +25,7 @@ GRPC_EDGE = frozenset({
     "niwa/commands/bench_baselines.py",
     "niwa/referee/transport.py",
     "niwa/ladder/admission.py",
+    "niwa/ladder/call_timer.py",
     "niwa/ladder/client.py",
     "niwa/ladder/server.py",
     "niwa/ladder/service.py",

@@ -24,6 +24,7 @@ from starlette.routing import BaseRoute, Route
 
 from niwa.ladder import metrics
 from niwa.ladder.db import Database, DatabaseError, redact
+from niwa.ladder.http_server import serve_in_thread
 
 #: How long a readiness check waits for the store to answer.
 READY_TIMEOUT_S = 2.0
@@ -144,9 +145,7 @@ def serve(
 ) -> tuple[str, threading.Thread]:
     """Serve :func:`app` on ``listen`` in a thread until ``stop``; return the address
     once listening (or raise what kept it from listening) and the thread."""
-    from niwa.web import server as web_server  # the web front's Hypercorn set-up
-
-    return web_server.serve_in_thread(
+    return serve_in_thread(
         # gRPC health follows the store in this process already, and logs its changes
         app(StoreCheck(db_url, announce=False), role),
         listen,

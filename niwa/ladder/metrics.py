@@ -10,10 +10,9 @@ methods, route templates, refusal reasons): never a bot's name or a match id.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import grpc
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     Counter,
@@ -96,52 +95,6 @@ def set_leading(leading: bool) -> None:
 def exposition(_: Request | None = None) -> Response:
     """``/metrics``: every metric of this process in Prometheus' text format."""
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
-
-
-# -- the API ---------------------------------------------------------------------------
-
-if TYPE_CHECKING:  # generic in grpc-stubs only
-    _Interceptor = grpc.aio.ServerInterceptor[Any, Any]
-else:
-    _Interceptor = grpc.aio.ServerInterceptor
-
-
-class CallTimer(_Interceptor):
-    """Times every call with a single reply (a stream's time is how long its client
-    watched, not how fast the ladder answered). Put first in the server's interceptors:
-    it then times what the admission control adds too."""
-
-    async def intercept_service(
-        self, continuation: Callable[[Any], Awaitable[Any]], details: Any
-    ) -> Any:
-        handler = await continuation(details)
-        if handler is None or handler.response_streaming:
-            return handler
-        # an unknown method never gets here (no handler): the label set stays bounded
-        timer = API_LATENCY.labels(details.method.rsplit("/", 1)[-1])
-        deserialize, serialize = handler.request_deserializer, handler.response_serializer
-        if handler.request_streaming:
-            inner_stream = handler.stream_unary
-
-            async def stream_unary(requests: Any, context: Any) -> Any:
-                started = time.perf_counter()
-                try:
-                    return await inner_stream(requests, context)
-                finally:
-                    timer.observe(time.perf_counter() - started)
-
-            return grpc.stream_unary_rpc_method_handler(stream_unary, deserialize, serialize)
-        inner = handler.unary_unary
-
-        async def unary(request: Any, context: Any) -> Any:
-            started = time.perf_counter()
-            try:
-                reply = inner(request, context)
-                return await reply if isinstance(reply, Awaitable) else reply
-            finally:
-                timer.observe(time.perf_counter() - started)
-
-        return grpc.unary_unary_rpc_method_handler(unary, deserialize, serialize)
 
 
 # -- the web front ---------------------------------------------------------------------

@@ -19,8 +19,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from niwa import engine
-from niwa.ladder import metrics
 from niwa.ladder.admission import MAX_MESSAGE, Admission, Limits, Tokens
+from niwa.ladder.call_timer import CallTimer
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.service import LadderService
 from niwa.proto.v1 import ladder_pb2 as pb
@@ -75,7 +75,7 @@ class Server:
             service = LadderService(db_url, data_dir, games, limits)
             self.admission = Admission(limits, Tokens(service.owner_for_token))
             server = grpc.aio.server(
-                interceptors=[metrics.CallTimer(), self.admission],
+                interceptors=[CallTimer(), self.admission],
                 maximum_concurrent_rpcs=limits.max_rpcs,
                 options=[
                     # Small for every call, so no caller makes the ladder buffer a large

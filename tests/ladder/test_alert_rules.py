@@ -9,10 +9,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import niwa.ladder.metrics  # noqa: F401  (registers niwa's metrics)
 import pytest
 import yaml
 from prometheus_client import REGISTRY
+
+import niwa.ladder.metrics  # noqa: F401  (registers niwa's metrics)
 
 RULES = Path(__file__).parents[2] / "deploy" / "prometheus"
 SUFFIXES = ("_total", "_bucket", "_count", "_sum")

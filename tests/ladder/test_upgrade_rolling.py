@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,7 +45,26 @@ def old_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if archive.returncode != 0:
         pytest.skip(f"needs the git history holding {OLD_COMMIT[:10]} (the previous niwa)")
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    own_metadata(tree)
     return tree
+
+
+def own_metadata(tree: Path) -> None:
+    """The old niwa's own distribution metadata in its folder: its games' entry points
+    name its own modules (``engine.rulesets...``), and ``importlib.metadata`` takes the
+    first ``niwa`` on the path, so the installed one's (``niwa.engine...``) is not seen."""
+    project = tomllib.loads((tree / "pyproject.toml").read_text())["project"]
+    info = tree / f"niwa-{project['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: niwa\nVersion: {project['version']}\n"
+    )
+    groups = project.get("entry-points", {})
+    scripts = {"console_scripts": project.get("scripts", {})}
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()) + "\n"
+        for group, entries in {**groups, **scripts}.items()
+    ))  # fmt: skip
 
 
 def old_niwa(*args: str) -> list[str]:
