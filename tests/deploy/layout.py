@@ -60,6 +60,7 @@ class Process:
     data: Path  # its --data folder
     log: Path  # its stderr
     events_file: Path | None = None  # its --log-file (JSON events), for the runners
+    http: str = ""  # a runner's health and metrics listener (--http), as a URL
 
     def events(self, name: str | None = None) -> list[dict[str, Any]]:
         """Its JSON log events so far (only those called ``name``)."""
@@ -200,12 +201,14 @@ class Layout:
             "--listen", "127.0.0.1:0", "--executor", "ray", "--ray-address",
             self.cluster.address, "--node", name, "--lease", str(LEASE_S),
             "--log-level", "info", "--log-file", str(events), "--game", GAME,
+            "--http", "127.0.0.1:0",
             *(["--matches", str(self.matches)] if self.matches is not None else []),
         ]  # fmt: skip
         proc, log = self._spawn(name, argv, work)
         process = Process(name, proc, "", data, log, events)
         self.runners.append(process)  # stopped with the others even if it does not start
         process.address = printed_address(proc, r"serving on (\S+)", log)
+        process.http = printed_address(proc, r"http on (\S+)", log)
         return process
 
     def _start_web(self) -> Process:
