@@ -42,7 +42,7 @@ from niwa.ladder import (
 )
 from niwa.ladder.admission import Limits
 from niwa.ladder.client import CallFailed, LadderClient
-from niwa.ladder.db import UNAVAILABLE, DatabaseError, with_password_file
+from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, parse_number
 from niwa.ladder.lease import node_name
@@ -346,12 +346,7 @@ def _check_game(name: str) -> None:
 
 def _db(args: argparse.Namespace) -> str:
     """--db, naming --password-file when given (only the file's path is in the URL)."""
-    if not args.password_file:
-        return str(args.db)
-    try:
-        return with_password_file(args.db, args.password_file)
-    except DatabaseError as e:
-        raise UsageError(str(e)) from None
+    return ladder_ops.db_url(args)
 
 
 def _token(args: argparse.Namespace) -> str | None:

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from niwa.cli import UsageError
 from niwa.ladder import drain, schema
-from niwa.ladder.db import Database, DatabaseError, is_postgres_url, redact, sqlite_path
+from niwa.ladder.db import (
+    Database,
+    DatabaseError,
+    is_postgres_url,
+    redact,
+    sqlite_path,
+    with_password_file,
+)
 from niwa.ladder.drain import DRAINED, DRAINING, REQUESTED, Drain
 from niwa.ladder.lease import Lease
 from niwa.ladder.store import Store
@@ -33,7 +40,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "the ones in flight finish until --deadline, hand the rest back to the queue, "
         "release the lease and exit 0; a standby takes over. Shows progress until done.",
     )  # fmt: skip
-    p.add_argument("--db", required=True, help="the store's URL (SQLite file or postgresql://)")
+    db_args(p)
     p.add_argument("--node", default="",
                    help="the runner to drain, as its --node names it (default: the leader)")
     p.add_argument("--deadline", type=float, default=drain.DEFAULT_DEADLINE_S,
@@ -44,10 +51,27 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = commands.add_parser(
         "migrate", help="show the store's schema version, or bring it up to this niwa's",
     )
-    p.add_argument("--db", required=True, help="the store's URL (SQLite file or postgresql://)")
+    db_args(p)
     p.add_argument("--check", action="store_true",
                    help="only show the versions; exit 1 if migrations are due")
     p.set_defaults(run=_migrate)
+
+
+def db_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", required=True, help="the store's URL (SQLite file or postgresql://)")
+    p.add_argument("--password-file", type=Path, metavar="FILE",
+                   help="a postgresql:// store: the role's password, on the first line of "
+                   "FILE (mode 0600; instead of a password in the URL)")
+
+
+def db_url(args: argparse.Namespace) -> str:
+    """--db, naming --password-file when given (only the file's path is in the URL)."""
+    if not getattr(args, "password_file", None):
+        return str(args.db)
+    try:
+        return with_password_file(args.db, args.password_file)
+    except DatabaseError as e:
+        raise UsageError(str(e)) from None
 
 
 @contextmanager
@@ -66,7 +90,7 @@ def _store(url: str) -> Iterator[Store]:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    with _store(args.db) as store:
+    with _store(db_url(args)) as store:
         version = schema.stored_version(store.db)
         where = f"store {redact(args.db)}: schema {version}, this niwa: {schema.LATEST}"
         if version > schema.LATEST:
@@ -87,7 +111,7 @@ def _migrate(args: argparse.Namespace) -> int:
 def _drain(args: argparse.Namespace) -> int:
     if args.deadline < 0:
         raise UsageError("--deadline must be 0 seconds or more")
-    with _store(args.db) as store:
+    with _store(db_url(args)) as store:
         version = schema.stored_version(store.db)
         if version > schema.LATEST:
             raise UsageError(str(schema.SchemaTooNew(version)))
