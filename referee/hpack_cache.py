@@ -26,6 +26,9 @@ from hpack.hpack import INDEX_NONE
 #: Distinct fields (or blocks) kept; past it the memo starts again (grpc-timeout's
 #: value changes with the time left, so its fields come and go).
 MEMO_SIZE = 64
+#: Longest reply block kept: an honest server's are a few bytes once its table holds
+#: them, and a hostile one's must not make the memo hold megabytes.
+MEMO_BLOCK_BYTES = 256
 
 
 class RequestEncoder(hpack.Encoder):
@@ -85,7 +88,7 @@ class ReplyDecoder(hpack.Decoder):
         if kept is not None and kept[0] == state:
             return list(kept[1])
         headers = list(super().decode(data, raw))
-        if self._state() == state:
+        if len(key[0]) <= MEMO_BLOCK_BYTES and self._state() == state:
             if len(self._blocks) >= MEMO_SIZE:
                 self._blocks.clear()
             self._blocks[key] = (state, headers)

@@ -139,6 +139,10 @@ def echo_ms(size: int, calls: int) -> list[float]:
     return times
 
 
+#: What :class:`SameSocket` counts: each client's own CPU and its bots' CPU.
+CPU_KEYS = ("referee_client", "referee_bots", "stub_client", "stub_bots")
+
+
 @dataclass
 class SameSocket:
     """Milliseconds per ``Act`` on the same sandboxed bots' sockets: the referee's
@@ -156,9 +160,6 @@ class SameSocket:
         calls = {"referee": len(self.referee), "stub": len(self.stub)}
         return {k: v / max(1, calls[k.split("_")[0]]) * 1e6 for k, v in self.cpu.items()}
 
-
-#: What :class:`SameSocket` counts: each client's own CPU and its bots' CPU.
-CPU_KEYS = ("referee_client", "referee_bots", "stub_client", "stub_bots")
 
 
 def _process_cpu() -> float:

@@ -53,3 +53,11 @@ def test_the_same_bytes_after_the_table_changed_are_decoded_anew() -> None:
     again = server.encode(y)  # y is now at index 62: the same bytes
     assert again == first
     assert list(ours.decode(again, raw=True)) == y
+
+
+def test_a_long_reply_block_is_decoded_but_not_kept() -> None:
+    server, ours = hpack.Encoder(), ReplyDecoder()
+    headers = [(b"x-long", b"v" * 400)]
+    block = server.encode([(name, value, True) for name, value in headers])  # never indexed
+    assert list(ours.decode(block, raw=True)) == headers
+    assert ours._blocks == {}
