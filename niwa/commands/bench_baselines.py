@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import random
+import resource
 import select
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -138,14 +139,33 @@ def echo_ms(size: int, calls: int) -> list[float]:
     return times
 
 
+#: What :class:`SameSocket` counts: each client's own CPU and its bots' CPU.
+CPU_KEYS = ("referee_client", "referee_bots", "stub_client", "stub_bots")
+
+
 @dataclass
 class SameSocket:
     """Milliseconds per ``Act`` on the same sandboxed bots' sockets: the referee's
     client (``niwa.referee.transport``, as a match calls it) and a plain synchronous gRPC
-    stub, taking turns call by call."""
+    stub, taking turns call by call; and the CPU seconds each client's calls cost, on
+    the calling side (this whole process: grpcio's threads too) and in the bots
+    (their cgroups)."""
 
     referee: list[float]
     stub: list[float]
+    cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(CPU_KEYS, 0.0))
+
+    def cpu_us(self) -> dict[str, float]:
+        """Each CPU total per call, in µs."""
+        calls = {"referee": len(self.referee), "stub": len(self.stub)}
+        return {k: v / max(1, calls[k.split("_")[0]]) * 1e6 for k, v in self.cpu.items()}
+
+
+
+def _process_cpu() -> float:
+    """CPU seconds of this whole process (every thread), user and system."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 async def same_socket_ms(game: str, players: int, calls: int, seed: int) -> SameSocket:
@@ -184,15 +204,20 @@ async def same_socket_ms(game: str, players: int, calls: int, seed: int) -> Same
                 client = clients[k]
                 assert client is not None
                 for turn in (i % 2, 1 - i % 2):
+                    bot0, cpu0 = seats[k].cpu_seconds(), _process_cpu()
                     t0 = time.perf_counter()
                     if turn == 0:
                         await client.act(question, 10.0, request)
                     else:
                         stubs[k].Act(request, timeout=10)
+                    t1 = time.perf_counter()
+                    cpu1, bot1 = _process_cpu(), seats[k].cpu_seconds()
                     if i >= WARM_UP:
-                        (result.referee if turn == 0 else result.stub).append(
-                            (time.perf_counter() - t0) * 1000
-                        )
+                        side = "referee" if turn == 0 else "stub"
+                        (result.referee if turn == 0 else result.stub).append((t1 - t0) * 1000)
+                        result.cpu[f"{side}_client"] += cpu1 - cpu0
+                        if bot0 is not None and bot1 is not None:
+                            result.cpu[f"{side}_bots"] += bot1 - bot0
         finally:
             for channel in channels:
                 channel.close()

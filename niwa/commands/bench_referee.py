@@ -348,6 +348,11 @@ def overhead_sections(args: argparse.Namespace, out: TextIO, doc: dict[str, Any]
         print(f"{label:<22} {len(times):>9} {p50s[label]:>8.3f} {p99:>8.3f} {'':>8}", file=out)
         doc["baselines"][f"same socket {key}"] = {
             "count": len(times), "p50_ms": p50s[label], "p99_ms": p99}
+    cpu = same.cpu_us()
+    doc["baselines"]["same socket cpu_us"] = cpu
+    print(f"CPU per call on the same sockets, µs (calling process / bots' cgroups): "
+          f"referee's client {cpu['referee_client']:.0f} / {cpu['referee_bots']:.0f}, "
+          f"stub {cpu['stub_client']:.0f} / {cpu['stub_bots']:.0f}", file=out)
     sandboxed = doc["decisions"]["sandboxed gRPC"]
     ratio = sandboxed["p50_ms"] / doc["baselines"]["bare stub"]["p50_ms"]
     same_ratio = p50s["same socket: referee"] / p50s["same socket: stub"]

@@ -52,6 +52,7 @@ from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Turn, cut_debug
 from niwa.engine import JSON, canonical_json
 from niwa.proto.v1 import bot_pb2
 from niwa.referee.failures import BotFailure, Failure, clip
+from niwa.referee.hpack_cache import ReplyDecoder, RequestEncoder
 from niwa.referee.players import Question
 
 #: Longest ``action_json`` accepted, in characters (legal actions are tens of them).
@@ -272,6 +273,9 @@ class _Link:
             validate_inbound_headers=False, normalize_inbound_headers=False,
         )  # fmt: skip
         self.h2 = h2.connection.H2Connection(config)
+        # HPACK made once per field and per reply block (niwa.referee.hpack_cache).
+        self.h2.encoder = RequestEncoder()
+        self.h2.decoder = ReplyDecoder()
         window = min(max_message_bytes + (64 << 10), 2**31 - 1)
         self.h2.local_settings = h2.settings.Settings(
             client=True,

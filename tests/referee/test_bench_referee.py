@@ -37,6 +37,7 @@ def test_bench_referee_prints_every_game_in_process_and_both_baselines_judged(
     assert "\nbare gRPC stub " in out and "\nunix echo " in out
     assert "\nsame socket: referee " in out and "\nsame socket: stub " in out
     assert "referee's client p50 / stub p50 on the same sandboxed sockets: " in out
+    assert "CPU per call on the same sockets, µs (calling process / bots' cgroups): " in out
     assert "sandboxed gRPC decision p50 / bare stub p50 " in out
     assert out.count("the goal") >= len(engine.games()) + 3
 

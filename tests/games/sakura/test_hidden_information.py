@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from niwa.engine import CHANCE
+from niwa.engine import CHANCE, canonical_json
 from niwa.engine.rulesets.sakura import GAME
 from tests.games.sakura.table import play, table
 
@@ -154,3 +154,18 @@ def test_the_text_picture_lists_the_rounds_cards_and_marks_the_one_resolving() -
     assert lines[start + 1] == "  card 11 (Emperor forward 1; forward 1) by seat 0 [resolved]"
     assert lines[start + 2].endswith("by seat 1 [pending] <- resolving, garden step")
     assert lines[start + 3].endswith("by seat 2 [pending]")
+
+
+def test_each_seats_observation_text_is_its_own_when_all_are_asked_in_one_position() -> None:
+    state = table(3, hands=[[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], []])
+    for seat in (0, 1, 2, None, 0):
+        assert state.observe_json(seat) == canonical_json(state.observe(seat))
+
+
+def test_a_clone_changed_in_place_spells_its_own_observation() -> None:
+    state = table(3, hands=[[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], []])
+    state.observe_json(0)
+    other = state.clone()
+    other.hands[0] = [56, 57, 58, 59, 60]  # as niwa.bots.redeal deals a clone
+    other.deck.remove(56)
+    assert other.observe_json(0) == canonical_json(other.observe(0))

@@ -87,6 +87,7 @@ def decode(d: Mapping[str, JSON], cls: type[SakuraState]) -> SakuraState:
     s = cls.__new__(cls)
     s._legal = {}
     s._outcomes = None
+    s._view = None
     s.players = int(d["players"])
     s.options = options_of(d["options"])
     s.cards = rules.decks()[s.options["deckMix"]]

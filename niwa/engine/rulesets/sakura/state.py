@@ -149,6 +149,9 @@ class SakuraState(State):
         # bots ask for them repeatedly. apply() clears them; callers get copies.
         self._legal: dict[int, LegalActions] = {}
         self._outcomes: list[tuple[Action, float]] | None = None
+        #: The observation's text but for the hand and the seat (views_json), shared by
+        #: the seats asked in this position; apply() clears it, a clone starts without.
+        self._view: tuple[str, str, str] | None = None
 
     @classmethod
     def new(cls, players: int, options: dict[str, Any]) -> SakuraState:
@@ -280,6 +283,7 @@ class SakuraState(State):
         if self._legal:  # e.g. someone asked a seat's (empty) actions while chance moved
             self._legal = {}
         self._outcomes = None
+        self._view = None
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         return views.observation(self, seat)
@@ -311,6 +315,7 @@ class SakuraState(State):
         other.scorings = self.scorings  # append-only records, replaced on change
         other._legal = self._legal.copy()  # the cached lists are never handed out
         other._outcomes = self._outcomes
+        other._view = None  # a clone is often changed in place (niwa.bots.redeal)
         return other
 
     def to_json(self) -> dict[str, JSON]:

@@ -81,10 +81,20 @@ def _scorings(scorings: object) -> str:
 
 
 def observation_json(state: SakuraState, seat: int | None) -> str:
-    g = state.garden
     cards = deck_json(state.cards)
     hand = "null" if seat is None else \
         "[" + ",".join([cards[c] for c in state.hands[seat]]) + "]"
+    view = state._view
+    if view is None:
+        view = state._view = _shared(state, cards)
+    before, between, after = view
+    return f'{before}"hand":{hand},{between}"seat":{_maybe(seat)},{after}'
+
+
+def _shared(state: SakuraState, cards: dict[int, str]) -> tuple[str, str, str]:
+    """The observation's text before the hand, between it and the seat, and after:
+    the same for every seat asked in one position (most decisions ask all of them)."""
+    g = state.garden
     discard = ",".join([cards[c] for c in sorted(state.discard)])
     played = ",".join([
         f'{{"card":{cards[c]},"painter":{_maybe(p)},"status":{_text(status)}}}'
@@ -96,12 +106,12 @@ def observation_json(state: SakuraState, seat: int | None) -> str:
         f'{{"board":{_board(g.board)},"court":{_maybe(state.court)},'
         f'"cursor":{state.cursor},"deck_size":{len(state.deck)},"discard":[{discard}],'
         f'"draws":{_ints(state.draws)},"emperor":{g.emperor},"game":{_text(VERSION)},'
-        f'"halt":{_maybe(state.halt)},"hand":{hand},'
+        f'"halt":{_maybe(state.halt)},',
         f'"hand_sizes":{_ints([len(h) for h in state.hands])},'
         f'"options":{_options(state.options)},"painters":{_ints(g.painters)},'
         f'"phase":{_text(state.phase)},"played":[{played}],"players":{state.players},'
-        f'"round":{state.round},"scored":[{scored}],"scorings":{_scorings(state.scorings)},'
-        f'"seat":{_maybe(seat)},"step":{_text(state.step)},'
+        f'"round":{state.round},"scored":[{scored}],"scorings":{_scorings(state.scorings)},',
+        f'"step":{_text(state.step)},'
         f'"supplier":{_maybe(state.supplier)},"supply":{g.supply},'
-        f'"to_move":{_ints(state.to_move())},"tokens":{_ints(g.tokens)}}}'
+        f'"to_move":{_ints(state.to_move())},"tokens":{_ints(g.tokens)}}}',
     )
