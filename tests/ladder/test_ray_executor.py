@@ -217,8 +217,9 @@ def test_the_executors_events_name_the_runners_node(
     store.close()
 
 
-def test_sigterm_hands_the_lease_and_the_running_matches_to_the_standby(
-    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_a_stop_signal_hands_the_lease_and_the_running_matches_to_the_standby(
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]], signum: signal.Signals
 ) -> None:
     store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
     log = tmp_path / "leader.log"
@@ -232,7 +233,7 @@ def test_sigterm_hands_the_lease_and_the_running_matches_to_the_standby(
         wait_for("the leader's matches", lambda: len(snapshot(store)) >= 3, RAY_PATIENCE_S)
         thread.start()
         wait_for("the standby", lambda: any(e["event"] == "runner_standby" for e in logged))
-        leader.send_signal(signal.SIGTERM)
+        leader.send_signal(signum)
         assert leader.wait(timeout=RAY_PATIENCE_S) == 0
         thread.join(timeout=RAY_PATIENCE_S)
     finally:
@@ -241,7 +242,7 @@ def test_sigterm_hands_the_lease_and_the_running_matches_to_the_standby(
     text = log.read_text()
     assert "Traceback" not in text and "SIGTERM received" not in text
     released = [e for e in json_events(text) if e["event"] == "lease_released"]
-    assert len(released) == 1 and released[0]["signal"] == "SIGTERM"
+    assert len(released) == 1 and released[0]["signal"] == signum.name
     assert released[0]["after_signal_s"] <= 2.0  # as the leader measured it
     took = [e["event"] for e in logged if e["event"] in ("runner_leading", "lease_taken_over")]
     assert took == ["runner_leading"]  # a released lease, not one taken from its holder
