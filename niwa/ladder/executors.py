@@ -35,6 +35,10 @@ class Executor(Protocol):
 
     def submit(self, job: Job) -> Future[Finished]: ...
 
+    def cancel(self) -> None:
+        """Stop the matches running now, quickly (a stopping runner hands them back)."""
+        ...
+
     def shutdown(self, wait: bool) -> None:
         """Stop; with ``wait``, let running matches end first. Queued ones are dropped."""
         ...
@@ -57,6 +61,10 @@ class LocalPool:
     def submit(self, job: Job) -> Future[Finished]:
         return self._pool.submit(run_job, job)
 
+    def cancel(self) -> None:
+        """Nothing to do: a local worker's result is only read by this runner, which
+        stops collecting; each worker ends with its match, or with this process."""
+
     def shutdown(self, wait: bool) -> None:
         self._pool.shutdown(wait=wait, cancel_futures=True)
 
@@ -78,5 +86,5 @@ def start(
         from niwa.ladder.ray_executor import RayExecutor  # ray is an optional extra
 
         logs.adopt("ray")  # imported just now, with a stderr handler of its own
-        return RayExecutor(ray_address, log_level, archive)
+        return RayExecutor(ray_address, log_level, archive, node)
     raise ValueError(f"no executor {kind!r}; choose one of {', '.join(KINDS)}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -95,6 +96,21 @@ class Settings:
 FinishedHook = Callable[[Match], None]
 
 
+class Stop(threading.Event):
+    """The event that stops a runner, remembering the signal that set it and when (by
+    ``time.monotonic``), so the runner can report how long it took to hand over."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.signal = ""
+        self.at: float | None = None
+
+    def signalled(self, signum: int) -> None:
+        if self.at is None:
+            self.signal, self.at = signal.Signals(signum).name, time.monotonic()
+        self.set()
+
+
 class LeaseLost(Exception):
     """Another runner holds the store's lease now: this one must stop playing."""
 
@@ -165,12 +181,25 @@ class Runner:
                     lease = Lease(store.db, self.node, s.lease_s)
         finally:
             self._playing(False, "stopped")
-            # a store gone away cannot be told: the lease then runs out by itself
-            with contextlib.suppress(Exception):
-                lease.release()
+            self._release(lease, stop)
             with contextlib.suppress(Exception):
                 store.close()
         return self.rated_finished
+
+    def _release(self, lease: Lease, stop: threading.Event) -> None:
+        """Give the lease up (once, idempotent) and log it with what stopped us: a
+        standby takes over at its next poll instead of waiting the lease out."""
+        try:
+            released = lease.release()
+        except Exception as e:  # a store gone away cannot be told: the lease runs out
+            self.log.warning("lease_kept", error=str(e), effect="it expires by itself")
+            return
+        if not released:
+            return
+        why: dict[str, object] = {}
+        if isinstance(stop, Stop) and stop.at is not None:
+            why = {"signal": stop.signal, "after_signal_s": round(time.monotonic() - stop.at, 3)}
+        self.log.info("lease_released", **why)
 
     def _reopen(self, stop: threading.Event) -> Store | None:
         """A new connection to the store once it answers again (None: stopped first).
@@ -246,7 +275,7 @@ class Runner:
         requeued = store.requeue_running()
         if requeued:
             self.log.warning("matches_requeued", matches=requeued)
-        leftovers(store.data_dir)  # what a killed run left; logs the counts
+        leftovers(store.data_dir, log=self.log)  # what a killed run left; logs the counts
         self._drop_attempts(store)
         copied = submission.keep_archives(store)
         if copied:
@@ -331,6 +360,11 @@ class Runner:
             if stop.is_set() and in_flight:  # asked to stop: hand the matches back now
                 requeued = store.requeue_running()
                 self.log.info("matches_requeued", matches=requeued, reason="stopping")
+            if stop.is_set():
+                # running tasks are cancelled first (their results would be ignored
+                # anyway), then the lease goes before the executor's slower shutdown
+                pool.cancel()
+                self._release(lease, stop)
             pool.shutdown(wait=not (stop.is_set() or lost))
 
     def _drain_request(self, store: Store, every: float = DRAIN_POLL_S) -> Drain | None:
