@@ -1,12 +1,13 @@
-"""Tsubaki's GameInfo, options and factories."""
+"""Tsubaki's GameInfo, options and factories, and the optional plug-in hooks."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from importlib.resources.abc import Traversable
 from typing import Any
 
-from niwa.engine import JSON, Game, GameInfo, Option, Rng, State
-from niwa_tsubaki import rules, views
+from niwa.engine import JSON, Action, Game, GameInfo, Option, Rng, State
+from niwa_tsubaki import hooks, rules, views
 from niwa_tsubaki.state import TsubakiState
 
 
@@ -36,3 +37,17 @@ class Tsubaki(Game):
 
     def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> State:
         return views.determinize(observation, seat, rng)
+
+    # -- optional plug-in hooks (names as on branch ``plugin``; see hooks.py) ----------
+
+    def renderer_asset(self) -> Traversable | None:
+        return hooks.renderer_asset()
+
+    def heuristic(self) -> Callable[[State], list[float]] | None:
+        return hooks.evaluation()
+
+    def action_space(self, players: int) -> tuple[Sequence[Action], Sequence[Action]] | None:
+        return hooks.action_space(players)
+
+    def unseen_chance(self, seat: int) -> Callable[[State], bool] | None:
+        return hooks.unseen_chance(seat)

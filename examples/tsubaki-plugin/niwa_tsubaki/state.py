@@ -17,6 +17,7 @@ from niwa.engine import (
     places_from_keys,
 )
 from niwa_tsubaki import cards, render
+from niwa_tsubaki.actions import Phase
 from niwa_tsubaki.rules import EXACT_BONUS, VERSION, cite
 
 #: The fields of a snapshot, in the order to_json writes them.
@@ -55,7 +56,7 @@ class TsubakiState(State):
     def fresh(cls, players: int, hand: int, hook: bool) -> TsubakiState:
         state = cls({
             "players": players, "hand": hand, "hook": hook, "round": 0, "dealer": 0,
-            "phase": "deal", "hands": [], "deck": [], "trump": None, "bids": [],
+            "phase": Phase.DEAL.value, "hands": [], "deck": [], "trump": None, "bids": [],
             "tricks_won": [], "leader": 0, "trick": [], "tricks": [],
             "scores": [0] * players, "history": [],
         })
@@ -91,25 +92,25 @@ class TsubakiState(State):
     # -- the engine contract -------------------------------------------------------------
 
     def to_move(self) -> tuple[int, ...]:
-        if self.phase == "deal":
+        if self.phase == Phase.DEAL:
             return (CHANCE,)
-        if self.phase == "bid":
+        if self.phase == Phase.BID:
             return (self.bidder(),)
-        if self.phase == "play":
+        if self.phase == Phase.PLAY:
             return ((self.leader + len(self.trick)) % self.players,)
         return ()
 
     def legal_actions(self, seat: int) -> list[Action]:
         if seat not in self.to_move() or seat == CHANCE:
             return []
-        if self.phase == "bid":
+        if self.phase == Phase.BID:
             no = self.forbidden_bid()
             return [{"bid": n} for n in range(self.hand_size + 1) if n != no]
         hand, led = self.hands[seat], self.led_suit()
         return [{"card": c} for c in hand if cards.follows(hand, c, led)]
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
-        if self.phase != "deal":
+        if self.phase != Phase.DEAL:
             return []
         p = 1.0 / len(self.deck)
         return [({"card": c}, p) for c in self.deck]
@@ -125,7 +126,7 @@ class TsubakiState(State):
         action = joint[seat]
         if seat == CHANCE:
             self._deal(self._card_of(action, self.deck, 3, "the undealt deck"))
-        elif self.phase == "bid":
+        elif self.phase == Phase.BID:
             self._bid(seat, action)
         else:
             self._play(seat, action)
@@ -145,7 +146,7 @@ class TsubakiState(State):
             self.hands[seat] = cards.sort_hand([*self.hands[seat], card])
         else:  # the card after the deal is turned up for trumps (§3)
             self.trump = card
-            self.phase = "bid"
+            self.phase = Phase.BID
 
     def _bid(self, seat: int, action: Action) -> None:
         bid = action.get("bid") if isinstance(action, dict) and len(action) == 1 else None
@@ -160,7 +161,7 @@ class TsubakiState(State):
             )
         self.bids[seat] = bid
         if all(b is not None for b in self.bids):
-            self.phase = "play"
+            self.phase = Phase.PLAY
 
     def _play(self, seat: int, action: Action) -> None:
         hand = self.hands[seat]
@@ -191,7 +192,7 @@ class TsubakiState(State):
             "tricks_won": self.tricks_won, "points": points,
         })
         if self.round + 1 == self.rounds:
-            self.phase = "over"
+            self.phase = Phase.OVER
             return
         self.round += 1
         self.dealer = (self.dealer + 1) % self.players
@@ -199,7 +200,7 @@ class TsubakiState(State):
 
     def _start_round(self) -> None:
         n = self.players
-        self.phase, self.deck, self.trump = "deal", list(cards.DECK), None
+        self.phase, self.deck, self.trump = Phase.DEAL, list(cards.DECK), None
         self.hands = [[] for _ in range(n)]
         self.bids, self.tricks_won = [None] * n, [0] * n
         self.leader, self.trick, self.tricks = (self.dealer + 1) % n, [], []
