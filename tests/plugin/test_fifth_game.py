@@ -22,6 +22,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -37,6 +38,7 @@ GAME = "tsubaki"
 @dataclass(frozen=True)
 class Venv:
     python: Path
+    plugin: Path  # the copy of the plugin's folder that was installed
 
     def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """``python args...`` in the fresh venv; output kept for the assertion message."""
@@ -69,12 +71,11 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
         [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(home)],
         check=True,
     )
-    fresh = Venv(home / "bin" / "python")
+    source = root / "tsubaki-plugin"  # a copy: the build writes nothing into the repo
+    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    fresh = Venv(home / "bin" / "python", source)
     purelib = fresh.script("import sysconfig; print(sysconfig.get_paths()['purelib'])", root)
     _link_tree(Path(sysconfig.get_paths()["purelib"]), Path(purelib.stdout.strip()))
-    # a copy of the plugin folder, so the build writes nothing into the repository
-    source = root / "tsubaki-plugin"
-    shutil.copytree(PLUGIN, source)
     install = fresh.run(
         "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", str(source),
         cwd=root,
@@ -107,7 +108,12 @@ def test_the_plugin_passes_niwas_conformance_suite(venv: Venv, tmp_path: Path) -
     assert passed and int(passed.group(1)) >= 200 and "failed" not in out, out
 
 
-def _play(venv: Venv, tmp_path: Path, *bots: str) -> tuple[str, dict[str, object]]:
+def test_the_plugins_own_rules_tests_pass(venv: Venv) -> None:
+    out = _ok(venv.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", cwd=venv.plugin))
+    assert re.search(r"\d+ passed", out) and "failed" not in out, out
+
+
+def _play(venv: Venv, tmp_path: Path, *bots: str) -> tuple[str, dict[str, Any]]:
     """``niwa play`` sandboxed (the default); its output and the replay's last line."""
     replay = tmp_path / "match.jsonl"
     args = [f"--bot={b}" for b in bots]

@@ -7,6 +7,7 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 from niwa.engine import JSON, Action, Game, GameInfo, Option, Rng, State
+
 from niwa_tsubaki import hooks, rules, views
 from niwa_tsubaki.state import TsubakiState
 

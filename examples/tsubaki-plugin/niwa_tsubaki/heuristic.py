@@ -4,6 +4,7 @@ bid is still likely to bring (tsubaki.md §6), scaled to [0, 1] against the best
 from __future__ import annotations
 
 from niwa.engine import State
+
 from niwa_tsubaki.actions import Phase
 from niwa_tsubaki.rules import EXACT_BONUS
 from niwa_tsubaki.state import TsubakiState

@@ -9,6 +9,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from niwa.engine import CHANCE, Action, State
+
 from niwa_tsubaki import cards, heuristic
 from niwa_tsubaki.rules import MAX_HAND
 from niwa_tsubaki.state import TsubakiState

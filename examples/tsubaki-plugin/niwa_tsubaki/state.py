@@ -16,6 +16,7 @@ from niwa.engine import (
     envelope,
     places_from_keys,
 )
+
 from niwa_tsubaki import cards, render
 from niwa_tsubaki.actions import Phase
 from niwa_tsubaki.rules import EXACT_BONUS, VERSION, cite

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from niwa.engine import JSON, Rng
+
 from niwa_tsubaki import cards
 from niwa_tsubaki.state import TsubakiState
 
