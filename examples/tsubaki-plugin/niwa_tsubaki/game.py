@@ -47,6 +47,9 @@ class Tsubaki(Game):
     def heuristic(self) -> Callable[[State], list[float]] | None:
         return hooks.evaluation()
 
+    def blind_to_chance(self) -> Callable[[State], bool] | None:
+        return hooks.blind_to_chance
+
     def action_space(self, players: int) -> tuple[Sequence[Action], Sequence[Action]] | None:
         return hooks.action_space(players)
 

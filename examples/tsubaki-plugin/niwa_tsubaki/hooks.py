@@ -1,6 +1,6 @@
 """Tsubaki's optional plug-in hooks, all in one place so the wiring can follow the
 hook signatures on Game (branch ``plugin``: renderer_asset, heuristic, action_space,
-unseen_chance; typed actions are the convention of ``actions.py``)."""
+blind_to_chance, unseen_chance; typed actions are the convention of ``actions.py``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,12 @@ def renderer_asset() -> Traversable:
 
 def evaluation() -> Callable[[State], list[float]]:
     return heuristic.evaluate
+
+
+def blind_to_chance(state: State) -> bool:
+    """The only chance is the deal, and :func:`heuristic.evaluate` reads no hand before
+    the bids: a pending deal never changes its value."""
+    return True
 
 
 def action_space(players: int) -> tuple[Sequence[Action], Sequence[Action]]:

@@ -142,3 +142,11 @@ def test_a_card_dealt_to_another_hand_is_unseen_and_the_trump_turn_up_is_seen() 
         seen.append(hooks.unseen_chance(0)(state))
         state.apply({CHANCE: state.chance_outcomes()[0][0]})
     assert seen == [True, False, False]
+
+
+def test_a_pending_deal_leaves_the_heuristic_value_as_it_was() -> None:
+    state = GAME.new_game(3)
+    assert hooks.blind_to_chance(state)
+    before = evaluate(state)
+    state.apply({CHANCE: state.chance_outcomes()[-1][0]})
+    assert evaluate(state) == before
