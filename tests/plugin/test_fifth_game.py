@@ -12,6 +12,7 @@ its interpreter's prefix and niwa's own folder (niwa/referee/sandbox.py,
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
@@ -20,12 +21,15 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import threading
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from selenium.webdriver.common.by import By
 
 from niwa.engine import registry
 from tests.polling import wait_for
@@ -240,3 +244,50 @@ def test_nothing_in_the_main_packages_names_the_game() -> None:
         and GAME in p.read_text(errors="replace").lower()
     ]  # fmt: skip
     assert named == []
+
+
+#: A seat's view in the middle of a trick: a hand, a trump and cards on the table.
+MID_TRICK = (
+    "import json, random\n"
+    "from niwa.engine import CHANCE, load\n"
+    f"state, rng = load({GAME!r}).new_game(3), random.Random(2)\n"
+    "while not state.observe(0)['trick'] or state.to_move() == (CHANCE,):\n"
+    "    (seat,) = state.to_move()\n"
+    "    legal = state.legal_actions(seat)\n"
+    "    state.apply({seat: state.sample_chance(rng) if seat == CHANCE else rng.choice(legal)})\n"
+    "print(json.dumps(state.observe(0)))\n"
+)
+
+PAGE = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><body>
+<script type="module">
+import { draw } from "./viewer.js";
+const view = await (await fetch("view.json")).json();
+document.body.append(draw(view));
+</script>"""
+
+
+def test_the_viewer_renderer_draws_a_seats_view_in_chromium(venv: Venv, tmp_path: Path) -> None:
+    browser = pytest.importorskip("tests.web.browser", reason="selenium is not installed")
+    view = json.loads(_ok(venv.script(MID_TRICK, tmp_path)))
+    site = tmp_path / "site"
+    site.mkdir()
+    shutil.copy(PLUGIN / "niwa_tsubaki" / "viewer.js", site / "viewer.js")
+    (site / "view.json").write_text(json.dumps(view))
+    (site / "index.html").write_text(PAGE)
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    driver = browser.chrome(tmp_path / "profile")
+    try:
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        rows = wait_for("the drawn table", lambda: driver.find_elements(
+            By.CSS_SELECTOR, '[data-field="seat"]'))
+        cards = driver.find_elements(By.CSS_SELECTOR, "g.card")
+        shown = [c.get_attribute("data-card") for c in cards]
+        assert len(rows) == 3
+        assert shown == [view["trump"], *(c for _, c in view["trick"]), *view["hand"]]
+        assert browser.console_errors(driver) == []
+    finally:
+        driver.quit()
+        server.shutdown()
+        server.server_close()
