@@ -143,12 +143,15 @@ def test_builtin_mcts_plays_a_sandboxed_match(venv: Venv, tmp_path: Path) -> Non
     assert last["kind"] == "result" and len(last["scores"]) == 2
 
 
-#: The adapters take action spaces from niwa.adapters.spaces.ENUMERATIONS only, a table
-#: inside niwa; until they ask Game.action_space (the plugin hook), this fills it in.
+#: This branch's adapters take action spaces from niwa.adapters.spaces.ENUMERATIONS
+#: only, a table inside niwa: this fills it in from the game's action_space hook. Where
+#: the adapters ask the hook themselves (branch plugin), the table is gone and this
+#: does nothing.
 WITH_SPACE = (
     "import niwa.adapters.spaces as spaces\n"
     "from niwa.engine import load\n"
-    f"spaces.ENUMERATIONS[{GAME!r}] = load({GAME!r}).action_space\n"
+    "if hasattr(spaces, 'ENUMERATIONS'):\n"
+    f"    spaces.ENUMERATIONS[{GAME!r}] = load({GAME!r}).action_space\n"
 )
 
 
