@@ -4,10 +4,13 @@ installed beside niwa: ``pytest tests`` in this folder."""
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from niwa.engine import CHANCE, IllegalAction, canonical_json, load
+from niwa.engine.testing import ALL_CHECKS
 
 from niwa_tsubaki import GAME, hooks
 from niwa_tsubaki.heuristic import evaluate
@@ -150,3 +153,19 @@ def test_a_pending_deal_leaves_the_heuristic_value_as_it_was() -> None:
     before = evaluate(state)
     state.apply({CHANCE: state.chance_outcomes()[-1][0]})
     assert evaluate(state) == before
+
+
+def test_every_rule_the_code_cites_is_a_section_of_the_rules_page() -> None:
+    here = Path(__file__).resolve().parents[1]
+    sections = set(re.findall(r"^## §(\d+) ", (here / "tsubaki.md").read_text(), re.MULTILINE))
+    cited = {n for p in (here / "niwa_tsubaki").glob("*.py")
+             for n in re.findall(r"\bcite\((\d+)\)", p.read_text())}  # fmt: skip
+    assert cited and cited <= sections
+
+
+@pytest.mark.parametrize(("players", "hand"), [(5, 10), (2, 1)])
+def test_the_conformance_checks_pass_at_the_smallest_and_largest_hand(
+    players: int, hand: int
+) -> None:
+    for check in ALL_CHECKS.values():
+        check(GAME, players, 3, {"hand": hand})
