@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from niwa.engine import CHANCE, JSON, Action
+from niwa.engine import CHANCE, JSON, Action, canonical_json
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
@@ -42,6 +42,8 @@ def describe(obs: Mapping[str, JSON], seat: int, action: Action) -> str:
             return f"a card is dealt to seat {(obs['dealer'] + 1 + dealt) % n}"
         card = action["card"]
         return f"{card} is turned up: {SUIT_NAMES[card[1]]} are trumps"
-    if "bid" in action:
+    if isinstance(action, dict) and "bid" in action:
         return f"seat {seat} bids {action['bid']}"
-    return f"seat {seat} plays {action['card']}"
+    if isinstance(action, dict) and "card" in action:
+        return f"seat {seat} plays {action['card']}"
+    return f"seat {seat} tries {canonical_json(action)}, which is no move (tsubaki.md §9)"

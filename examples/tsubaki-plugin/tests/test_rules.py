@@ -169,3 +169,7 @@ def test_the_conformance_checks_pass_at_the_smallest_and_largest_hand(
 ) -> None:
     for check in ALL_CHECKS.values():
         check(GAME, players, 3, {"hand": hand})
+
+
+def test_a_move_that_is_no_move_is_still_described() -> None:
+    assert "no move" in dealt().describe(1, "not-an-action")
