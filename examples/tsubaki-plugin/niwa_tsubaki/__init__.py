@@ -7,7 +7,7 @@ this distribution's folder, cited ``tsubaki.md §N``.
 Where things are: ``rules.py`` names and constants; ``cards.py`` the deck and the trick
 rule; ``state.py`` the state machine and observations; ``views.py`` determinize;
 ``render.py`` text pictures; ``actions.py`` typed actions; ``heuristic.py`` a quick
-evaluation; ``hooks.py`` the optional plug-in hooks; ``static/tsubaki.js`` the replay
+evaluation; ``hooks.py`` the optional plug-in hooks; ``viewer.js`` the replay
 viewer's renderer.
 """
 
