@@ -44,6 +44,7 @@ import stat
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from niwa.referee import seccomp, uids
@@ -146,13 +147,18 @@ def seccomp_fd() -> int:
 
 
 def runtime_paths() -> list[Path]:
-    """Host directories a bot's runtime needs, read-only: this Python (and its venv)
-    and niwa's own packages, so ``import niwa.bots.sdk`` works inside."""
+    """Host directories a bot's runtime needs, read-only: this Python (and its venv),
+    niwa's own package, so ``import niwa.bots.sdk`` works inside, and the package of
+    every game registered from elsewhere (a plugin installed in another folder: a user
+    install, ``PYTHONPATH``), so a Python bot can load the game it plays."""
     paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
-    for name in NIWA_PACKAGES:
+    plugins = {ep.value.split(":")[0].split(".")[0] for ep in entry_points(group="niwa.games")}
+    for name in sorted({*NIWA_PACKAGES, *plugins}):
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             paths.update(Path(p) for p in spec.submodule_search_locations)
+        elif spec is not None and spec.origin:  # a game that is a single module
+            paths.add(Path(spec.origin))
     # /usr is bound whole; anything under it needs no bind of its own.
     return sorted(p.resolve() for p in paths if not _under(p.resolve(), Path("/usr")))
 
