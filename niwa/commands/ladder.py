@@ -488,7 +488,7 @@ def _web(args: argparse.Namespace) -> int:
     stop = threading.Event()
     handlers = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        address, thread = web_server.start(store, args.listen, stop, check=StoreCheck(args.db))
+        address, thread = web_server.start(store, args.listen, stop, check=StoreCheck(_db(args)))
         print(f"web on {address}", flush=True)
         while thread.is_alive() and not stop.wait(0.5):
             pass

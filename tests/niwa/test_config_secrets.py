@@ -3,7 +3,10 @@ in a config file) and API tokens (``--token-file``), refused when others may rea
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,8 +17,9 @@ from niwa.cli import main
 from niwa.ladder import db
 from niwa.ladder.store import Store
 from tests import postgres
-from tests.ladder.serving import start_ladder, stop
+from tests.ladder.serving import printed_address, start_ladder, stop
 from tests.postgres import Server
+from tests.web.served import get
 
 PASSWORD = "correct horse 7"
 
@@ -161,3 +165,27 @@ def test_the_password_file_leaves_the_urls_other_parameters_as_written(tmp_path:
     named = db.with_password_file(url, secret(tmp_path, "pw"))
     assert named.startswith(url + "&password_file=")
     assert db._password(named) == (url, {"password": "pw"})
+
+
+def test_the_web_front_given_a_password_file_is_ready(
+    guarded: tuple[Server, str], tmp_path: Path
+) -> None:
+    """Its pages and its /readyz check both connect with the file's password (the check
+    used to connect without it: 503 while the pages worked)."""
+    _, url = guarded
+    password = secret(tmp_path, PASSWORD)
+    (tmp_path / "runner").mkdir()
+    runner, _ = start_ladder(url, tmp_path / "runner.log", "--data", str(tmp_path / "runner"),
+                             "--password-file", str(password), "--matches", "0")  # fmt: skip
+    web = subprocess.Popen(
+        [sys.executable, "-m", "niwa", "ladder", "web", "--db", url, "--data", str(tmp_path),
+         "--password-file", str(password), "--listen", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=(tmp_path / "web.log").open("a"), text=True,
+    )  # fmt: skip
+    try:
+        address = printed_address(web, r"web on (http://\S+)", tmp_path / "web.log")
+        status, body, _ = get(f"{address}/readyz", accept="application/json")
+        assert status == 200 and json.loads(body)["status"] == "ready", body
+    finally:
+        stop(web)
+        stop(runner)
