@@ -349,7 +349,7 @@ def overhead_sections(args: argparse.Namespace, out: TextIO, doc: dict[str, Any]
         doc["baselines"][f"same socket {key}"] = {
             "count": len(times), "p50_ms": p50s[label], "p99_ms": p99}
     cpu = same.cpu_us()
-    doc["baselines"]["same socket cpu_us"] = cpu
+    doc["same_socket_cpu_us"] = cpu
     print(f"CPU per call on the same sockets, µs (calling process / bots' cgroups): "
           f"referee's client {cpu['referee_client']:.0f} / {cpu['referee_bots']:.0f}, "
           f"stub {cpu['stub_client']:.0f} / {cpu['stub_bots']:.0f}", file=out)

@@ -62,6 +62,8 @@ def test_bench_referee_writes_modes_and_start_ups_to_a_file(tmp_path: Path) -> N
     assert all(row["decisions"] > 0 for row in doc["in_process"].values())
     assert {k: v["count"] for k, v in doc["baselines"].items()} == {
         "bare stub": 5, "unix echo": 5, "same socket referee": 5, "same socket stub": 5}
+    assert set(doc["same_socket_cpu_us"]) == {
+        "referee_client", "referee_bots", "stub_client", "stub_bots"}
     assert set(doc["goals"]) == {"p50_vs_stub_same_socket", "p50_ms", "p99_ms"}
     assert doc["decision_vs_bare_stub"] > 0
     assert [s["bot"] for s in doc["startups"]] == ["builtin:random"]
