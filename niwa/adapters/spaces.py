@@ -82,8 +82,12 @@ class ActionSpace:
 
 @cache
 def _space(game: str, players: int) -> ActionSpace:
-    g = load(game)
-    acts, chance = g.action_space(players) or _sampled(g, players)
+    return space_of(load(game), players)
+
+
+def space_of(game: Game, players: int) -> ActionSpace:
+    """``game``'s space at ``players`` seats: its hook's, else the sampled fallback's."""
+    acts, chance = game.action_space(players) or _sampled(game, players)
     return ActionSpace(Codec(tuple(acts)), Codec(tuple(chance)))
 
 
