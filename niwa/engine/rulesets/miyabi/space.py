@@ -5,14 +5,15 @@ playouts."""
 
 from __future__ import annotations
 
-from niwa.engine.api import Action, Enumeration
+from niwa.engine.api import Enumeration
 from niwa.engine.rulesets.miyabi import rules
+from niwa.engine.rulesets.miyabi.actions import MiyabiAction, MiyabiChance
 
 
 def enumerate_actions(players: int) -> Enumeration:
     """The ``action_space`` plugin hook: every action, then every chance outcome."""
     kinds = rules.KIND_NAMES
-    acts: list[Action] = [{"type": "take", "shape": s, "object": o} for s, o in kinds]
+    acts: list[MiyabiAction] = [{"type": "take", "shape": s, "object": o} for s, o in kinds]
     acts.append({"type": "pass"})
     acts += [
         {"type": "place", "row": r, "col": c, "rotation": t}
@@ -20,5 +21,5 @@ def enumerate_actions(players: int) -> Enumeration:
         for c in range(1, rules.SIZE + 1)
         for t in range(4)
     ]
-    chance: list[Action] = [{"type": "deal", "shape": s, "object": o} for s, o in kinds]
+    chance: list[MiyabiChance] = [{"type": "deal", "shape": s, "object": o} for s, o in kinds]
     return acts, chance

@@ -5,17 +5,21 @@ playouts."""
 
 from __future__ import annotations
 
-from niwa.engine.api import Action, Enumeration
+from typing import Literal
+
+from niwa.engine.api import Enumeration
 from niwa.engine.rulesets.sakura import rules
+from niwa.engine.rulesets.sakura.actions import SakuraAction, SakuraChance
 
 
 def enumerate_actions(players: int) -> Enumeration:
     """The ``action_space`` plugin hook: every action, then every chance outcome."""
     cards = sorted({n for deck in rules.decks().values() for n in deck})
-    acts: list[Action] = [{"type": "play", "card": n} for n in cards]
+    acts: list[SakuraAction] = [{"type": "play", "card": n} for n in cards]
     # the supplier plays two different cards at once: one to the court (sakura.md)
     acts += [{"type": "play", "card": a, "court_card": b} for a in cards for b in cards if a != b]
-    directions = ("forward", "back")
-    acts += [{"type": t, "direction": d} for t in ("emperor", "painter") for d in directions]
-    chance: list[Action] = [{"type": t, "card": n} for t in ("draw", "reveal") for n in cards]
+    movers: tuple[Literal["emperor", "painter"], ...] = ("emperor", "painter")
+    directions: tuple[Literal["forward", "back"], ...] = ("forward", "back")
+    acts += [{"type": t, "direction": d} for t in movers for d in directions]
+    chance: list[SakuraChance] = [{"type": t, "card": n} for t in ("draw", "reveal") for n in cards]
     return acts, chance
