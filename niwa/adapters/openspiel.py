@@ -30,7 +30,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from niwa.adapters.features import SIZE, encode
 from niwa.adapters.outcome import reward_range, rewards
-from niwa.adapters.spaces import ENUMERATIONS, ActionSpace, action_space
+from niwa.adapters.spaces import ActionSpace, action_space, enumerated
 from niwa.engine.api import CHANCE, Game, State, canonical_json
 from niwa.engine.registry import games, load
 
@@ -223,5 +223,5 @@ def _register(name: str) -> None:
 
 
 for _name in games():
-    if _name in ENUMERATIONS and short_name(_name) not in pyspiel.registered_names():
+    if enumerated(_name) and short_name(_name) not in pyspiel.registered_names():
         _register(_name)

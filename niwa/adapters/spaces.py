@@ -2,24 +2,31 @@
 each with an index, derived from the rules data.
 
 Legal actions are JSON values that vary per state; RL frameworks want a fixed
-``Discrete(n)``. Each game has an enumeration here that covers every action its states
-can list at a given player count with default options (tests/adapters check it against
-random playouts); actions are matched by canonical JSON, as the engine matches them.
+``Discrete(n)``. A game gives its enumeration through its ``action_space`` plugin hook
+(niwa.engine.api.Game): every action its states can list at a given player count with
+default options (tests/adapters check it against random playouts). A game without one
+gets the actions :data:`FALLBACK_PLAYOUTS` seeded random playouts reach, with a warning
+that the space may miss rare actions (docs/rl.md). Actions are matched by canonical
+JSON, as the engine matches them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import combinations
 from typing import Any
 
-from niwa.engine.api import Action, canonical_json
-from niwa.engine.rulesets.blossom import rules as blossom
-from niwa.engine.rulesets.bonsai import rules as bonsai
-from niwa.engine.rulesets.miyabi import rules as miyabi
-from niwa.engine.rulesets.sakura import rules as sakura
+import structlog
+
+from niwa.engine.api import CHANCE, Action, Enumeration, Game, canonical_json
+from niwa.engine.registry import load
+
+log = structlog.get_logger(__name__)
+
+#: Random playouts a game without an ``action_space`` hook is enumerated by.
+FALLBACK_PLAYOUTS = 200
 
 #: How many action objects a codec remembers by identity before it starts afresh.
 SEEN_LIMIT = 50_000
@@ -73,134 +80,58 @@ class ActionSpace:
     chance: Codec
 
 
-Enumerate = Callable[[int], tuple[Iterable[Action], Iterable[Action]]]
-
-
-def _blossom(players: int) -> tuple[list[Action], list[Action]]:
-    kinds = blossom.KINDS
-    most = max(blossom.HAND_LIMIT, blossom.YARD_LIMIT)
-    sets = blossom.sub_multisets(blossom.FULL_DECK, 0, most)
-    yard = [list(m) for m in sets if 1 <= len(m) <= blossom.YARD_LIMIT]
-    acts: list[Action] = [{"type": "feed_down", "cards": m} for m in yard]
-    acts += [{"type": "feed_up", "card": k} for k in kinds]
-    acts += [{"type": "flip", "cards": m} for m in yard]
-    acts += [
-        {"type": "arrange", "kind": k, "count": c}
-        for k in kinds[1:]  # kinds[0] is the cherry, always arranged alone (blossom.md §6)
-        for c in range(1, blossom.YARD_LIMIT + 1)
-    ]
-    acts += [{"type": "arrange", "kind": kinds[0], "mode": m} for m in ("points", "draw")]
-    acts += [{"type": "cherry_draw"}, {"type": "cherry_stop"}]
-    acts += [{"type": "cherry_take", "kind": k} for k in kinds]
-    acts += [{"type": "draw", "from": "deck"}]
-    acts += [{"type": "draw", "from": "garden", "kind": k} for k in kinds]
-    acts += [
-        {"type": "mulligan", "cards": list(m)} for m in sets if len(m) <= blossom.HAND_LIMIT
-    ]
-    chance: list[Action] = [{"dealer": s} for s in range(players)]
-    chance += [{"card": k} for k in kinds]
-    return acts, chance
-
-
-def _sakura(players: int) -> tuple[list[Action], list[Action]]:
-    cards = sorted({n for deck in sakura.decks().values() for n in deck})
-    acts: list[Action] = [{"type": "play", "card": n} for n in cards]
-    # the supplier plays two different cards at once: one to the court (sakura.md)
-    acts += [{"type": "play", "card": a, "court_card": b} for a in cards for b in cards if a != b]
-    directions = ("forward", "back")
-    acts += [{"type": t, "direction": d} for t in ("emperor", "painter") for d in directions]
-    chance: list[Action] = [{"type": t, "card": n} for t in ("draw", "reveal") for n in cards]
-    return acts, chance
-
-
-def _miyabi(players: int) -> tuple[list[Action], list[Action]]:
-    kinds = miyabi.KIND_NAMES
-    acts: list[Action] = [{"type": "take", "shape": s, "object": o} for s, o in kinds]
-    acts.append({"type": "pass"})
-    acts += [
-        {"type": "place", "row": r, "col": c, "rotation": t}
-        for r in range(1, miyabi.SIZE + 1)
-        for c in range(1, miyabi.SIZE + 1)
-        for t in range(4)
-    ]
-    chance: list[Action] = [{"type": "deal", "shape": s, "object": o} for s, o in kinds]
-    return acts, chance
-
-
-def bonsai_reach(players: int) -> int:
-    """How far from the bud (in hex steps) a tile can ever lie: a tree is connected, so a
-    tile d steps away needs d tiles placed, and a player never holds more tiles than the
-    start gives plus, for every card of the deck, the most a slot gives with it plus the
-    card's own (a Master's) tiles (bonsai.md §2-§3)."""
-    start = max(len(t) for t in (*bonsai.STARTING_TILES, bonsai.SOLO_STARTING_TILES))
-    per_slot = max(len(s.take) + (1 if s.choice else 0) for s in bonsai.SLOTS)
-    deck = bonsai.deck_for(players)
-    return start + sum(n * (per_slot + len(bonsai.CARD_KINDS[k].tiles)) for k, n in deck.items())
-
-
-def bonsai_cells(players: int) -> list[tuple[int, int]]:
-    """Every doubled-width cell ``(u, v)`` (u + v even) within :func:`bonsai_reach` of the
-    bud, row by row from the bottom; cells of the pot in both its orientations (§6.7)
-    are left out."""
-    reach = bonsai_reach(players)
-    pot = {bonsai.coords(k) for k in bonsai.POT & bonsai.POT_FLIPPED}
-    bud = bonsai.coords(bonsai.BUD)
-    cells = []
-    for v in range(-reach, reach + 1):
-        for u in range(-2 * reach, 2 * reach + 1):
-            if (u + v) % 2 or max(abs(v), (abs(u) + abs(v)) // 2) > reach:
-                continue
-            cell = (u + bud[0], v + bud[1])
-            if cell not in pot:
-                cells.append(cell)
-    return cells
-
-
-def _bonsai(players: int) -> tuple[list[Action], list[Action]]:
-    tiles = bonsai.TILES
-    cells = bonsai_cells(players)
-    acts: list[Action] = []
-    for i, slot in enumerate(bonsai.SLOTS):
-        if slot.choice:
-            acts += [{"type": "meditate", "slot": i + 1, "tile": tiles[t]} for t in slot.choice]
-        else:
-            acts.append({"type": "meditate", "slot": i + 1})
-    acts += [{"type": "cultivate"}, {"type": "end_placing"}, {"type": "flip_pot"}]
-    acts += [{"type": "choose_tile", "tile": t} for t in tiles]
-    acts += [{"type": "discard", "tile": t} for t in tiles]
-    acts += [{"type": t, "goal": g} for t in ("claim", "renounce") for g in bonsai.GOAL_ORDER]
-    acts += [{"type": "place", "tile": t, "cell": [u, v]} for u, v in cells for t in tiles]
-    acts += [{"type": "remove", "cell": [u, v]} for u, v in cells]
-    combos = combinations(bonsai.COLOURS, bonsai.GOAL_COLOURS_IN_PLAY)
-    chance: list[Action] = [{"type": "goals", "colours": list(c)} for c in combos]
-    chance += [{"type": "reveal", "card": k} for k in bonsai.KIND_ORDER]
-    return acts, chance
-
-
-#: The games with an action space, by registered name.
-ENUMERATIONS: dict[str, Enumerate] = {
-    "blossom": _blossom,
-    "sakura": _sakura,
-    "miyabi": _miyabi,
-    "bonsai": _bonsai,
-}
-
-
 @cache
 def _space(game: str, players: int) -> ActionSpace:
-    acts, chance = ENUMERATIONS[game](players)
+    return space_of(load(game), players)
+
+
+def space_of(game: Game, players: int) -> ActionSpace:
+    """``game``'s space at ``players`` seats: its hook's, else the sampled fallback's."""
+    acts, chance = game.action_space(players) or _sampled(game, players)
     return ActionSpace(Codec(tuple(acts)), Codec(tuple(chance)))
 
 
+def _sampled(game: Game, players: int) -> Enumeration:
+    """The fallback: every action and chance outcome seen in seeded random playouts, in
+    canonical-JSON order (so the indices are the same on every run)."""
+    log.warning(
+        "action_space.sampled", game=game.info.name, players=players,
+        playouts=FALLBACK_PLAYOUTS,
+        why="the game has no action_space hook: rare actions may be missing from the space",
+    )
+    rng = random.Random(0)
+    acts: dict[str, Action] = {}
+    chance: dict[str, Action] = {}
+    for _ in range(FALLBACK_PLAYOUTS):
+        state = game.new_game(players)
+        while not state.is_over():
+            movers = state.to_move()
+            if movers == (CHANCE,):
+                for outcome, _p in state.chance_outcomes():
+                    chance.setdefault(canonical_json(outcome), outcome)
+                state.apply({CHANCE: state.sample_chance(rng)})
+                continue
+            joint = {}
+            for seat in movers:
+                legal = state.legal_actions(seat)
+                for a in legal:
+                    acts.setdefault(canonical_json(a), a)
+                joint[seat] = legal[rng.randrange(len(legal))]
+            state.apply(joint)
+    return [acts[k] for k in sorted(acts)], [chance[k] for k in sorted(chance)]
+
+
 def action_space(game: str, players: int, options: Mapping[str, Any] | None = None) -> ActionSpace:
-    """The action space of ``game`` at ``players`` seats; only default options are
-    covered (an option can add actions no enumeration here lists)."""
-    if game not in ENUMERATIONS:
-        known = ", ".join(sorted(ENUMERATIONS))
-        raise ValueError(
-            f"no action space for {game!r} (adapters cover {known}): add an enumeration "
-            "to niwa.adapters.spaces.ENUMERATIONS"
-        )
+    """The action space of the registered game ``game`` at ``players`` seats; only
+    default options are covered (an option can add actions no enumeration lists)."""
     if options:
         raise ValueError("the adapters cover default options only; pass no options")
+    load(game).info.validate(players, None)
     return _space(game, players)
+
+
+def enumerated(game: str) -> bool:
+    """Whether ``game`` lists its own action space (the hook) rather than the sampled
+    fallback's."""
+    g = load(game)
+    return g.action_space(g.info.min_players) is not None

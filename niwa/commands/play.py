@@ -16,7 +16,7 @@ from niwa.bots.manifest import ManifestError
 from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
 from niwa.commands.replay import read_replay, write_html
-from niwa.engine import CHANCE, State
+from niwa.engine import CHANCE, State, describe_move
 from niwa.referee import cgroups
 from niwa.referee.clock import TimeControl
 from niwa.referee.logs import configure_cli_logging
@@ -202,7 +202,7 @@ class Narrator:
             self.shown_start = True
         for move in step.moves:
             who = "chance" if move.seat == CHANCE else f"seat {move.seat} ({self.names[move.seat]})"
-            line = f"{step.index:>4}  {who}: {before.describe(move.seat, move.action)}"
+            line = f"{step.index:>4}  {who}: {describe_move(before, move.seat, move.action)}"
             if move.seat != CHANCE and move.status != "OK":
                 why = f"; {printable(move.detail, DETAIL_SHOWN)}" if move.detail else ""
                 line += f"  [{move.status}: default move{why}]"

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from niwa import engine
 from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
-from niwa.engine import CHANCE, canonical_json
+from niwa.engine import CHANCE, canonical_json, describe_move
 from niwa.ladder.client import CallFailed, LadderClient, ReplayMismatch, checked_replay
 from niwa.referee import replay as replays
 from niwa.referee.ask import ask_again_sync
@@ -207,9 +207,9 @@ def _sha256(path: str) -> str:
 
 def _move_line(step: Step, move: Move, before: engine.State, names: list[str]) -> str:
     if move.seat == CHANCE:
-        return f"{step.index:>4}  chance: {before.describe(CHANCE, move.action)}"
+        return f"{step.index:>4}  chance: {describe_move(before, CHANCE, move.action)}"
     line = f"{step.index:>4}  seat {move.seat} ({names[move.seat]}): "
-    line += before.describe(move.seat, move.action)
+    line += describe_move(before, move.seat, move.action)
     if move.status != "OK":
         detail = f": {printable(move.detail, DETAIL_SHOWN)}" if move.detail else ""
         line += f"  [{move.status}{detail}]"
@@ -285,7 +285,7 @@ def _show_step(replay: Replay, at: int, seat: int | None, names: list[str], out:
             print(f"seat {move.seat} chose among {len(legal)}:", file=out)
             for i, action in enumerate(legal):
                 mark = "->" if action == move.action else "  "
-                print(f"  {mark} {i:>3}  {canonical_json(action)}", file=out)
+                print(f"  {mark} {i:>3}  {describe_move(before, move.seat, action)}", file=out)
         print(_move_line(step, move, before, names), file=out)
         if move.debug:
             print(f"seat {move.seat} debug:", file=out)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 #: The pseudo-seat that moves when chance (a shuffle, a draw, a die) is pending.
@@ -233,13 +234,37 @@ class State(ABC):
     def render(self, seat: int | None = None) -> str:
         """A text picture of the table as ``seat`` sees it (``None``: spectator)."""
 
-    @abstractmethod
     def describe(self, seat: int, action: Action) -> str:
-        """A short human sentence for ``seat`` taking ``action`` (CHANCE included)."""
+        """A short human sentence for ``seat`` taking ``action`` (CHANCE included).
+
+        Plugin hook "readable moves": ``niwa play``, ``niwa replay show``, the viewer and
+        illegal-move messages show a move through :func:`describe_move`. Fallback: the
+        action's canonical JSON."""
+        return canonical_json(action)
+
+
+#: Plugin hook types (docs/adding-a-game.md). A position's value per seat, each in [0, 1].
+Evaluation: TypeAlias = Callable[[State], list[float]]
+#: A test of a state with chance pending (e.g. "this outcome is hidden from me").
+ChanceTest: TypeAlias = Callable[[State], bool]
+#: A fresh determinization per call, hidden parts dealt again from the generator.
+Dealer: TypeAlias = Callable[[Rng], State]
+#: Every decision and every chance outcome a game can list at one player count.
+Enumeration: TypeAlias = tuple[Sequence[Action], Sequence[Action]]
 
 
 class Game(ABC):
-    """A registered game: its info, and the factories for its states."""
+    """A registered game: its info, and the factories for its states.
+
+    Besides the three abstract factories, a game may override the optional *plugin
+    hooks* below (docs/architecture.md, "Plugin hooks"; docs/adding-a-game.md). Each
+    returns None here, and the caller then uses a generic fallback that works for any
+    game; nothing outside the game's own package names the game.
+
+    Typed actions and phases are a convention, not a hook: a game's ``actions.py``
+    spells its actions as a ``TypedDict`` union and its phases as an ``enum.StrEnum``
+    (a ``StrEnum`` member is a ``str``, so observations and replays keep their JSON).
+    """
 
     info: GameInfo
 
@@ -255,6 +280,48 @@ class Game(ABC):
     def determinize(self, observation: Mapping[str, JSON], seat: int, rng: Rng) -> State:
         """A full state consistent with what ``seat`` saw in ``observation``; the
         hidden parts are sampled with ``rng``."""
+
+    # -- optional plugin hooks: None means "use the generic fallback" --------------
+
+    def renderer_asset(self) -> Traversable | None:
+        """The replay viewer's renderer: a JavaScript module shipped as package data of
+        the game's package (``importlib.resources.files(__package__) / "viewer.js"``).
+        The web server serves it at ``/games/<name>/viewer.js`` and the viewer
+        ``import()``s it; it exports ``render(container, observation, payload)``.
+        Fallback: the generic renderer draws :meth:`State.render`'s text and the
+        observation as a tree."""
+        return None
+
+    def heuristic(self) -> Evaluation | None:
+        """A position evaluation for the built-in bots (greedy picks by it, MCTS values
+        its leaves with it). Fallback: random playouts to the end of the game."""
+        return None
+
+    def blind_to_chance(self) -> ChanceTest | None:
+        """For :meth:`heuristic`'s evaluation: whether the chance pending in a state
+        cannot change its value (cards dealt into hands it does not read), so a search
+        may value the position as it stands. Fallback: every outcome matters."""
+        return None
+
+    def action_space(self, players: int) -> Enumeration | None:
+        """``(actions, chance outcomes)``: every action and chance outcome a state of
+        this game can list at ``players`` seats with default options, each once, for
+        the RL adapters' fixed ``Discrete(n)``. Fallback: the adapters enumerate the
+        actions random playouts reach, and log that the space may be incomplete."""
+        return None
+
+    def unseen_chance(self, seat: int) -> ChanceTest | None:
+        """Whether the chance outcome pending in a state is one ``seat`` will not see (a
+        card dealt to another hand, set aside face down). The search then does not
+        branch on it. Fallback: every outcome is treated as seen."""
+        return None
+
+    def redealer(self, base: State, seat: int) -> Dealer | None:
+        """Fast determinizations like ``base`` (made by :meth:`determinize` for
+        ``seat``, never asked for legal actions): each call copies it and deals the
+        hidden parts again, with :meth:`determinize`'s distribution. Fallback: the
+        search calls :meth:`determinize` per iteration."""
+        return None
 
 
 def envelope(
@@ -324,6 +391,15 @@ def canonical_json(value: JSON) -> str:
         return "".join(_SPELL(value, 0))
     except RecursionError:  # a circular value, or one nested too deep: json's own
         return _CANONICAL.encode(value)  # encoder refuses it as it always has
+
+
+def describe_move(state: State, seat: int, action: Action) -> str:
+    """The readable form of a move wherever one is shown; a game whose
+    :meth:`State.describe` fails on an odd action still shows it, as canonical JSON."""
+    try:
+        return state.describe(seat, action)
+    except Exception:  # a description is for people: never let it break the caller
+        return canonical_json(action)
 
 
 def state_hash(state: State) -> str:

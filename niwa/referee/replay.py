@@ -35,7 +35,7 @@ from types import TracebackType, UnionType
 from typing import IO, Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from niwa import engine
-from niwa.engine import CHANCE, JSON, Action, Game, State, canonical_json
+from niwa.engine import CHANCE, JSON, Action, Game, State, canonical_json, describe_move
 from niwa.referee.failures import Failure
 from niwa.referee.text import printable
 
@@ -795,7 +795,8 @@ def recorded_joint(step: Step, state: State) -> dict[int, Action]:
             who = "chance" if m.seat == CHANCE else f"seat {m.seat}"
             raise ReplayError(
                 f"step {step.index}: the recorded move is illegal: {who} cannot play "
-                f"{printable(wanted, 200)} here ({len(options)} legal)"
+                f"{printable(describe_move(state, m.seat, m.action), 200)} here "
+                f"({printable(wanted, 200)}; {len(options)} legal)"
             )
         joint[m.seat] = found
     return joint

@@ -28,6 +28,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from niwa import engine
 from niwa.ladder import health, metrics
 from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.health import StoreCheck
@@ -38,7 +39,7 @@ from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView
 from niwa.referee import replay as replay_file
 from niwa.web import events, plots
 from niwa.web.offline import embed_json
-from niwa.web.replay_view import replay_payload
+from niwa.web.replay_view import RENDERER_URL, replay_payload
 from niwa.web.security import SecurityHeaders
 from niwa.web.tallies import Tallies
 
@@ -204,8 +205,19 @@ def create_app(
         after = number(request, "after", 0, 0, MAX_ID)
         return site.streams.respond(site.reads, game, after)
 
+    def renderer_module(request: Request) -> Response:
+        """A game's viewer renderer, from its package (Game.renderer_asset)."""
+        name = request.path_params["game"]
+        if name not in engine.games():
+            raise HTTPException(404, f"no game {name!r} is registered")
+        asset = engine.load(name).renderer_asset()
+        if asset is None:
+            raise HTTPException(404, f"{name} ships no renderer: the viewer draws it generically")
+        return Response(asset.read_bytes(), media_type="text/javascript")
+
     routes = [
         Route("/", index),
+        Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module),
         Route("/games/{game}", leaderboard),
         Route("/bots/{bot_id:int}", bot_page),
         Route("/matches", match_list),

@@ -22,6 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from niwa.engine import games, load
+
 STATIC_DIR = Path(__file__).parent / "static"
 #: The viewer's entry module, relative to STATIC_DIR.
 ENTRY = "viewer.js"
@@ -66,9 +68,13 @@ def _module(name: str, source: str) -> tuple[list[str], str]:
 
 
 @cache
-def bundle(entry: str = ENTRY, static: Path = STATIC_DIR) -> str:
+def bundle(
+    entry: str = ENTRY, static: Path = STATIC_DIR, extra: tuple[tuple[str, str], ...] = ()
+) -> str:
     """Every module ``entry`` needs (in ``static``), each after the modules it imports,
-    as one script that leaves them in ``__modules`` by path."""
+    as one script that leaves them in ``__modules`` by path; ``extra``: more modules as
+    (path, source), a game's renderer (read from its package, not from ``static``)."""
+    given = dict(extra)
     done: dict[str, str] = {}
     visiting: set[str] = set()
 
@@ -78,13 +84,18 @@ def bundle(entry: str = ENTRY, static: Path = STATIC_DIR) -> str:
         if name in visiting:
             raise BundleError(f"{name}: an import cycle")
         visiting.add(name)
-        deps, wrapped = _module(name, (static / name).read_text(encoding="utf-8"))
+        source = given.get(name)
+        if source is None:
+            source = (static / name).read_text(encoding="utf-8")
+        deps, wrapped = _module(name, source)
         for dep in deps:
             visit(dep)
         done[name] = wrapped
         visiting.discard(name)
 
     visit(entry)
+    for name, _source in extra:
+        visit(name)
     return "const __modules = {};\n" + "\n".join(done.values())
 
 
@@ -98,11 +109,23 @@ def embed_json(value: Any) -> str:
     return text
 
 
+#: The bundle's name for the game's renderer: beside svg.js, as on the served site.
+RENDERER = "games/renderer.js"
+
 _BOOT = """
 const payload = JSON.parse(document.getElementById("niwa-payload").textContent);
 window.niwaViewer = __modules["viewer.js"].mountViewer(
-  document.getElementById("niwa-viewer"), payload);
+  document.getElementById("niwa-viewer"), payload, __modules["games/renderer.js"]);
 """
+
+
+def _renderer(payload: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The game's renderer module as an extra for :func:`bundle`, if it ships one."""
+    name = payload.get("game")
+    if not payload.get("renderer") or name not in games():
+        return ()
+    asset = load(name).renderer_asset()
+    return () if asset is None else ((RENDERER, asset.read_text(encoding="utf-8")),)
 
 
 def _sha256(text: str) -> str:
@@ -112,7 +135,8 @@ def _sha256(text: str) -> str:
 def offline_html(payload: dict[str, Any], static: Path = STATIC_DIR) -> str:
     """The viewer for ``payload`` (niwa.web.replay_view.replay_payload) as one HTML page;
     ``static``: another copy of niwa/web/static (a benchmark's baseline)."""
-    script = "(() => {\n\"use strict\";\n" + bundle(ENTRY, static) + _BOOT + "})();\n"
+    code = bundle(ENTRY, static, _renderer(payload))
+    script = "(() => {\n\"use strict\";\n" + code + _BOOT + "})();\n"
     style = (static / "viewer.css").read_text(encoding="utf-8")
     if "</" in script or "</" in style:  # would end the element early: none is written so
         raise BundleError("the viewer's script or style holds '</'")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from niwa.engine import CHANCE, JSON, State, canonical_json
+from niwa.engine import CHANCE, JSON, Game, State, canonical_json, describe_move
 from niwa.referee import replay as replays
 from niwa.referee.replay import Move, Replay, ReplayError
 
@@ -91,7 +91,8 @@ def _views(state: State, players: int) -> list[dict[str, JSON]]:
 def _move(move: Move, before: State) -> dict[str, JSON]:
     """A move as the viewer lists it: described, timed, and for a decision the legal
     actions it was chosen among (canonical JSON, at most LEGAL_SHOWN)."""
-    out: dict[str, JSON] = {"seat": move.seat, "text": before.describe(move.seat, move.action)}
+    text = describe_move(before, move.seat, move.action)
+    out: dict[str, JSON] = {"seat": move.seat, "text": text}
     if move.seat == CHANCE:
         return out
     chosen = canonical_json(move.action)
@@ -135,13 +136,28 @@ def _result(replay: Replay) -> dict[str, JSON] | None:
     }
 
 
-def _frame(state: State, ops: list[list[Op] | None] | None) -> dict[str, JSON]:
-    return {
+def _frame(state: State, ops: list[list[Op] | None] | None, texts: bool) -> dict[str, JSON]:
+    """A frame; with ``texts`` (a game without a renderer) also :meth:`State.render`'s
+    picture for the spectator and each seat, which the generic renderer shows."""
+    frame: dict[str, JSON] = {
         "to_move": list(state.to_move()),
         "over": state.is_over(),
         "ops": ops,
         "moves": [],
     }
+    if texts:
+        players = len(ops) - 1 if ops else 0
+        frame["text"] = [state.render(None), *(state.render(s) for s in range(players))]
+    return frame
+
+
+#: Where the web front serves a game's renderer module (niwa.web.app).
+RENDERER_URL = "/static/games/{game}.js"
+
+
+def renderer_url(game: Game) -> str | None:
+    """The URL of ``game``'s renderer module, or None: the viewer's generic one."""
+    return RENDERER_URL.format(game=game.info.name) if game.renderer_asset() else None
 
 
 def _seat_ops(spectator: list[Op], seats: list[list[Op]]) -> list[list[Op] | None]:
@@ -162,16 +178,18 @@ def replay_payload(replay: Replay) -> dict[str, JSON]:
     views = _views(state, h.players)
     first = views[0]
     start: list[list[Op] | None] = [[[[], first]], *(diff(first, v) for v in views[1:])]
-    frames = [_frame(state, start)]
+    renderer = renderer_url(game)
+    frames = [_frame(state, start, renderer is None)]
     for step, before, after in replays.states(replay, game):
         frames[-1]["moves"] = [_move(m, before) for m in step.moves]
         now = _views(after, h.players)
         ops = [diff(old, new) for old, new in zip(views, now, strict=True)]
-        frames.append(_frame(after, _seat_ops(ops[0], ops[1:])))
+        frames.append(_frame(after, _seat_ops(ops[0], ops[1:]), renderer is None))
         views = now
     return {
         "format": FORMAT,
         "game": h.game,
+        "renderer": renderer,
         "version": h.version,
         "players": h.players,
         "seed": str(h.seed),  # a string: JSON numbers in the browser keep 53 bits

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from niwa import engine
-from niwa.adapters.spaces import action_space, bonsai_cells, bonsai_reach
+from niwa.adapters.spaces import action_space
+from niwa.engine.rulesets.bonsai.space import cells as bonsai_cells
+from niwa.engine.rulesets.bonsai.space import reach as bonsai_reach
 from niwa.engine.testing.checks import every_state
 from tests.adapters.playouts import TABLES
 
@@ -36,8 +38,8 @@ def test_an_action_outside_the_space_is_a_key_error_naming_it() -> None:
         action_space("miyabi", 2).actions.index({"type": "teleport"})
 
 
-def test_a_game_without_an_enumeration_is_refused_with_the_fix() -> None:
-    with pytest.raises(ValueError, match="ENUMERATIONS"):
+def test_an_unregistered_game_is_refused_naming_the_registered_ones() -> None:
+    with pytest.raises(LookupError, match="registered games"):
         action_space("chess", 2)
 
 

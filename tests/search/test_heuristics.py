@@ -10,13 +10,14 @@ import pytest
 
 from niwa import engine
 from niwa.bots import heuristics
-from niwa.bots.heuristics import blossom, relative_values
-from niwa.bots.heuristics import sakura as heuristics_sakura
+from niwa.bots.heuristics import relative_values
+from niwa.engine.rulesets.blossom import heuristic as blossom
 from niwa.engine.rulesets.blossom.scoring import flower_value
 from niwa.engine.rulesets.blossom.state import BlossomState
 from niwa.engine.rulesets.bonsai.rules import LEAF, WOOD
 from niwa.engine.rulesets.bonsai.state import BonsaiState
 from niwa.engine.rulesets.bonsai.tree import is_stuck, legal_cells
+from niwa.engine.rulesets.sakura import heuristic as heuristics_sakura
 from tests.search.helpers import random_game
 
 GAMES = engine.games()
@@ -110,7 +111,7 @@ def test_a_full_memo_starts_over_rather_than_growing() -> None:
 def test_a_value_kept_in_a_memo_equals_one_worked_out_afresh(name: str, memo: str) -> None:
     # Kept across the positions of several games, as in a bot's search, the memo would
     # hand back a stale part if its key missed something the part depends on.
-    module = importlib.import_module(f"niwa.bots.heuristics.{name}")
+    module = importlib.import_module(f"niwa.engine.rulesets.{name}.heuristic")
     table: heuristics.Memo[object, object] = getattr(module, memo)
     for players in player_counts(name):
         for seed in range(3):

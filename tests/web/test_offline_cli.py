@@ -12,8 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from niwa import engine
 from niwa.cli import main
-from niwa.web.offline import bundle, embed_json, offline_html
+from niwa.web.offline import (
+    ENTRY,
+    RENDERER,
+    STATIC_DIR,
+    _renderer,
+    bundle,
+    embed_json,
+    offline_html,
+)
 from niwa.web.replay_view import MAX_STEPS
 from tests.web.matches import play
 
@@ -64,10 +73,12 @@ def test_a_hostile_bot_name_adds_no_element_to_the_page(replay_file: Path) -> No
     assert "</script><script>alert" not in page
 
 
-def test_every_module_joins_into_one_script_with_each_game_renderer() -> None:
-    script = bundle()
-    for name in ("svg.js", "viewer.js", *(f"games/{g}.js" for g in
-                                          ("blossom", "sakura", "bonsai", "miyabi"))):
+@pytest.mark.parametrize("game", engine.games())
+def test_every_module_joins_into_one_script_with_the_games_renderer_from_its_package(
+    game: str,
+) -> None:
+    script = bundle(ENTRY, STATIC_DIR, _renderer({"game": game, "renderer": "served"}))
+    for name in ("svg.js", "viewer.js", "generic.js", RENDERER):
         assert f'__modules["{name}"] = ' in script
     assert "\nimport " not in script and "\nexport " not in script
 

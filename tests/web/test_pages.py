@@ -251,3 +251,15 @@ def test_the_bot_page_labels_its_leaderboard_elo_and_its_running_elo(
     assert f'<td class="num">{fit.group(1)}</td>' in leaderboard.split("</tr>")[0]
     # the running Elo is the stored per-match rating, where the plotted line ends
     assert running.group(1) == ending.group(1) == f"{stored:.0f}" == f"{history[-1].elo:.0f}"
+
+
+def test_a_games_renderer_is_served_from_its_package_as_javascript(client: TestClient) -> None:
+    reply = client.get("/static/games/blossom.js")
+    assert reply.status_code == 200
+    assert reply.headers["content-type"].startswith("text/javascript")
+    assert "export function draw" in reply.text
+
+
+def test_an_unregistered_games_renderer_is_a_404_naming_it(client: TestClient) -> None:
+    reply = client.get("/static/games/chess.js")
+    assert reply.status_code == 404 and "chess" in reply.text

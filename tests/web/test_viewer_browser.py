@@ -23,8 +23,11 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
 
+from niwa import engine
 from niwa.cli import main
 from niwa.referee import replay as replays
+from niwa.web.offline import offline_html
+from niwa.web.replay_view import replay_payload
 from tests.polling import PATIENCE_S
 from tests.web.browser import console_errors, go_offline, png_colours
 from tests.web.matches import GAMES, play
@@ -251,4 +254,23 @@ def test_every_seat_count_draws_without_console_errors(
             select.select_by_value("" if seat is None else str(seat))
             assert current(browser) == (step, seat)  # the keys stepped, the seat is chosen
             assert browser.find_elements(By.CSS_SELECTOR, ".nv-board svg [data-seat]")
+    assert console_errors(browser) == []
+
+
+def test_a_game_without_a_renderer_shows_its_text_picture_and_observation_tree(
+    browser: webdriver.Chrome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = GAMES[0]
+    replay_path = play(game, tmp_path)
+    monkeypatch.setattr(engine.load(game), "renderer_asset", lambda: None)
+    payload = replay_payload(replays.read(replay_path))
+    assert payload["renderer"] is None
+    page = tmp_path / "generic.html"
+    page.write_text(offline_html(payload))
+    open_viewer(browser, page, "#step=3&seat=1")
+    replay = replays.read(replay_path)
+    before = next(b for s, b, _ in replays.states(replay) if s.index == 3)
+    shown = browser.find_element(By.CSS_SELECTOR, ".nv-board .nv-generic pre").text
+    assert shown == before.render(1).strip()
+    assert browser.find_elements(By.CSS_SELECTOR, ".nv-board .nv-generic details summary")
     assert console_errors(browser) == []

@@ -33,7 +33,10 @@ class GreedyBot:
         self.game = engine.load(game.game)
         self.evaluate = heuristics.for_game(game.game)
         if self.evaluate is None:
-            raise RuntimeError(f"builtin:greedy has no evaluation for {game.game!r}")
+            raise RuntimeError(
+                f"builtin:greedy has no evaluation for {game.game!r}: the game has no "
+                "heuristic hook (Game.heuristic); play builtin:mcts, which uses playouts"
+            )
 
     def act(self, turn: Turn) -> Reply:
         assert self.game is not None and self.evaluate is not None, "start() was not called"

@@ -1,12 +1,10 @@
 // The replay viewer: mountViewer(root, payload) draws the match of a payload made by
 // niwa/web/replay_view.py, one frame per step, as any seat or the spectator saw it.
 // Everything from the replay (bot names, notes, debug text) goes in as textContent.
-import * as blossom from "./games/blossom.js";
-import * as sakura from "./games/sakura.js";
-import * as bonsai from "./games/bonsai.js";
-import * as miyabi from "./games/miyabi.js";
+// The board is drawn by the game's own renderer module, which the page loads from the
+// payload's `renderer` URL (boot.js) and hands in; without one, generic.js draws it.
+import * as generic from "./generic.js";
 
-const RENDERERS = { blossom, sakura, bonsai, miyabi };
 const PLAY_INTERVAL_MS = 400;
 // Legal lists up to this long are shown open; longer ones are built when opened.
 const SHORT_LIST = 12;
@@ -89,8 +87,7 @@ function parseHash() {
   return { step: Number.isNaN(step) ? null : step, seat: seat === null || seat === "" ? null : Number(seat) };
 }
 
-export function mountViewer(root, payload) {
-  const renderer = RENDERERS[payload.game];
+export function mountViewer(root, payload, renderer = generic) {
   const frames = new Frames(payload.frames);
   const last = payload.frames.length - 1;
   const state = { step: 0, seat: null, timer: null };
@@ -216,7 +213,7 @@ export function mountViewer(root, payload) {
     state.step = step;
     const views = frames.at(step);
     const view = state.seat === null ? views[0] : views[state.seat + 1];
-    board.replaceChildren(renderer ? renderer.draw(view, payload) : node("p", { text: `no renderer for ${payload.game}` }));
+    board.replaceChildren(renderer.draw(view, payload, { step, seat: state.seat }));
     side.replaceChildren(...movesPanel(step));
     jump.value = String(step);
     scrubber.value = String(step);

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from niwa.engine.api import JSON, Game, GameInfo, Option, OptionError, Rng
+from niwa.engine.plugin import PackagedHooks
 from niwa.engine.rulesets.blossom import codec, views
 from niwa.engine.rulesets.blossom.rules import VERSION
 from niwa.engine.rulesets.blossom.state import BlossomState
@@ -47,7 +48,9 @@ INFO = GameInfo(
 )
 
 
-class BlossomGame(Game):
+class BlossomGame(PackagedHooks, Game):
+    """Its plugin hooks are the modules beside this one (niwa.engine.plugin)."""
+
     info = INFO
 
     def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> BlossomState:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from niwa.engine.api import JSON, Game, GameInfo, Option, Rng, State
+from niwa.engine.plugin import PackagedHooks
 from niwa.engine.rulesets.bonsai import views
 from niwa.engine.rulesets.bonsai.rules import OPTION_DEFAULTS, SOLO_LEVELS, SOLO_SCENARIOS, VERSION
 from niwa.engine.rulesets.bonsai.state import BonsaiState
@@ -47,7 +48,9 @@ OPTIONS = (
 )
 
 
-class BonsaiGame(Game):
+class BonsaiGame(PackagedHooks, Game):
+    """Its plugin hooks are the modules beside this one (niwa.engine.plugin)."""
+
     info = GameInfo(
         name="bonsai",
         version=VERSION,

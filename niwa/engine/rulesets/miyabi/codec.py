@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from niwa.engine.api import JSON
+from niwa.engine.rulesets.miyabi.actions import Phase
 from niwa.engine.rulesets.miyabi.garden import Garden
 from niwa.engine.rulesets.miyabi.rules import (
     KIND_BY_NAMES,
@@ -128,9 +129,10 @@ def _build(d: Mapping[str, Any], blank: Blank) -> MiyabiState:
     rules = rules_for(players, d["options"])
     s = blank(rules, players)
     s.round, s.start = int(d["round"]), int(d["start_player"])
-    s.phase, s.current = str(d["phase"]), int(d["current"])
-    if s.phase not in PHASES:
-        raise ValueError(f"unknown phase {s.phase!r}")
+    phase, s.current = str(d["phase"]), int(d["current"])
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r}")
+    s.phase = Phase(phase)
     chosen = d["chosen"]
     s.chosen = -1 if chosen is None else kind_from_json(chosen)
     s.to_deal = [int(d["to_deal"][shape]) for shape in SHAPES]

@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 from niwa.engine.api import JSON, Game, GameInfo, Rng
+from niwa.engine.plugin import PackagedHooks
 from niwa.engine.rulesets.miyabi import views
 from niwa.engine.rulesets.miyabi.rules import OPTIONS, VERSION, Rules, rules_for
 from niwa.engine.rulesets.miyabi.state import MiyabiState
@@ -24,7 +25,9 @@ INFO = GameInfo(
 )
 
 
-class MiyabiGame(Game):
+class MiyabiGame(PackagedHooks, Game):
+    """Its plugin hooks are the modules beside this one (niwa.engine.plugin)."""
+
     info = INFO
 
     def new_game(self, players: int, options: Mapping[str, Any] | None = None) -> MiyabiState:

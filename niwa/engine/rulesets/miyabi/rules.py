@@ -16,6 +16,7 @@ from importlib.resources import files
 from typing import Any, Final
 
 from niwa.engine.api import Option, OptionError, canonical_json
+from niwa.engine.rulesets.miyabi.actions import Phase
 from niwa.engine.snapshot import SnapshotFormat, data_digest
 
 #: The rules version: snapshots and observations carry it (``game`` is name@version).
@@ -24,7 +25,7 @@ VERSION = "miyabi@2"
 DATA_FILES = ("board.json", "tiles.json", "config.json")
 #: The phases of a game: the round's tiles are dealt (chance), a seat takes a tile or
 #: passes, then places it; ``over`` after the last round (miyabi.md §5.1).
-PHASES = ("deal", "choose", "place", "over")
+PHASES = tuple(Phase)
 
 #: The stamp on every snapshot: game, rules version, SHA-256 of the data files.
 SNAPSHOT: Final = SnapshotFormat(

@@ -8,11 +8,14 @@ from functools import cache
 from typing import Any
 
 from niwa.engine.api import JSON, Game, GameInfo, Rng
+from niwa.engine.plugin import PackagedHooks
 from niwa.engine.rulesets.sakura import codec, rules, views
 from niwa.engine.rulesets.sakura.state import SakuraState
 
 
-class SakuraGame(Game):
+class SakuraGame(PackagedHooks, Game):
+    """Its plugin hooks are the modules beside this one (niwa.engine.plugin)."""
+
     info = GameInfo(
         name="sakura",
         version=rules.VERSION,

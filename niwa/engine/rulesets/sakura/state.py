@@ -18,6 +18,7 @@ from typing import Any, Final
 from niwa.engine.actions import LegalActions, same_json
 from niwa.engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State, share_json
 from niwa.engine.rulesets.sakura import codec, render, rules, views, views_json
+from niwa.engine.rulesets.sakura.actions import Phase
 from niwa.engine.rulesets.sakura.garden import GATE, Garden, set_up
 from niwa.engine.rulesets.sakura.rules import (
     CHOICE_ACTIONS,
@@ -32,17 +33,19 @@ from niwa.engine.rulesets.sakura.rules import (
 )
 from niwa.engine.rulesets.sakura.scoring import final_places, rewards_for
 
-DEAL: Final = "deal"
-CHOOSE: Final = "choose"
-COURT: Final = "court"
-RESOLVE: Final = "resolve"
-DRAW: Final = "draw"
-OVER: Final = "over"
+DEAL: Final = Phase.DEAL
+CHOOSE: Final = Phase.CHOOSE
+COURT: Final = Phase.COURT
+RESOLVE: Final = Phase.RESOLVE
+DRAW: Final = Phase.DRAW
+OVER: Final = Phase.OVER
 
 #: Phases whose chance node deals a card to a seat (its hand: only it sees the card).
 DRAWING: Final = frozenset({DEAL, DRAW})
 #: ``to_move`` of the phases that need nothing else to say it.
-_FIXED_TO_MOVE: Final = {DEAL: (CHANCE,), DRAW: (CHANCE,), COURT: (CHANCE,), OVER: ()}
+_FIXED_TO_MOVE: Final[dict[str, tuple[int, ...]]] = {
+    DEAL: (CHANCE,), DRAW: (CHANCE,), COURT: (CHANCE,), OVER: ()
+}
 
 GARDEN_STEP: Final = "garden"
 PAINTER_STEP: Final = "painter"
@@ -76,7 +79,9 @@ share_json([*_DRAW_OUTCOMES.values(), *_REVEAL_OUTCOMES.values(), *_PLAYS.values
 #: The phases in which someone (or chance) is to move.
 _MOVING: Final = frozenset({DEAL, CHOOSE, COURT, RESOLVE, DRAW})
 #: The chance outcomes of each chance phase.
-_OUTCOMES_OF: Final = {DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES}
+_OUTCOMES_OF: Final[dict[str, dict[int, dict[str, object]]]] = {
+    DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES
+}
 _BY_CARD: Final = itemgetter(1)
 _PLAY_OF: Final = _PLAYS.__getitem__
 #: Per outcome type, the shared outcomes by identity (they live as long as the module):

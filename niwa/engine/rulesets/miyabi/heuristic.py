@@ -17,8 +17,8 @@ with a logistic of scale 10 points (one first-place majority).
 
 from __future__ import annotations
 
-from niwa.bots.heuristics import Memo, relative_values
 from niwa.engine import State
+from niwa.engine.evaluation import Memo, relative_values
 from niwa.engine.rulesets.miyabi.rules import Rules
 from niwa.engine.rulesets.miyabi.scoring import end_scoring, placement_points
 from niwa.engine.rulesets.miyabi.state import PLACE, MiyabiState

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from niwa.bots.heuristics import Memo, relative_values
 from niwa.engine import State
+from niwa.engine.evaluation import Memo, relative_values
 from niwa.engine.rulesets.bonsai.rules import (
     ANY,
     CARD_KINDS,

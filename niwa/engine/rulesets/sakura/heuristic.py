@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from niwa.bots.heuristics import Memo, relative_values
 from niwa.engine import State
+from niwa.engine.evaluation import Memo, relative_values
 from niwa.engine.rulesets.sakura.garden import GATE
 from niwa.engine.rulesets.sakura.scoring import rewards_for
 from niwa.engine.rulesets.sakura.state import DRAWING, SakuraState

@@ -13,8 +13,8 @@ scale 12 points (about two typical arranges).
 
 from __future__ import annotations
 
-from niwa.bots.heuristics import relative_values
 from niwa.engine import State
+from niwa.engine.evaluation import relative_values
 from niwa.engine.rulesets.blossom.rules import CHERRY, CHERRY_POINTS, KINDS, LILY
 from niwa.engine.rulesets.blossom.scoring import arrange_points
 from niwa.engine.rulesets.blossom.state import BlossomState

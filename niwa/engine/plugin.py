@@ -1,0 +1,64 @@
+"""Plugin hooks found by module name in the game's own package, for a game that keeps
+each hook's code in a module of its own (the four built-in games do; docs/adding-a-game.md).
+
+A game class that mixes :class:`PackagedHooks` in before :class:`~niwa.engine.api.Game`
+answers each hook from its package (the package its class is defined in), and with
+None, the fallback, where the module or the name is absent:
+
+- ``viewer.js`` (package data): :meth:`renderer_asset`
+- ``heuristic.py``: ``evaluate`` (:meth:`heuristic`), ``blind_to_chance``
+- ``space.py``: ``enumerate_actions(players)`` (:meth:`action_space`)
+- ``redeal.py``: ``unseen(seat)`` (:meth:`unseen_chance`), ``dealer(base, seat)``
+  (:meth:`redealer`)
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from types import ModuleType
+from typing import Any
+
+from niwa.engine.api import ChanceTest, Dealer, Enumeration, Evaluation, State
+
+
+class PackagedHooks:
+    """Answers the plugin hooks from modules beside the game class (see the module)."""
+
+    def _package(self) -> str:
+        return type(self).__module__.rpartition(".")[0]
+
+    def _part(self, module: str, name: str) -> Any:
+        """``name`` from ``<package>.<module>``, or None if either is absent. The module
+        is imported on first use, so a game's search code costs nothing to a referee."""
+        found: ModuleType | None = None
+        full = f"{self._package()}.{module}"
+        if importlib.util.find_spec(full) is not None:
+            found = importlib.import_module(full)
+        return getattr(found, name, None)
+
+    def renderer_asset(self) -> Traversable | None:
+        asset = files(self._package()) / "viewer.js"
+        return asset if asset.is_file() else None
+
+    def heuristic(self) -> Evaluation | None:
+        evaluate: Evaluation | None = self._part("heuristic", "evaluate")
+        return evaluate
+
+    def blind_to_chance(self) -> ChanceTest | None:
+        blind: ChanceTest | None = self._part("heuristic", "blind_to_chance")
+        return blind
+
+    def action_space(self, players: int) -> Enumeration | None:
+        enumerate_actions = self._part("space", "enumerate_actions")
+        return None if enumerate_actions is None else enumerate_actions(players)
+
+    def unseen_chance(self, seat: int) -> ChanceTest | None:
+        unseen = self._part("redeal", "unseen")
+        return None if unseen is None else unseen(seat)
+
+    def redealer(self, base: State, seat: int) -> Dealer | None:
+        dealer = self._part("redeal", "dealer")
+        return None if dealer is None else dealer(base, seat)
