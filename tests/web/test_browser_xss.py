@@ -15,11 +15,12 @@ import pytest
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from niwa.cli import main
 from niwa.ladder import archive
 from niwa.ladder.client import CallFailed, LadderClient
-from tests.ladder.serving import wait_for
+from tests.ladder.serving import PATIENCE_S, wait_for
 from tests.ladder.tiny_bots import cli, talking_bot, write_bot
 from tests.web.browser import console_errors
 from tests.web.served import done_matches, page, start_web_ladder
@@ -76,6 +77,10 @@ def test_bot_written_markup_stays_text_in_the_browser(
                 assert NAME in browser.find_element(By.TAG_NAME, "main").text, path
 
         browser.get(f"{web}/matches/{match_id}")
+        # the viewer mounts once the game's renderer module has loaded (an import())
+        WebDriverWait(browser, PATIENCE_S).until(
+            lambda d: d.execute_script("return !!window.niwaViewer")
+        )
         notes: list[str] = []
         for step in range(40):
             browser.execute_script("window.niwaViewer.show(arguments[0])", step)
