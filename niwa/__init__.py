@@ -9,3 +9,7 @@ if _os.environ.get("NIWA_BENCH_BASELINE"):  # a benchmark's child measuring an o
     from niwa.commands.bench_alias import install_from as _install_from
 
     _install_from(_os.environ[_ENV])
+
+from niwa.errors import NiwaError
+
+__all__ = ["NiwaError"]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from niwa import config
+from niwa.errors import CommandError
 from niwa.referee.text import printable
 
 # Each module has register(subparsers) and sets args.run(args) -> exit code.
@@ -19,7 +20,7 @@ COMMANDS = ("play", "replay", "match", "tournament", "bench", "ladder")
 ERROR_SHOWN = 2000
 
 
-class UsageError(Exception):
+class UsageError(CommandError):
     """A bad argument found after parsing: printed as one line, exit code 2."""
 
 

@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from niwa.errors import CommandError
+
 #: Actions that are never keys: they are not settings.
 _NOT_KEYS = ("help", "version", "config")
 
 
-class ConfigError(Exception):
+class ConfigError(CommandError):
     """The file cannot be used; the message names the file, the key, the line and the fix."""
 
 

@@ -18,6 +18,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from niwa.errors import BotError
+
 MANIFEST = "bot.toml"
 MANIFEST_BYTES = 64 * 1024
 NAME_CHARS = 64
@@ -32,7 +34,7 @@ _VERSION = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.+-]{{0,{VERSION_CHARS - 1}}}")
 _GAME = re.compile(r"\*|[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
-class ManifestError(ValueError):
+class ManifestError(BotError, ValueError):
     """A bot directory without a usable bot.toml; the message names the fix."""
 
 

@@ -26,6 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
+from niwa.errors import CommandError
+
 #: The exit status of a child that refused its tree.
 REFUSED: Final = 3
 #: The entry-point group games register under.
@@ -43,7 +45,7 @@ FIX: Final = (
 )
 
 
-class TreeError(Exception):
+class TreeError(CommandError):
     """A tree whose own games cannot be loaded; the message names the cause."""
 
 

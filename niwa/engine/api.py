@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
+from niwa.errors import EngineError
+
 #: The pseudo-seat that moves when chance (a shuffle, a draw, a die) is pending.
 CHANCE: Final = -1
 
@@ -25,7 +27,7 @@ JSON: TypeAlias = Any
 Action: TypeAlias = Any
 
 
-class IllegalAction(ValueError):
+class IllegalAction(EngineError, ValueError):
     """A move that the rules forbid. ``rule`` names the rule: a numbered section of
     docs/games/<game>.md, cited ``<game>.md §N``."""
 
@@ -35,7 +37,7 @@ class IllegalAction(ValueError):
         self.detail = message
 
 
-class OptionError(ValueError):
+class OptionError(EngineError, ValueError):
     """A bad player count or game option, with a message that names the fix."""
 
 

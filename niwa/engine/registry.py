@@ -10,11 +10,12 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
 from niwa.engine.api import Game
+from niwa.errors import EngineError
 
 GROUP = "niwa.games"
 
 
-class UnknownGame(LookupError):
+class UnknownGame(EngineError, LookupError):
     """No game is registered under the name asked for."""
 
 

@@ -16,13 +16,14 @@ from importlib.resources import files
 from typing import Any, TypeVar
 
 from niwa.engine.api import JSON
+from niwa.errors import EngineError
 
 KEYS = ("game", "rules", "data", "state")
 
 T = TypeVar("T")
 
 
-class SnapshotError(ValueError):
+class SnapshotError(EngineError, ValueError):
     """A snapshot this installation cannot load; the message says why and what to do."""
 
 

@@ -32,6 +32,7 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError
 
+from niwa.errors import LadderError
 from niwa.ladder import archive, metrics
 from niwa.ladder.db import DatabaseError, unavailable
 from niwa.ladder.store import Owner
@@ -147,7 +148,7 @@ class Budget:
             del self.by_key[key]
 
 
-class NotReceived(Exception):
+class NotReceived(LadderError):
     def __init__(self, code: grpc.StatusCode, details: str) -> None:
         super().__init__(details)
         self.code, self.details = code, details

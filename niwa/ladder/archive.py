@@ -35,6 +35,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from niwa.errors import LadderError
+
 MANIFEST = "bot.toml"
 SKIPPED_DIRS = frozenset({".git", "__pycache__", ".mypy_cache", ".ruff_cache"})
 BLOCK = 512
@@ -59,7 +61,7 @@ _REFUSED_TYPES = {
 }
 
 
-class ArchiveError(ValueError):
+class ArchiveError(LadderError, ValueError):
     """The archive is refused; the message says which entry and why."""
 
 

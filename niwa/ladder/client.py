@@ -14,6 +14,7 @@ from typing import Any
 
 import grpc
 
+from niwa.errors import LadderError
 from niwa.ladder.admission import CHUNK
 from niwa.ladder.views import (
     BotListing,
@@ -51,7 +52,7 @@ def auth(token: str | None) -> Metadata:
     return (("authorization", f"Bearer {token}"),) if token else ()
 
 
-class ReplayMismatch(ValueError):
+class ReplayMismatch(LadderError, ValueError):
     """A downloaded replay is not the one the ladder recorded."""
 
 
@@ -76,7 +77,7 @@ def checked_replay(reply: Replay, match_id: int) -> bytes:
     return reply.content
 
 
-class CallFailed(Exception):
+class CallFailed(LadderError):
     """The server answered a call with an error status (or none answered:
     ``unavailable``); ``status`` is the status's name, ``details`` its text."""
 

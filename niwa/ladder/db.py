@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from niwa.errors import LadderError
 from niwa.ladder.secret_file import SecretFileError, read_secret
 
 Row = dict[str, Any]
 
 
-class DatabaseError(Exception):
+class DatabaseError(LadderError):
     """The store cannot be opened or used; the message names the cause and the fix."""
 
 

@@ -44,6 +44,7 @@ import structlog
 from ray.exceptions import AuthenticationError, RayTaskError
 
 from niwa import engine
+from niwa.errors import LadderError
 from niwa.ladder import bot_cache, logs, metrics
 from niwa.ladder.executors import ArchiveReader
 from niwa.ladder.store import Finished
@@ -68,7 +69,7 @@ def niwa_version() -> str:
     return importlib.metadata.version("niwa")
 
 
-class NodeUnfit(Exception):
+class NodeUnfit(LadderError):
     """This node must not play matches; ``reason`` says why (and how to fix it)."""
 
     def __init__(self, node: str, node_id: str, reason: str) -> None:

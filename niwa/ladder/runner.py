@@ -29,6 +29,7 @@ from pathlib import Path
 import structlog
 
 from niwa import engine
+from niwa.errors import LadderError
 from niwa.ladder import (
     drain,
     executors,
@@ -111,7 +112,7 @@ class Stop(threading.Event):
         self.set()
 
 
-class LeaseLost(Exception):
+class LeaseLost(LadderError):
     """Another runner holds the store's lease now: this one must stop playing."""
 
     def __init__(self, holder: str) -> None:

@@ -7,8 +7,10 @@ import os
 import stat
 from pathlib import Path
 
+from niwa.errors import LadderError
 
-class SecretFileError(Exception):
+
+class SecretFileError(LadderError):
     """The secret's file cannot be used; the message names the file and the fix."""
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from niwa.errors import LadderError
 from niwa.ladder import submission
 from niwa.ladder.store import ACTIVE, RESERVE, SYSTEM_OWNER, Store
 from niwa.referee.match import BotSpec
@@ -31,7 +32,7 @@ IDLE = {
 }
 
 
-class SparringError(ValueError):
+class SparringError(LadderError, ValueError):
     """A sparring list that names something other than a built-in bot."""
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from niwa.bots import builtin
 from niwa.bots.manifest import name_problem, version_problem
+from niwa.errors import LadderError
 from niwa.ladder import auth, elo
 from niwa.ladder.db import Database, DatabaseError, Row, is_postgres_url, sqlite_path
 from niwa.ladder.kept_fit import KeptFit
@@ -65,11 +66,11 @@ RATED, VALIDATION = "rated", "validation"
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 
 
-class _NotRunning(Exception):
+class _NotRunning(LadderError):
     """Rolls back the commit of a match that is no longer running."""
 
 
-class StoreError(ValueError):
+class StoreError(LadderError, ValueError):
     """A request the store refuses (unknown id, duplicate name, ...)."""
 
 

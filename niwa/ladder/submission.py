@@ -25,6 +25,7 @@ import structlog
 from niwa import engine
 from niwa.bots.manifest import ManifestError
 from niwa.bots.manifest import parse as parse_manifest
+from niwa.errors import LadderError
 from niwa.ladder import archive, unpack
 from niwa.ladder.store import (
     ACTIVE,
@@ -43,7 +44,7 @@ VALIDATION_OPPONENT = "random"
 _log = structlog.get_logger("niwa.ladder")
 
 
-class SubmissionError(ValueError):
+class SubmissionError(LadderError, ValueError):
     """The submission is refused; the message says why and what to change."""
 
 

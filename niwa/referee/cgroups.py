@@ -26,6 +26,7 @@ from pathlib import Path
 
 import trio
 
+from niwa.errors import RefereeError
 from niwa.referee import guardian
 from niwa.referee.sandbox import Limits
 
@@ -67,16 +68,16 @@ _DESCRIBE = {
 }
 
 
-class CgroupUnavailable(RuntimeError):
+class CgroupUnavailable(RefereeError, RuntimeError):
     """No cgroup can be created here; the message says why."""
 
 
-class UnsafeName(ValueError):
+class UnsafeName(RefereeError, ValueError):
     """A group name that could leave the bots' hierarchy or fail to be made: refused,
     never a reason to run the bot without its group."""
 
 
-class LimitsUnavailable(RuntimeError):
+class LimitsUnavailable(RefereeError, RuntimeError):
     """A bot's documented limits cannot be enforced here; the message names what is
     missing and how to fix it. Not a bot's failure: the referee refuses the match."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from niwa.errors import RefereeError
+
 
 class Failure(StrEnum):
     TIMEOUT = "TIMEOUT"  # no answer within the seat's time left
@@ -17,7 +19,7 @@ class Failure(StrEnum):
 FATAL = frozenset({Failure.CRASHED, Failure.DISCONNECTED})
 
 
-class BotFailure(Exception):
+class BotFailure(RefereeError):
     """Raised by a player when a call fails; ``detail`` is one line for the replay."""
 
     def __init__(self, kind: Failure, detail: str) -> None:

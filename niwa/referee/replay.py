@@ -36,6 +36,7 @@ from typing import IO, Any, Literal, TypeVar, Union, get_args, get_origin, get_t
 
 from niwa import engine
 from niwa.engine import CHANCE, JSON, Action, Game, State, canonical_json, describe_move
+from niwa.errors import RefereeError
 from niwa.referee.failures import Failure
 from niwa.referee.text import printable
 
@@ -59,7 +60,7 @@ Isolation = Literal["sandbox", "none", "in-process", ""]
 MOVE_STATUSES = frozenset({"OK", "OUT", *(str(f) for f in Failure)})
 
 
-class ReplayError(ValueError):
+class ReplayError(RefereeError, ValueError):
     """A replay file that cannot be read, or that does not re-simulate."""
 
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from niwa.errors import RefereeError
 from niwa.referee import seccomp, uids
 
 #: The uid a bot has inside an unprivileged (non-root) sandbox's user namespace.
@@ -86,11 +87,11 @@ GLOBAL_COUNTERS = (
 GLOBAL_COUNTER_DIRS = ("sys", "pressure")
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(RefereeError, RuntimeError):
     """bubblewrap is missing or unusable; the message names the fix."""
 
 
-class SocketRefused(RuntimeError):
+class SocketRefused(RefereeError, RuntimeError):
     """The bot's socket path does not lead to a socket the bot made."""
 
 

@@ -25,8 +25,10 @@ import platform
 import struct
 from dataclasses import dataclass
 
+from niwa.errors import RefereeError
 
-class UnsupportedArch(RuntimeError):
+
+class UnsupportedArch(RefereeError, RuntimeError):
     """No filter is known for this machine's architecture."""
 
 

@@ -50,6 +50,7 @@ import trio
 
 from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Turn, cut_debug
 from niwa.engine import JSON, canonical_json
+from niwa.errors import RefereeError
 from niwa.proto.v1 import bot_pb2
 from niwa.referee.failures import BotFailure, Failure, clip
 from niwa.referee.hpack_cache import ReplyDecoder, RequestEncoder
@@ -110,7 +111,7 @@ class CallEnd(enum.Enum):
     STATUS = "status"
 
 
-class CallError(Exception):
+class CallError(RefereeError):
     """A failed call, before the process player classifies it: how it ended, the gRPC
     status's name (for messages) and its details. (Not a frozen dataclass: raising it
     sets ``__traceback__``.)"""
@@ -140,7 +141,7 @@ class _Status(CallError):
     stays usable."""
 
 
-class _Unprocessed(Exception):
+class _Unprocessed(RefereeError):
     """The server said (GOAWAY) that it never processed this call: it may be made
     again on a new connection."""
 

@@ -20,6 +20,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from niwa.errors import RefereeError
+
 #: Root-only directory for the referee's sandbox state (uid locks, the mount point
 #: sandboxes mount their private file systems on).
 STATE_DIR = Path("/run/niwa-referee")
@@ -27,7 +29,7 @@ DEFAULT_RANGE = (60000, 60999)
 RANGE_ENV = "NIWA_SANDBOX_UIDS"
 
 
-class NoFreeUid(RuntimeError):
+class NoFreeUid(RefereeError, RuntimeError):
     """Every uid of the range is in use."""
 
 

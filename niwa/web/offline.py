@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from niwa.engine import games, load
+from niwa.errors import WebError
 
 STATIC_DIR = Path(__file__).parent / "static"
 #: The viewer's entry module, relative to STATIC_DIR.
@@ -34,7 +35,7 @@ _IMPORT = re.compile(
 _EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+(?P<name>\w+)")
 
 
-class BundleError(ValueError):
+class BundleError(WebError, ValueError):
     """A module the joiner cannot turn into a function (outside the module style)."""
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from niwa.errors import BotError
+
 #: name -> "module:Class"
 BUILTIN: dict[str, str] = {
     "random": "niwa.bots.builtin.random_bot:RandomBot",
@@ -21,7 +23,7 @@ BUILTIN: dict[str, str] = {
 }
 
 
-class UnknownBuiltin(LookupError):
+class UnknownBuiltin(BotError, LookupError):
     """No built-in bot has that name."""
 
 
