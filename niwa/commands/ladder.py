@@ -295,9 +295,7 @@ def _store_args(p: argparse.ArgumentParser, default_db: str | None) -> None:
         else "read this store (SQLite file or postgresql:// URL) instead of a server",
     )
     p.add_argument("--data", type=Path, help="folder for replays and bots (default: beside --db)")
-    p.add_argument("--password-file", type=Path, metavar="FILE",
-                   help="a postgresql:// store: the role's password, on the first line of "
-                   "FILE (mode 0600; instead of a password in the URL)")
+    ladder_ops.password_file_arg(p)
 
 
 def _server_args(p: argparse.ArgumentParser, token: bool = False) -> None:

@@ -59,6 +59,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def db_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", required=True, help="the store's URL (SQLite file or postgresql://)")
+    password_file_arg(p)
+
+
+def password_file_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--password-file", type=Path, metavar="FILE",
                    help="a postgresql:// store: the role's password, on the first line of "
                    "FILE (mode 0600; instead of a password in the URL)")

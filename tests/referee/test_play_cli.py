@@ -53,13 +53,14 @@ def test_play_writes_a_replay_that_verifies(tmp_path: Path) -> None:
         (["play", "blossom", *RANDOM3, "--option", "nope=1"], "blossom has no option 'nope'"),
         (["play", "blossom", "--bot", "builtin:nobody", *RANDOM3[:4]], "no built-in bot"),
         (["play", "blossom", *RANDOM3, "--time", "soon"], "bad time control 'soon'"),
-        (["play", "blossom", "--bot", "/nonexistent", *RANDOM3[:4]], "is not a directory"),
+        (["play", "blossom", "--bot", "MISSING", *RANDOM3[:4]], "is not a directory"),
     ],
 )
 def test_bad_play_arguments_are_one_line_and_exit_2(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    assert main(argv) == 2
+    missing = str(tmp_path / "no-such-bot")  # a folder that surely does not exist
+    assert main([missing if a == "MISSING" else a for a in argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("niwa play: error: ") and message in err
     assert err.count("\n") == 1
