@@ -64,6 +64,7 @@ from niwa.commands.bench_baselines import act_requests, bare_stub_ms, echo_ms, s
 from niwa.commands.bench_bots import bot_decisions
 from niwa.referee import replay
 from niwa.referee.clock import TimeControl
+from niwa.referee.failures import BotFailure
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.match import BotSpec, Limits, MatchSpec, play_match
 from niwa.referee.process_player import ProcessPlayer
@@ -302,14 +303,19 @@ async def startup_times(
                 nursery=nursery,
             )
             start = GameStart(info.name, info.version, 0, players, {}, 1000, 0, i)
+            failure: BotFailure | None = None
             try:
                 await player.start(start, 10.0)
                 used = player.cpu_seconds()
+            except BotFailure as e:  # raised below, outside the nursery, not as a group
+                failure = e
             finally:
                 await player.close()
-            assert player.ready_after_s is not None
-            times.append(player.ready_after_s * 1000)
-            cpu.append((used or 0.0) * 1000)
+        if failure is not None:
+            raise failure
+        assert player.ready_after_s is not None
+        times.append(player.ready_after_s * 1000)
+        cpu.append((used or 0.0) * 1000)
     return times, cpu
 
 
@@ -436,8 +442,14 @@ def run(args: argparse.Namespace) -> int:
             bot = BotSpec.parse(text)
         except ValueError as e:
             raise UsageError(str(e)) from None
-        times, cpu = trio.run(startup_times, bot, args.startups, args.game, args.players)
         name = text if len(text) <= 40 else "..." + text[-37:]
+        try:
+            times, cpu = trio.run(startup_times, bot, args.startups, args.game, args.players)
+        except BotFailure as e:  # one bot that cannot start does not end the whole bench
+            detail = " ".join(e.detail.split())[:160]
+            print(f"{name:<40} did not start: {e.kind}: {detail}", file=out)
+            doc["startups"].append({"bot": text, "failed": f"{e.kind}: {detail}"})
+            continue
         print(f"{name:<40} {len(times):>9} {statistics.median(times):>8.1f} {max(times):>8.1f} "
               f"{statistics.median(cpu):>10.1f}", file=out)
         out.flush()
