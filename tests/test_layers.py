@@ -1,6 +1,7 @@
 """Every layer in its place, read from the source (ast): the CLI (``niwa``) is the top
 layer nothing imports; the wire contract (``niwa.proto``) is a leaf; gRPC, protobuf and
-the generated code (and HTTP/2) stay in the modules at the gRPC edge."""
+the generated code (and HTTP/2) stay in the modules at the gRPC edge; ``niwa.errors``, the
+exceptions' root, is the bottom layer every other may import."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ WEB = "web"
 #: The code generated from proto/: a leaf.
 WIRE = "proto"
 SUBPACKAGES = frozenset({*LOWER, WEB, WIRE})
+#: ``niwa.errors``: the root of every exception niwa raises, imported by every layer.
+ERRORS = "errors"
 #: The only modules that may import grpc, protobuf or the generated code: a bot's server,
 #: the referee's client, the ladder's servicer, server, interceptor, client and the
 #: conversion between its own types and the messages; and the bare gRPC stub that
@@ -67,6 +70,8 @@ def top(module: str) -> str:
     """The layer a module belongs to: a subpackage's name for ``niwa.<sub>...``,
     ``niwa`` for the rest of niwa (the CLI layer), else the first name (a third party)."""
     parts = module.split(".")
+    if parts[:2] == ["niwa", ERRORS]:
+        return ERRORS
     if parts[0] == "niwa":
         return parts[1] if len(parts) > 1 and parts[1] in SUBPACKAGES else "niwa"
     return parts[0]
@@ -121,3 +126,9 @@ def test_the_wire_package_imports_nothing_of_niwa() -> None:
         return module.startswith("niwa.") and top(module) != WIRE
 
     assert offenders(paths, first_party) == []
+
+
+def test_the_errors_module_imports_nothing_of_niwa() -> None:
+    """It is the bottom layer: any layer may import it without a cycle."""
+    path = ROOT / "niwa" / "errors.py"
+    assert offenders([path], lambda _, module: module.split(".")[0] == "niwa") == []

@@ -158,7 +158,8 @@ def marked_copy(package: str, tmp_path: Path, old_layout: bool = False) -> tuple
             source.write_text(text.replace(f"from niwa.{package}", f"from {package}")
                               .replace(f"from niwa import {package}", f"import {package}"))
     else:
-        shutil.copy(ROOT / "niwa" / "__init__.py", base / "niwa")
+        for top_module in ("__init__.py", "errors.py"):  # what niwa.<package> imports of niwa
+            shutil.copy(ROOT / "niwa" / top_module, base / "niwa")
     mark = tmp_path / "imported"
     with (where / "__init__.py").open("a") as f:
         f.write(f"\nopen({str(mark)!r}, 'a').write('baseline\\n')\n")
