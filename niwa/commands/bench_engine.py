@@ -22,7 +22,7 @@ from niwa.commands.bench_engine_playouts import Rate, measure
 #: This checkout, measured by the same child process as a baseline is.
 HERE: Final = Path(__file__).resolve().parents[2]
 
-#: The project's goals (issue 14): pure-Python random playouts per second.
+#: The project's goals (docs/benchmarks.md): pure-Python random playouts per second.
 GOAL_DECISIONS_PER_S: Final = 100_000
 GOAL_APPLIES_PER_S: Final = 150_000
 

@@ -25,10 +25,10 @@ finished rated matches between B bots of one game (synthetic rows in the real sc
 claiming and committing, each run in a fresh process on a fresh copy of that store
 (:mod:`niwa.commands.ladder_timing`): the leaderboard's first read in the process (a fit
 from nothing), read again, and read after each of ``--rounds`` more rated matches is
-committed; the last two and the store's operations are judged against issue 14's goals
-(< 50 ms, < 5 ms). ``--base DIR`` times an older niwa (a git worktree) the same way,
-alternating with this one, and reports each part's ratio to it; the load average is
-printed with every run.
+committed; the last two and the store's operations are judged against the goals in
+docs/benchmarks.md (< 50 ms, < 5 ms). ``--base DIR`` times an older niwa (a git
+worktree) the same way, alternating with this one, and reports each part's ratio to it;
+the load average is printed with every run.
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ def play(
 
 
 PARTS = ("schedule", "claim", "commit", "leaderboard")
-#: Issue 14's goals for this niwa's figures: the store's operations each under 5 ms,
+#: The goals for this niwa's figures (docs/benchmarks.md): the store's operations each under 5 ms,
 #: the leaderboard under 50 ms, read again or first after a commit (the first read
 #: of a process that never fitted the game, leaderboard_first, fits from nothing).
 GOALS_MS = {"schedule": 5.0, "claim": 5.0, "commit": 5.0, "leaderboard_again": 50.0,

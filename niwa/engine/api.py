@@ -1,4 +1,4 @@
-"""The engine contract (DESIGN.md, "The engine contract").
+"""The engine contract (docs/architecture.md, "Layers" and "Plugin hooks").
 
 Every game implements :class:`Game` and :class:`State`; the referee, the bots and the
 tests use nothing else. The engine is sans-IO: no clocks, no sockets, no global
@@ -101,7 +101,7 @@ class Option:
 
 @dataclass(frozen=True)
 class GameInfo:
-    """What a game is: DESIGN.md's ``GameInfo`` with the option schema."""
+    """What a game is: its name, version, player counts and option schema."""
 
     name: str
     version: str

@@ -1,4 +1,4 @@
-"""Time controls and per-seat clocks (issue 3, "Clocks").
+"""Time controls and per-seat clocks (docs/protocol.md, "Clocks").
 
 A time control is a per-decision allowance plus a bank: a decision may use its
 allowance for free, and whatever it uses beyond that is drawn from the bank. A

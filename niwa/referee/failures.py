@@ -1,5 +1,5 @@
 """The four ways a bot can fail a decision, classified once at the boundary
-(issue 3, "Failures")."""
+(docs/protocol.md, "Failures")."""
 
 from __future__ import annotations
 

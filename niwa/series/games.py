@@ -18,7 +18,7 @@ from niwa.referee.match import MatchSpec, play_match
 from niwa.referee.pool import spawn_pool
 from niwa.referee.replay import SeatOutcome
 
-#: Decision statuses that count against a bot (DESIGN.md "Matches, clocks and failures").
+#: Decision statuses that count against a bot (docs/protocol.md, "Failures").
 FAILURES = ("TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED")
 #: ``--fail-on``: what of a bot directory's makes the run exit 1. ``out`` (the default):
 #: a seat that went out; ``any``: any failed decision, even below ``--max-failures``.

@@ -25,8 +25,12 @@ from niwa.engine import CHANCE, IllegalAction, State
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = tuple(engine.games())
-SCANNED = ("engine", "referee", "bots", "ladder", "niwa", "docs", "README.md")
-SUFFIXES = {".py", ".md", ".json", ".proto", ".toml", ".txt"}
+SCANNED = ("niwa", "docs", "README.md", "CHANGES.md")
+#: Scanned only for citations of the project's own notes and issues (which users cannot
+#: see): the rest of what the repository ships, tests included.
+SHIPPED = (*SCANNED, "tests", "examples", "kits", "deploy", "proto", ".ci")
+SUFFIXES = {".py", ".md", ".json", ".proto", ".toml", ".txt", ".js", ".cpp", ".go", ".java",
+            ".yml", ".yaml", ".service", ".conf", ""}
 
 _HEADING = re.compile(r"^#{1,6}\s+(\d+(?:\.\d+)*)\.?\s", re.MULTILINE)
 _ITEM = re.compile(r"\*\*(#\d+|P\d+)\b")
@@ -42,6 +46,9 @@ _DOC_PATH = re.compile(r"\bdocs/(?:[\w-]+/)*[\w-]+\.md\b")
 _OUTSIDE = re.compile(
     r"shared/rules|/work/shared|[\w-]+-(?:rulebook|rulesheet|gamehelp)[\w-]*\.txt"
 )
+
+# The builders' design notes and issue tracker are not in the repository either.
+_UNSEEN = re.compile(r"\bDESIGN\.md\b|\b[Ii]ssues?\s+#?\d+\b")
 
 
 @dataclass(frozen=True)
@@ -153,13 +160,22 @@ def _check_link(m: re.Match[str], where: str, here: str) -> list[Broken]:
     return []
 
 
-def repository_files() -> Iterator[Path]:
-    for name in SCANNED:
+def repository_files(names: tuple[str, ...] = SCANNED) -> Iterator[Path]:
+    for name in names:
         top = ROOT / name
         paths = [top] if top.is_file() else sorted(top.rglob("*"))
         for path in paths:
             if path.is_file() and path.suffix in SUFFIXES and "__pycache__" not in path.parts:
                 yield path
+
+
+def unseen_citations(text: str, where: str) -> list[Broken]:
+    """Citations of the design notes or of an issue by number: not in the repository."""
+    return [
+        Broken(f"{where}:{lineno}", m.group(0), "cites what is not in the repository")
+        for lineno, line in enumerate(text.splitlines(), 1)
+        for m in _UNSEEN.finditer(line)
+    ]
 
 
 def check_file(path: Path) -> list[Broken]:
@@ -223,6 +239,15 @@ def test_citing_the_rules_files_outside_the_repository_is_broken() -> None:
     ]
 
 
+def test_citing_the_design_notes_or_an_issue_number_is_broken() -> None:
+    text = "as DESIGN.md says (issue 14), and issue #26 too; an issue with no number is fine"
+    assert [b.citation for b in unseen_citations(text, "docs/x.md")] == [
+        "DESIGN.md",
+        "issue 14",
+        "issue #26",
+    ]
+
+
 def test_a_link_to_a_missing_page_or_heading_is_broken() -> None:
     broken = check_text(
         "see docs/games/nowhere.md and [x](protocol.md#no-such-heading)",
@@ -261,6 +286,17 @@ def test_every_game_has_a_numbered_rules_reference(game: str) -> None:
 
 def test_every_citation_in_code_data_and_docs_resolves() -> None:
     broken = [str(b) for path in repository_files() for b in check_file(path)]
+    assert broken == [], "\n".join(broken)
+
+
+def test_nothing_shipped_cites_the_design_notes_or_an_issue_number() -> None:
+    this = Path(__file__).resolve()
+    broken = [
+        str(b)
+        for path in repository_files(SHIPPED)
+        if path.resolve() != this
+        for b in unseen_citations(path.read_text("utf-8"), path.relative_to(ROOT).as_posix())
+    ]
     assert broken == [], "\n".join(broken)
 
 

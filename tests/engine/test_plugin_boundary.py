@@ -1,4 +1,4 @@
-"""A game is one plugin (issue #26): no module of niwa outside a game's own package
+"""A game is one plugin: no module of niwa outside a game's own package
 names that game, in code, strings or imports (docstrings and comments may, as prose)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The engine is sans-IO: no trio, grpc, structlog, clocks or global random (DESIGN.md).
+"""The engine is sans-IO: no trio, grpc, structlog, clocks or global random (docs/architecture.md).
 
 niwa/engine/testing/ (the conformance checks other games import) is held to the same rule
 with two exceptions it needs and nothing else: it seeds its own ``random.Random``

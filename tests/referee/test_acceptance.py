@@ -1,4 +1,4 @@
-"""Issue 3's acceptance: a sandboxed match of the two example bots and a built-in bot,
+"""The referee's acceptance: a sandboxed match of the two example bots and a built-in bot,
 whose replay verifies and whose recorded answers a deterministic bot gives again."""
 
 from __future__ import annotations

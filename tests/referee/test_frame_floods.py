@@ -1,8 +1,8 @@
 """A bot whose HTTP/2 server floods the referee with small frames before each valid
-answer (issue 24): real sandboxed processes, the flooder in seat 0 against two random
-bots. The referee reads a bounded number of frames per call and per match, counted
-before h2 parses them, and the flooding seat's calls fail as ILLEGAL; the other seats
-answer every decision OK."""
+answer (docs/security.md, "Floods of frames"): real sandboxed processes, the flooder in
+seat 0 against two random bots. The referee reads a bounded number of frames per call
+and per match, counted before h2 parses them, and the flooding seat's calls fail as
+ILLEGAL; the other seats answer every decision OK."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Fuzz: a real sandboxed bot answers garbage over real gRPC for thousands of decisions
-(issue 11). Whatever it sends, the referee never raises, the match completes with a
+(docs/security.md). Whatever it sends, the referee never raises, the match completes with a
 result, and every failure is classified. Seeded: a failure names its seed.
 
 The bot (tests/referee/hostile/raw.py, behaviour ``fuzz``) draws each answer from a

@@ -1,4 +1,4 @@
-"""Hostile bots, each in a real sandboxed match against two random bots (issue 3).
+"""Hostile bots, each in a real sandboxed match against two random bots.
 
 Every match must finish, record the right status, leave the other seats alone, leave
 no process or cgroup behind, and keep the referee's memory bounded.

@@ -1,5 +1,6 @@
-"""The sandbox's surroundings (issue 11): the bot's disk, its socket, its uid, its
-system calls and what mountinfo shows, each tried by a real sandboxed bot."""
+"""The sandbox's surroundings (docs/security.md, "The sandbox's surroundings"): the
+bot's disk, its socket, its uid, its system calls and what mountinfo shows, each tried
+by a real sandboxed bot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The referee's own CPU per move while a bot floods it with HTTP/2 frames (issue 24):
+"""The referee's own CPU per move while a bot floods it with HTTP/2 frames
+(docs/security.md, "Floods of frames"):
 ``python tests/referee/hostile/flood_bench.py [--referee-from DIR] [--count N]``.
 
 For each kind of flood of :mod:`h2flood` (and ``none``, the same server honest), one

@@ -1,4 +1,4 @@
-"""The lazy deck (DESIGN.md): an unordered multiset, drawn one chance node at a time.
+"""The lazy deck: an unordered multiset, drawn one chance node at a time.
 
 With Tokonoma (bonsai.md §9) the deck is a top pile over a bottom pile. The top pile
 holds the unseen Parchments plus ``top_others`` cards that were shuffled in from the

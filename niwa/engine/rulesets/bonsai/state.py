@@ -71,7 +71,7 @@ class BonsaiState(State):
         self.goal_colours: list[str] = []
         self.goals_open: list[str] = []
         self.board: list[str | None] = [None, None, None, None]
-        # Lazy deck (DESIGN.md): a top pile (Tokonoma: the Parchments plus
+        # Lazy deck (deck.py): a top pile (Tokonoma: the Parchments plus
         # ``top_others`` cards drawn at random from ``pool``) over the ``pool`` multiset.
         self.top_parchments: dict[str, int] = {}
         self.top_others = 0
