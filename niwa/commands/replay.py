@@ -118,6 +118,8 @@ def register(sub: Any) -> None:
                    help="the bot to ask: a bot directory (with bot.toml) or builtin:NAME")
     a.add_argument("--seat", type=int, help="which seat, when step N is simultaneous")
     a.add_argument("--no-sandbox", action="store_true", help="run the bot unsandboxed")
+    a.add_argument("--json", action="store_true",
+                   help="show both answers as the JSON actions instead of in words")
     a.set_defaults(run=run_ask)
 
 
@@ -348,7 +350,8 @@ def run_ask(args: argparse.Namespace) -> int:
     q, rec = result.question, result.recorded
     print(f"step {q.decision}, seat {q.seat}, {len(q.legal_actions)} legal actions, "
           f"{q.time_left_ms} ms on the clock")
-    recorded = printable(canonical_json(rec.action))
+    spell = (lambda a: canonical_json(a)) if args.json else result.describe
+    recorded = printable(spell(rec.action))
     rec_note = f"  # {printable(rec.note, NOTE_LIMIT)}" if rec.note else ""
     print(f"recorded: {recorded}  [{rec.status}]{rec_note}")
     if result.failure is not None:
@@ -358,7 +361,7 @@ def run_ask(args: argparse.Namespace) -> int:
     else:
         assert result.reply is not None
         note = f"  # {printable(result.reply.note, NOTE_LIMIT)}" if result.reply.note else ""
-        print(f"now:      {printable(canonical_json(result.action))}{note}")
+        print(f"now:      {printable(spell(result.action))}{note}")
         if result.reply.debug:
             for text in printable_lines(result.reply.debug, DETAIL_SHOWN):
                 print(f"        debug| {text}")

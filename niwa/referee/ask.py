@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import trio
 
 from niwa.bots.sdk import Reply
-from niwa.engine import Action, Game
+from niwa.engine import Action, Game, State, canonical_json, describe_move
 from niwa.referee.clock import GRACE_S
 from niwa.referee.failures import BotFailure, Failure
 from niwa.referee.match import (
@@ -37,6 +37,14 @@ class AskResult:
     failure: BotFailure | None
     #: The last lines the bot wrote on stderr (a traceback, when it raised).
     stderr_tail: tuple[str, ...] = ()
+    #: The state the question was asked in (to describe the moves in words).
+    state: State | None = None
+
+    def describe(self, action: Action) -> str:
+        """A move of the asked seat in words (the game's ``describe_move``)."""
+        if self.state is None:
+            return canonical_json(action)
+        return describe_move(self.state, self.question.seat, action)
 
     @property
     def same(self) -> bool:
@@ -47,6 +55,14 @@ def question_at(
     replay: Replay, at: int, seat: int | None, game: Game | None = None
 ) -> tuple[Question, Move]:
     """The question seat ``seat`` was asked at step ``at``, and what was recorded."""
+    question, recorded, _ = _asked_at(replay, at, seat, game)
+    return question, recorded
+
+
+def _asked_at(
+    replay: Replay, at: int, seat: int | None, game: Game | None = None
+) -> tuple[Question, Move, State]:
+    """:func:`question_at`, with the state the question was asked in."""
     if not 0 <= at < len(replay.steps):
         raise ReplayError(f"no step {at}: the replay has steps 0 to {len(replay.steps) - 1}")
     step = replay.steps[at]
@@ -64,7 +80,7 @@ def question_at(
     per_decision_ms = replay.header.time_control["per_decision_ms"]
     time_left = recorded.clock_ms if recorded.clock_ms is not None else per_decision_ms
     seed = game_start(replay.header, seat).seed
-    return make_question(at, seat, before, time_left, per_decision_ms, seed), recorded
+    return make_question(at, seat, before, time_left, per_decision_ms, seed), recorded, before
 
 
 async def ask_again(
@@ -76,7 +92,7 @@ async def ask_again(
     in_process: bool = False,
     limits: BotLimits | None = None,
 ) -> AskResult:
-    question, recorded = question_at(replay, at, seat)
+    question, recorded, before = _asked_at(replay, at, seat)
     h = replay.header
     spec = MatchSpec(
         game=h.game,
@@ -106,7 +122,7 @@ async def ask_again(
         finally:
             await player.close()  # reaped: its stderr is all read
     return AskResult(
-        question, recorded, reply, action, failure, tuple(player.stderr_tail())
+        question, recorded, reply, action, failure, tuple(player.stderr_tail()), before
     )
 
 

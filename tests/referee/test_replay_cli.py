@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
+from niwa.engine import canonical_json, describe_move
 from niwa.referee import replay
 from tests.referee.sandboxing import hostile_bot
 
@@ -172,3 +173,19 @@ def test_an_ok_verdict_says_what_the_file_cannot_prove_and_gives_its_sha256(
         assert "not provable from the file" in note and "niwa ladder replay N" in note
         shas.append(note.rsplit(" ", 1)[1])
     assert shas[0] != shas[1] and all(len(s) == 64 for s in shas)
+
+
+def test_ask_shows_both_answers_in_words_and_as_json_with_the_flag(
+    blossom_replay: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    at, seat = first_step_not_answered_0(blossom_replay)
+    r = replay.read(blossom_replay)
+    before, move = next((b, m) for s, b, _ in replay.states(r) if s.index == at
+                        for m in s.moves if m.seat == seat)
+    argv = ["replay", "ask", str(blossom_replay), "--at", str(at), "--bot", "builtin:random"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"recorded: {describe_move(before, seat, move.action)}  [OK]"
+    assert main([*argv, "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"recorded: {canonical_json(move.action)}  [OK]"
