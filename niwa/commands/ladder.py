@@ -675,7 +675,7 @@ def _user_add(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.token_file} exists already: give a new file name")
     store = _open_store(args)
     try:
-        owner, token = store.add_owner(args.name, admin=args.admin)
+        owner, token = store.owners.add_owner(args.name, admin=args.admin)
     except StoreError as e:
         raise UsageError(str(e)) from None
     finally:

@@ -254,7 +254,7 @@ def _labels(reads: Reads, matches: Iterable[MatchView]) -> dict[int, str]:
             labels[r.bot_id] = r.bot
         for bot_id in m.seats:
             if bot_id not in labels:
-                labels[bot_id] = reads.store.bot(bot_id).label
+                labels[bot_id] = reads.store.bots.bot(bot_id).label
     return labels
 
 
