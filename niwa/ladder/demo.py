@@ -20,6 +20,7 @@ from niwa.bots import builtin
 from niwa.ladder import report, submission
 from niwa.ladder.reads import Reads
 from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.statuses import MatchKind
 from niwa.ladder.store import ACTIVE, DONE, Bot, Match, Store
 from niwa.referee.logs import CLEAR_LINE
 
@@ -70,7 +71,7 @@ class Progress:
         return f"played {played} matches in {_duration(time.monotonic() - self.started)}: {games}"
 
     def update(self, match: Match) -> None:
-        if match.kind != "rated":
+        if match.kind != MatchKind.RATED:
             return
         self.done += 1
         self.per_game[match.game] += 1

@@ -22,6 +22,7 @@ from niwa.ladder.inputs import NotFound as NotFound
 from niwa.ladder.inputs import check_id as check_id
 from niwa.ladder.inputs import check_text as check_text
 from niwa.ladder.inputs import parse_id
+from niwa.ladder.statuses import MatchKind, MatchState
 from niwa.ladder.store import (
     ACTIVE,
     DONE,
@@ -57,7 +58,7 @@ WATCH_BATCH = 100
 #: ListMatches answers at most this many per call; page with ``before_id``.
 MAX_LIST = 200
 DEFAULT_LIST = 20
-STATES = ("queued", "running", "done", "failed")
+STATES = tuple(MatchState)
 #: The state a public read shows for a finished match whose duplicate round still plays.
 WAITING = "waiting"
 #: Rating-history rows one read takes: the newest of a game (or a bot); plots thin them.
@@ -229,7 +230,7 @@ class Reads:
         later = " OR seq > ?" if seq is not None else ""
         found = self.store.db.scalar(
             "SELECT COUNT(*) FROM matches WHERE duplicate_group = ? AND id <> ? "
-            f"AND (state IN ('queued', 'running'){later})",
+            f"AND (state IN ('{MatchState.QUEUED}', '{MatchState.RUNNING}'){later})",
             (match.duplicate_group, match.id, *([] if seq is None else [seq])),
         )
         return int(found)
@@ -535,7 +536,8 @@ class Reads:
         database (:meth:`outcomes_after` then adds the newer ones one by one)."""
         rated = self.store.db.execute(
             "SELECT r.bot_id, COUNT(*) AS n, SUM(r.place) AS places FROM matches m "
-            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? AND m.kind = 'rated' "
+            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? "
+            f"AND m.kind = '{MatchKind.RATED}' "
             "GROUP BY r.bot_id",
             (seq,),
         )
@@ -563,7 +565,8 @@ class Reads:
 #: A finished match no public read withholds: not of a round with one still to play.
 _ROUND_ENDED = (
     "(m.duplicate_group IS NULL OR NOT EXISTS (SELECT 1 FROM matches o WHERE "
-    "o.duplicate_group = m.duplicate_group AND o.state IN ('queued', 'running')))"
+    "o.duplicate_group = m.duplicate_group AND "
+    f"o.state IN ('{MatchState.QUEUED}', '{MatchState.RUNNING}')))"
 )
 
 _OUTCOME = (

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 from niwa.errors import LadderError
 from niwa.ladder.db import Database
+from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
 
 SYSTEM_OWNER = "niwa"
 
-# Bot statuses: only "active" bots are scheduled and ranked.
-PENDING, ACTIVE, REJECTED, RETIRED, SUPERSEDED, RESERVE, SUSPENDED = (
-    "pending",
-    "active",
-    "rejected",
-    "retired",
-    "superseded",
-    "reserve",  # a built-in bot that only fills validation matches
-    "suspended",  # went out of too many rated matches in a row (niwa.ladder.suspension)
-)
-# Match kinds and states.
-RATED, VALIDATION = "rated", "validation"
-QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+# Short names for the statuses (niwa.ladder.statuses spells them).
+PENDING, ACTIVE, REJECTED, RETIRED = (
+    BotStatus.PENDING, BotStatus.ACTIVE, BotStatus.REJECTED, BotStatus.RETIRED,
+)  # fmt: skip
+SUPERSEDED, RESERVE, SUSPENDED = BotStatus.SUPERSEDED, BotStatus.RESERVE, BotStatus.SUSPENDED
+RATED, VALIDATION = MatchKind.RATED, MatchKind.VALIDATION
+QUEUED, RUNNING, DONE, FAILED = (
+    MatchState.QUEUED, MatchState.RUNNING, MatchState.DONE, MatchState.FAILED,
+)  # fmt: skip
 
 
 class StoreError(LadderError, ValueError):
