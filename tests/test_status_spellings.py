@@ -53,9 +53,9 @@ def _literals(tree: ast.AST) -> Iterator[ast.Constant]:
         if isinstance(node, ast.Subscript):
             skipped.add(id(node.slice))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if id(node) not in skipped:
-                yield node
+        is_text = isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if is_text and id(node) not in skipped:
+            yield node
 
 
 def _where(path: Path, node: ast.Constant) -> str:
