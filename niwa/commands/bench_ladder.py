@@ -247,13 +247,13 @@ def play(
         runner = Runner(settings, on_finished=on_finished)
         runner.run(threading.Event())
         wall = time.perf_counter() - start
-        matches = store.matches(state=DONE, limit=args.matches + 10)
+        matches = store.matches.matches(state=DONE, limit=args.matches + 10)
         played = Played(
             slots=slots, wall=wall,
             steady=finished_at[-1] - finished_at[0] if len(finished_at) > 1 else wall,
             finishes=len(finished_at), matches=len(matches),
             match_s=sum(m.wall_s or 0.0 for m in matches),
-            inside_s=sum(bot_seconds(store.replay_path(m.id)) for m in matches),
+            inside_s=sum(bot_seconds(store.files.replay_path(m.id)) for m in matches),
             decisions=sum(m.decisions or 0 for m in matches),
             store_seconds=runner.store_seconds,
         )  # fmt: skip
@@ -318,9 +318,10 @@ def run_synthetic(args: argparse.Namespace) -> int:
     if args.bots < 2 or args.synthetic < 1 or args.rounds < 1 or args.repeat < 1:
         raise UsageError("--synthetic, --rounds and --repeat need at least 1, --bots 2")
     if args.base is not None and not any(
-        (args.base / p / "store.py").is_file() for p in ("niwa/ladder", "ladder")
+        (args.base / p / "store.py").is_file() or (args.base / p / "store").is_dir()
+        for p in ("niwa/ladder", "ladder")
     ):
-        raise UsageError(f"--base {args.base}: no niwa checkout there (no niwa/ladder/store.py)")
+        raise UsageError(f"--base {args.base}: no niwa checkout there (no niwa/ladder/store)")
     if args.db is not None and not is_postgres_url(args.db):
         raise UsageError(f"--db {args.db}: give a postgresql:// URL (SQLite is the default)")
     game = games[0]

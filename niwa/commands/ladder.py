@@ -49,6 +49,7 @@ from niwa.ladder.lease import node_name
 from niwa.ladder.reads import Reads
 from niwa.ladder.runner import Settings
 from niwa.ladder.secret_file import SecretFileError, read_secret, write_secret
+from niwa.ladder.statuses import BotStatus, MatchState
 from niwa.ladder.store import PENDING, Store, StoreError
 from niwa.ladder.views import LadderBot, MatchQuery
 from niwa.referee.cgroups import LimitsUnavailable
@@ -172,7 +173,7 @@ def register(sub: Any) -> None:
     p.add_argument("--game", default="", help="only this game's matches")
     p.add_argument("--bot", default="", metavar="BOT",
                    help="only this bot's matches: an id, a name (any version) or name@version")
-    p.add_argument("--state", default="", choices=["", "queued", "running", "done", "failed"],
+    p.add_argument("--state", default="", choices=["", *MatchState],
                    help="only matches in this state")
     p.add_argument("--limit", type=_number("--limit", 2**31 - 1), default=20,
                    help="at most 200 (default 20)")
@@ -553,13 +554,13 @@ def _await_validation(args: argparse.Namespace, ids: list[int]) -> int:
             if bot.id in waiting and bot.status != PENDING:
                 waiting.discard(bot.id)
                 verdict = (
-                    "accepted" if bot.status == "active"
+                    "accepted" if bot.status == BotStatus.ACTIVE
                     else printable(f"{bot.status}: {bot.reason}", report.REASON_SHOWN)
                 )
                 print(f"bot {bot.id} ({_label(bot)}, {printable(bot.game, 60)}): {verdict}")
                 for line in report.stderr_lines(bot.stderr_tail, "    "):
                     print(line)
-                failed |= bot.status != "active"
+                failed |= bot.status != BotStatus.ACTIVE
         if waiting and time.monotonic() > deadline:
             raise UsageError(
                 f"no verdict yet for bot(s) {sorted(waiting)}: is the ladder playing? "
@@ -673,7 +674,7 @@ def _user_add(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.token_file} exists already: give a new file name")
     store = _open_store(args)
     try:
-        owner, token = store.add_owner(args.name, admin=args.admin)
+        owner, token = store.owners.add_owner(args.name, admin=args.admin)
     except StoreError as e:
         raise UsageError(str(e)) from None
     finally:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from niwa import engine
 from niwa.ladder.schema import MIGRATIONS
+from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
 
 #: The schema an older niwa reads (before the totals of schema 4).
 SCHEMA = 3
@@ -43,7 +44,7 @@ def fill(path: Path, game: str, matches: int, bots: int, seed: int = 0) -> None:
     )
     conn.executemany(
         "INSERT INTO bots (id, name, version, game, owner_id, source, archive_hash, status,"
-        " created_at) VALUES (?, ?, '1', ?, 1, 'builtin:random', NULL, 'active', ?)",
+        f" created_at) VALUES (?, ?, '1', ?, 1, 'builtin:random', NULL, '{BotStatus.ACTIVE}', ?)",
         [(i, f"bot{i}", game, now) for i in range(1, bots + 1)],
     )
     low, high = max(info.min_players, 2), min(info.max_players, bots)
@@ -62,8 +63,8 @@ def fill(path: Path, game: str, matches: int, bots: int, seed: int = 0) -> None:
         rng.shuffle(seated)
         done = match <= matches
         rows.append((
-            match, game, info.version, "rated", rng.getrandbits(62), "{}", players,
-            "done" if done else "queued", int(done), now, now if done else None,
+            match, game, info.version, MatchKind.RATED, rng.getrandbits(62), "{}", players,
+            MatchState.DONE if done else MatchState.QUEUED, int(done), now, now if done else None,
             now if done else None, 0.1 if done else None, 40 if done else None,
             "0" * 64 if done else None, match if done else None,
         ))  # fmt: skip

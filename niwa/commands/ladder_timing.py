@@ -49,6 +49,13 @@ class Timings:
         return value
 
 
+def queue_of(store: Store) -> Any:
+    """The store's matches part, or, in a niwa from before the store was split by
+    concern, the store itself (there ``matches`` is a method)."""
+    part = store.matches
+    return store if callable(part) else part
+
+
 def finish(store: Store, match: Match, rng: random.Random, replay: bytes | None) -> None:
     """Commit ``match`` as finished, its seats placed in a random order; with its
     ``replay`` where the niwa measured keeps replays in the store (as its runner does)."""
@@ -60,9 +67,9 @@ def finish(store: Store, match: Match, rng: random.Random, replay: bytes | None)
     )
     finished = Finished(results, 40, 0.1, "0" * 64)
     if replay is None:
-        store.finish_match(match.id, finished)
+        queue_of(store).finish_match(match.id, finished)
     else:
-        store.finish_match(match.id, finished, replay)  # type: ignore[call-arg, unused-ignore]
+        queue_of(store).finish_match(match.id, finished, replay)  # type: ignore[call-arg, unused-ignore]
 
 
 def synthetic_replay(rng: random.Random, decisions: int = 150) -> bytes:
@@ -84,7 +91,7 @@ def main(argv: list[str]) -> None:
     store = timings.time("open", lambda: Store.open(db, Path.cwd()))
     # A niwa that keeps replays in the store commits one with each match, as its runner.
     replay = synthetic_replay(rng) if "replay" in inspect.signature(
-        store.finish_match).parameters else None
+        queue_of(store).finish_match).parameters else None
     runner = Runner(Settings(db, games=(game,), seed=0, log_level="error"))
     for _ in range(rounds):
         if "schedule" in parts:
@@ -92,7 +99,7 @@ def main(argv: list[str]) -> None:
     claimed = []
     for _ in range(rounds):
         if "claim" in parts or "commit" in parts:
-            claimed.append(timings.time("claim", store.claim_next))
+            claimed.append(timings.time("claim", queue_of(store).claim_next))
     for match in claimed:
         if "commit" in parts and match is not None:
             timings.time("commit", partial(finish, store, match, rng, replay))
@@ -101,7 +108,7 @@ def main(argv: list[str]) -> None:
         for _ in range(max(rounds - 1, 1)):
             timings.time("leaderboard_again", lambda: Reads(store).leaderboards(game))
         for _ in range(rounds):
-            match = store.claim_next()
+            match = queue_of(store).claim_next()
             if match is None:
                 break
             finish(store, match, rng, replay)

@@ -20,6 +20,7 @@ from niwa.bots import builtin
 from niwa.ladder import report, submission
 from niwa.ladder.reads import Reads
 from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.statuses import MatchKind
 from niwa.ladder.store import ACTIVE, DONE, Bot, Match, Store
 from niwa.referee.logs import CLEAR_LINE
 
@@ -70,7 +71,7 @@ class Progress:
         return f"played {played} matches in {_duration(time.monotonic() - self.started)}: {games}"
 
     def update(self, match: Match) -> None:
-        if match.kind != "rated":
+        if match.kind != MatchKind.RATED:
             return
         self.done += 1
         self.per_game[match.game] += 1
@@ -123,7 +124,7 @@ def prepare(
     store = Store.open(db_url, data_dir)
     try:
         bots = register_builtins(store)
-        already = store.counts().get(DONE, 0)
+        already = store.matches.counts().get(DONE, 0)
     finally:
         store.close()
     games = engine.games()
@@ -155,11 +156,11 @@ def run(settings: Settings, out: TextIO | None = None) -> None:
     try:
         for board in Reads(store).leaderboards():
             print("\n" + report.leaderboard(board), file=out)
-        latest = store.matches(state=DONE, limit=1)
+        latest = store.matches.matches(state=DONE, limit=1)
         print(f"\ndatabase: {settings.db_url}   replays: {data_dir / 'replays'}/", file=out)
         if latest:
             print(
-                f"try: niwa replay verify {store.replay_path(latest[0].id)}\n"
+                f"try: niwa replay verify {store.files.replay_path(latest[0].id)}\n"
                 f"     niwa ladder matches --db {settings.db_url}",
                 file=out,
             )

@@ -36,7 +36,7 @@ def key(node: str) -> str:
 
 
 def read(store: Store, node: str) -> Drain | None:
-    value = store.setting(key(node))
+    value = store.settings.setting(key(node))
     if value is None:
         return None
     fields = json.loads(value)
@@ -44,7 +44,7 @@ def read(store: Store, node: str) -> Drain | None:
 
 
 def write(store: Store, node: str, drain: Drain) -> None:
-    store.set_setting(key(node), json.dumps(asdict(drain), sort_keys=True))
+    store.settings.set_setting(key(node), json.dumps(asdict(drain), sort_keys=True))
 
 
 def forget(store: Store, node: str) -> None:

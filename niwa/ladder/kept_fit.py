@@ -22,7 +22,7 @@ class KeptFit:
     fit: elo.Fit[int] = field(default_factory=elo.Fit)
 
     def add(self, seq: int, placings: Sequence[tuple[int, int]]) -> None:
-        """Count one more rated match as ``Store.shown_totals`` would: cut down to the
+        """Count one more rated match as ``Ratings.shown_totals`` would: cut down to the
         shown seats, each pair weighing 1/(seats shown - 1)."""
         kept = [(bot, place) for bot, place in placings if bot in self.shown]
         for a, b, games, score in elo.match_pairs(kept) if len(kept) >= 2 else []:

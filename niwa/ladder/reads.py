@@ -22,6 +22,7 @@ from niwa.ladder.inputs import NotFound as NotFound
 from niwa.ladder.inputs import check_id as check_id
 from niwa.ladder.inputs import check_text as check_text
 from niwa.ladder.inputs import parse_id
+from niwa.ladder.statuses import MatchKind, MatchState
 from niwa.ladder.store import (
     ACTIVE,
     DONE,
@@ -57,7 +58,7 @@ WATCH_BATCH = 100
 #: ListMatches answers at most this many per call; page with ``before_id``.
 MAX_LIST = 200
 DEFAULT_LIST = 20
-STATES = ("queued", "running", "done", "failed")
+STATES = tuple(MatchState)
 #: The state a public read shows for a finished match whose duplicate round still plays.
 WAITING = "waiting"
 #: Rating-history rows one read takes: the newest of a game (or a bot); plots thin them.
@@ -158,7 +159,7 @@ class Reads:
         game or all, and whether each game can make a match."""
         statuses = None if everyone else [ACTIVE]
         game = self.game(game_name)
-        bots = self.store.bots(game, statuses)
+        bots = self.store.bots.bots(game, statuses)
         return BotListing(
             bots=tuple(bot_view(b, self._verdict_tail(b)) for b in bots),
             games=tuple(self.game_status(g) for g in ([game] if game else self.ladder_games)),
@@ -169,12 +170,12 @@ class Reads:
         there, for its owner."""
         if bot.status != REJECTED or not self.may_read_logs(bot.owner_id):
             return ()
-        return self.store.validation_tail(bot.id)
+        return self.store.matches.validation_tail(bot.id)
 
     def game_status(self, game: str) -> GameStatus:
         """Whether ``game`` can make a match; said to be waiting only once a bot has
         been submitted to it (a game nobody plays is not news)."""
-        bots = self.store.bots(game)
+        bots = self.store.bots.bots(game)
         active = sum(b.status == ACTIVE for b in bots)
         need = sparring.needed(engine.load(game).info.min_players)
         submitted = any(b.owner != SYSTEM_OWNER for b in bots)
@@ -189,12 +190,12 @@ class Reads:
     def leaderboards(self, game_name: str = "") -> tuple[Leaderboard, ...]:
         """One game's leaderboard, or every game's that has matches."""
         game = self.game(game_name)
-        games = [game] if game else self.store.games_with_bots()
+        games = [game] if game else self.store.bots.games_with_bots()
         return tuple(self._board(g) for g in games)
 
     def _board(self, game: str) -> Leaderboard:
-        bots = self.store.bots(game, [ACTIVE])
-        estimates = self.store.rated_fit(game, {b.id for b in bots})
+        bots = self.store.bots.bots(game, [ACTIVE])
+        estimates = self.store.ratings.rated_fit(game, {b.id for b in bots})
         unrated = elo.Estimate(elo.BASE, float("inf"))
         ranked = sorted(
             bots,
@@ -209,7 +210,7 @@ class Reads:
             )
             for rank, b in enumerate(ranked, start=1)
         )
-        return Leaderboard(game=game, matches=self.store.rated_count(game), rows=rows)
+        return Leaderboard(game=game, matches=self.store.ratings.rated_count(game), rows=rows)
 
     def withheld(self, match: Match) -> bool:
         """Is ``match`` finished while another of its duplicate round (same seed, so the
@@ -229,7 +230,7 @@ class Reads:
         later = " OR seq > ?" if seq is not None else ""
         found = self.store.db.scalar(
             "SELECT COUNT(*) FROM matches WHERE duplicate_group = ? AND id <> ? "
-            f"AND (state IN ('queued', 'running'){later})",
+            f"AND (state IN ('{MatchState.QUEUED}', '{MatchState.RUNNING}'){later})",
             (match.duplicate_group, match.id, *([] if seq is None else [seq])),
         )
         return int(found)
@@ -237,9 +238,9 @@ class Reads:
     def match_view(self, match: Match) -> MatchView:
         if self.withheld(match):
             return self._waiting_view(match)
-        bots = {b: self.store.bot(b) for b in set(match.seats)}
+        bots = {b: self.store.bots.bot(b) for b in set(match.seats)}
         results = []
-        for r in self.store.results(match.id):
+        for r in self.store.matches.results(match.id):
             bot = bots.get(r.bot_id)
             out = r.status != "ok"
             results.append(SeatResult(
@@ -311,7 +312,7 @@ class Reads:
         bot_ids = None
         if request.bot:
             bot_ids = [b.id for b in self.bots_named(request.bot, game)]
-        matches = self.store.matches(
+        matches = self.store.matches.matches(
             game=game,
             bot_id=check_id("bot", request.bot_id, optional=True) or None,
             bot_ids=bot_ids,
@@ -327,12 +328,12 @@ class Reads:
         if text.isdigit():  # any script's digits: parse_id takes only ASCII ones
             bot_id = parse_id("bot", text)
             try:
-                return [self.store.bot(bot_id)]
+                return [self.store.bots.bot(bot_id)]
             except StoreError as e:
                 raise NotFound(str(e)) from None
         name, _, version = text.partition("@")
         found = [
-            b for b in self.store.bots(game)
+            b for b in self.store.bots.bots(game)
             if b.name.lower() == name.lower() and (not version or b.version == version)
         ]
         if not found:
@@ -347,12 +348,12 @@ class Reads:
         if not bot_text:
             raise StoreError("name the bot: its name, name@version or id")
         named = {b.id: b for b in self.bots_named(bot_text, match.game)}
-        seats = [r for r in self.store.results(match.id) if r.bot_id in named]
+        seats = [r for r in self.store.matches.results(match.id) if r.bot_id in named]
         if not seats:
             if not set(named) & set(match.seats):
                 raise NotFound(
                     f"{bot_text!r} did not play in match {match.id}: its seats are "
-                    + ", ".join(self.store.bot(b).label for b in match.seats)
+                    + ", ".join(self.store.bots.bot(b).label for b in match.seats)
                 )
             raise StoreError(f"match {match.id} is {match.state}: it has no logs yet")
         for r in seats:
@@ -377,7 +378,7 @@ class Reads:
     def match(self, match_id: int) -> Match:
         check_id("match", match_id)
         try:
-            return self.store.match(match_id)
+            return self.store.matches.match(match_id)
         except StoreError as e:
             raise NotFound(str(e)) from None
 
@@ -392,12 +393,12 @@ class Reads:
                 f"match {match.id} is {match.state}: only finished matches have a replay"
             )
         self._refuse_withheld(match, "replay")
-        path = self.store.replay_path(match.id)
+        path = self.store.files.replay_path(match.id)
         recorded = match.replay_sha256 or ""
         try:
             content = path.read_bytes()  # this node's copy, if it played the match
         except OSError as e:  # none here (a web front, another runner): the store's
-            kept = self.store.blob(recorded) if recorded else None
+            kept = self.store.files.blob(recorded) if recorded else None
             if kept is None:  # finished before the store kept replays, on another node
                 raise NotFound(
                     f"the replay of match {match.id} is not in the store (it finished before "
@@ -410,7 +411,7 @@ class Reads:
             # Only the recorded attempt's file is ever put at this path (the runner
             # renames it after the commit), so a mismatch is damage, not a replay of
             # another attempt: refused, whatever copy the store keeps.
-            in_store = recorded != "" and self.store.blob_sizes([recorded]) != {}
+            in_store = recorded != "" and self.store.files.blob_sizes([recorded]) != {}
             log.error(
                 "replay_tampered", match_id=match.id, path=str(path), recorded=recorded,
                 actual=digest, store_copy=in_store,
@@ -436,7 +437,7 @@ class Reads:
     def readable_seats(self, match: Match) -> set[int]:
         """The seats of ``match`` whose private text (debug, notes, stderr) the caller
         may read: its own bots', every seat for an admin."""
-        owners = {b: self.store.bot(b).owner_id for b in set(match.seats)}
+        owners = {b: self.store.bots.bot(b).owner_id for b in set(match.seats)}
         return {seat for seat, b in enumerate(match.seats) if self.may_read_logs(owners[b])}
 
     def head(self) -> int:
@@ -448,7 +449,7 @@ class Reads:
         duplicate round comes after the round's others a stream from ``seq`` has shown
         as waiting, now whole (a row of the same id replaces the earlier one)."""
         found: list[MatchView] = []
-        for m in self.store.matches(game=game, after_seq=seq, limit=WATCH_BATCH):
+        for m in self.store.matches.matches(game=game, after_seq=seq, limit=WATCH_BATCH):
             found.extend(self._released_by(m, seq))
             found.append(self.match_view(m))
         return found
@@ -463,7 +464,7 @@ class Reads:
             "AND seq <= ? ORDER BY seq",
             (match.duplicate_group, match.id, DONE, seq),
         )
-        return [self.match_view(self.store.match(int(r["id"]))) for r in rows]
+        return [self.match_view(self.store.matches.match(int(r["id"]))) for r in rows]
 
     # The web pages' reads: bounded, from the indexes the ladder already keeps.
 
@@ -535,7 +536,8 @@ class Reads:
         database (:meth:`outcomes_after` then adds the newer ones one by one)."""
         rated = self.store.db.execute(
             "SELECT r.bot_id, COUNT(*) AS n, SUM(r.place) AS places FROM matches m "
-            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? AND m.kind = 'rated' "
+            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? "
+            f"AND m.kind = '{MatchKind.RATED}' "
             "GROUP BY r.bot_id",
             (seq,),
         )
@@ -563,7 +565,8 @@ class Reads:
 #: A finished match no public read withholds: not of a round with one still to play.
 _ROUND_ENDED = (
     "(m.duplicate_group IS NULL OR NOT EXISTS (SELECT 1 FROM matches o WHERE "
-    "o.duplicate_group = m.duplicate_group AND o.state IN ('queued', 'running')))"
+    "o.duplicate_group = m.duplicate_group AND "
+    f"o.state IN ('{MatchState.QUEUED}', '{MatchState.RUNNING}')))"
 )
 
 _OUTCOME = (

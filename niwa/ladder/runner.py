@@ -273,7 +273,7 @@ class Runner:
 
     def _lead(self, store: Store, lease: Lease, stop: threading.Event) -> None:
         """Play as the leader: first put back what a dead leader left running."""
-        requeued = store.requeue_running()
+        requeued = store.matches.requeue_running()
         if requeued:
             self.log.warning("matches_requeued", matches=requeued)
         leftovers(store.data_dir, log=self.log)  # what a killed run left; logs the counts
@@ -337,7 +337,7 @@ class Runner:
                 if self._drain is None:  # a draining runner claims nothing new
                     self._schedule(store, capacity)
                     self._claim(store, pool, in_flight, capacity)
-                metrics.QUEUE_DEPTH.set(store.queued_count())
+                metrics.QUEUE_DEPTH.set(store.matches.queued_count())
                 self.store_seconds += time.perf_counter() - started
                 if not in_flight:
                     if self._enough():
@@ -354,12 +354,12 @@ class Runner:
             raise
         except LimitsUnavailable as e:  # no bot's fault: hand every match back, stop
             self.log.error("limits_unavailable", error=str(e))
-            store.requeue_running()
+            store.matches.requeue_running()
             stop.set()
             raise
         finally:
             if stop.is_set() and in_flight:  # asked to stop: hand the matches back now
-                requeued = store.requeue_running()
+                requeued = store.matches.requeue_running()
                 self.log.info("matches_requeued", matches=requeued, reason="stopping")
             if stop.is_set():
                 # running tasks are cancelled first (their results would be ignored
@@ -405,7 +405,7 @@ class Runner:
         self._drain = replace(
             self._drain, finished=self._drain.finished + self._drain.in_flight - len(left)
         )
-        self._drained(store, lease, stop, store.hand_back(left))
+        self._drained(store, lease, stop, store.matches.hand_back(left))
         return True
 
     def _drained(
@@ -438,7 +438,8 @@ class Runner:
         """Queue rated matches up to ``capacity`` waiting, never so many that finished
         plus waiting would pass ``max_matches``."""
         limit = self.settings.max_matches
-        room = None if limit is None else limit - self.rated_finished - store.pending_rated()
+        pending = store.matches.pending_rated()
+        room = None if limit is None else limit - self.rated_finished - pending
         if room is None or room > 0:
             self._top_up(store, capacity, room)
 
@@ -451,13 +452,13 @@ class Runner:
     ) -> None:
         """Hand queued matches to the workers until ``capacity`` are in flight."""
         while len(in_flight) < capacity:
-            match = store.claim_next()
+            match = store.matches.claim_next()
             if match is None:
                 return
             try:
                 job = self._job(store, match)
             except (StoreError, ArchiveError) as e:  # a bot this node cannot unpack
-                state = store.fail_match(match.id, f"{type(e).__name__}: {e}")
+                state = store.matches.fail_match(match.id, f"{type(e).__name__}: {e}")
                 self.log.error("match_failed", match=match.id, error=str(e), now=state)
                 continue
             try:
@@ -465,7 +466,7 @@ class Runner:
             except BrokenProcessPool:
                 # claimed but never handed to a worker: give it back, or it would stay
                 # "running" until the next restart
-                store.fail_match(match.id, "a worker process died")
+                store.matches.fail_match(match.id, "a worker process died")
                 raise
             in_flight[future] = match
 
@@ -488,12 +489,12 @@ class Runner:
         held, so none stays "running"."""
         self.log.error("worker_pool_broken", matches=[m.id for m in in_flight.values()])
         for match in in_flight.values():
-            store.fail_match(match.id, "a worker process died")
+            store.matches.fail_match(match.id, "a worker process died")
 
     def _top_up(self, store: Store, capacity: int, room: int | None) -> int:
         """Queue new rated matches until ``capacity`` are waiting; return how many."""
         created = 0
-        while store.queued_count() < capacity and (room is None or created < room):
+        while store.matches.queued_count() < capacity and (room is None or created < room):
             made = self._schedule_one(store)
             if not made:
                 break
@@ -514,12 +515,12 @@ class Runner:
 
     def _schedule_game(self, store: Store, game: str) -> int:
         info = engine.load(game).info
-        busy = store.scheduled_counts(game)
+        busy = store.matches.scheduled_counts(game)
         everyone = [
             scheduler.Candidate(
                 bot_id, rating, games + busy.get(bot_id, 0), self._sparring and builtin
             )
-            for bot_id, rating, games, builtin in store.ratings(game)
+            for bot_id, rating, games, builtin in store.bots.ratings(game)
         ]
         candidates = scheduler.playable(everyone)
         if everyone and not candidates:
@@ -538,15 +539,15 @@ class Runner:
         self._waiting.pop(game, None)
         group = scheduler.pick_group(candidates, players, self.rng)
         seated = scheduler.assign_seats(
-            [c.bot_id for c in group], store.seat_counts(c.bot_id for c in group), self.rng
+            [c.bot_id for c in group], store.matches.seat_counts(c.bot_id for c in group), self.rng
         )
         seed = self.rng.getrandbits(62)
         if not self.settings.duplicate:
-            store.queue_match(game, info.version, seated, seed)
+            store.matches.queue_match(game, info.version, seated, seed)
             return 1
-        group_id = store.next_duplicate_group()
+        group_id = store.matches.next_duplicate_group()
         for rotation in scheduler.rotations(seated):
-            store.queue_match(game, info.version, rotation, seed, duplicate_group=group_id)
+            store.matches.queue_match(game, info.version, rotation, seed, duplicate_group=group_id)
         return len(seated)
 
     def _note_waiting(self, game: str, event: str, level: str, **why: object) -> None:
@@ -561,7 +562,7 @@ class Runner:
     def _job(self, store: Store, match: Match) -> Job:
         bots, labels, archives = [], [], []
         for bot_id in match.seats:
-            bot = store.bot(bot_id)
+            bot = store.bots.bot(bot_id)
             archive_hash = bot.archive_hash or ""
             archives.append("" if bot.source.startswith("builtin:") else archive_hash)
             bots.append(bot.source if bot.source.startswith("builtin:") else str(
@@ -576,8 +577,8 @@ class Runner:
             bots=tuple(bots),
             bot_ids=match.seats,
             labels=tuple(labels),
-            replay_path=str(store.attempt_replay_path(match.id, match.attempts)),
-            log_dir=str(store.log_dir(match.id)),
+            replay_path=str(store.files.attempt_replay_path(match.id, match.attempts)),
+            log_dir=str(store.files.log_dir(match.id)),
             time_control=self.settings.time_control,
             # A validation opponent runs sandboxed like a submitted opponent would, so a
             # bot cannot tell its validation match from a rated one by how fast it answers.
@@ -595,21 +596,21 @@ class Runner:
             metrics.MATCH_ERRORS.labels(match.game).inc()
             error = f"{type(e).__name__}: {e}"
             if match.kind == VALIDATION:
-                store.fail_match(match.id, error, retries=0)
+                store.matches.fail_match(match.id, error, retries=0)
                 submission.judge(store, match.seats, [], error)
                 log.warning("validation_failed", error=error)
             else:
-                state = store.fail_match(match.id, error)
+                state = store.matches.fail_match(match.id, error)
                 log.error("match_failed", error=error, now=state)
             return
-        played = store.attempt_replay_path(match.id, match.attempts)
+        played = store.files.attempt_replay_path(match.id, match.attempts)
         replay = played.read_bytes()  # kept for every node to read
-        if not store.finish_match(match.id, finished, replay, match.attempts):
+        if not store.matches.finish_match(match.id, finished, replay, match.attempts):
             played.unlink(missing_ok=True)  # a dropped attempt's: never to be served
             log.warning("result_ignored", reason="the match was no longer running this attempt")
             return
         # Only now the recorded replay: a file at replay_path always has the recorded hash.
-        os.replace(played, store.replay_path(match.id))
+        os.replace(played, store.files.replay_path(match.id))
         metrics.count_recorded(match.game, match.kind, finished)
         if match.kind == VALIDATION:
             submission.judge(
@@ -627,4 +628,4 @@ class Runner:
             bots=list(match.seats),
         )
         if self.on_finished is not None:
-            self.on_finished(store.match(match.id))
+            self.on_finished(store.matches.match(match.id))

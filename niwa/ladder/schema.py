@@ -8,6 +8,7 @@ migration: add the next one.
 from __future__ import annotations
 
 from niwa.ladder.db import Database, DatabaseError
+from niwa.ladder.statuses import MatchKind, MatchState
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: owners, bots, matches with their seats and results, ratings and their history.
@@ -131,10 +132,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX matches_state_game ON matches (state, game)",
         """INSERT INTO seat_totals (bot_id, seat, matches)
             SELECT bot_id, seat, COUNT(*) FROM match_seats GROUP BY bot_id, seat""",
-        """INSERT INTO rated_totals (game, matches)
+        f"""INSERT INTO rated_totals (game, matches)
             SELECT game, COUNT(*) FROM matches
-            WHERE kind = 'rated' AND state = 'done' GROUP BY game""",
-        """INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score)
+            WHERE kind = '{MatchKind.RATED}' AND state = '{MatchState.DONE}' GROUP BY game""",
+        f"""INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score)
             SELECT m.game, a.bot_id, b.bot_id, COUNT(*),
                 SUM(1.0 / (c.seats - 1)),
                 SUM(CASE WHEN a.place < b.place THEN 1.0 WHEN a.place = b.place THEN 0.5
@@ -144,7 +145,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
                 ON c.match_id = m.id
             JOIN results a ON a.match_id = m.id
             JOIN results b ON b.match_id = m.id AND b.seat <> a.seat AND b.bot_id <> a.bot_id
-            WHERE m.kind = 'rated' AND m.state = 'done'
+            WHERE m.kind = '{MatchKind.RATED}' AND m.state = '{MatchState.DONE}'
             GROUP BY m.game, a.bot_id, b.bot_id""",
     ),
     # 5: a ladder on several machines. Leases: who may run the matches (one holder per

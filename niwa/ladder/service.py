@@ -101,7 +101,7 @@ class LadderService(pb_grpc.LadderServicer):
         return await asyncio.get_running_loop().run_in_executor(pool, job)
 
     async def owner_for_token(self, token: str) -> Owner | None:
-        return await self._run(lambda r: r.store.owner_for_token(token), self.tokens)
+        return await self._run(lambda r: r.store.owners.owner_for_token(token), self.tokens)
 
     async def _guard(
         self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Reads], T],
@@ -160,13 +160,13 @@ class LadderService(pb_grpc.LadderServicer):
         def retire(reads: Reads) -> Bot | str:
             check_id("bot", request.bot_id)
             try:
-                bot = reads.store.bot(request.bot_id)
+                bot = reads.store.bots.bot(request.bot_id)
             except StoreError as e:
                 raise NotFound(str(e)) from None
             if bot.owner_id != owner.id and not owner.is_admin:
                 return f"bot {bot.id} ({bot.label}) belongs to {bot.owner}, not to {owner.name}"
-            reads.store.set_bot_status(bot.id, RETIRED, f"retired by {owner.name}")
-            return reads.store.bot(bot.id)
+            reads.store.bots.set_bot_status(bot.id, RETIRED, f"retired by {owner.name}")
+            return reads.store.bots.bot(bot.id)
 
         bot = await self._guard(context, retire)
         if isinstance(bot, str):
@@ -184,7 +184,9 @@ class LadderService(pb_grpc.LadderServicer):
             )
         owner, token = await self._guard(
             context,
-            lambda r: r.store.add_owner(check_text("the owner name", request.name), request.admin),
+            lambda r: r.store.owners.add_owner(
+                check_text("the owner name", request.name), request.admin
+            ),
         )
         return pb.AddOwnerResponse(name=owner.name, token=token)
 

@@ -76,7 +76,7 @@ def waiting(active: int, need: int, entrants: int | None = None) -> str:
 
 def kept(store: Store) -> tuple[str, ...] | None:
     """The sparring partners kept in the store; None if never chosen."""
-    value = store.setting(SETTING)
+    value = store.settings.setting(SETTING)
     return None if value is None else parse(value)
 
 
@@ -85,7 +85,7 @@ def apply(store: Store, games: Sequence[str], chosen: tuple[str, ...] | None) ->
     active ones in every game of ``games``; return the partners' specs. A store where
     sparring was never chosen (the demo's) is left as it is."""
     if chosen is not None:
-        store.set_setting(SETTING, ",".join(chosen) or NONE)
+        store.settings.set_setting(SETTING, ",".join(chosen) or NONE)
     specs = kept(store)
     if specs is None:
         return []
@@ -94,7 +94,7 @@ def apply(store: Store, games: Sequence[str], chosen: tuple[str, ...] | None) ->
             submission.builtin_bot(store, spec.removeprefix(PREFIX), game, ACTIVE).id
             for spec in specs
         }
-        for bot in store.bots(game, [ACTIVE]):
+        for bot in store.bots.bots(game, [ACTIVE]):
             if bot.owner == SYSTEM_OWNER and bot.id not in partners:
-                store.set_bot_status(bot.id, RESERVE, "not a sparring partner")
+                store.bots.set_bot_status(bot.id, RESERVE, "not a sparring partner")
     return list(specs)

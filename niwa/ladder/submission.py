@@ -63,7 +63,10 @@ _QUOTA_KEYS = {"archive_bytes": "quota.archive_bytes", "versions": "quota.versio
 def quota(store: Store) -> Quota:
     """The ladder's quota: the defaults, as changed by :func:`set_quota`."""
     return Quota(
-        **{f: store.int_setting(k, getattr(DEFAULT_QUOTA, f)) for f, k in _QUOTA_KEYS.items()}
+        **{
+            f: store.settings.int_setting(k, getattr(DEFAULT_QUOTA, f))
+            for f, k in _QUOTA_KEYS.items()
+        }
     )
 
 
@@ -73,7 +76,7 @@ def set_quota(store: Store, archive_bytes: int | None = None, versions: int | No
         if value is not None:
             if value < 0:
                 raise ValueError(f"a quota cannot be negative ({field} = {value})")
-            store.set_setting(_QUOTA_KEYS[field], str(value))
+            store.settings.set_setting(_QUOTA_KEYS[field], str(value))
     return quota(store)
 
 
@@ -81,7 +84,7 @@ def check_quota(store: Store, owner: Owner, digest: str, size: int, new_version:
     if owner.is_admin:
         return
     limit = quota(store)
-    versions, hashes = store.owner_usage(owner.id)
+    versions, hashes = store.owners.owner_usage(owner.id)
     if new_version and versions + 1 > limit.versions:
         raise SubmissionError(
             f"{owner.name} has {versions} bot versions, the quota of this ladder "
@@ -89,8 +92,8 @@ def check_quota(store: Store, owner: Owner, digest: str, size: int, new_version:
             "(niwa ladder serve --quota-versions)"
         )
     # the store's copies; an archive kept before the store had them, by its file
-    sizes = store.blob_sizes(hashes)
-    kept = sum(sizes[h] if h in sizes else _size(store.archive_path(h)) for h in hashes)
+    sizes = store.files.blob_sizes(hashes)
+    kept = sum(sizes[h] if h in sizes else _size(store.files.archive_path(h)) for h in hashes)
     if digest not in hashes and kept + size > limit.archive_bytes:
         raise SubmissionError(
             f"{owner.name} keeps {kept} bytes of archives; this one ({size} bytes) would pass "
@@ -117,7 +120,7 @@ def store_archive(
     return (hash, folder). Paths this call created are appended to ``created``."""
     created = created if created is not None else []
     digest = archive.content_hash(data)
-    folder, kept = store.bot_dir(digest), store.archive_path(digest)
+    folder, kept = store.files.bot_dir(digest), store.files.archive_path(digest)
     if folder.is_dir() and kept.is_file():
         return digest, folder
     if unpack_into(data, root, folder, limits):
@@ -159,13 +162,13 @@ def unpack_into(
 def keep_archives(store: Store) -> list[str]:
     """Copy into the store the archives it has only as files here (a store made before
     it kept them): every node can then run their bots. Returns their hashes."""
-    used = store.archive_hashes()
-    kept = store.blob_sizes(used)
+    used = store.bots.archive_hashes()
+    kept = store.files.blob_sizes(used)
     copied = []
     for digest in sorted(used - kept.keys()):
-        path = store.archive_path(digest)
+        path = store.files.archive_path(digest)
         if path.is_file():
-            store.put_blob("archive", path.read_bytes())
+            store.files.put_blob("archive", path.read_bytes())
             copied.append(digest)
     return copied
 
@@ -174,7 +177,7 @@ def unpacked(store: Store, digest: str) -> Path:
     """The folder of the bot stored from archive ``digest`` on this node: unpacked from
     the store's copy of the archive if this node has not unpacked it yet (a runner on
     another machine than the upload's API server, a standby that took over)."""
-    folder = store.bot_dir(digest)
+    folder = store.files.bot_dir(digest)
     if folder.is_dir():
         return folder
     data = archive_bytes(store, digest)
@@ -184,7 +187,7 @@ def unpacked(store: Store, digest: str) -> Path:
 
 def archive_bytes(store: Store, digest: str) -> bytes:
     """The store's copy of archive ``digest``."""
-    data = store.blob(digest)
+    data = store.files.blob(digest)
     if data is None:
         raise StoreError(
             f"the store has no archive {digest[:16]}: restore the ladder's database "
@@ -195,7 +198,7 @@ def archive_bytes(store: Store, digest: str) -> bytes:
 
 def _discard(store: Store, digest: str, created: list[Path]) -> None:
     """Remove what a refused upload wrote, unless a bot is (now) stored from it."""
-    if store.archive_in_use(digest):
+    if store.bots.archive_in_use(digest):
         return
     for path in created:
         if path.is_dir() and not path.is_symlink():
@@ -210,7 +213,7 @@ def clean_leftovers(store: Store) -> list[str]:
 
     Call it when no upload is in flight: at the ladder's start, before serving."""
     removed: list[str] = []
-    used = store.archive_hashes()
+    used = store.bots.archive_hashes()
     for folder, suffix in (("bots", ""), ("archives", ".tar.gz")):
         base = store.data_dir / folder
         if not base.is_dir():
@@ -240,17 +243,17 @@ def builtin_bot(
     manifest = BotSpec.parse(f"builtin:{name}").manifest()
     label = alias or manifest.name.partition("?")[0]
     source = f"builtin:{name}"
-    found = store.find_builtin(source, label, manifest.version, game)
+    found = store.bots.find_builtin(source, label, manifest.version, game)
     if found is not None:
         if status == ACTIVE and found.status != ACTIVE:
-            store.set_bot_status(found.id, ACTIVE)
-            return store.bot(found.id)
+            store.bots.set_bot_status(found.id, ACTIVE)
+            return store.bots.bot(found.id)
         return found
-    owner = store.system_owner()
+    owner = store.owners.system_owner()
     try:
-        return store.add_bot(label, manifest.version, game, owner.id, source, None, status)
+        return store.bots.add_bot(label, manifest.version, game, owner.id, source, None, status)
     except StoreError:  # added meanwhile by another node (a first submission there)
-        found = store.find_builtin(source, label, manifest.version, game)
+        found = store.bots.find_builtin(source, label, manifest.version, game)
         if found is None:
             raise
         return builtin_bot(store, name, game, status, alias)
@@ -282,7 +285,7 @@ def submit(
         )
     digest = archive.content_hash(data)
     try:
-        store.check_new_bot(manifest.name, manifest.version, games, owner.id)
+        store.bots.check_new_bot(manifest.name, manifest.version, games, owner.id)
     except StoreError as e:
         raise SubmissionError(str(e)) from None
     check_quota(store, owner, digest, len(data), new_version=True)
@@ -290,7 +293,7 @@ def submit(
     try:
         store_archive(store, data, found.root, limits, created)
         with store.db.transaction():  # every game's bot and match, or none
-            store.put_blob("archive", data)  # for the runner, on whatever machine
+            store.files.put_blob("archive", data)  # for the runner, on whatever machine
             bots = _add(store, owner, manifest.name, manifest.version, games, digest, rng)
     except BaseException as e:
         _discard(store, digest, created)
@@ -313,11 +316,11 @@ def _add(
 ) -> list[Bot]:
     bots: list[Bot] = []
     for game in games:
-        bot = store.add_bot(name, version, game, owner.id, "archive", digest, PENDING)
+        bot = store.bots.add_bot(name, version, game, owner.id, "archive", digest, PENDING)
         info = engine.load(game).info
         opponent = builtin_bot(store, VALIDATION_OPPONENT, game)
         seats = [bot.id] + [opponent.id] * (max(info.min_players, 2) - 1)
-        store.queue_match(game, info.version, seats, rng.getrandbits(62), kind=VALIDATION)
+        store.matches.queue_match(game, info.version, seats, rng.getrandbits(62), kind=VALIDATION)
         bots.append(bot)
     return bots
 
@@ -330,14 +333,14 @@ def judge(
     ``outcome`` is (status, reason) per seat; an empty one means the referee could not
     run the match at all (``error`` says why: the bot's manifest or program)."""
     for seat, bot_id in enumerate(seats):
-        bot = store.bot(bot_id)
+        bot = store.bots.bot(bot_id)
         if bot.status != PENDING:
             continue
         status, reason = outcome[seat] if outcome else ("out", error or "it could not start")
         log = _log.bind(bot=bot.label, bot_id=bot_id, game=bot.game)
         if status == "ok":
-            store.set_bot_status(bot_id, ACTIVE)
+            store.bots.set_bot_status(bot_id, ACTIVE)
             log.info("bot_accepted")
         else:
-            store.set_bot_status(bot_id, REJECTED, f"validation match: {reason}")
+            store.bots.set_bot_status(bot_id, REJECTED, f"validation match: {reason}")
             log.info("bot_rejected", reason=reason)

@@ -21,7 +21,7 @@ _log = structlog.get_logger("niwa.ladder")
 
 def after(store: Store) -> int:
     """Rated matches in a row a bot may go out of before it is suspended (0: never)."""
-    return store.int_setting(SETTING, DEFAULT)
+    return store.settings.int_setting(SETTING, DEFAULT)
 
 
 def set_after(store: Store, value: int) -> None:
@@ -30,7 +30,7 @@ def set_after(store: Store, value: int) -> None:
             f"--suspend-after {value}: give a number of matches, or 0 to never suspend "
             f"(default {DEFAULT})"
         )
-    store.set_setting(SETTING, str(value))
+    store.settings.set_setting(SETTING, str(value))
 
 
 def reason(n: int, match_id: int, why: str) -> str:
@@ -48,7 +48,7 @@ def check(store: Store, bot_ids: tuple[int, ...]) -> list[int]:
         return []
     suspended = []
     for bot_id in dict.fromkeys(bot_ids):
-        if store.bot(bot_id).status != ACTIVE:
+        if store.bots.bot(bot_id).status != ACTIVE:
             continue
         rows = store.db.execute(
             "SELECT r.match_id, r.status, r.reason FROM results r "
@@ -60,7 +60,7 @@ def check(store: Store, bot_ids: tuple[int, ...]) -> list[int]:
         if len(rows) < n or any(r["status"] == "ok" for r in rows):
             continue
         last = rows[0]
-        store.set_bot_status(
+        store.bots.set_bot_status(
             bot_id, SUSPENDED, reason(n, int(last["match_id"]), str(last["reason"]))
         )
         _log.warning("bot_suspended", bot_id=bot_id, after=n, last_match=int(last["match_id"]))

@@ -41,7 +41,7 @@ class TailState:
 
 def days(store: Store) -> int:
     """How many days tails are kept (the admin's setting, else DEFAULT_DAYS)."""
-    return store.int_setting(_DAYS, DEFAULT_DAYS)
+    return store.settings.int_setting(_DAYS, DEFAULT_DAYS)
 
 
 def set_days(store: Store, value: int) -> None:
@@ -50,7 +50,7 @@ def set_days(store: Store, value: int) -> None:
             f"--stderr-days {value}: keep the bots' stderr tails at least 1 day "
             f"(default {DEFAULT_DAYS})"
         )
-    store.set_setting(_DAYS, str(value))
+    store.settings.set_setting(_DAYS, str(value))
 
 
 def expire(store: Store, now: float | None = None) -> list[int]:
@@ -60,7 +60,7 @@ def expire(store: Store, now: float | None = None) -> list[int]:
     cutoff = now - days(store) * DAY_S
     removed: list[int] = []
     while True:
-        done_through = int(store.setting(_DONE_THROUGH) or 0)
+        done_through = int(store.settings.setting(_DONE_THROUGH) or 0)
         rows = store.db.execute(
             "SELECT id, seq, finished_at FROM matches WHERE seq > ? ORDER BY seq LIMIT ?",
             (done_through, BATCH),
@@ -100,9 +100,9 @@ def _remove(store: Store, ids: list[int], through: int, now: float) -> None:
             "ON CONFLICT (match_id) DO UPDATE SET removed_at = excluded.removed_at",
             [(i, now) for i in ids],
         )
-        store.set_setting(_DONE_THROUGH, str(through))
+        store.settings.set_setting(_DONE_THROUGH, str(through))
     for i in ids:  # after the commit: a failed commit leaves everything as it was
-        shutil.rmtree(store.log_dir(i), ignore_errors=True)
+        shutil.rmtree(store.files.log_dir(i), ignore_errors=True)
 
 
 def state(store: Store, match_id: int, finished_at: float) -> TailState:

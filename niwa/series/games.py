@@ -13,13 +13,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from niwa.referee.failures import Failure
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.match import MatchSpec, play_match
 from niwa.referee.pool import spawn_pool
 from niwa.referee.replay import SeatOutcome
 
 #: Decision statuses that count against a bot (docs/protocol.md, "Failures").
-FAILURES = ("TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED")
+FAILURES = tuple(Failure)
 #: ``--fail-on``: what of a bot directory's makes the run exit 1. ``out`` (the default):
 #: a seat that went out; ``any``: any failed decision, even below ``--max-failures``.
 FAIL_ON = ("out", "any")

@@ -34,6 +34,7 @@ from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
 from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
+from niwa.ladder.statuses import BotStatus, MatchState
 from niwa.ladder.store import DONE, Store, StoreError
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView
 from niwa.referee import replay as replay_file
@@ -75,6 +76,8 @@ class Site:
             undefined=jinja2.StrictUndefined,
         )
         self.templates.filters["place"] = _place
+        # the templates name statuses through the enums too, never as spelled strings
+        self.templates.globals.update(BotStatus=BotStatus, MatchState=MatchState)
 
     def render(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         context.setdefault("games", sorted(self.reads.ladder_games))
@@ -182,7 +185,7 @@ def create_app(
         matches = site.reads.list_matches(query)
         return site.render(
             "matches.html", query=query, matches=matches, labels=_labels(site.reads, matches),
-            head=site.reads.head(), states=("", "queued", "running", "done", "failed"),
+            head=site.reads.head(), states=("", *MatchState),
             older=matches[-1].id if len(matches) == query.limit else 0,
         )  # fmt: skip
 
@@ -254,7 +257,7 @@ def _labels(reads: Reads, matches: Iterable[MatchView]) -> dict[int, str]:
             labels[r.bot_id] = r.bot
         for bot_id in m.seats:
             if bot_id not in labels:
-                labels[bot_id] = reads.store.bot(bot_id).label
+                labels[bot_id] = reads.store.bots.bot(bot_id).label
     return labels
 
 

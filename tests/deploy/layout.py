@@ -298,7 +298,7 @@ def done_ids(layout: Layout) -> list[int]:
     """The finished matches' ids, oldest first (from the store)."""
     store = layout.store()
     try:
-        return sorted(m.id for m in store.matches(state="done", limit=1000))
+        return sorted(m.id for m in store.matches.matches(state="done", limit=1000))
     finally:
         store.close()
 

@@ -29,7 +29,7 @@ def test_the_web_front_serves_every_page_of_the_matches_played_on_ray(layout: La
     assert set(done) <= set(ran), f"finished {done}, the leader ran {ran} on Ray"
     store = layout.store()
     try:
-        recorded = {m: store.match(m).replay_sha256 for m in done}
+        recorded = {m: store.matches.match(m).replay_sha256 for m in done}
     finally:
         store.close()
     web = layout.web.address

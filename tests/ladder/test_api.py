@@ -37,8 +37,8 @@ def ladder(store: Store, tmp_path: Path) -> Iterator[Ladder]:
 
 
 def owned_bot(store: Store, owner_name: str) -> tuple[int, str]:
-    owner, token = store.add_owner(owner_name)
-    bot = store.add_bot(f"{owner_name}-bot", "1", "blossom", owner.id, "archive", "h", ACTIVE)
+    owner, token = store.owners.add_owner(owner_name)
+    bot = store.bots.add_bot(f"{owner_name}-bot", "1", "blossom", owner.id, "archive", "h", ACTIVE)
     return bot.id, token
 
 
@@ -71,7 +71,7 @@ def test_an_owner_cannot_retire_another_owners_bot(ladder: Ladder) -> None:
         ladder.stub.RetireBot(request, metadata=client.auth(bob_token))
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert "belongs to alice" in (caught.value.details() or "")
-    assert ladder.store.bot(alice_bot).status == ACTIVE
+    assert ladder.store.bots.bot(alice_bot).status == ACTIVE
 
 
 def test_an_owner_retires_their_own_bot(ladder: Ladder) -> None:
@@ -82,38 +82,38 @@ def test_an_owner_retires_their_own_bot(ladder: Ladder) -> None:
 
 def test_an_admin_may_retire_any_bot(ladder: Ladder) -> None:
     bot_id, _ = owned_bot(ladder.store, "alice")
-    _, admin_token = ladder.store.add_owner("root", admin=True)
+    _, admin_token = ladder.store.owners.add_owner("root", admin=True)
     request = pb.RetireBotRequest(bot_id=bot_id)
     assert ladder.stub.RetireBot(request, metadata=client.auth(admin_token)).status == "retired"
 
 
 def test_adding_an_owner_needs_an_admin_token(ladder: Ladder) -> None:
-    _, token = ladder.store.add_owner("alice")
+    _, token = ladder.store.owners.add_owner("alice")
     request = pb.AddOwnerRequest(name="mallory")
     call = lambda: ladder.stub.AddOwner(request, metadata=client.auth(token))  # noqa: E731
     assert code_of(call) == grpc.StatusCode.PERMISSION_DENIED
 
 
 def test_an_admin_adds_an_owner_whose_token_works(ladder: Ladder) -> None:
-    _, admin_token = ladder.store.add_owner("root", admin=True)
+    _, admin_token = ladder.store.owners.add_owner("root", admin=True)
     request = pb.AddOwnerRequest(name="carol")
     reply = ladder.stub.AddOwner(request, metadata=client.auth(admin_token))
-    owner = ladder.store.owner_for_token(reply.token)
+    owner = ladder.store.owners.owner_for_token(reply.token)
     assert owner is not None and owner.name == "carol"
 
 
 def test_a_submission_is_pending_until_its_validation_match(ladder: Ladder) -> None:
-    _, token = ladder.store.add_owner("alice")
+    _, token = ladder.store.owners.add_owner("alice")
     request = pb.SubmitBotRequest(archive=archive.pack_directory(EXAMPLE_BOT))
     reply = ladder.stub.SubmitBot(iter([request]), metadata=client.auth(token))
     assert reply.bots and {b.status for b in reply.bots} == {PENDING}
-    queued = ladder.store.matches(state="queued", limit=100)
+    queued = ladder.store.matches.matches(state="queued", limit=100)
     assert {m.kind for m in queued} == {VALIDATION}
     assert {m.seats[0] for m in queued} == {b.id for b in reply.bots}
 
 
 def test_a_refused_archive_names_the_reason(ladder: Ladder) -> None:
-    _, token = ladder.store.add_owner("alice")
+    _, token = ladder.store.owners.add_owner("alice")
     request = pb.SubmitBotRequest(archive=b"definitely not a tarball")
     with pytest.raises(grpc.RpcError) as caught:
         ladder.stub.SubmitBot(iter([request]), metadata=client.auth(token))
@@ -171,14 +171,14 @@ def test_an_archive_over_grpcs_default_4_mib_gets_through_in_chunks(
         'name = "big"\nversion = "1"\ngames = ["blossom"]\ncommand = ["python3", "bot.py"]\n'
     )
     (bot / "weights.bin").write_bytes(os.urandom(6 << 20))  # incompressible
-    _, token = ladder.store.add_owner("alice")
+    _, token = ladder.store.owners.add_owner("alice")
     with client.LadderClient(ladder.address, token=token) as owner:
         bots = owner.submit(archive.pack_directory(bot))
     assert [b.name for b in bots] == ["big"]
 
 
 def test_an_archive_in_one_message_is_refused_for_its_size(ladder: Ladder, tmp_path: Path) -> None:
-    _, token = ladder.store.add_owner("alice")
+    _, token = ladder.store.owners.add_owner("alice")
     request = pb.SubmitBotRequest(archive=os.urandom(1 << 20))
     with pytest.raises(grpc.RpcError) as caught:
         ladder.stub.SubmitBot(iter([request]), metadata=client.auth(token))

@@ -106,8 +106,8 @@ def held_upload(channel: grpc.Channel, token: str | None) -> tuple[grpc.Future, 
 def test_owners_and_admins_are_answered_while_100_anonymous_watchers_are_open(
     crowded: Ladder,
 ) -> None:
-    _, owner_token = crowded.store.add_owner("alice")
-    _, admin_token = crowded.store.add_owner("root", admin=True)
+    _, owner_token = crowded.store.owners.add_owner("alice")
+    _, admin_token = crowded.store.owners.add_owner("root", admin=True)
     stubs = [crowded.stub() for _ in range(10)]
     watchers = [watch(stubs[i % 10]) for i in range(100)]
     assert all(w.is_active() for w in watchers)
@@ -163,7 +163,7 @@ def test_one_address_may_hold_10_anonymous_watchers(ladder: Ladder) -> None:
 
 
 def test_one_token_may_hold_4_streams(ladder: Ladder) -> None:
-    _, token = ladder.store.add_owner("alice")
+    _, token = ladder.store.owners.add_owner("alice")
     stub = ladder.stub()
     watchers = [watch(stub, token) for _ in range(4)]
     error = status(lambda: next(iter(watch(stub, token))))
@@ -192,7 +192,7 @@ def test_an_upload_with_an_unknown_token_is_refused_before_its_archive_is_sent(
 
 
 def test_a_third_upload_at_once_is_refused(ladder: Ladder) -> None:
-    tokens = [ladder.store.add_owner(name)[1] for name in ("alice", "bob", "carol")]
+    tokens = [ladder.store.owners.add_owner(name)[1] for name in ("alice", "bob", "carol")]
     held = [held_upload(ladder.channel(), t) for t in tokens[:2]]
     wait_for("two uploads admitted", lambda: ladder.admission.uploads.used == 2)
     third, release = held_upload(ladder.channel(), tokens[2])
@@ -205,7 +205,7 @@ def test_a_third_upload_at_once_is_refused(ladder: Ladder) -> None:
 
 
 def test_an_owner_uploads_one_archive_at_a_time(ladder: Ladder) -> None:
-    _, token = ladder.store.add_owner("alice")
+    _, token = ladder.store.owners.add_owner("alice")
     _, release_first = held_upload(ladder.channel(), token)
     wait_for("the first upload admitted", lambda: ladder.admission.uploads.used == 1)
     second, release_second = held_upload(ladder.channel(), token)
@@ -217,11 +217,11 @@ def test_an_owner_uploads_one_archive_at_a_time(ladder: Ladder) -> None:
 
 
 def queued_matches(store: Store, count: int) -> None:
-    owner, _ = store.add_owner("alice")
-    a = store.add_bot("a", "1", "blossom", owner.id, "archive", "h", ACTIVE)
-    b = store.add_bot("b", "1", "blossom", owner.id, "archive", "h", ACTIVE)
+    owner, _ = store.owners.add_owner("alice")
+    a = store.bots.add_bot("a", "1", "blossom", owner.id, "archive", "h", ACTIVE)
+    b = store.bots.add_bot("b", "1", "blossom", owner.id, "archive", "h", ACTIVE)
     for seed in range(count):
-        store.queue_match("blossom", "blossom@1", [a.id, b.id], seed)
+        store.matches.queue_match("blossom", "blossom@1", [a.id, b.id], seed)
 
 
 def test_list_matches_answers_at_most_200(ladder: Ladder) -> None:
@@ -295,7 +295,7 @@ def test_a_request_that_is_not_a_protobuf_message_is_invalid(ladder: Ladder) -> 
 
 
 def test_retiring_an_unknown_bot_is_not_found(ladder: Ladder) -> None:
-    _, token = ladder.store.add_owner("root", admin=True)
+    _, token = ladder.store.owners.add_owner("root", admin=True)
     stub = ladder.stub()
     error = status(lambda: stub.RetireBot(
         pb.RetireBotRequest(bot_id=999), metadata=client.auth(token), timeout=DEADLINE_S
@@ -319,15 +319,15 @@ def test_an_unexpected_failure_is_internal_with_one_line(
 
 def test_a_watcher_receives_a_match_that_finishes_after_it_connected(ladder: Ladder) -> None:
     store = ladder.store
-    owner, _ = store.add_owner("alice")
-    a = store.add_bot("a", "1", "blossom", owner.id, "archive", "h", ACTIVE)
-    b = store.add_bot("b", "1", "blossom", owner.id, "archive", "h", ACTIVE)
-    match_id = store.queue_match("blossom", "blossom@1", [a.id, b.id], 7)
+    owner, _ = store.owners.add_owner("alice")
+    a = store.bots.add_bot("a", "1", "blossom", owner.id, "archive", "h", ACTIVE)
+    b = store.bots.add_bot("b", "1", "blossom", owner.id, "archive", "h", ACTIVE)
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a.id, b.id], 7)
     watcher = watch(ladder.stub())
-    claimed = store.claim_next()
+    claimed = store.matches.claim_next()
     assert claimed is not None and claimed.id == match_id
     results = (SeatResult(0, a.id, 0, 1.0, "ok"), SeatResult(1, b.id, 1, 0.0, "ok"))
-    store.finish_match(match_id, Finished(results, 10, 0.5, "0" * 64))
+    store.matches.finish_match(match_id, Finished(results, 10, 0.5, "0" * 64))
     first = next(iter(watcher))
     watcher.cancel()
     assert (first.id, first.state) == (match_id, "done")

@@ -56,9 +56,9 @@ def test_the_synthetic_store_is_schema_3_rows_a_newer_niwa_upgrades(tmp_path: Pa
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone() == (SCHEMA,)
     store = Store.open(str(path))
-    assert store.rated_count("blossom") == 300
-    assert store.counts() == {DONE: 300, "queued": QUEUED}
-    assert len(store.ratings("blossom")) == 12
+    assert store.ratings.rated_count("blossom") == 300
+    assert store.matches.counts() == {DONE: 300, "queued": QUEUED}
+    assert len(store.bots.ratings("blossom")) == 12
     store.close()
 
 

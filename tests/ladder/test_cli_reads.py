@@ -24,20 +24,20 @@ def played(tmp_path: Path) -> Path:
     db = tmp_path / "ladder.db"
     store = Store.open(str(db))
     try:
-        owner, _ = store.add_owner("alice")
-        v1 = store.add_bot("fern", "0.1.0", "blossom", owner.id, "archive", None, ACTIVE)
-        v2 = store.add_bot("fern", "0.2.0", "blossom", owner.id, "archive", None, ACTIVE)
+        owner, _ = store.owners.add_owner("alice")
+        v1 = store.bots.add_bot("fern", "0.1.0", "blossom", owner.id, "archive", None, ACTIVE)
+        v2 = store.bots.add_bot("fern", "0.2.0", "blossom", owner.id, "archive", None, ACTIVE)
         greedy = submission.builtin_bot(store, "greedy", "blossom", ACTIVE)
         for fern in (v1, v2):
-            store.queue_match("blossom", "blossom@1", [fern.id, greedy.id], seed=1)
-            match = store.claim_next()
+            store.matches.queue_match("blossom", "blossom@1", [fern.id, greedy.id], seed=1)
+            match = store.matches.claim_next()
             assert match is not None
             results = (
                 SeatResult(0, fern.id, 0, 3.0, "ok"),
                 SeatResult(1, greedy.id, 1, 1.0, "out", "TIMEOUT", 7, "no answer within 500 ms",
                            ("a line",)),
             )  # fmt: skip
-            store.finish_match(match.id, Finished(results, 12, 0.2, "0" * 64))
+            store.matches.finish_match(match.id, Finished(results, 12, 0.2, "0" * 64))
     finally:
         store.close()
     return db
@@ -82,7 +82,7 @@ def test_matches_json_gives_the_seed_as_a_string_with_every_digit(
     seed = 2851317608226293593  # past 2**53: a double (JavaScript's number) rounds it
     store = Store.open(str(played))
     try:
-        store.queue_match("blossom", "blossom@1", [2, 3], seed=seed)
+        store.matches.queue_match("blossom", "blossom@1", [2, 3], seed=seed)
     finally:
         store.close()
     code, out, _ = run(capsys, "ladder", "matches", "--db", str(played), "--json")
@@ -115,7 +115,7 @@ def test_a_served_ladder_prints_what_its_store_prints(
     """Over gRPC (the client's views) and from the store (the reads' views): one output."""
     store = Store.open(str(played))
     try:
-        _, token = store.add_owner("root", admin=True)
+        _, token = store.owners.add_owner("root", admin=True)
     finally:
         store.close()
     running, port = server.start(str(played), None, "127.0.0.1:0")
@@ -157,8 +157,8 @@ def test_a_game_short_of_bots_says_it_is_waiting_and_how_to_fix_it(
 ) -> None:
     db = tmp_path / "ladder.db"
     store = Store.open(str(db))
-    owner, _ = store.add_owner("alice")
-    store.add_bot("fern", "1", "blossom", owner.id, "archive", None, ACTIVE)
+    owner, _ = store.owners.add_owner("alice")
+    store.bots.add_bot("fern", "1", "blossom", owner.id, "archive", None, ACTIVE)
     store.close()
     code, out, _ = run(capsys, "ladder", "bots", "--game", "blossom", "--db", str(db))
     assert code == 0
@@ -169,8 +169,8 @@ def test_a_game_short_of_bots_says_it_is_waiting_and_how_to_fix_it(
 
 
 def test_a_game_short_of_bots_logs_one_waiting_event_not_one_per_poll(store: Store) -> None:
-    owner, _ = store.add_owner("alice")
-    store.add_bot("fern", "1", "blossom", owner.id, "archive", None, ACTIVE)
+    owner, _ = store.owners.add_owner("alice")
+    store.bots.add_bot("fern", "1", "blossom", owner.id, "archive", None, ACTIVE)
     stream = io.StringIO()
     logs.configure("info", json=True, stream=stream)
     runner = Runner(Settings(db_url="unused", games=("blossom",), seed=1))
@@ -193,7 +193,7 @@ def test_sparring_partners_are_kept_in_the_store_and_none_puts_them_in_reserve(
     assert greedy.status == ACTIVE
     assert sparring.apply(store, ["blossom"], None) == ["builtin:greedy"]  # as kept
     assert sparring.apply(store, ["blossom"], sparring.parse("none")) == []
-    assert store.bot(greedy.id).status == RESERVE
+    assert store.bots.bot(greedy.id).status == RESERVE
 
 
 def test_only_built_in_bots_can_spar(capsys: pytest.CaptureFixture[str]) -> None:

@@ -32,7 +32,7 @@ def snapshot(store: Store) -> dict[int, list[tuple[int, int, int]]]:
 
 
 def running(store: Store) -> list[int]:
-    return [m.id for m in store.matches(state=RUNNING, limit=100)]
+    return [m.id for m in store.matches.matches(state=RUNNING, limit=100)]
 
 
 def three_random_bots(db_url: str, data: Path) -> Store:
@@ -73,14 +73,14 @@ def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(
     try:
         wait_for(
             "the interrupted matches to be played again",
-            lambda: all(store.match(m).state == DONE for m in interrupted),
+            lambda: all(store.matches.match(m).state == DONE for m in interrupted),
         )
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait()
     final = snapshot(store)
     assert {m: final[m] for m in before} == before
-    assert all(store.match(m).attempts >= 2 for m in interrupted)
+    assert all(store.matches.match(m).attempts >= 2 for m in interrupted)
     assert_counted_once(store, final)
     store.close()
 
@@ -88,9 +88,9 @@ def test_kill_9_then_restart_loses_nothing_and_counts_nothing_twice(
 def assert_counted_once(store: Store, final: dict[int, list[tuple[int, int, int]]]) -> None:
     # Counted once: the stored ratings are exactly the Elo updates of the finished
     # matches, each applied once, in the order they finished.
-    ratings = {b.id: elo.BASE for b in store.bots()}
+    ratings = {b.id: elo.BASE for b in store.bots.bots()}
     games = dict.fromkeys(ratings, 0)
-    for match in sorted(store.matches(state=DONE, limit=10_000), key=lambda m: m.seq or 0):
+    for match in sorted(store.matches.matches(state=DONE, limit=10_000), key=lambda m: m.seq or 0):
         assert match.kind == RATED
         seats = final[match.id]
         bots = [bot for _, bot, _ in seats]
@@ -99,11 +99,11 @@ def assert_counted_once(store: Store, final: dict[int, list[tuple[int, int, int]
         for b in bots:
             games[b] += 1
         # ... and each has its complete replay, kept in the store.
-        data = store.blob(match.replay_sha256 or "")
+        data = store.files.blob(match.replay_sha256 or "")
         assert data is not None and hashlib.sha256(data).hexdigest() == match.replay_sha256
     history = store.db.scalar("SELECT COUNT(*) FROM rating_history")
     assert history == sum(len(s) for s in final.values())
-    for bot in store.bots():
+    for bot in store.bots.bots():
         assert bot.games == games[bot.id]
         assert abs(bot.elo - ratings[bot.id]) < 1e-9
 
@@ -168,7 +168,7 @@ def test_a_worker_killed_mid_match_costs_only_a_replay_of_that_match(tmp_path: P
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait()
-    assert {m.state for m in store.matches(limit=10_000)} <= {DONE, "queued"}
+    assert {m.state for m in store.matches.matches(limit=10_000)} <= {DONE, "queued"}
     assert '"event": "worker_pool_broken"' in (tmp_path / "ladder.log").read_text()
     store.close()
 

@@ -105,7 +105,7 @@ def test_a_drained_leader_finishes_its_match_releases_the_lease_and_exits_0(
     store = ladder[1]
     with drained_mid_match(ladder, tmp_path) as (said, in_flight):
         for match_id in in_flight:
-            assert store.match(match_id).state == DONE
+            assert store.matches.match(match_id).state == DONE
             assert recorded_by(tmp_path / "first.log", match_id)
         assert f"first drained: {len(in_flight)} finished, 0 handed back" in said
         assert "lease released" in said
@@ -123,7 +123,7 @@ def test_a_drain_past_its_deadline_hands_the_match_back_for_the_standby_to_play(
         assert gone["handed_back"] == in_flight
         assert f"{len(in_flight)} handed back" in said
         for match_id in in_flight:
-            wait_for("the standby to play it", lambda: store.match(match_id).state == DONE)  # noqa: B023
+            wait_for("the standby to play it", lambda: store.matches.match(match_id).state == DONE)  # noqa: B023
             assert recorded_by(tmp_path / "second.log", match_id)
             assert not recorded_by(tmp_path / "first.log", match_id)
 
@@ -163,5 +163,5 @@ def test_a_drain_no_runner_takes_gives_up_naming_sigterm(
     assert main(["ladder", "drain", "--db", db, "--node", "ghost"]) == 1
     assert "ghost did not take the request" in capsys.readouterr().out
     store = Store.open(db)
-    assert store.setting("drain:ghost") is None  # the request does not outlive the command
+    assert store.settings.setting("drain:ghost") is None  # the request does not outlive the command
     store.close()

@@ -41,13 +41,14 @@ class Round:
         return Reads(self.store, viewer=viewer)
 
     def finish(self, match_id: int) -> None:
-        match = self.store.match(match_id)
-        path = self.store.replay_path(match_id)
+        match = self.store.matches.match(match_id)
+        path = self.store.files.replay_path(match_id)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(self.replay)
         results = tuple(SeatResult(s, b, s, 1.0 - s, "ok") for s, b in enumerate(match.seats))
         digest = hashlib.sha256(self.replay).hexdigest()
-        assert self.store.finish_match(match_id, Finished(results, 3, 0.1, digest), self.replay)
+        finished = Finished(results, 3, 0.1, digest)
+        assert self.store.matches.finish_match(match_id, finished, self.replay)
 
 
 @pytest.fixture(scope="module")
@@ -56,19 +57,19 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 
 def build_round(store: Store, replay: bytes) -> Round:
-    owner, owner_token = store.add_owner("alice")
-    other, _ = store.add_owner("bob")
-    admin, admin_token = store.add_owner("root", admin=True)
-    a = store.add_bot("a", "1", "blossom", owner.id, "archive", "ha", ACTIVE).id
-    b = store.add_bot("b", "1", "blossom", owner.id, "archive", "hb", ACTIVE).id
-    group = store.next_duplicate_group()
-    first = store.queue_match("blossom", "blossom@1", [a, b], SEED, duplicate_group=group)
-    second = store.queue_match("blossom", "blossom@1", [b, a], SEED, duplicate_group=group)
-    claimed = store.claim_next()
+    owner, owner_token = store.owners.add_owner("alice")
+    other, _ = store.owners.add_owner("bob")
+    admin, admin_token = store.owners.add_owner("root", admin=True)
+    a = store.bots.add_bot("a", "1", "blossom", owner.id, "archive", "ha", ACTIVE).id
+    b = store.bots.add_bot("b", "1", "blossom", owner.id, "archive", "hb", ACTIVE).id
+    group = store.matches.next_duplicate_group()
+    first = store.matches.queue_match("blossom", "blossom@1", [a, b], SEED, duplicate_group=group)
+    second = store.matches.queue_match("blossom", "blossom@1", [b, a], SEED, duplicate_group=group)
+    claimed = store.matches.claim_next()
     assert claimed is not None and claimed.id == first
     made = Round(store, first, second, owner, owner_token, other, admin, admin_token, replay)
     made.finish(first)
-    assert store.claim_next() is not None  # the sibling now runs
+    assert store.matches.claim_next() is not None  # the sibling now runs
     return made
 
 
@@ -142,7 +143,7 @@ def test_the_match_that_ends_a_round_brings_the_waiting_ones_whole_to_a_stream(
     duplicate_round: Round,
 ) -> None:
     r = duplicate_round
-    shown = r.store.match(r.done).seq
+    shown = r.store.matches.match(r.done).seq
     assert shown is not None
     r.finish(r.running)
     sent = r.reads(None).finished_after(None, shown)
@@ -154,7 +155,7 @@ def test_the_match_that_ends_a_round_brings_the_waiting_ones_whole_to_a_stream(
 
 def test_an_admins_stream_sends_each_match_of_a_round_once(duplicate_round: Round) -> None:
     r = duplicate_round
-    shown = r.store.match(r.done).seq
+    shown = r.store.matches.match(r.done).seq
     assert shown is not None
     r.finish(r.running)
     assert [m.id for m in r.reads(r.admin).finished_after(None, shown)] == [r.running]
@@ -164,7 +165,7 @@ def test_a_bots_failure_list_leaves_out_a_withheld_match_until_its_round_ends(
     duplicate_round: Round,
 ) -> None:
     r = duplicate_round
-    bot = r.store.match(r.done).seats[1]
+    bot = r.store.matches.match(r.done).seats[1]
     r.store.db.execute(
         "UPDATE results SET status = 'timeout', reason = 'TIMEOUT', out_step = 7 "
         "WHERE match_id = ? AND bot_id = ?",

@@ -43,7 +43,7 @@ def stop(*procs: subprocess.Popen[str] | None) -> None:
 
 def in_flight_here(store: Store, folder: Path) -> int | None:
     """A running match whose replay this node's worker is writing now."""
-    for match in store.matches(state=RUNNING, limit=10):
+    for match in store.matches.matches(state=RUNNING, limit=10):
         if list((folder / "replays").glob(f"{match.id}.attempt{match.attempts}.jsonl.*.part")):
             return match.id
     return None
@@ -66,18 +66,18 @@ def test_a_node_that_lost_a_match_to_the_next_leader_serves_the_recorded_replay(
         try:
             wait_for("the standby to lead",
                      lambda: '"runner_leading"' in logs["second"].read_text())  # fmt: skip
-            wait_for("the match played again", lambda: store.match(dropped).state == DONE)
+            wait_for("the match played again", lambda: store.matches.match(dropped).state == DONE)
         finally:
             os.kill(first.pid, signal.SIGCONT)
         wait_for("the old leader to stand by",
                  lambda: logs["first"].read_text().count('"runner_standby"') >= 1)  # fmt: skip
-        match = store.match(dropped)
+        match = store.matches.match(dropped)
         kept = sorted(p.name for p in (tmp_path / "first" / "replays").glob(f"{dropped}.*"))
         assert match.attempts >= 2 and kept == [f"{dropped}.attempt{match.attempts - 1}.jsonl"]
         with LadderClient(first_address) as ladder:
             for match_id in snapshot(store):
                 reply = ladder.replay(match_id)
-                recorded = store.match(match_id).replay_sha256
+                recorded = store.matches.match(match_id).replay_sha256
                 assert hashlib.sha256(reply.content).hexdigest() == recorded
     finally:
         stop(first, second)
@@ -89,7 +89,7 @@ def test_a_node_that_lost_a_match_to_the_next_leader_serves_the_recorded_replay(
 def add_owners(db_url: str, names: tuple[str, ...]) -> dict[str, str]:
     store = Store.open(db_url, Path.cwd())
     try:
-        return {name: store.add_owner(name)[1] for name in names}
+        return {name: store.owners.add_owner(name)[1] for name in names}
     finally:
         store.close()
 
@@ -162,7 +162,7 @@ def concurrently(db_url: str, tmp_path: Path, work: Callable[[Store], object]) -
 def test_two_nodes_creating_the_built_in_owner_at_once_get_the_same_row(
     postgres_server: Server, tmp_path: Path
 ) -> None:
-    got = concurrently(postgres_server.database(), tmp_path, lambda s: s.system_owner())
+    got = concurrently(postgres_server.database(), tmp_path, lambda s: s.owners.system_owner())
     assert len(got) == 2 and got[0] == got[1]
 
 
@@ -182,8 +182,8 @@ def test_two_nodes_setting_one_key_at_once_both_succeed(
 ) -> None:
     def setting(store: Store) -> str | None:
         with store.db.transaction():
-            store.set_setting("quota.versions", str(id(store)))
-            return store.setting("quota.versions")
+            store.settings.set_setting("quota.versions", str(id(store)))
+            return store.settings.setting("quota.versions")
 
     got = concurrently(postgres_server.database(), tmp_path, setting)
     assert len(got) == 2 and None not in got
@@ -191,12 +191,12 @@ def test_two_nodes_setting_one_key_at_once_both_succeed(
 
 def claimed_twice(store: Store) -> tuple[Match, Match]:
     """One match claimed by a leader, put back when another took over, claimed again."""
-    owner, _ = store.add_owner("alice")
-    a, b = (store.add_bot(n, "1", "blossom", owner.id, "archive", "h", ACTIVE) for n in "ab")
-    store.queue_match("blossom", "blossom@1", [a.id, b.id], 1)
-    first = store.claim_next()
-    assert first is not None and store.requeue_running() == [first.id]
-    again = store.claim_next()
+    owner, _ = store.owners.add_owner("alice")
+    a, b = (store.bots.add_bot(n, "1", "blossom", owner.id, "archive", "h", ACTIVE) for n in "ab")
+    store.matches.queue_match("blossom", "blossom@1", [a.id, b.id], 1)
+    first = store.matches.claim_next()
+    assert first is not None and store.matches.requeue_running() == [first.id]
+    again = store.matches.claim_next()
     assert again is not None and again.attempts == first.attempts + 1
     return first, again
 
@@ -206,12 +206,12 @@ def test_a_result_of_a_dropped_attempt_is_not_recorded(store: Store) -> None:
     a, b = first.seats
     done = Finished((SeatResult(0, a, 0, 1.0, "ok"), SeatResult(1, b, 1, 0.0, "ok")), 2, 0.1,
                     "0" * 64)  # fmt: skip
-    assert not store.finish_match(first.id, done, attempt=first.attempts)
-    assert store.finish_match(again.id, done, attempt=again.attempts)
+    assert not store.matches.finish_match(first.id, done, attempt=first.attempts)
+    assert store.matches.finish_match(again.id, done, attempt=again.attempts)
 
 
 def test_a_dropped_attempt_is_not_handed_back_over_the_running_one(store: Store) -> None:
     first, again = claimed_twice(store)
-    assert store.hand_back([first]) == []
-    assert store.hand_back([again]) == [again.id]
-    assert store.match(again.id).state == QUEUED
+    assert store.matches.hand_back([first]) == []
+    assert store.matches.hand_back([again]) == [again.id]
+    assert store.matches.match(again.id).state == QUEUED

@@ -25,9 +25,9 @@ def ladder_by_strength(store: Store, bots: int, matches: int, seed: int) -> list
     places from strength plus noise; returns the bots, weakest first."""
     rng = random.Random(seed)
     store.db.execute("PRAGMA synchronous = OFF")  # hundreds of commits: no disk flushes
-    owner, _ = store.add_owner("alice")
+    owner, _ = store.owners.add_owner("alice")
     ids = [
-        store.add_bot(f"bot{i}", "1", "blossom", owner.id, "archive", None, ACTIVE).id
+        store.bots.add_bot(f"bot{i}", "1", "blossom", owner.id, "archive", None, ACTIVE).id
         for i in range(bots)
     ]
     for _ in range(matches):
@@ -45,9 +45,9 @@ def play_near(store: Store, ids: list[int], rng: random.Random, kind: str = RATE
 
 def assert_board_is_the_fit_from_scratch(reader: Store) -> None:
     board = Reads(reader).leaderboards("blossom")[0]
-    shown = {b.id for b in reader.bots("blossom", [ACTIVE])}
-    fresh = mle.batch_elo(shown_placings(reader.rated_placings("blossom"), shown))
-    assert board.matches == len(reader.rated_placings("blossom"))
+    shown = {b.id for b in reader.bots.bots("blossom", [ACTIVE])}
+    fresh = mle.batch_elo(shown_placings(reader.ratings.rated_placings("blossom"), shown))
+    assert board.matches == len(reader.ratings.rated_placings("blossom"))
     rows = {row.bot.id: row for row in board.rows}
     assert rows.keys() == fresh.keys()
     for bot, estimate in fresh.items():

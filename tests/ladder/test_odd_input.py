@@ -67,12 +67,12 @@ def served(
         server: Server = request.getfixturevalue("postgres_server")
         url = server.database()
     store = Store.open(url, root / "data")
-    _, token = store.add_owner("admin", admin=True)
+    _, token = store.owners.add_owner("admin", admin=True)
     replay = play("blossom", root).read_bytes()  # a real one: the viewer shows it
     match_id = finished_match(store, replay)  # bots a@1 and b@1 played it
     assert match_id == 1  # the requests below name match 1
-    for bot in store.bots("blossom"):
-        store.set_bot_status(bot.id, RETIRED, "never scheduled: their archives are fake")
+    for bot in store.bots.bots("blossom"):
+        store.bots.set_bot_status(bot.id, RETIRED, "never scheduled: their archives are fake")
     store.close()
     proc, address, site = start_web_ladder(url, root / "ladder.log", "--data", str(root / "data"))
     try:

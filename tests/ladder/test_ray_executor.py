@@ -97,10 +97,10 @@ def timeless(replay: bytes) -> list[Any]:
 def played(store: Store) -> list[tuple[Any, ...]]:
     """Each finished match: seats, seed, places, scores, decisions, replay sans times."""
     found = []
-    for match in sorted(store.matches(state=DONE, limit=1000), key=lambda m: m.id):
-        replay = store.blob(match.replay_sha256 or "")
+    for match in sorted(store.matches.matches(state=DONE, limit=1000), key=lambda m: m.id):
+        replay = store.files.blob(match.replay_sha256 or "")
         assert replay is not None
-        results = store.results(match.id)
+        results = store.matches.results(match.id)
         found.append((
             match.seats, match.seed, [r.place for r in results], [r.score for r in results],
             match.decisions, timeless(replay),
@@ -121,7 +121,7 @@ def test_results_for_a_seed_equal_the_local_pools(cluster: Cluster, tmp_path: Pa
 
 def test_a_submitted_bot_reaches_a_node_by_its_hash(cluster: Cluster, tmp_path: Path) -> None:
     store = three_random_bots(str(tmp_path / "data" / "ladder.db"), tmp_path / "data")
-    owner, _ = store.add_owner("alice")
+    owner, _ = store.owners.add_owner("alice")
     data = archive.pack_directory(write_bot(tmp_path, "quick", "0.2.0", QUICK))
     (bot,) = submission.submit(store, owner, data)
     stop = threading.Event()
@@ -130,7 +130,9 @@ def test_a_submitted_bot_reaches_a_node_by_its_hash(cluster: Cluster, tmp_path: 
     )
     runner.start()
     try:
-        wait_for("the validation match", lambda: store.bot(bot.id).status == ACTIVE, RAY_PATIENCE_S)
+        wait_for(
+            "the validation match", lambda: store.bots.bot(bot.id).status == ACTIVE, RAY_PATIENCE_S
+        )
     finally:
         stop.set()
         runner.join()
@@ -152,7 +154,7 @@ def test_a_cluster_whose_nodes_all_refuse_stops_the_runner_saying_why(
     refused = {e["ray_node"]: e["reason"] for e in logged if e["event"] == "node_refused"}
     assert refused.keys() == {"node-a", "node-b"} and set(refused.values()) == {why}
     assert snapshot(store) == {}
-    assert not store.matches(state=RUNNING)  # handed back to the queue
+    assert not store.matches.matches(state=RUNNING)  # handed back to the queue
     store.close()
 
 
@@ -246,7 +248,7 @@ def test_a_stop_signal_hands_the_lease_and_the_running_matches_to_the_standby(
     assert released[0]["after_signal_s"] <= 2.0  # as the leader measured it
     took = [e["event"] for e in logged if e["event"] in ("runner_leading", "lease_taken_over")]
     assert took == ["runner_leading"]  # a released lease, not one taken from its holder
-    assert not store.matches(state=RUNNING)
+    assert not store.matches.matches(state=RUNNING)
     assert_counted_once(store, snapshot(store))
     store.close()
 

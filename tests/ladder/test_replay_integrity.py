@@ -30,17 +30,17 @@ REPLAY = b'{"header": "a replay"}\n{"move": 1}\n'
 
 def finished_match(store: Store, content: bytes = REPLAY) -> int:
     """A finished match whose replay file holds ``content``, its hash recorded."""
-    owner, _ = store.add_owner("alice")
-    a = store.add_bot("a", "1", "blossom", owner.id, "archive", "h", ACTIVE)
-    b = store.add_bot("b", "1", "blossom", owner.id, "archive", "h", ACTIVE)
-    match_id = store.queue_match("blossom", "blossom@1", [a.id, b.id], 1)
-    assert store.claim_next() is not None
-    path = store.replay_path(match_id)
+    owner, _ = store.owners.add_owner("alice")
+    a = store.bots.add_bot("a", "1", "blossom", owner.id, "archive", "h", ACTIVE)
+    b = store.bots.add_bot("b", "1", "blossom", owner.id, "archive", "h", ACTIVE)
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a.id, b.id], 1)
+    assert store.matches.claim_next() is not None
+    path = store.files.replay_path(match_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(content)
     results = (SeatResult(0, a.id, 0, 1.0, "ok"), SeatResult(1, b.id, 1, 0.0, "ok"))
     digest = hashlib.sha256(content).hexdigest()
-    assert store.finish_match(match_id, Finished(results, 2, 0.1, digest), content)
+    assert store.matches.finish_match(match_id, Finished(results, 2, 0.1, digest), content)
     return match_id
 
 
@@ -77,7 +77,7 @@ def test_a_replay_comes_with_its_recorded_sha256(store: Store, address: str) -> 
 
 def test_a_replay_changed_on_disk_is_refused_and_logged(store: Store, address: str) -> None:
     match_id = finished_match(store)
-    store.replay_path(match_id).write_bytes(REPLAY.replace(b"1", b"2"))
+    store.files.replay_path(match_id).write_bytes(REPLAY.replace(b"1", b"2"))
     with structlog.testing.capture_logs() as logged, pytest.raises(grpc.RpcError) as caught:
         get_replay(address, match_id)
     assert caught.value.code() == grpc.StatusCode.DATA_LOSS
@@ -101,7 +101,7 @@ def test_the_cli_reading_a_store_refuses_a_replay_changed_on_disk(
     store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     match_id = finished_match(store)
-    store.replay_path(match_id).write_bytes(b"forged\n")
+    store.files.replay_path(match_id).write_bytes(b"forged\n")
     out = tmp_path / "match.jsonl"
     db = str(tmp_path / "ladder.db")
     assert main(["ladder", "replay", str(match_id), "--db", db, "-o", str(out)]) == 2

@@ -24,7 +24,7 @@ def test_games_take_turns_so_every_game_plays_side_by_side(store: Store) -> None
     runner = Runner(Settings(db_url="unused", games=("blossom", "sakura"), seed=1))
     for _ in range(4):
         runner._schedule_one(store)
-    games = [m.game for m in reversed(store.matches(state="queued", limit=10))]
+    games = [m.game for m in reversed(store.matches.matches(state="queued", limit=10))]
     assert games == ["blossom", "sakura", "blossom", "sakura"]
 
 
@@ -34,14 +34,14 @@ def test_a_game_without_enough_bots_is_skipped(store: Store) -> None:
     runner = Runner(Settings(db_url="unused", games=("blossom", "sakura"), seed=1))
     for _ in range(3):
         runner._schedule_one(store)
-    assert {m.game for m in store.matches(state="queued", limit=10)} == {"blossom"}
+    assert {m.game for m in store.matches.matches(state="queued", limit=10)} == {"blossom"}
 
 
 def test_a_duplicate_round_plays_one_seed_in_every_seat_rotation(store: Store) -> None:
     ladder_of(store, ("blossom",))
     runner = Runner(Settings(db_url="unused", games=("blossom",), duplicate=True, seed=3))
     made = runner._schedule_one(store)
-    round_ = store.matches(state="queued", limit=10)
+    round_ = store.matches.matches(state="queued", limit=10)
     assert len(round_) == made
     assert len({m.seed for m in round_}) == 1
     assert len({m.duplicate_group for m in round_}) == 1
@@ -54,8 +54,8 @@ def test_the_least_played_bot_gets_the_next_match(store: Store) -> None:
     runner = Runner(Settings(db_url="unused", games=("blossom",), seed=5))
     for _ in range(6):
         runner._schedule_one(store)
-    seats = [bot for m in store.matches(state="queued", limit=10) for bot in m.seats]
-    counts = [seats.count(b.id) for b in store.bots("blossom")]
+    seats = [bot for m in store.matches.matches(state="queued", limit=10) for bot in m.seats]
+    counts = [seats.count(b.id) for b in store.bots.bots("blossom")]
     assert max(counts) - min(counts) <= 2
 
 

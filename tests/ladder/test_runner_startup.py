@@ -51,7 +51,7 @@ def test_a_runner_without_cgroups_refuses_sandboxed_bots_and_keeps_the_match(
     with pytest.raises(LimitsUnavailable, match="no memory limit"):
         Runner(settings).run(threading.Event())
     store = Store.open(str(db))
-    matches = store.matches(limit=10)
+    matches = store.matches.matches(limit=10)
     assert matches and {m.state for m in matches} == {QUEUED}  # handed back, not failed
     assert FAILED not in {m.state for m in matches}
     store.close()

@@ -25,15 +25,15 @@ def sparring_runner(store: Store) -> Runner:
 
 
 def submitted(store: Store, game: str) -> Bot:
-    owner, _ = store.add_owner("alice")
-    return store.add_bot("fern", "1.0.0", game, owner.id, "archive", None, ACTIVE)
+    owner, _ = store.owners.add_owner("alice")
+    return store.bots.add_bot("fern", "1.0.0", game, owner.id, "archive", None, ACTIVE)
 
 
 def test_a_sparring_ladder_without_submitted_bots_schedules_nothing(store: Store) -> None:
     runner = sparring_runner(store)
     for _ in range(5):
         assert runner._schedule_one(store) == 0
-    assert store.matches(state="queued", limit=10) == []
+    assert store.matches.matches(state="queued", limit=10) == []
 
 
 def test_a_game_with_only_sparring_partners_logs_that_it_is_idle_once(store: Store) -> None:
@@ -55,7 +55,7 @@ def test_with_one_submitted_bot_only_its_game_plays_and_every_match_seats_it(
     fern = submitted(store, "blossom")
     runner = sparring_runner(store)
     made = sum(runner._schedule_one(store) for _ in range(12))
-    queued = store.matches(state="queued", limit=100)
+    queued = store.matches.matches(state="queued", limit=100)
     assert made == len(queued) == 12
     assert {m.game for m in queued} == {"blossom"}
     assert all(fern.id in m.seats for m in queued)
@@ -68,8 +68,8 @@ def test_tables_of_three_or_more_fill_with_partners_around_the_submitted_bot(
     runner = sparring_runner(store)
     for _ in range(30):
         runner._schedule_one(store)
-    queued = store.matches(state="queued", limit=100)
-    partners = {b.id for b in store.bots("sakura", [ACTIVE]) if b.id != fern.id}
+    queued = store.matches.matches(state="queued", limit=100)
+    partners = {b.id for b in store.bots.bots("sakura", [ACTIVE]) if b.id != fern.id}
     big = [m for m in queued if len(m.seats) >= 3]
     assert big, "no table of three or four in 30 matches"
     for m in big:
@@ -97,8 +97,8 @@ def test_only_partners_make_no_table() -> None:
 
 
 def test_a_game_whose_submitted_bot_is_not_active_says_why_nothing_plays(store: Store) -> None:
-    owner, _ = store.add_owner("alice")
-    store.add_bot("fern", "1.0.0", "blossom", owner.id, "archive", None, PENDING)
+    owner, _ = store.owners.add_owner("alice")
+    store.bots.add_bot("fern", "1.0.0", "blossom", owner.id, "archive", None, PENDING)
     sparring_runner(store)
     status = Reads(store).game_status("blossom")
     assert status.active == len(PARTNERS)

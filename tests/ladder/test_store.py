@@ -37,9 +37,9 @@ def store(any_store: Store) -> Store:
 
 
 def two_bots(store: Store) -> tuple[int, int]:
-    owner = store.system_owner()
-    a = store.add_bot("a", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
-    b = store.add_bot("b", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
+    owner = store.owners.system_owner()
+    a = store.bots.add_bot("a", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
+    b = store.bots.add_bot("b", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
     return a.id, b.id
 
 
@@ -82,131 +82,131 @@ def test_sqlite_store_uses_write_ahead_logging(tmp_path: Path) -> None:
 
 def test_a_transaction_that_fails_leaves_nothing(store: Store) -> None:
     with pytest.raises(RuntimeError), store.db.transaction():
-        store.add_owner("ghost")
+        store.owners.add_owner("ghost")
         raise RuntimeError("crash before commit")
     assert store.db.one("SELECT id FROM owners WHERE name = ?", ("ghost",)) is None
 
 
 def test_only_a_hash_of_the_token_is_stored(store: Store) -> None:
-    owner, token = store.add_owner("alice")
+    owner, token = store.owners.add_owner("alice")
     stored = store.db.scalar("SELECT token_hash FROM owners WHERE id = ?", (owner.id,))
     assert token not in stored
-    assert store.owner_for_token(token) == owner
+    assert store.owners.owner_for_token(token) == owner
 
 
 def test_a_wrong_token_finds_no_owner(store: Store) -> None:
-    store.add_owner("alice")
-    assert store.owner_for_token("niwa_not-a-token") is None
+    store.owners.add_owner("alice")
+    assert store.owners.owner_for_token("niwa_not-a-token") is None
 
 
 def test_owner_names_are_unique(store: Store) -> None:
-    store.add_owner("alice")
+    store.owners.add_owner("alice")
     with pytest.raises(StoreError, match="exists already"):
-        store.add_owner("alice")
+        store.owners.add_owner("alice")
 
 
 def test_a_bot_name_belongs_to_its_owner(store: Store) -> None:
-    alice, _ = store.add_owner("alice")
-    bob, _ = store.add_owner("bob")
-    store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
+    alice, _ = store.owners.add_owner("alice")
+    bob, _ = store.owners.add_owner("bob")
+    store.bots.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
     with pytest.raises(StoreError, match="belongs to alice"):
-        store.add_bot("zen", "2", "blossom", bob.id, "archive", "h2")
+        store.bots.add_bot("zen", "2", "blossom", bob.id, "archive", "h2")
 
 
 def test_the_same_version_cannot_be_submitted_twice(store: Store) -> None:
-    alice, _ = store.add_owner("alice")
-    store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
+    alice, _ = store.owners.add_owner("alice")
+    store.bots.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
     with pytest.raises(StoreError, match="raise the version"):
-        store.add_bot("zen", "1", "blossom", alice.id, "archive", "h2")
+        store.bots.add_bot("zen", "1", "blossom", alice.id, "archive", "h2")
 
 
 def test_a_new_version_supersedes_the_old_one_and_is_rated_on_its_own(store: Store) -> None:
-    alice, _ = store.add_owner("alice")
-    old = store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1", ACTIVE)
+    alice, _ = store.owners.add_owner("alice")
+    old = store.bots.add_bot("zen", "1", "blossom", alice.id, "archive", "h1", ACTIVE)
     store.db.execute("UPDATE ratings SET elo = 1700 WHERE bot_id = ?", (old.id,))
-    new = store.add_bot("zen", "2", "blossom", alice.id, "archive", "h2", PENDING)
-    store.set_bot_status(new.id, ACTIVE)
-    assert store.bot(old.id).status == SUPERSEDED
-    assert store.bot(old.id).elo == 1700
-    assert store.bot(new.id).elo == 1500
+    new = store.bots.add_bot("zen", "2", "blossom", alice.id, "archive", "h2", PENDING)
+    store.bots.set_bot_status(new.id, ACTIVE)
+    assert store.bots.bot(old.id).status == SUPERSEDED
+    assert store.bots.bot(old.id).elo == 1700
+    assert store.bots.bot(new.id).elo == 1500
 
 
 def test_claiming_moves_the_oldest_queued_match_to_running(store: Store) -> None:
     a, b = two_bots(store)
-    first = store.queue_match("blossom", "blossom@1", [a, b], 1)
-    store.queue_match("blossom", "blossom@1", [b, a], 2)
-    claimed = store.claim_next()
+    first = store.matches.queue_match("blossom", "blossom@1", [a, b], 1)
+    store.matches.queue_match("blossom", "blossom@1", [b, a], 2)
+    claimed = store.matches.claim_next()
     assert claimed is not None
     assert (claimed.id, claimed.state, claimed.attempts) == (first, RUNNING, 1)
 
 
 def test_validation_matches_are_claimed_before_rated_ones(store: Store) -> None:
     a, b = two_bots(store)
-    store.queue_match("blossom", "blossom@1", [a, b], 1)
-    validation = store.queue_match("blossom", "blossom@1", [b, a], 2, kind=VALIDATION)
-    claimed = store.claim_next()
+    store.matches.queue_match("blossom", "blossom@1", [a, b], 1)
+    validation = store.matches.queue_match("blossom", "blossom@1", [b, a], 2, kind=VALIDATION)
+    claimed = store.matches.claim_next()
     assert claimed is not None and claimed.id == validation
 
 
 def test_nothing_to_claim_gives_none(store: Store) -> None:
-    assert store.claim_next() is None
+    assert store.matches.claim_next() is None
 
 
 def test_finishing_records_results_and_ratings_together(store: Store) -> None:
     a, b = two_bots(store)
-    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
-    store.claim_next()
-    assert store.finish_match(match_id, win_for_first(a, b))
-    assert store.match(match_id).state == DONE
-    assert [r.place for r in store.results(match_id)] == [0, 1]
-    assert (store.bot(a).elo, store.bot(b).elo) == (1516.0, 1484.0)
-    assert (store.bot(a).games, store.bot(a).wins) == (1, 1)
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a, b], 1)
+    store.matches.claim_next()
+    assert store.matches.finish_match(match_id, win_for_first(a, b))
+    assert store.matches.match(match_id).state == DONE
+    assert [r.place for r in store.matches.results(match_id)] == [0, 1]
+    assert (store.bots.bot(a).elo, store.bots.bot(b).elo) == (1516.0, 1484.0)
+    assert (store.bots.bot(a).games, store.bots.bot(a).wins) == (1, 1)
 
 
 def test_a_result_delivered_twice_is_counted_once(store: Store) -> None:
     a, b = two_bots(store)
-    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
-    store.claim_next()
-    assert store.finish_match(match_id, win_for_first(a, b))
-    assert not store.finish_match(match_id, win_for_first(a, b))
-    assert store.bot(a).games == 1
-    assert store.bot(a).elo == 1516.0
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a, b], 1)
+    store.matches.claim_next()
+    assert store.matches.finish_match(match_id, win_for_first(a, b))
+    assert not store.matches.finish_match(match_id, win_for_first(a, b))
+    assert store.bots.bot(a).games == 1
+    assert store.bots.bot(a).elo == 1516.0
 
 
 def test_a_queued_match_cannot_be_finished(store: Store) -> None:
     a, b = two_bots(store)
-    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
-    assert not store.finish_match(match_id, win_for_first(a, b))
-    assert store.results(match_id) == []
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a, b], 1)
+    assert not store.matches.finish_match(match_id, win_for_first(a, b))
+    assert store.matches.results(match_id) == []
 
 
 def test_running_matches_are_requeued_after_a_crash(store: Store) -> None:
     a, b = two_bots(store)
-    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
-    store.claim_next()
-    assert store.requeue_running() == [match_id]
-    assert store.match(match_id).state == QUEUED
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a, b], 1)
+    store.matches.claim_next()
+    assert store.matches.requeue_running() == [match_id]
+    assert store.matches.match(match_id).state == QUEUED
 
 
 def test_finished_matches_get_increasing_sequence_numbers(store: Store) -> None:
     a, b = two_bots(store)
-    ids = [store.queue_match("blossom", "blossom@1", [a, b], s) for s in range(2)]
+    ids = [store.matches.queue_match("blossom", "blossom@1", [a, b], s) for s in range(2)]
     for _ in ids:
-        store.claim_next()
-    store.finish_match(ids[1], win_for_first(a, b))
-    store.finish_match(ids[0], win_for_first(a, b))
-    assert [m.id for m in store.matches(after_seq=0)] == [ids[1], ids[0]]
+        store.matches.claim_next()
+    store.matches.finish_match(ids[1], win_for_first(a, b))
+    store.matches.finish_match(ids[0], win_for_first(a, b))
+    assert [m.id for m in store.matches.matches(after_seq=0)] == [ids[1], ids[0]]
 
 
 def test_a_match_the_referee_cannot_run_is_retried_then_failed(store: Store) -> None:
     a, b = two_bots(store)
-    match_id = store.queue_match("blossom", "blossom@1", [a, b], 1)
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a, b], 1)
     states = []
     for _ in range(3):
-        store.claim_next()
-        states.append(store.fail_match(match_id, "boom", retries=2))
+        store.matches.claim_next()
+        states.append(store.matches.fail_match(match_id, "boom", retries=2))
     assert states == [QUEUED, QUEUED, FAILED]
-    assert store.match(match_id).error == "boom"
+    assert store.matches.match(match_id).error == "boom"
 
 
 @pytest.mark.parametrize(
@@ -216,7 +216,7 @@ def test_a_match_the_referee_cannot_run_is_retried_then_failed(store: Store) -> 
 )
 def test_owner_names_are_short_lowercase_ascii(store: Store, name: str) -> None:
     with pytest.raises(StoreError, match="lowercase ASCII"):
-        store.add_owner(name)
+        store.owners.add_owner(name)
 
 
 def test_owner_names_are_unique_whatever_their_case(store: Store) -> None:
@@ -225,51 +225,51 @@ def test_owner_names_are_unique_whatever_their_case(store: Store) -> None:
         "INSERT INTO owners (name, token_hash, is_admin, created_at) VALUES ('Alice', 'x', 0, 0)"
     )
     with pytest.raises(StoreError, match="exists already"):
-        store.add_owner("alice")
+        store.owners.add_owner("alice")
 
 
 def test_a_bot_name_belongs_to_its_owner_in_every_game(store: Store) -> None:
-    alice, _ = store.add_owner("alice")
-    bob, _ = store.add_owner("bob")
-    store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
+    alice, _ = store.owners.add_owner("alice")
+    bob, _ = store.owners.add_owner("bob")
+    store.bots.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
     with pytest.raises(StoreError, match="belongs to alice"):
-        store.add_bot("zen", "1", "sakura", bob.id, "archive", "h2")
+        store.bots.add_bot("zen", "1", "sakura", bob.id, "archive", "h2")
 
 
 def test_a_bot_name_belongs_to_its_owner_whatever_its_case(store: Store) -> None:
-    alice, _ = store.add_owner("alice")
-    bob, _ = store.add_owner("bob")
-    store.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
+    alice, _ = store.owners.add_owner("alice")
+    bob, _ = store.owners.add_owner("bob")
+    store.bots.add_bot("zen", "1", "blossom", alice.id, "archive", "h1")
     with pytest.raises(StoreError, match="belongs to alice"):
-        store.add_bot("ZEN", "1", "blossom", bob.id, "archive", "h2")
+        store.bots.add_bot("ZEN", "1", "blossom", bob.id, "archive", "h2")
 
 
 def test_a_bot_name_with_a_trailing_newline_is_refused(store: Store) -> None:
-    alice, _ = store.add_owner("alice")
+    alice, _ = store.owners.add_owner("alice")
     with pytest.raises(StoreError, match="'name' must be"):
-        store.add_bot("zen\n", "1", "blossom", alice.id, "archive", "h1")
+        store.bots.add_bot("zen\n", "1", "blossom", alice.id, "archive", "h1")
 
 
 @pytest.mark.parametrize("name", ["random", "Greedy", "mcts", "random-2", "niwa", "builtin"])
 def test_built_in_names_are_reserved_for_the_system_owner(store: Store, name: str) -> None:
-    alice, _ = store.add_owner("alice")
+    alice, _ = store.owners.add_owner("alice")
     with pytest.raises(StoreError, match="reserved for niwa's built-in bots"):
-        store.add_bot(name, "1", "blossom", alice.id, "archive", "h1")
+        store.bots.add_bot(name, "1", "blossom", alice.id, "archive", "h1")
 
 
 def test_settings_are_kept_in_the_store(store: Store) -> None:
-    store.set_setting("quota.versions", "3")
-    store.set_setting("quota.versions", "4")
-    assert store.setting("quota.versions") == "4"
-    assert store.setting("nothing") is None
+    store.settings.set_setting("quota.versions", "3")
+    store.settings.set_setting("quota.versions", "4")
+    assert store.settings.setting("quota.versions") == "4"
+    assert store.settings.setting("nothing") is None
 
 
 def test_games_with_bots_lists_each_game_a_bot_was_added_for_once_a_to_z(store: Store) -> None:
-    assert store.games_with_bots() == []
-    owner = store.system_owner()
+    assert store.bots.games_with_bots() == []
+    owner = store.owners.system_owner()
     for name, game in [("a", "sakura"), ("b", "blossom"), ("c", "sakura")]:
-        store.add_bot(name, "1", game, owner.id, "builtin:random", None, ACTIVE)
-    assert store.games_with_bots() == ["blossom", "sakura"]
+        store.bots.add_bot(name, "1", game, owner.id, "builtin:random", None, ACTIVE)
+    assert store.bots.games_with_bots() == ["blossom", "sakura"]
 
 
 def test_a_postgres_url_without_psycopg_names_the_extra_to_install() -> None:

@@ -23,23 +23,23 @@ def store(any_store: Store) -> Store:
 
 
 def play(store: Store, seats: list[int], places: list[int], kind: str = RATED) -> None:
-    store.queue_match("blossom", "blossom@1", seats, seed=1, kind=kind)
-    match = store.claim_next()
+    store.matches.queue_match("blossom", "blossom@1", seats, seed=1, kind=kind)
+    match = store.matches.claim_next()
     assert match is not None
     results = tuple(
         SeatResult(seat, bot, place, 0.0, "ok")
         for seat, (bot, place) in enumerate(zip(seats, places, strict=True))
     )
-    assert store.finish_match(match.id, Finished(results, 10, 0.1, "0" * 64))
+    assert store.matches.finish_match(match.id, Finished(results, 10, 0.1, "0" * 64))
 
 
 def random_ladder(store: Store, seed: int) -> list[int]:
     """Rated and validation matches of 2-4 seats with shared places, a bot superseded
     halfway, a match left queued; returns the bots."""
     rng = random.Random(seed)
-    owner, _ = store.add_owner("alice")
+    owner, _ = store.owners.add_owner("alice")
     bots = [
-        store.add_bot(f"bot{i}", "1", "blossom", owner.id, "archive", None, ACTIVE).id
+        store.bots.add_bot(f"bot{i}", "1", "blossom", owner.id, "archive", None, ACTIVE).id
         for i in range(7)
     ]
     for round_ in range(2):
@@ -48,8 +48,9 @@ def random_ladder(store: Store, seed: int) -> list[int]:
             places = [rng.randint(0, len(seats) - 1) for _ in seats]
             play(store, seats, places, VALIDATION if rng.random() < 0.1 else RATED)
         if round_ == 0:  # bot0@1 is replaced: its matches count only among the others
-            bots[0] = store.add_bot("bot0", "2", "blossom", owner.id, "archive", None, ACTIVE).id
-    store.queue_match("blossom", "blossom@1", bots[:3], seed=2)
+            again = store.bots.add_bot("bot0", "2", "blossom", owner.id, "archive", None, ACTIVE)
+            bots[0] = again.id
+    store.matches.queue_match("blossom", "blossom@1", bots[:3], seed=2)
     return bots
 
 
@@ -62,21 +63,21 @@ def rescanned_seat_counts(store: Store) -> dict[tuple[int, int], int]:
 def test_seat_counts_equal_the_seat_rows_counted(store: Store) -> None:
     random_ladder(store, seed=1)
     every_bot = [int(r["id"]) for r in store.db.execute("SELECT id FROM bots")]
-    assert store.seat_counts(every_bot) == rescanned_seat_counts(store)
+    assert store.matches.seat_counts(every_bot) == rescanned_seat_counts(store)
 
 
 def test_rated_count_is_the_finished_rated_matches(store: Store) -> None:
     random_ladder(store, seed=2)
-    assert store.rated_count("blossom") == len(store.rated_placings("blossom"))
-    assert store.rated_count("sakura") == 0
+    assert store.ratings.rated_count("blossom") == len(store.ratings.rated_placings("blossom"))
+    assert store.ratings.rated_count("sakura") == 0
 
 
 def test_shown_totals_equal_the_totals_of_the_shown_seats(store: Store) -> None:
     random_ladder(store, seed=3)
-    shown = {b.id for b in store.bots("blossom", [ACTIVE])}
-    assert any(b.status == SUPERSEDED for b in store.bots("blossom"))
-    _, expected = elo.pair_totals(shown_placings(store.rated_placings("blossom"), shown))
-    stored = store.shown_totals("blossom", shown)
+    shown = {b.id for b in store.bots.bots("blossom", [ACTIVE])}
+    assert any(b.status == SUPERSEDED for b in store.bots.bots("blossom"))
+    _, expected = elo.pair_totals(shown_placings(store.ratings.rated_placings("blossom"), shown))
+    stored = store.ratings.shown_totals("blossom", shown)
     assert stored.keys() == expected.keys()
     for pair, (games, score) in expected.items():
         assert stored[pair] == pytest.approx((games, score), abs=1e-9)
@@ -84,9 +85,9 @@ def test_shown_totals_equal_the_totals_of_the_shown_seats(store: Store) -> None:
 
 def test_the_leaderboard_fit_equals_the_fit_before_stored_totals(store: Store) -> None:
     random_ladder(store, seed=4)
-    shown = {b.id for b in store.bots("blossom", [ACTIVE])}
-    before = elo_before.batch_elo(shown_placings(store.rated_placings("blossom"), shown))
-    now = store.rated_fit("blossom", shown)
+    shown = {b.id for b in store.bots.bots("blossom", [ACTIVE])}
+    before = elo_before.batch_elo(shown_placings(store.ratings.rated_placings("blossom"), shown))
+    now = store.ratings.rated_fit("blossom", shown)
     assert now.keys() == before.keys()
     for bot, estimate in before.items():
         assert now[bot].elo == pytest.approx(estimate.elo, abs=1e-6)
@@ -100,9 +101,9 @@ def test_the_leaderboard_follows_a_rated_match_committed_after_it_was_read(
     first = {row.bot.id: row.elo for row in Reads(store).leaderboards("blossom")[0].rows}
     play(store, bots[-2:], [0, 1])
     board = Reads(store).leaderboards("blossom")[0]
-    shown = {b.id for b in store.bots("blossom", [ACTIVE])}
-    fresh = mle.batch_elo(shown_placings(store.rated_placings("blossom"), shown))
-    assert board.matches == len(store.rated_placings("blossom"))
+    shown = {b.id for b in store.bots.bots("blossom", [ACTIVE])}
+    fresh = mle.batch_elo(shown_placings(store.ratings.rated_placings("blossom"), shown))
+    assert board.matches == len(store.ratings.rated_placings("blossom"))
     assert {row.bot.id: row.elo for row in board.rows} == pytest.approx(
         {bot: e.elo for bot, e in fresh.items()}, abs=1e-6
     )
@@ -112,13 +113,13 @@ def test_the_leaderboard_follows_a_rated_match_committed_after_it_was_read(
 def test_the_leaderboard_follows_a_bot_being_superseded(store: Store) -> None:
     random_ladder(store, seed=6)
     Reads(store).leaderboards("blossom")
-    owner = store.bots("blossom")[0].owner_id
-    old = next(b.id for b in store.bots("blossom") if b.label == "bot3@1")
-    store.add_bot("bot3", "2", "blossom", owner, "archive", None, ACTIVE)
+    owner = store.bots.bots("blossom")[0].owner_id
+    old = next(b.id for b in store.bots.bots("blossom") if b.label == "bot3@1")
+    store.bots.add_bot("bot3", "2", "blossom", owner, "archive", None, ACTIVE)
     board = Reads(store).leaderboards("blossom")[0]
     assert old not in {row.bot.id for row in board.rows}
-    shown = {b.id for b in store.bots("blossom", [ACTIVE])}
-    fresh = mle.batch_elo(shown_placings(store.rated_placings("blossom"), shown))
+    shown = {b.id for b in store.bots.bots("blossom", [ACTIVE])}
+    fresh = mle.batch_elo(shown_placings(store.ratings.rated_placings("blossom"), shown))
     assert {row.bot.id for row in board.rows if row.bot.id in fresh} == set(fresh)
     for row in board.rows:
         if row.bot.id in fresh:
@@ -130,8 +131,8 @@ def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(
 ) -> None:
     store = Store.open(db_url, tmp_path)
     random_ladder(store, seed=7)
-    shown = {b.id for b in store.bots("blossom", [ACTIVE])}
-    totals = store.shown_totals("blossom", shown)
+    shown = {b.id for b in store.bots.bots("blossom", [ACTIVE])}
+    totals = store.ratings.shown_totals("blossom", shown)
     # Make it the store schema 3 made: schemas 4 to 6 only added these tables and the
     # indexes.
     with store.db.transaction() as db:
@@ -146,9 +147,10 @@ def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(
     upgraded = Store.open(db_url, tmp_path)
     assert int(upgraded.db.scalar("SELECT MAX(version) FROM schema_version")) == LATEST
     every_bot = [int(r["id"]) for r in upgraded.db.execute("SELECT id FROM bots")]
-    assert upgraded.seat_counts(every_bot) == rescanned_seat_counts(upgraded)
-    assert upgraded.rated_count("blossom") == len(upgraded.rated_placings("blossom"))
-    filled = upgraded.shown_totals("blossom", shown)
+    assert upgraded.matches.seat_counts(every_bot) == rescanned_seat_counts(upgraded)
+    placings = upgraded.ratings.rated_placings("blossom")
+    assert upgraded.ratings.rated_count("blossom") == len(placings)
+    filled = upgraded.ratings.shown_totals("blossom", shown)
     assert filled.keys() == totals.keys()
     for pair, value in totals.items():
         assert filled[pair] == pytest.approx(value, abs=1e-9)

@@ -23,20 +23,20 @@ def store(any_store: Store) -> Store:
 
 
 def bots(store: Store) -> tuple[int, int]:
-    owner = store.system_owner()
-    a = store.add_bot("flaky", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
-    b = store.add_bot("steady", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
+    owner = store.owners.system_owner()
+    a = store.bots.add_bot("flaky", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
+    b = store.bots.add_bot("steady", "1", "blossom", owner.id, "builtin:random", None, ACTIVE)
     return a.id, b.id
 
 
 def play(store: Store, a: int, b: int, a_out: bool, kind: str = RATED) -> int:
     """One finished match of ``a`` against ``b``; ``a`` went out of it or not."""
-    match_id = store.queue_match("blossom", "1", [a, b], 7, kind=kind)
-    assert store.claim_next() is not None
+    match_id = store.matches.queue_match("blossom", "1", [a, b], 7, kind=kind)
+    assert store.matches.claim_next() is not None
     a_seat = SeatResult(0, a, 1 if a_out else 0, 0.0, "out" if a_out else "ok",
                         "timeout" if a_out else "")  # fmt: skip
     b_seat = SeatResult(1, b, 0 if a_out else 1, 5.0, "ok")
-    assert store.finish_match(match_id, Finished((a_seat, b_seat), 3, 0.1, "f" * 64))
+    assert store.matches.finish_match(match_id, Finished((a_seat, b_seat), 3, 0.1, "f" * 64))
     suspension.check(store, (a, b))
     return match_id
 
@@ -47,19 +47,19 @@ def test_a_bot_out_of_5_rated_matches_in_a_row_is_suspended_naming_the_cause(
     a, b = bots(store)
     for _ in range(4):
         play(store, a, b, a_out=True)
-    assert store.bot(a).status == ACTIVE
+    assert store.bots.bot(a).status == ACTIVE
     last = play(store, a, b, a_out=True)
-    bot = store.bot(a)
+    bot = store.bots.bot(a)
     assert bot.status == SUSPENDED
     assert f"match {last}: timeout" in bot.reason and "5 rated matches in a row" in bot.reason
-    assert store.bot(b).status == ACTIVE
+    assert store.bots.bot(b).status == ACTIVE
 
 
 def test_a_match_played_properly_starts_the_count_again(store: Store) -> None:
     a, b = bots(store)
     for out in [True] * 4 + [False] + [True] * 4:
         play(store, a, b, a_out=out)
-    assert store.bot(a).status == ACTIVE
+    assert store.bots.bot(a).status == ACTIVE
 
 
 def test_validation_matches_do_not_count(store: Store) -> None:
@@ -68,7 +68,7 @@ def test_validation_matches_do_not_count(store: Store) -> None:
         play(store, a, b, a_out=True)
     for _ in range(3):
         play(store, a, b, a_out=True, kind=VALIDATION)
-    assert store.bot(a).status == ACTIVE
+    assert store.bots.bot(a).status == ACTIVE
 
 
 def test_the_admins_setting_is_kept_in_the_store(store: Store) -> None:
@@ -77,7 +77,7 @@ def test_the_admins_setting_is_kept_in_the_store(store: Store) -> None:
     play(store, a, b, a_out=True)
     play(store, a, b, a_out=True)
     assert suspension.after(store) == 2
-    assert store.bot(a).status == SUSPENDED
+    assert store.bots.bot(a).status == SUSPENDED
 
 
 def test_0_never_suspends(store: Store) -> None:
@@ -85,7 +85,7 @@ def test_0_never_suspends(store: Store) -> None:
     a, b = bots(store)
     for _ in range(8):
         play(store, a, b, a_out=True)
-    assert store.bot(a).status == ACTIVE
+    assert store.bots.bot(a).status == ACTIVE
 
 
 def test_a_negative_setting_names_the_fix(store: Store) -> None:
@@ -95,8 +95,9 @@ def test_a_negative_setting_names_the_fix(store: Store) -> None:
 
 def test_a_validation_match_runs_its_opponent_sandboxed_like_a_rated_one(store: Store) -> None:
     a, b = bots(store)
-    rated = store.match(store.queue_match("blossom", "1", [a, b], 7, kind=RATED))
-    validation = store.match(store.queue_match("blossom", "1", [a, b], 8, kind=VALIDATION))
+    rated = store.matches.match(store.matches.queue_match("blossom", "1", [a, b], 7, kind=RATED))
+    validation_id = store.matches.queue_match("blossom", "1", [a, b], 8, kind=VALIDATION)
+    validation = store.matches.match(validation_id)
     ladder = runner.Runner(runner.Settings(db_url="unused", builtins_in_process=True))
     rated_job, validation_job = ladder._job(store, rated), ladder._job(store, validation)
     assert validation_job.builtins_in_process is False
@@ -152,11 +153,11 @@ def test_a_validation_match_plays_its_opponent_as_a_sandboxed_process(tmp_path: 
     """The real match: bubblewrap and gRPC for both seats, as the replay records."""
     store = Store.open(str(tmp_path / "ladder.db"))
     try:
-        owner, _ = store.add_owner("alice")
+        owner, _ = store.owners.add_owner("alice")
         example = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
         data = archive.pack_directory(example)
         submission.submit(store, owner, data, games_played=["blossom"])
-        match = store.claim_next()
+        match = store.matches.claim_next()
         assert match is not None and match.kind == VALIDATION
         job = runner.Runner(runner.Settings(db_url="unused"))._job(store, match)
     finally:

@@ -29,18 +29,18 @@ class Played:
 def finished_match(store: Store, every_seat: bool = True) -> Played:
     """A finished match of alice's bot and bob's, its seats' tails kept as a worker
     sends them (only the out seats', before every seat was kept)."""
-    owners = {name: store.add_owner(name, admin=name == "root")[0]
+    owners = {name: store.owners.add_owner(name, admin=name == "root")[0]
               for name in ("alice", "bob", "root")}  # fmt: skip
-    a = store.add_bot("a", "1", "blossom", owners["alice"].id, "archive", "ha", ACTIVE).id
-    b = store.add_bot("b", "1", "blossom", owners["bob"].id, "archive", "hb", ACTIVE).id
-    match_id = store.queue_match("blossom", "blossom@1", [a, b], seed=1)
-    assert store.claim_next() is not None
+    a = store.bots.add_bot("a", "1", "blossom", owners["alice"].id, "archive", "ha", ACTIVE).id
+    b = store.bots.add_bot("b", "1", "blossom", owners["bob"].id, "archive", "hb", ACTIVE).id
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a, b], seed=1)
+    assert store.matches.claim_next() is not None
     results = (
         SeatResult(0, a, 0, 1.0, "ok", stderr_tail=TAIL),
         SeatResult(1, b, 1, 0.0, "ok", stderr_tail=TAIL if every_seat else ()),
     )
-    assert store.finish_match(match_id, Finished(results, 3, 0.1, "0" * 64, every_seat))
-    return Played(match_id, store.match(match_id).finished_at or 0.0, owners)
+    assert store.matches.finish_match(match_id, Finished(results, 3, 0.1, "0" * 64, every_seat))
+    return Played(match_id, store.matches.match(match_id).finished_at or 0.0, owners)
 
 
 def test_a_finished_matchs_tails_are_kept_for_every_seat_until_the_retention_ends(
@@ -50,14 +50,14 @@ def test_a_finished_matchs_tails_are_kept_for_every_seat_until_the_retention_end
     kept = tails.state(any_store, played.match_id, played.finished)
     due = played.finished + tails.DEFAULT_DAYS * tails.DAY_S
     assert kept == tails.TailState(tails.KEPT, due)
-    assert [r.stderr_tail for r in any_store.results(played.match_id)] == [TAIL, TAIL]
+    assert [r.stderr_tail for r in any_store.matches.results(played.match_id)] == [TAIL, TAIL]
 
 
 def test_housekeeping_keeps_tails_younger_than_the_retention(any_store: Store) -> None:
     played = finished_match(any_store)
     tails.set_days(any_store, 3)
     assert tails.expire(any_store, now=played.finished + 2.9 * tails.DAY_S) == []
-    assert [r.stderr_tail for r in any_store.results(played.match_id)] == [TAIL, TAIL]
+    assert [r.stderr_tail for r in any_store.matches.results(played.match_id)] == [TAIL, TAIL]
 
 
 def test_housekeeping_removes_expired_tails_and_their_files_and_says_when(
@@ -65,13 +65,13 @@ def test_housekeeping_removes_expired_tails_and_their_files_and_says_when(
 ) -> None:
     played = finished_match(any_store)
     match_id, finished = played.match_id, played.finished
-    files = any_store.log_dir(match_id)
+    files = any_store.files.log_dir(match_id)
     files.mkdir(parents=True)
     (files / f"{match_id}-seat0-a.stderr").write_text("\n".join(TAIL))
     tails.set_days(any_store, 3)
     now = finished + 3.1 * tails.DAY_S
     assert tails.expire(any_store, now=now) == [match_id]
-    assert [r.stderr_tail for r in any_store.results(match_id)] == [(), ()]
+    assert [r.stderr_tail for r in any_store.matches.results(match_id)] == [(), ()]
     assert not files.exists()
     assert tails.state(any_store, match_id, finished) == tails.TailState(tails.EXPIRED, now)
 
@@ -84,9 +84,9 @@ def test_housekeeping_removes_a_tail_that_an_old_ladder_kept_in_the_reason(
         "UPDATE results SET status = 'out', reason = ? WHERE match_id = ? AND seat = 1",
         (f"TIMEOUT: no answer | stderr: {' / '.join(TAIL)}", played.match_id),
     )
-    assert any_store.results(played.match_id)[1].stderr_tail == TAIL
+    assert any_store.matches.results(played.match_id)[1].stderr_tail == TAIL
     tails.expire(any_store, now=played.finished + 15 * tails.DAY_S)
-    seat = any_store.results(played.match_id)[1]
+    seat = any_store.matches.results(played.match_id)[1]
     assert seat.stderr_tail == () and (seat.reason, seat.detail) == ("TIMEOUT", "no answer")
 
 
@@ -125,7 +125,7 @@ def test_the_runners_housekeeping_removes_tails_past_the_retention(tmp_path: Pat
     db = played_store(tmp_path, matches=2)
     store = Store.open(str(db), tmp_path)
     try:
-        old = min(m.id for m in store.matches(state="done"))
+        old = min(m.id for m in store.matches.matches(state="done"))
         store.db.execute(
             "UPDATE matches SET finished_at = finished_at - ? WHERE id = ?",
             (30 * tails.DAY_S, old),
@@ -133,10 +133,10 @@ def test_the_runners_housekeeping_removes_tails_past_the_retention(tmp_path: Pat
         settings = Settings(str(db), tmp_path, workers=1, max_matches=1, seed=2,
                             games=("blossom",), log_level="warning")  # fmt: skip
         Runner(settings).run(threading.Event())
-        finished = store.match(old).finished_at or 0.0
+        finished = store.matches.match(old).finished_at or 0.0
         assert tails.state(store, old, finished).kept == tails.EXPIRED
-        newest = max(m.id for m in store.matches(state="done"))
-        assert tails.state(store, newest, store.match(newest).finished_at or 0.0).kept == (
+        newest = max(m.id for m in store.matches.matches(state="done"))
+        assert tails.state(store, newest, store.matches.match(newest).finished_at or 0.0).kept == (
             tails.KEPT
         )
     finally:

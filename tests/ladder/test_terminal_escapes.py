@@ -37,25 +37,25 @@ def db(tmp_path: Path) -> Path:
     path = tmp_path / "ladder.db"
     store = Store.open(str(path))
     try:
-        owner, _ = store.add_owner("alice")
-        a = store.add_bot("alpha", "1", "blossom", owner.id, "alpha", None, status=ACTIVE)
-        b = store.add_bot("beta", "1", "blossom", owner.id, "beta", None, status=ACTIVE)
-        done = store.queue_match("blossom", "blossom@1", [a.id, b.id], seed=1)
-        assert store.claim_next() is not None
-        store.finish_match(done, Finished(
+        owner, _ = store.owners.add_owner("alice")
+        a = store.bots.add_bot("alpha", "1", "blossom", owner.id, "alpha", None, status=ACTIVE)
+        b = store.bots.add_bot("beta", "1", "blossom", owner.id, "beta", None, status=ACTIVE)
+        done = store.matches.queue_match("blossom", "blossom@1", [a.id, b.id], seed=1)
+        assert store.matches.claim_next() is not None
+        store.matches.finish_match(done, Finished(
             (SeatResult(0, a.id, 0, 5.0, "ok"), SeatResult(1, b.id, 1, 1.0, "out", EVIL)),
             decisions=10, wall_s=1.0, replay_sha256="0" * 64,
         ))
-        again = store.queue_match("blossom", "blossom@1", [b.id, a.id], seed=3)
-        assert store.claim_next() is not None
-        store.finish_match(again, Finished(  # finish number 2: what watch --after 1 streams
+        again = store.matches.queue_match("blossom", "blossom@1", [b.id, a.id], seed=3)
+        assert store.matches.claim_next() is not None
+        store.matches.finish_match(again, Finished(  # finish number 2: what watch --after 1 streams
             (SeatResult(0, b.id, 1, 1.0, "out", EVIL), SeatResult(1, a.id, 0, 5.0, "ok")),
             decisions=10, wall_s=1.0, replay_sha256="0" * 64,
         ))
-        store.queue_match("blossom", "blossom@1", [a.id, b.id], seed=2)
-        failed = store.claim_next()
+        store.matches.queue_match("blossom", "blossom@1", [a.id, b.id], seed=2)
+        failed = store.matches.claim_next()
         assert failed is not None
-        store.fail_match(failed.id, EVIL, retries=0)
+        store.matches.fail_match(failed.id, EVIL, retries=0)
         store.db.execute("UPDATE bots SET name = ? || name, version = ?, reason = ?",
                          (EVIL, EVIL, EVIL))
         store.db.execute("UPDATE owners SET name = ? WHERE id = ?", (EVIL, owner.id))

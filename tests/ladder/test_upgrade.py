@@ -71,15 +71,15 @@ def test_an_upgraded_store_takes_new_matches_their_replays_and_a_lease(
     db_url: str, tmp_path: Path
 ) -> None:
     store = Store.open(schema_4_store(db_url, tmp_path), tmp_path)
-    old = max(m.id for m in store.matches(limit=100))
-    a, b = [bot.id for bot in store.bots("blossom")][:2]
-    match_id = store.queue_match("blossom", "blossom@1", [a, b], seed=1)
+    old = max(m.id for m in store.matches.matches(limit=100))
+    a, b = [bot.id for bot in store.bots.bots("blossom")][:2]
+    match_id = store.matches.queue_match("blossom", "blossom@1", [a, b], seed=1)
     assert match_id > old
-    assert store.claim_next() is not None
+    assert store.matches.claim_next() is not None
     results = (SeatResult(0, a, 0, 1.0, "ok"), SeatResult(1, b, 1, 0.0, "ok"))
     replay = b'{"replay": 1}\n'
-    finished = Finished(results, 3, 0.1, store.put_blob("replay", replay))
-    assert store.finish_match(match_id, finished, replay)
-    assert store.blob(finished.replay_sha256) == replay
+    finished = Finished(results, 3, 0.1, store.files.put_blob("replay", replay))
+    assert store.matches.finish_match(match_id, finished, replay)
+    assert store.files.blob(finished.replay_sha256) == replay
     assert Lease(store.db, "node", 30.0).acquire()
     store.close()

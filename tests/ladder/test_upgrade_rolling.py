@@ -130,22 +130,23 @@ def test_a_new_standby_takes_over_from_an_old_leader_and_loses_no_match(
 ) -> None:
     store, old, address = nodes
     wait_for("a match the old leader played", lambda: snapshot(store))
-    wait_for("a match in flight", lambda: store.matches(state=RUNNING, limit=10))
+    wait_for("a match in flight", lambda: store.matches.matches(state=RUNNING, limit=10))
     old.send_signal(signal.SIGTERM)  # the old niwa's clean stop: hand back, release
     assert old.wait(timeout=PATIENCE_S) == 0
     [handed_back] = events(tmp_path / "old.log", "matches_requeued")
     by_old = {e["match"] for e in events(tmp_path / "old.log", "match_recorded")}
     # the new node may have played some already: the old one exits once its worker
     # ends the match it was playing (which the old niwa never records)
-    queue = [m.id for m in store.matches(limit=1000) if m.id not in by_old]
+    queue = [m.id for m in store.matches.matches(limit=1000) if m.id not in by_old]
     assert handed_back["matches"] and set(handed_back["matches"]) <= set(queue)
     wait_for("the new leader", lambda: events(tmp_path / "new.log", "runner_leading"))
     for match_id in queue:  # what was queued or running when the old leader stopped
-        wait_for(f"match {match_id} played", lambda: store.match(match_id).state == DONE)  # noqa: B023
+        wait_for(f"match {match_id} played", lambda: store.matches.match(match_id).state == DONE)  # noqa: B023
         assert recorded_by(tmp_path / "new.log", match_id)
     assert by_old <= set(snapshot(store))
     assert_counted_once(store, snapshot(store))
     with LadderClient(address) as ladder:  # the new node serves what the old one played
         for match_id in sorted(by_old):
             reply = ladder.replay(match_id)
-            assert hashlib.sha256(reply.content).hexdigest() == store.match(match_id).replay_sha256
+            recorded = store.matches.match(match_id).replay_sha256
+            assert hashlib.sha256(reply.content).hexdigest() == recorded

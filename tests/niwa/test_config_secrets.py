@@ -114,7 +114,7 @@ def test_user_add_writes_the_token_to_a_new_file_only_its_owner_may_read(
     assert token not in shown
     store = Store.open(str(db), tmp_path)
     try:
-        owner = store.owner_for_token(token)
+        owner = store.owners.owner_for_token(token)
     finally:
         store.close()
     assert owner is not None and (owner.name, owner.is_admin) == ("root", True)

@@ -35,7 +35,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]
     store = Store.open(str(db), data)
     try:
         seats = [submission.builtin_bot(store, name, "blossom", ACTIVE).id for name in BUILTINS]
-        match_id = store.queue_match(
+        match_id = store.matches.queue_match(
             "blossom", engine.load("blossom").info.version, seats, seed=SEED
         )
     finally:

@@ -192,8 +192,8 @@ def test_the_writer_still_commits_while_the_pages_read(db: Path, client: TestCli
     client.get("/games/blossom")
     store = Store.open(str(db))
     try:
-        store.set_setting("web-test", "1")
-        assert store.setting("web-test") == "1"
+        store.settings.set_setting("web-test", "1")
+        assert store.settings.setting("web-test") == "1"
     finally:
         store.close()
 
@@ -242,7 +242,7 @@ def test_the_bot_page_labels_its_leaderboard_elo_and_its_running_elo(
         (board,) = Reads(store).leaderboards("blossom")
         row = next(r for r in board.rows if r.bot.id == 1)
         history = Reads(store).bot_history(1)
-        stored = store.bot(1).elo
+        stored = store.bots.bot(1).elo
     finally:
         store.close()
     # the leaderboard's number is the fit, the same on both pages

@@ -51,7 +51,7 @@ def finished(url: str, folder: Path) -> dict[int, str]:
     """Each finished match's id and recorded replay SHA-256."""
     store = Store.open(url, folder)
     try:
-        return {m.id: str(m.replay_sha256) for m in store.matches(state=DONE, limit=100)}
+        return {m.id: str(m.replay_sha256) for m in store.matches.matches(state=DONE, limit=100)}
     finally:
         store.close()
 
@@ -172,7 +172,7 @@ def test_a_call_with_a_token_while_the_database_is_down_is_unavailable_too(
 ) -> None:
     store = Store.open(played, tmp_path)
     try:
-        _, token = store.add_owner("bob")
+        _, token = store.owners.add_owner("bob")
     finally:
         store.close()
     with LadderClient(api, token=token) as ladder:

@@ -11,7 +11,7 @@ from tests.web.ladders import played_store
 
 
 def tallies(reads: Reads, tally: Tallies) -> dict[int, BotTally]:
-    return {bot.id: tally.get(bot.id) for bot in reads.store.bots()}
+    return {bot.id: tally.get(bot.id) for bot in reads.store.bots.bots()}
 
 
 def test_matches_finished_after_the_first_count_are_added_as_a_fresh_count_has_them(

@@ -1,0 +1,301 @@
+"""Matches and their queue: a match changes state only inside a transaction (see
+:mod:`niwa.ladder.store`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from niwa.errors import LadderError
+from niwa.ladder.db import Database, Row
+from niwa.ladder.store.base import (
+    DONE,
+    FAILED,
+    QUEUED,
+    RATED,
+    RUNNING,
+    VALIDATION,
+    Part,
+    StoreError,
+)
+from niwa.ladder.store.files import Files
+from niwa.ladder.store.ratings import Ratings
+from niwa.ladder.store.records import Finished, Match, SeatResult, seat_result
+
+
+class _NotRunning(LadderError):
+    """Rolls back the commit of a match that is no longer running."""
+
+
+class Matches(Part):
+    """The matches, their seats and results; a finished one's replay goes to ``files``
+    and a rated one's outcome to ``ratings``, in the transaction that commits it."""
+
+    def __init__(self, db: Database, files: Files, ratings: Ratings) -> None:
+        super().__init__(db)
+        self.files = files
+        self.ratings = ratings
+
+    def queue_match(
+        self,
+        game: str,
+        game_version: str,
+        seats: Sequence[int],
+        seed: int,
+        options: dict[str, Any] | None = None,
+        kind: str = RATED,
+        duplicate_group: int | None = None,
+    ) -> int:
+        with self.db.transaction() as db:
+            row = db.one(
+                "INSERT INTO matches (game, game_version, kind, seed, options, players, state,"
+                " duplicate_group, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (
+                    game,
+                    game_version,
+                    kind,
+                    seed,
+                    json.dumps(options or {}, sort_keys=True),
+                    len(seats),
+                    QUEUED,
+                    duplicate_group,
+                    time.time(),
+                ),
+            )
+            assert row is not None
+            match_id = int(row["id"])
+            for seat, bot_id in enumerate(seats):
+                db.execute(
+                    "INSERT INTO match_seats (match_id, seat, bot_id) VALUES (?, ?, ?)",
+                    (match_id, seat, bot_id),
+                )
+                db.execute(
+                    "INSERT INTO seat_totals (bot_id, seat, matches) VALUES (?, ?, 1) "
+                    "ON CONFLICT (bot_id, seat) DO UPDATE SET matches = seat_totals.matches + 1",
+                    (bot_id, seat),
+                )
+        return match_id
+
+    def claim_next(self) -> Match | None:
+        """Move the oldest queued match (validation first) to running, atomically: one
+        statement picks and takes it (of two runners racing for it, one gets it, the
+        other None this time)."""
+        row = self.db.one(
+            "UPDATE matches SET state = ?, attempts = attempts + 1, started_at = ? "
+            "WHERE id = (SELECT id FROM matches WHERE state = ? "
+            "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END, id LIMIT 1) AND state = ? "
+            "RETURNING *",
+            (RUNNING, time.time(), QUEUED, VALIDATION, QUEUED),
+        )
+        return None if row is None else self._match(row)
+
+    def requeue_running(self) -> list[int]:
+        """After a crash: the matches that were running go back to the queue."""
+        with self.db.transaction() as db:
+            rows = db.execute("SELECT id FROM matches WHERE state = ? ORDER BY id", (RUNNING,))
+            db.execute(
+                "UPDATE matches SET state = ?, started_at = NULL WHERE state = ?", (QUEUED, RUNNING)
+            )
+        return [int(r["id"]) for r in rows]
+
+    def hand_back(self, matches: Iterable[Match]) -> list[int]:
+        """Put these claimed matches back in the queue (a draining runner's leftovers),
+        each only if it still runs the attempt claimed; return the ids put back."""
+        back = []
+        for match in matches:
+            row = self.db.one(
+                "UPDATE matches SET state = ?, started_at = NULL "
+                "WHERE id = ? AND state = ? AND attempts = ? RETURNING id",
+                (QUEUED, match.id, RUNNING, match.attempts),
+            )
+            if row is not None:
+                back.append(match.id)
+        return sorted(back)
+
+    def pending_rated(self) -> int:
+        """Rated matches queued or running."""
+        return int(
+            self.db.scalar(
+                "SELECT COUNT(*) FROM matches WHERE kind = ? AND state IN (?, ?)",
+                (RATED, QUEUED, RUNNING),
+            )
+        )
+
+    def queued_count(self) -> int:
+        return int(self.db.scalar("SELECT COUNT(*) FROM matches WHERE state = ?", (QUEUED,)))
+
+    def match(self, match_id: int) -> Match:
+        row = self.db.one("SELECT * FROM matches WHERE id = ?", (match_id,))
+        if row is None:
+            raise StoreError(f"no match has id {match_id}: see `niwa ladder matches`")
+        return self._match(row)
+
+    def _match(self, row: Row) -> Match:
+        seats = self.db.execute(
+            "SELECT bot_id FROM match_seats WHERE match_id = ? ORDER BY seat", (row["id"],)
+        )
+        fields = {**row, "options": json.loads(row["options"])}
+        return Match(**fields, seats=tuple(int(s["bot_id"]) for s in seats))
+
+    def matches(
+        self,
+        game: str | None = None,
+        bot_id: int | None = None,
+        state: str | None = None,
+        limit: int = 20,
+        bot_ids: Sequence[int] | None = None,
+        after_seq: int | None = None,
+        before_id: int | None = None,
+    ) -> list[Match]:
+        """Newest first (with ``before_id``, those older than it); with ``after_seq``, the
+        finished ones after it, oldest first."""
+        where, params = ["1 = 1"], list[Any]()
+        if game:
+            where.append("m.game = ?")
+            params.append(game)
+        if state:
+            where.append("m.state = ?")
+            params.append(state)
+        if bot_id is not None:
+            where.append("m.id IN (SELECT match_id FROM match_seats WHERE bot_id = ?)")
+            params.append(bot_id)
+        if bot_ids is not None:  # any of these bots (none: no match)
+            marks = ", ".join("?" for _ in bot_ids) or "NULL"
+            where.append(f"m.id IN (SELECT match_id FROM match_seats WHERE bot_id IN ({marks}))")
+            params.extend(bot_ids)
+        order = "m.id DESC"
+        if before_id is not None:
+            where.append("m.id < ?")
+            params.append(before_id)
+        if after_seq is not None:
+            where.append("m.seq > ?")
+            params.append(after_seq)
+            order = "m.seq"
+        rows = self.db.execute(
+            f"SELECT m.* FROM matches m WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?",
+            [*params, limit],
+        )
+        return [self._match(r) for r in rows]
+
+    def results(self, match_id: int) -> list[SeatResult]:
+        rows = self.db.execute(
+            "SELECT seat, bot_id, place, score, status, reason, out_step, detail, stderr_tail "
+            "FROM results WHERE match_id = ? ORDER BY seat",
+            (match_id,),
+        )
+        return [seat_result(r) for r in rows]
+
+    def validation_tail(self, bot_id: int) -> tuple[str, ...]:
+        """The stderr tail of the bot's last finished validation match, if it went out."""
+        row = self.db.one(
+            "SELECT r.match_id FROM results r JOIN matches m ON m.id = r.match_id "
+            "WHERE r.bot_id = ? AND m.kind = ? AND r.status <> 'ok' "
+            "ORDER BY m.id DESC LIMIT 1",
+            (bot_id, VALIDATION),
+        )
+        if row is None:
+            return ()
+        for r in self.results(int(row["match_id"])):
+            if r.bot_id == bot_id and r.stderr_tail:
+                return r.stderr_tail
+        return ()
+
+    def finish_match(
+        self,
+        match_id: int,
+        finished: Finished,
+        replay: bytes | None = None,
+        attempt: int | None = None,
+    ) -> bool:
+        """Commit a finished match: results, replay hash (and the ``replay`` itself, for
+        every node to read), ratings, all or nothing.
+
+        Returns False (and changes nothing) if the match is not running, or, given its
+        ``attempt`` (``Match.attempts`` when claimed), if it is running a later attempt
+        (claimed again by the runner that took the lease over): a result that arrives
+        twice is counted once, and only from the attempt still running."""
+        attempt_check, params = ("", ()) if attempt is None else (" AND attempts = ?", (attempt,))
+        try:
+            with self.db.transaction() as db:
+                # The state is checked by the write itself: of two commits of one match
+                # (a runner that lost its lease and its successor), one changes it.
+                row = db.one(
+                    "UPDATE matches SET state = ?, finished_at = ?, wall_s = ?, decisions = ?,"
+                    " replay_sha256 = ?, seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM matches),"
+                    f" error = '' WHERE id = ? AND state = ?{attempt_check} RETURNING kind, game",
+                    (
+                        DONE, time.time(), finished.wall_s, finished.decisions,
+                        finished.replay_sha256, match_id, RUNNING, *params,
+                    ),
+                )  # fmt: skip
+                if row is None:
+                    raise _NotRunning
+                if replay is not None:
+                    self.files.put_blob("replay", replay)
+                self._commit_results(match_id, str(row["kind"]), str(row["game"]), finished)
+        except _NotRunning:
+            return False
+        return True
+
+    def _commit_results(self, match_id: int, kind: str, game: str, finished: Finished) -> None:
+        self.db.execute_many(
+            "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
+            " out_step, detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    match_id, r.seat, r.bot_id, r.place, r.score, r.status, r.reason,
+                    r.out_step, r.detail, json.dumps(list(r.stderr_tail)),
+                )
+                for r in finished.results
+            ],
+        )  # fmt: skip
+        if finished.stderr_kept:
+            self.db.execute(
+                "INSERT INTO stderr_kept (match_id, every_seat) VALUES (?, 1)", (match_id,)
+            )
+        if kind == RATED:
+            self.ratings.record(match_id, game, finished.results)
+
+    def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:
+        """A match the referee could not run (not a bot's fault): retry, then give up."""
+        with self.db.transaction() as db:
+            row = db.one("SELECT attempts, state FROM matches WHERE id = ?", (match_id,))
+            if row is None or row["state"] != RUNNING:
+                return "" if row is None else str(row["state"])
+            state = QUEUED if int(row["attempts"]) <= retries else FAILED
+            db.execute(
+                "UPDATE matches SET state = ?, error = ?, finished_at = ? WHERE id = ?",
+                (state, error[:2000], time.time(), match_id),
+            )
+        return state
+
+    def seat_counts(self, bot_ids: Iterable[int]) -> dict[tuple[int, int], int]:
+        """How often each bot sat in each seat (matches of every kind and state)."""
+        ids = list(bot_ids)
+        if not ids:
+            return {}
+        rows = self.db.execute(
+            "SELECT bot_id, seat, matches FROM seat_totals "
+            f"WHERE bot_id IN ({', '.join('?' for _ in ids)})",
+            ids,
+        )
+        return {(int(r["bot_id"]), int(r["seat"])): int(r["matches"]) for r in rows}
+
+    def counts(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT state, COUNT(*) AS n FROM matches GROUP BY state")
+        return {str(r["state"]): int(r["n"]) for r in rows}
+
+    def scheduled_counts(self, game: str) -> dict[int, int]:
+        """Per bot: matches of ``game`` queued or running (not yet in its game count)."""
+        # From the few queued and running matches (matches_state), never every seat row.
+        rows = self.db.execute(
+            "SELECT bot_id, COUNT(*) AS n FROM match_seats WHERE match_id IN "
+            "(SELECT id FROM matches WHERE state IN (?, ?) AND game = ?) GROUP BY bot_id",
+            (QUEUED, RUNNING, game),
+        )
+        return {int(r["bot_id"]): int(r["n"]) for r in rows}
+
+    def next_duplicate_group(self) -> int:
+        return int(self.db.scalar("SELECT COALESCE(MAX(duplicate_group), 0) + 1 FROM matches"))

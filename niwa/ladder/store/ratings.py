@@ -1,0 +1,194 @@
+"""Ratings: the running Elo each rated match moves, the pairwise totals it adds to,
+and the leaderboard's maximum-likelihood fit over them, kept per game between reads."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from niwa.ladder import elo
+from niwa.ladder.db import Database
+from niwa.ladder.kept_fit import KeptFit
+from niwa.ladder.store.base import DONE, RATED, Part, StoreError
+from niwa.ladder.store.records import SeatResult
+
+
+class Ratings(Part):
+    """The ratings, the rated totals, and the last fit of each game."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        #: game -> its last leaderboard fit: see :meth:`rated_fit`
+        self._fits: dict[str, KeptFit] = {}
+
+    def record(self, match_id: int, game: str, results: Sequence[SeatResult]) -> None:
+        """Rate a finished rated match and add it to its game's totals (inside the
+        transaction that commits it)."""
+        self._rate(match_id, results)
+        self._count_rated(game, results)
+
+    def _count_rated(self, game: str, results: Sequence[SeatResult]) -> None:
+        """Add a rated match to its game's totals (inside the commit's transaction)."""
+        self.db.execute(
+            "INSERT INTO rated_totals (game, matches) VALUES (?, 1) "
+            "ON CONFLICT (game) DO UPDATE SET matches = rated_totals.matches + 1",
+            (game,),
+        )
+        placings = [(r.bot_id, r.place) for r in sorted(results, key=lambda r: r.seat)]
+        self.db.execute_many(
+            "INSERT INTO pair_totals (game, bot_id, other_id, meetings, games, score) "
+            "VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (game, bot_id, other_id) DO UPDATE SET "
+            "meetings = pair_totals.meetings + 1, games = pair_totals.games + ?, "
+            "score = pair_totals.score + ?",
+            [(game, a, b, g, w, g, w) for a, b, g, w in elo.match_pairs(placings)],
+        )
+
+    def _rate(self, match_id: int, results: Sequence[SeatResult]) -> None:
+        ids = sorted({r.bot_id for r in results})
+        rows = self.db.execute(
+            f"SELECT bot_id, elo FROM ratings WHERE bot_id IN ({', '.join('?' for _ in ids)})",
+            ids,
+        )
+        rating = {int(r["bot_id"]): float(r["elo"]) for r in rows}
+        for r in results:
+            if r.bot_id not in rating:
+                raise StoreError(f"bot {r.bot_id} has no rating: it is not active")
+        before = [rating[r.bot_id] for r in results]
+        after = elo.update(before, [r.place for r in results])
+        changes = list(zip(results, before, after, strict=True))
+        self.db.execute_many(
+            "UPDATE ratings SET elo = ?, games = games + 1, wins = wins + ? WHERE bot_id = ?",
+            [(new, int(r.place == 0), r.bot_id) for r, _, new in changes],
+        )
+        self.db.execute_many(
+            "INSERT INTO rating_history (match_id, bot_id, elo_before, elo_after) "
+            "VALUES (?, ?, ?, ?)",
+            [(match_id, r.bot_id, old, new) for r, old, new in changes],
+        )
+
+    def rated_placings(self, game: str) -> list[list[tuple[int, int]]]:
+        """Every finished rated match of ``game`` as (bot, place) per seat, in order."""
+        rows = self.db.execute(
+            "SELECT r.match_id, r.bot_id, r.place FROM results r "
+            "JOIN matches m ON m.id = r.match_id "
+            "WHERE m.game = ? AND m.kind = ? AND m.state = ? ORDER BY m.seq, r.seat",
+            (game, RATED, DONE),
+        )
+        matches: dict[int, list[tuple[int, int]]] = {}
+        for r in rows:
+            matches.setdefault(int(r["match_id"]), []).append((int(r["bot_id"]), int(r["place"])))
+        return list(matches.values())
+
+    def rated_count(self, game: str) -> int:
+        """Finished rated matches of ``game``."""
+        return int(self.db.scalar("SELECT matches FROM rated_totals WHERE game = ?", (game,)) or 0)
+
+    def shown_totals(self, game: str, shown: Collection[int]) -> elo.PairTotals[int]:
+        """The pairwise totals of ``game`` between the bots in ``shown``, as
+        :func:`niwa.ladder.elo.pair_totals` would make them from the placings cut down to the
+        shown seats (``niwa.ladder.reads.shown_placings``).
+
+        The stored totals weigh each pair of an n-seat match 1/(n-1); a match that also
+        seated a bot not shown (superseded, retired) counts among the shown ones with
+        fewer seats, so those matches alone are read again and their pairs re-weighed."""
+        totals: dict[tuple[int, int], list[float]] = {}
+        others: set[int] = set()
+        for r in self.db.execute(
+            "SELECT bot_id, other_id, meetings, games, score FROM pair_totals WHERE game = ?",
+            (game,),
+        ):
+            a, b = int(r["bot_id"]), int(r["other_id"])
+            if a in shown and b in shown:
+                totals[a, b] = [float(r["meetings"]), float(r["games"]), float(r["score"])]
+            else:
+                others.update(x for x in (a, b) if x not in shown)
+        if others:
+            for match in self._placings_with(game, sorted(others)):
+                for a, b, g, w in elo.match_pairs(match):
+                    if a in shown and b in shown:
+                        entry = totals[a, b]
+                        entry[0] -= 1
+                        entry[1] -= g
+                        entry[2] -= w
+                kept = [(bot, place) for bot, place in match if bot in shown]
+                for a, b, g, w in elo.match_pairs(kept) if len(kept) >= 2 else []:
+                    entry = totals.setdefault((a, b), [0.0, 0.0, 0.0])
+                    entry[0] += 1
+                    entry[1] += g
+                    entry[2] += w
+        return {pair: (g, w) for pair, (n, g, w) in totals.items() if n > 0.5}
+
+    def _placings_with(self, game: str, bot_ids: Sequence[int]) -> list[list[tuple[int, int]]]:
+        """The finished rated matches of ``game`` that seated any of ``bot_ids``."""
+        marks = ", ".join("?" for _ in bot_ids)
+        rows = self.db.execute(
+            "SELECT r.match_id, r.bot_id, r.place FROM results r "
+            "JOIN matches m ON m.id = r.match_id "
+            "WHERE m.game = ? AND m.kind = ? AND m.state = ? AND r.match_id IN "
+            f"(SELECT match_id FROM match_seats WHERE bot_id IN ({marks})) "
+            "ORDER BY m.seq, r.seat",
+            (game, RATED, DONE, *bot_ids),
+        )
+        matches: dict[int, list[tuple[int, int]]] = {}
+        for r in rows:
+            matches.setdefault(int(r["match_id"]), []).append((int(r["bot_id"]), int(r["place"])))
+        return list(matches.values())
+
+    def rated_fit(self, game: str, shown: Collection[int]) -> dict[int, elo.Estimate]:
+        """The leaderboard's maximum-likelihood Elo of ``game`` over the ``shown`` bots.
+
+        Remembered per game until a rated match of it is committed (by any process: the
+        stored count moves) or the set of bots shown changes. After a commit only the
+        matches since the last fit are read and added to its totals, and the fit starts
+        from the last ratings: the optimum has moved little (:func:`niwa.ladder.mle.fit_from`).
+        A new set of bots shown reads every total again, still starting from the last
+        ratings."""
+        wanted = frozenset(shown)
+        count = self.rated_count(game)
+        kept = self._fits.get(game)
+        if kept is not None and kept.shown == wanted and kept.matches >= 0:
+            if kept.matches == count:
+                return kept.fit.estimates
+            for seq, placings in self._rated_since(game, kept.seq):
+                kept.add(seq, placings)
+        else:
+            fresh = self._kept_fit(game, wanted)
+            if kept is not None:
+                fresh.fit = kept.fit
+            kept = fresh
+        self._fits.pop(game, None)  # kept again only once its totals and fit agree
+        estimates = kept.refit()
+        self._fits[game] = kept
+        return estimates
+
+    def _kept_fit(self, game: str, shown: frozenset[int]) -> KeptFit:
+        """The totals of ``game`` over ``shown`` with the rated count and newest seq
+        they hold, read again if a rated match was committed meanwhile; after three
+        tries, marked as holding an unknown count (``matches`` -1: read again next time)."""
+        for _ in range(3):
+            count = self.rated_count(game)
+            seq = int(
+                self.db.scalar("SELECT COALESCE(MAX(seq), 0) FROM matches WHERE game = ?",
+                               (game,))
+            )  # fmt: skip
+            totals = self.shown_totals(game, shown)
+            if self.rated_count(game) == count:
+                break
+        else:
+            count = -1
+        pairs = elo.Pairs.of(sorted({a for a, _ in totals}), totals)
+        return KeptFit(shown, count, seq, pairs)
+
+    def _rated_since(self, game: str, seq: int) -> list[tuple[int, list[tuple[int, int]]]]:
+        """The finished rated matches of ``game`` numbered after ``seq``, in order, as
+        (seq, [(bot, place) per seat])."""
+        rows = self.db.execute(
+            "SELECT m.seq, r.bot_id, r.place FROM matches m "
+            "JOIN results r ON r.match_id = m.id "
+            "WHERE m.game = ? AND m.seq > ? AND m.kind = ? AND m.state = ? "
+            "ORDER BY m.seq, r.seat",
+            (game, seq, RATED, DONE),
+        )
+        matches: dict[int, list[tuple[int, int]]] = {}
+        for r in rows:
+            matches.setdefault(int(r["seq"]), []).append((int(r["bot_id"]), int(r["place"])))
+        return list(matches.items())
