@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from niwa import engine
 from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
-from niwa.engine import CHANCE, canonical_json, describe_move
+from niwa.engine import CHANCE, Action, canonical_json, describe_move
 from niwa.ladder.client import CallFailed, LadderClient, ReplayMismatch, checked_replay
 from niwa.referee import replay as replays
 from niwa.referee.ask import ask_again_sync
@@ -350,7 +350,7 @@ def run_ask(args: argparse.Namespace) -> int:
     q, rec = result.question, result.recorded
     print(f"step {q.decision}, seat {q.seat}, {len(q.legal_actions)} legal actions, "
           f"{q.time_left_ms} ms on the clock")
-    spell = (lambda a: canonical_json(a)) if args.json else result.describe
+    spell: Callable[[Action], str] = canonical_json if args.json else result.describe
     recorded = printable(spell(rec.action))
     rec_note = f"  # {printable(rec.note, NOTE_LIMIT)}" if rec.note else ""
     print(f"recorded: {recorded}  [{rec.status}]{rec_note}")
