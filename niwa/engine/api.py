@@ -288,8 +288,9 @@ class Game(ABC):
     def renderer_asset(self) -> Traversable | None:
         """The replay viewer's renderer: a JavaScript module shipped as package data of
         the game's package (``importlib.resources.files(__package__) / "viewer.js"``).
-        The web server serves it at ``/games/<name>/viewer.js`` and the viewer
-        ``import()``s it; it exports ``render(container, observation, payload)``.
+        The web server serves it at ``/static/games/<name>.js`` and the viewer
+        ``import()``s it; it exports ``draw(view, payload, at)``, which returns the DOM
+        node showing ``view``, the observation of seat ``at.seat`` at step ``at.step``.
         Fallback: the generic renderer draws :meth:`State.render`'s text and the
         observation as a tree."""
         return None

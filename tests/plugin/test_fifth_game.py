@@ -2,28 +2,16 @@
 and installed into a fresh venv that this module makes, and everything runs there, in
 subprocesses: this test environment never has the game registered.
 
-The fresh venv is ``python -m venv --system-site-packages --without-pip`` plus a
-hard-linked copy of this environment's site-packages (niwa and its dependencies; the
-system Python has none of them), then ``pip install --no-deps --no-build-isolation`` of
-the plugin. A copy rather than a .pth pointing here, because a sandboxed bot sees only
-its interpreter's prefix and niwa's own folder (niwa/referee/sandbox.py,
-``runtime_paths``): a plugin and its dependencies must live in the venv that runs them.
+The fresh venv is made by tests/plugin/fresh_venv.py.
 """
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
-import sys
-import sysconfig
-import threading
-from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +20,8 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from niwa.engine import registry
+from tests.plugin.fresh_venv import Venv, fresh_venv, ok
+from tests.plugin.renderer_page import in_chromium
 from tests.polling import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,58 +29,12 @@ PLUGIN = ROOT / "examples" / "tsubaki-plugin"
 GAME = "tsubaki"
 
 
-@dataclass(frozen=True)
-class Venv:
-    python: Path
-    plugin: Path  # the copy of the plugin's folder that was installed
-
-    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-        """``python args...`` in the fresh venv; output kept for the assertion message."""
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        return subprocess.run(
-            [str(self.python), *args], cwd=cwd, env=env, capture_output=True, text=True
-        )
-
-    def script(self, code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-        return self.run("-c", code, cwd=cwd)
-
-
-def _link_tree(source: Path, target: Path) -> None:
-    """``cp -al``: hard links where the file system allows, copies elsewhere."""
-
-    def link(src: str, dst: str) -> None:
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
-    shutil.copytree(source, target, symlinks=True, copy_function=link, dirs_exist_ok=True)
-
-
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
-    root = tmp_path_factory.mktemp("fresh-venv")
-    home = root / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(home)],
-        check=True,
-    )
-    source = root / "tsubaki-plugin"  # a copy: the build writes nothing into the repo
-    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    fresh = Venv(home / "bin" / "python", source)
-    purelib = fresh.script("import sysconfig; print(sysconfig.get_paths()['purelib'])", root)
-    _link_tree(Path(sysconfig.get_paths()["purelib"]), Path(purelib.stdout.strip()))
-    install = fresh.run(
-        "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", str(source),
-        cwd=root,
-    )  # fmt: skip
-    assert install.returncode == 0, install.stdout + install.stderr
-    return fresh
+    return fresh_venv(tmp_path_factory.mktemp("fresh-venv"), PLUGIN)
 
 
-def _ok(proc: subprocess.CompletedProcess[str]) -> str:
-    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
-    return proc.stdout
+_ok = ok
 
 
 def test_the_installed_plugin_registers_the_game_in_its_venv_only(
@@ -261,36 +205,15 @@ MID_TRICK = (
     "print(json.dumps(state.observe(0)))\n"
 )
 
-PAGE = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><body>
-<script type="module">
-import { draw } from "./viewer.js";
-const view = await (await fetch("view.json")).json();
-document.body.append(draw(view));
-</script>"""
-
-
 def test_the_viewer_renderer_draws_a_seats_view_in_chromium(venv: Venv, tmp_path: Path) -> None:
-    browser = pytest.importorskip("tests.web.browser", reason="selenium is not installed")
     view = json.loads(_ok(venv.script(MID_TRICK, tmp_path)))
-    site = tmp_path / "site"
-    site.mkdir()
-    shutil.copy(PLUGIN / "niwa_tsubaki" / "viewer.js", site / "viewer.js")
-    (site / "view.json").write_text(json.dumps(view))
-    (site / "index.html").write_text(PAGE)
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    driver = browser.chrome(tmp_path / "profile")
-    try:
-        driver.get(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+
+    def look(driver: Any) -> tuple[int, list[str | None]]:
         rows = wait_for("the drawn table", lambda: driver.find_elements(
             By.CSS_SELECTOR, '[data-field="seat"]'))
         cards = driver.find_elements(By.CSS_SELECTOR, "g.card")
-        shown = [c.get_attribute("data-card") for c in cards]
-        assert len(rows) == 3
-        assert shown == [view["trump"], *(c for _, c in view["trick"]), *view["hand"]]
-        assert browser.console_errors(driver) == []
-    finally:
-        driver.quit()
-        server.shutdown()
-        server.server_close()
+        return len(rows), [c.get_attribute("data-card") for c in cards]
+
+    rows, shown = in_chromium(tmp_path, PLUGIN / "niwa_tsubaki" / "viewer.js", view, look)
+    assert rows == 3
+    assert shown == [view["trump"], *(c for _, c in view["trick"]), *view["hand"]]
