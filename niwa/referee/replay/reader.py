@@ -4,11 +4,11 @@ integer size), every field type-checked, one :class:`ReplayError` for anything w
 from __future__ import annotations
 
 import io
-import json
-import re
 from pathlib import Path
 from typing import IO, Any
 
+from niwa.engine import bounded_json
+from niwa.engine.bounded_json import Bounds, UntrustedJsonError
 from niwa.referee.replay.check import _build, _check_result, _check_step, _header, _type_name
 from niwa.referee.replay.model import (
     SCHEMA,
@@ -106,60 +106,28 @@ def _read(f: IO[bytes], path: str) -> Replay:
     return Replay(header, steps, result)
 
 
-def _reject_constant(name: str) -> None:
-    raise ReplayError(f"{name} is not a number a replay holds")
-
-
-def _bounded_int(text: str) -> int:
-    if len(text) > MAX_INT_DIGITS:
-        raise ReplayError(f"an integer of {len(text)} digits (at most {MAX_INT_DIGITS})")
-    return int(text)
-
-
-_STRUCTURE = re.compile(r'[\[\]{}"\\]')
-
-
-def _too_deep(text: str) -> bool:
-    """Whether ``text`` nests JSON arrays/objects deeper than MAX_DEPTH (strings skipped)."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return False
-    depth = 0
-    in_string = escaped = False
-    escape_at = -2
-    for m in _STRUCTURE.finditer(text):
-        ch = m.group()
-        if in_string:
-            # A backslash escapes the next character only when it is right after it.
-            if escaped and m.start() == escape_at + 1:
-                escaped = False
-                continue
-            escaped = False
-            if ch == "\\":
-                escaped, escape_at = True, m.start()
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return True
-        elif ch in "]}":
-            depth -= 1
-    return False
+#: The bounds of one line of a replay file (its length is bounded as bytes, above).
+LINE_BOUNDS = Bounds(max_chars=None, max_depth=MAX_DEPTH, max_int_digits=MAX_INT_DIGITS)
 
 
 def _parse_line(text: str, where: str) -> dict[str, Any]:
-    if _too_deep(text):
-        raise ReplayError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels: not a replay")
     try:
-        d = json.loads(text, parse_int=_bounded_int, parse_constant=_reject_constant)
-    except ReplayError as e:
-        raise ReplayError(f"{where}: {e}") from None
-    except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
-        raise ReplayError(f"{where}: not JSON ({printable(str(e), 120)})") from None
+        d = bounded_json.decode(text, LINE_BOUNDS)
+    except UntrustedJsonError as e:
+        raise ReplayError(f"{where}: {_refusal(e)}") from None
     if not isinstance(d, dict):
         raise ReplayError(f"{where}: a JSON {_type_name(d)}, not an object: not a replay")
     return d
+
+
+def _refusal(e: UntrustedJsonError) -> str:
+    """The words the reader has always used for each refusal."""
+    if e.bound == "depth":
+        return f"JSON nested deeper than {MAX_DEPTH} levels: not a replay"
+    if e.bound == "constant":
+        return f"{e.reason} is not a number a replay holds"
+    if e.bound == "syntax":
+        return f"not JSON ({printable(str(e), 120)})"
+    return str(e)
 
 
