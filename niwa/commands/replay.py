@@ -19,7 +19,7 @@ from niwa.referee.ask import ask_again_sync
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.match import BotSpec
 from niwa.referee.replay import Move, Replay, ReplayError, Step
-from niwa.referee.replay_check import check
+from niwa.referee.replay.check import check
 from niwa.referee.sandbox import SandboxUnavailable
 from niwa.referee.stderr_tail import SHOWN_LINES, cause_lines
 from niwa.referee.text import printable, printable_lines

@@ -29,10 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import itertools
-import json
 import math
-import re
 import socket
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +46,8 @@ import hpack
 import trio
 
 from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Turn, cut_debug
-from niwa.engine import JSON, canonical_json
+from niwa.engine import JSON, bounded_json, canonical_json
+from niwa.engine.bounded_json import Bounds, UntrustedJsonError
 from niwa.errors import RefereeError
 from niwa.proto.v1 import bot_pb2
 from niwa.referee.failures import BotFailure, Failure, clip
@@ -87,9 +85,6 @@ RECV_BYTES = 64 << 10
 _METHOD = "/niwa.v1.Bot/"
 _FRAME_HEADER = 9  # an HTTP/2 frame's: 3 bytes length, type, flags, 4 bytes stream
 _PREFIX = 5  # a gRPC message: 1 byte compressed flag, 4 bytes big-endian length
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
@@ -602,54 +597,34 @@ def reply_from_proto(reply: Any) -> Reply:
     raise BotFailure(Failure.ILLEGAL, "the answer sets neither index nor action_json")
 
 
-def json_depth(text: str) -> int:
-    """The deepest array/object nesting of JSON text, without recursion: strings are
-    blanked out, then the brackets left are counted (in C, via accumulate)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub('""', text))
-    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
-
-
-def _number(text: str) -> str:
-    if len(text) > MAX_NUMBER_CHARS:
-        raise ValueError(f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})")
-    return text
-
-
-def _int(text: str) -> int:
-    return int(_number(text))
-
-
-def _float(text: str) -> float:
-    value = float(_number(text))
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text} is not finite")
-    return value
-
-
-def _constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+#: The bounds of a bot's ``action_json``.
+ACTION_BOUNDS = Bounds(
+    max_chars=MAX_ACTION_CHARS,
+    max_depth=MAX_ACTION_DEPTH,
+    max_number_chars=MAX_NUMBER_CHARS,
+    finite_floats=True,
+)
 
 
 def decode_action_json(text: str) -> JSON:
     """The action a bot wrote as JSON, decoded with bounded size, depth and numbers;
     anything else is ILLEGAL with a one-line detail."""
-    if len(text) > MAX_ACTION_CHARS:
-        raise BotFailure(
-            Failure.ILLEGAL,
-            f"action_json has {len(text)} characters (at most {MAX_ACTION_CHARS})",
-        )
-    depth = json_depth(text)
-    if depth > MAX_ACTION_DEPTH:
-        raise BotFailure(
-            Failure.ILLEGAL, f"action_json nests {depth} deep (at most {MAX_ACTION_DEPTH})"
-        )
     try:
-        value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+        value = bounded_json.decode(text, ACTION_BOUNDS)
         canonical_json(value).encode("utf-8")  # a lone surrogate (\ud800) has no UTF-8
-    except json.JSONDecodeError as e:
-        raise BotFailure(
-            Failure.ILLEGAL, f"action_json is not JSON ({e.msg} at {e.pos}): {clip(text, 80)!r}"
-        ) from None
-    except (ValueError, UnicodeError, RecursionError) as e:
+    except UntrustedJsonError as e:
+        raise BotFailure(Failure.ILLEGAL, _refusal(e, text)) from None
+    except UnicodeError as e:
         raise BotFailure(Failure.ILLEGAL, f"action_json is refused: {clip(str(e))}") from None
     return value
+
+
+def _refusal(e: UntrustedJsonError, text: str) -> str:
+    """The words a bot author has always seen for each refusal."""
+    if e.bound == "chars":
+        return f"action_json has {e.found} characters (at most {e.limit})"
+    if e.bound == "depth" and e.limit:
+        return f"action_json nests {e.found} deep (at most {e.limit})"
+    if e.bound == "syntax":
+        return f"action_json is not JSON ({e.reason} at {e.pos}): {clip(text, 80)!r}"
+    return f"action_json is refused: {clip(str(e))}"

@@ -14,8 +14,9 @@ import pytest
 
 from niwa.bots.sdk import DEBUG_LIMIT
 from niwa.cli import main
-from niwa.referee import replay, replay_check
+from niwa.referee import replay
 from niwa.referee.replay import Move, Replay
+from niwa.referee.replay import check as replay_check
 from tests.referee.sandboxing import hostile_bot, run_against_randoms
 from tests.referee.toy import GAME
 

@@ -18,7 +18,7 @@ import pytest
 from niwa.referee.clock import TimeControl
 from niwa.referee.match import BotSpec, MatchSpec, play_match
 from niwa.referee.replay import read
-from niwa.referee.replay_check import verify
+from niwa.referee.replay.check import verify
 from tests.referee.sandboxing import RAW, hostile_bot, leftover_processes
 from tests.referee.toy import GAME
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from niwa.bots import builtin
-from niwa.referee import replay, replay_check
+from niwa.referee import replay
 from niwa.referee.match import SeatOutcome, final_places
+from niwa.referee.replay import check as replay_check
 from tests.referee.conftest import RunToy
 from tests.referee.toy import GAME
 

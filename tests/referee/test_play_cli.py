@@ -10,7 +10,8 @@ import pytest
 
 from niwa.bots import builtin
 from niwa.cli import build_parser, main
-from niwa.referee import replay, replay_check
+from niwa.referee import replay
+from niwa.referee.replay import check as replay_check
 
 RANDOM3 = ["--bot", "builtin:random"] * 3
 

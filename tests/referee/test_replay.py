@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from niwa.referee import replay, replay_check
+from niwa.referee import replay
+from niwa.referee.replay import check as replay_check
 from tests.referee.conftest import RunToy
 from tests.referee.toy import GAME
 

@@ -13,7 +13,7 @@ import trio
 from niwa.referee import replay
 from niwa.referee.match import flush_while_waiting
 from niwa.referee.replay import FLUSH_INTERVAL_S, Header, Move, ReplayWriter, SeatInfo, Step
-from niwa.referee.replay_check import check
+from niwa.referee.replay.check import check
 from tests.polling import PATIENCE_S
 
 #: The step after which the referee (a child process) waits longer than the flush

@@ -17,7 +17,7 @@ from niwa.cli import main
 from niwa.engine import canonical_json
 from niwa.referee import replay
 from niwa.referee.replay import MAX_DEPTH, MAX_LINE_BYTES, MAX_PLAYERS, ReplayError
-from niwa.referee.replay_check import check
+from niwa.referee.replay.check import check
 
 COMMANDS = (
     ["verify"],

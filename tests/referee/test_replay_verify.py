@@ -21,7 +21,7 @@ from niwa.cli import main
 from niwa.engine import canonical_json
 from niwa.referee import replay
 from niwa.referee.match import BotSpec, MatchSpec, play_match
-from niwa.referee.replay_check import check
+from niwa.referee.replay.check import check
 from niwa.referee.seeds import stream
 from tests.referee.sandboxing import hostile_bot, run_against_randoms
 from tests.referee.toy import GAME

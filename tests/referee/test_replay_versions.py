@@ -10,7 +10,7 @@ from pathlib import Path
 from niwa.engine import canonical_json
 from niwa.referee import replay
 from niwa.referee.match import BotSpec, MatchSpec, play_match
-from niwa.referee.replay_check import check
+from niwa.referee.replay.check import check
 from tests.referee.toy import GAME
 
 #: Written by the referee at d3e70f0 (niwa-replay/1: a state hash on every step).

@@ -15,7 +15,8 @@ import pytest
 
 from niwa.cli import main
 from niwa.engine import canonical_json
-from niwa.referee import replay, replay_check, sandbox
+from niwa.referee import replay, sandbox
+from niwa.referee.replay import check as replay_check
 from niwa.referee.text import printable
 
 #: Clear the screen, retitle the window, return to column 0, reverse the text, erase.

@@ -25,6 +25,7 @@ import trio
 from niwa import engine
 from niwa.bots.sdk import GameStart
 from niwa.bots.server import _Servicer
+from niwa.engine.bounded_json import json_depth
 from niwa.engine.testing import playout
 from niwa.proto.v1 import bot_pb2, bot_pb2_grpc
 from niwa.referee.failures import BotFailure, Failure, clip
@@ -42,7 +43,6 @@ from niwa.referee.transport import (
     _Meter,
     call_error,
     decode_action_json,
-    json_depth,
     reply_from_proto,
 )
 from tests.polling import PATIENCE_S

@@ -22,36 +22,321 @@ written:
 What the file alone cannot prove (notes, debug text, timings, details, stderr, a bot
 directory's name and version, the match id and start time) needs the ladder's stored
 hash.
+
+Also here: the type checks the reader applies to every line, and the re-simulation
+(:func:`states`) that ``niwa replay show`` and ``niwa replay ask`` walk.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import random
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
+from types import UnionType
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from niwa import engine
 from niwa.bots.sdk import DEBUG_LIMIT, NOTE_LIMIT
-from niwa.engine import CHANCE, JSON, Game, State, canonical_json
+from niwa.engine import CHANCE, JSON, Action, Game, State, canonical_json, describe_move
 from niwa.referee.failures import FATAL, Failure
-from niwa.referee.match import BotSpec, final_places
-from niwa.referee.replay import (
+from niwa.referee.replay.model import (
     CHECKPOINT_EVERY,
+    MAX_PLAYERS,
+    MOVE_STATUSES,
     SCHEMA,
+    Header,
     Move,
     Replay,
     ReplayError,
-    ReplayMismatch,
+    ResultLine,
     SeatOutcome,
     Step,
-    apply_step,
     chain_next,
     chain_start,
     is_checkpoint,
-    new_game,
 )
 from niwa.referee.seeds import stream
 from niwa.referee.text import printable
+
+
+def _type_name(value: object) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer",
+             float: "number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _convert(value: Any, tp: Any, name: str, where: str) -> Any:
+    """``value`` checked against the annotation ``tp`` (dataclasses built recursively)."""
+    origin = get_origin(tp)
+    if tp is Any:
+        return value
+    if origin in (Union, UnionType):
+        if value is None and type(None) in get_args(tp):
+            return None
+        (inner,) = [a for a in get_args(tp) if a is not type(None)]
+        return _convert(value, inner, name, where)
+    if origin is Literal:
+        if value not in get_args(tp) or not isinstance(value, str):
+            allowed = ", ".join(get_args(tp))
+            raise ReplayError(f"{where}: field {name!r} must be one of {allowed}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise ReplayError(f"{where}: field {name!r} must be an array, not {_type_name(value)}")
+        (item,) = get_args(tp)
+        return [_convert(v, item, f"{name}[{i}]", where) for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ReplayError(f"{where}: field {name!r} must be an object, not {_type_name(value)}")
+        _, item = get_args(tp)
+        return {k: _convert(v, item, f"{name}.{k}", where) for k, v in value.items()}
+    if is_dataclass(tp) and isinstance(tp, type):
+        if not isinstance(value, dict):
+            raise ReplayError(f"{where}: field {name!r} must be an object, not {_type_name(value)}")
+        return _build(tp, value, where, name + ".")
+    check = _SCALARS.get(tp)
+    if check is None:  # a field type this reader does not know: a bug here, not in the file
+        raise TypeError(f"replay field {name!r} has an annotation the reader cannot check")
+    if not check[0](value):
+        raise ReplayError(f"{where}: field {name!r} must be {check[1]}, not {_type_name(value)}")
+    return value
+
+
+_SCALARS: dict[Any, tuple[Callable[[Any], bool], str]] = {
+    bool: (lambda v: isinstance(v, bool), "true or false"),
+    int: (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    float: (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a number"),
+    str: (lambda v: isinstance(v, str), "a string"),
+}
+
+
+_T = TypeVar("_T")
+
+
+@functools.cache
+def _schema(cls: type) -> tuple[dict[str, Any], dict[str, Field[Any]]]:
+    """A dataclass's field types and fields (evaluating annotations is slow: once)."""
+    return get_type_hints(cls), {f.name: f for f in fields(cls)}
+
+
+def _build(cls: type[_T], d: dict[str, Any], where: str, prefix: str = "") -> _T:
+    """An instance of the dataclass ``cls`` from ``d``: every field typed, none unknown."""
+    hints, known = _schema(cls)  # type: ignore[arg-type]  # a class is hashable
+    unknown = sorted(k for k in d if k not in known and k != "kind")
+    if unknown:
+        raise ReplayError(f"{where}: unknown field {prefix}{printable(unknown[0], 40)!r}")
+    values: dict[str, Any] = {}
+    for name, f in known.items():
+        if name not in d:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise ReplayError(f"{where}: field {prefix}{name!r} is missing")
+            continue
+        values[name] = _convert(d[name], hints[name], prefix + name, where)
+    return cls(**values)
+
+
+def _header(d: dict[str, Any], where: str) -> Header:
+    players = d.get("players")
+    if isinstance(players, int) and not 1 <= players <= MAX_PLAYERS:
+        raise ReplayError(f"{where}: {players} players: a replay has 1 to {MAX_PLAYERS}")
+    header = _build(Header, d, where)
+    if len(header.seats) != header.players:
+        raise ReplayError(
+            f"{where}: {len(header.seats)} seats listed for {header.players} players"
+        )
+    for i, s in enumerate(header.seats):
+        if s.seat != i:
+            raise ReplayError(f"{where}: seats[{i}] says seat {s.seat}: seats must be 0, 1, ...")
+    tc = header.time_control
+    if sorted(tc) != ["bank_ms", "per_decision_ms"] or min(tc.values()) < 0:
+        raise ReplayError(
+            f"{where}: time_control must be per_decision_ms and bank_ms, both 0 or more"
+        )
+    if header.max_failures < 1:
+        raise ReplayError(f"{where}: max_failures must be at least 1")
+    _check_names(header, where)
+    return header
+
+
+#: What a header field that names something may hold: the match id names the bots'
+#: cgroups, their log files and their processes' NIWA_MATCH; game and version pick the
+#: rules. Letters, digits and ``_.@+-``, at most 64, no ``..``: never a path.
+NAME_FIELD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")
+#: Free text of the header (a seat's bot as given, which may be a directory; its name
+#: and version, which name nothing a reader makes, and a built-in's carry its options,
+#: as ``mcts?seconds=0.03``; the start time): bounded and without control or format
+#: characters.
+TEXT_FIELD_CHARS = {"bot": 4096, "name": 256, "version": 256, "started": 64}
+
+
+def name_problem(value: str) -> str:
+    """Why ``value`` cannot name a file, cgroup or process ("" when it can)."""
+    if not NAME_FIELD.fullmatch(value) or ".." in value:
+        return (
+            f"{_shown(value)} is not a name: letters, digits and _.@+- only "
+            "(at most 64, no '..')"
+        )
+    return ""
+
+
+def _shown(value: str) -> str:
+    return f'"{printable(value, 40)}"'
+
+
+def _check_names(header: Header, where: str) -> None:
+    """Refuse a header whose fields could name something they should not: checked here,
+    at read time, so every reader (verify, show, ask, html, the ladder) is covered."""
+    named = {"game": header.game, "version": header.version}
+    if header.match_id:  # "" in files written without an id
+        named["match_id"] = header.match_id
+    for name, value in named.items():
+        problem = name_problem(value)
+        if problem:
+            raise ReplayError(f"{where}: field {name!r}: {problem}")
+    texts = {"started": header.started}
+    for s in header.seats:
+        texts.update({f"seats[{s.seat}].{k}": getattr(s, k) for k in ("bot", "name", "version")})
+    for name, value in texts.items():
+        limit = TEXT_FIELD_CHARS[name.rpartition(".")[2]]
+        if len(value) > limit:
+            raise ReplayError(f"{where}: field {name!r} is over {limit} characters")
+        if printable(value) != value:
+            raise ReplayError(
+                f"{where}: field {name!r} holds control characters: {_shown(value)}"
+            )
+
+
+def _check_step(step: Step, position: int, header: Header, where: str) -> None:
+    players = header.players
+    if step.index != position:
+        raise ReplayError(f"{where}: step index {step.index}, expected {position}")
+    if header.schema == SCHEMA:
+        if not step.chain:
+            raise ReplayError(f"{where}: field 'chain' is missing")
+    else:
+        if not step.hash:
+            raise ReplayError(f"{where}: field 'hash' is missing")
+        if step.chain:
+            raise ReplayError(f"{where}: unknown field 'chain' (a {header.schema} step has none)")
+    seats = [m.seat for m in step.moves]
+    if step.kind == "chance":
+        if seats != [CHANCE]:
+            raise ReplayError(f"{where}: a chance step has one move, by seat {CHANCE}")
+        return
+    if not seats or len(set(seats)) != len(seats) or not all(0 <= s < players for s in seats):
+        raise ReplayError(
+            f"{where}: a decision has one move per deciding seat, seats 0 to {players - 1}"
+        )
+    for m in step.moves:
+        if m.status not in MOVE_STATUSES:
+            raise ReplayError(
+                f"{where}: status {printable(m.status, 40)!r} of seat {m.seat} is not one of "
+                f"{', '.join(sorted(MOVE_STATUSES))}"
+            )
+
+
+def _check_result(result: ResultLine, players: int, where: str) -> None:
+    for name in ("scores", "places", "game_places", "seats"):
+        if len(getattr(result, name)) != players:
+            raise ReplayError(f"{where}: result {name} must have {players} entries, one per seat")
+    for i, s in enumerate(result.seats):
+        if s.seat != i:
+            raise ReplayError(f"{where}: result seats[{i}] says seat {s.seat}")
+    places_ok = all(0 <= p < players for p in (*result.places, *result.game_places))
+    if not places_ok:
+        raise ReplayError(f"{where}: places run from 0 to {players - 1}")
+    if not all(math.isfinite(x) for x in result.scores):
+        raise ReplayError(f"{where}: scores must be finite numbers")
+
+
+def new_game(replay: Replay, game: Game) -> State:
+    """The start of the replayed match: its options checked as the referee checks them."""
+    h = replay.header
+    try:
+        options = game.info.validate(h.players, h.options)
+        return game.new_game(h.players, options)
+    except engine.OptionError as e:
+        raise ReplayError(f"header: {printable(str(e), 200)}") from None
+    except Exception as e:  # the game's own code on options it never saw: not a replay
+        raise ReplayError(f"header: the game cannot start from it ({_failure(e)})") from None
+
+
+def recorded_joint(step: Step, state: State) -> dict[int, Action]:
+    """The step's moves as the engine's own legal actions; ReplayError naming the step if
+    they are not who is to move, or not legal (including an impossible chance outcome)."""
+    to_move = state.to_move()
+    seats = tuple(m.seat for m in step.moves)
+    if seats != to_move:
+        raise ReplayError(
+            f"step {step.index}: the recorded move is illegal: seats {list(seats)} moved "
+            f"but {list(to_move)} were to move"
+        )
+    joint: dict[int, Action] = {}
+    for m in step.moves:
+        if m.seat == CHANCE:
+            options = [a for a, p in state.chance_outcomes() if p > 0]
+        else:
+            options = state.legal_actions(m.seat)
+        wanted = canonical_json(m.action)
+        found = next((a for a in options if a == m.action), _NONE)  # fast; then exact:
+        if found is _NONE or canonical_json(found) != wanted:
+            found = next((a for a in options if canonical_json(a) == wanted), _NONE)
+        if found is _NONE:
+            who = "chance" if m.seat == CHANCE else f"seat {m.seat}"
+            raise ReplayError(
+                f"step {step.index}: the recorded move is illegal: {who} cannot play "
+                f"{printable(describe_move(state, m.seat, m.action), 200)} here "
+                f"({printable(wanted, 200)}; {len(options)} legal)"
+            )
+        joint[m.seat] = found
+    return joint
+
+
+_NONE = object()
+
+
+def _failure(e: BaseException) -> str:
+    return printable(f"{type(e).__name__}: {e}", 200)
+
+
+def apply_step(step: Step, state: State) -> None:
+    """Apply one recorded step to ``state``; ReplayError if it cannot be."""
+    if state.is_over():
+        raise ReplayError(f"step {step.index}: the game was already over")
+    joint = recorded_joint(step, state)
+    try:
+        state.apply(joint)
+    except Exception as e:  # the engine refusing a legal move is still this file's step
+        raise ReplayError(
+            f"step {step.index}: the recorded move is illegal: {_failure(e)}"
+        ) from None
+
+
+def states(replay: Replay, game: Game | None = None) -> Iterator[tuple[Step, State, State]]:
+    """Re-simulate: yield (step, state before it, state after it) for every step.
+
+    ``game`` defaults to the registered game the header names. The state after is the
+    live object; clone it to keep it. Every move is checked legal before it is applied,
+    so a forged or corrupt file raises :class:`ReplayError`, never the game's errors."""
+    game = game or replay.game()
+    state = new_game(replay, game)
+    for step in replay.steps:
+        before = state.clone()
+        apply_step(step, state)
+        yield step, before, state
+
+
+class ReplayMismatch(ReplayError):
+    """A replay that reads but does not check: one line per difference in ``problems``."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
 
 #: Differences listed before the rest are only counted.
 MAX_PROBLEMS = 50
@@ -144,6 +429,8 @@ class _Checker:
             self.problem(f"header options: expected {_show(options)}, found {_show(h.options)}")
         if h.time_control["per_decision_ms"] < 1:
             self.problem("header time_control.per_decision_ms: expected 1 or more, found 0")
+        from niwa.referee.match import BotSpec  # match imports this package
+
         for info in h.seats:
             if not info.bot.startswith("builtin:"):
                 continue  # a bot directory: only the ladder knows what it held
@@ -334,6 +621,8 @@ class _Checker:
                     self.problem(
                         f"result seats[{want.seat}].{name}: expected {_show(w)}, found {_show(g)}"
                     )
+        from niwa.referee.match import final_places  # match imports this package
+
         places = final_places(game_result.places, expected)
         if places != r.places:
             self.problem(f"result places: expected {_show(places)}, found {_show(r.places)}")
