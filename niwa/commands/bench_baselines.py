@@ -28,7 +28,7 @@ from niwa.proto.v1 import bot_pb2, bot_pb2_grpc
 from niwa.referee.match import BotSpec
 from niwa.referee.players import Question, make_question
 from niwa.referee.process_player import ProcessPlayer
-from niwa.referee.sandbox import Limits
+from niwa.referee.sandbox import BotLimits
 from niwa.referee.transport import BotClient
 
 #: Calls made before timing starts (connection set-up, first-call costs).
@@ -181,7 +181,7 @@ async def same_socket_ms(game: str, players: int, calls: int, seed: int) -> Same
         seats = [
             ProcessPlayer(
                 manifest=manifest, bot_dir=None, seat=k, match_id="bench-same-socket",
-                sandbox=True, limits=Limits(), startup_timeout_s=10.0, log_dir=None,
+                sandbox=True, limits=BotLimits(), startup_timeout_s=10.0, log_dir=None,
                 nursery=nursery, freeze_idle=False,
             )
             for k in range(players)

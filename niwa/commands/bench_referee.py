@@ -65,7 +65,7 @@ from niwa.commands.bench_bots import bot_decisions
 from niwa.referee import replay
 from niwa.referee.clock import TimeControl
 from niwa.referee.logs import configure_cli_logging
-from niwa.referee.match import BotSpec, Limits, MatchSpec, play_match
+from niwa.referee.match import BotLimits, BotSpec, MatchSpec, play_match
 from niwa.referee.process_player import ProcessPlayer
 from niwa.referee.sandbox import SandboxUnavailable, bwrap
 from niwa.referee.text import printable
@@ -296,7 +296,7 @@ async def startup_times(
                 seat=0,
                 match_id=f"bench{i}",
                 sandbox=True,
-                limits=Limits(),
+                limits=BotLimits(),
                 startup_timeout_s=10.0,
                 log_dir=None,
                 nursery=nursery,

@@ -40,7 +40,7 @@ from niwa.ladder import (
     suspension,
     tails,
 )
-from niwa.ladder.admission import Limits
+from niwa.ladder.admission import ApiLimits
 from niwa.ladder.client import CallFailed, LadderClient
 from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.health import StoreCheck
@@ -110,10 +110,10 @@ def register(sub: Any) -> None:
     p.add_argument("--suspend-after", type=int, metavar="N",
                    help="suspend a bot after N rated matches in a row that it went out of "
                    f"(0: never; kept in the store; default {suspension.DEFAULT})")
-    p.add_argument("--max-streams", type=int, default=Limits.streams,
-                   help=f"anonymous watchers at once (default {Limits.streams})")
-    p.add_argument("--max-streams-per-address", type=int, default=Limits.streams_per_peer,
-                   help=f"... from one address (default {Limits.streams_per_peer}; raise it "
+    p.add_argument("--max-streams", type=int, default=ApiLimits.streams,
+                   help=f"anonymous watchers at once (default {ApiLimits.streams})")
+    p.add_argument("--max-streams-per-address", type=int, default=ApiLimits.streams_per_peer,
+                   help=f"... from one address (default {ApiLimits.streams_per_peer}; raise it "
                    "behind a proxy, where all clients share its address)")
     p.add_argument("--lease", type=float, default=Settings.lease_s, metavar="SECONDS",
                    help="runners sharing a store: the leader's lease; a standby takes over "
@@ -442,7 +442,7 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         store.close()
     try:
-        limits = Limits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
+        limits = ApiLimits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
         return app.serve(
             settings, args.listen, args.tls_cert, args.tls_key, limits=limits,
             beside=_web_beside(settings, args.web), http=args.http,

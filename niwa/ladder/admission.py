@@ -56,7 +56,7 @@ log = structlog.get_logger("niwa.ladder.api")
 
 
 @dataclass(frozen=True)
-class Limits:
+class ApiLimits:
     """Every bound of the API (listed with their reasons in docs/security.md, "The
     ladder's API")."""
 
@@ -274,7 +274,7 @@ class Admission(_Interceptor):
     (unary-request methods are served as request-streaming ones for that), and never
     lets an unexpected exception out as an UNKNOWN status with a traceback."""
 
-    def __init__(self, limits: Limits, tokens: Tokens) -> None:
+    def __init__(self, limits: ApiLimits, tokens: Tokens) -> None:
         self.limits = limits
         self.tokens = tokens
         self.anonymous_streams = Budget(

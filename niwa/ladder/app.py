@@ -11,7 +11,7 @@ from types import FrameType
 import structlog
 
 from niwa.ladder import health, logs, server, submission
-from niwa.ladder.admission import Limits
+from niwa.ladder.admission import ApiLimits
 from niwa.ladder.runner import FinishedHook, Runner, Settings, Stop
 from niwa.ladder.store import Store
 
@@ -27,7 +27,7 @@ def serve(
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
     play: bool = True,
-    limits: Limits | None = None,
+    limits: ApiLimits | None = None,
     beside: Beside | None = None,
     on_finished: FinishedHook | None = None,
     http: str | None = None,

@@ -66,7 +66,7 @@ class ArchiveError(LadderError, ValueError):
 
 
 @dataclass(frozen=True)
-class Limits:
+class ArchiveLimits:
     archive_bytes: int = 32 * 1024 * 1024  # the upload itself
     unpacked_bytes: int = 256 * 1024 * 1024  # sum of the file sizes
     files: int = 5000  # entries (files and folders)
@@ -95,7 +95,7 @@ class Limits:
         )
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = ArchiveLimits()
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def pack_directory(folder: Path, limits: Limits = DEFAULT_LIMITS) -> bytes:
+def pack_directory(folder: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> bytes:
     """A reproducible tar.gz of ``folder`` (sorted, zeroed times and owners).
 
     Our own folder, so tarfile is fine here. The ladder accepts only files and folders:
@@ -292,7 +292,7 @@ def _checksum_ok(header: bytes) -> bool:
 class _Reader:
     """Entries of a tar stream, each checked against the limits before use."""
 
-    def __init__(self, data: bytes, limits: Limits) -> None:
+    def __init__(self, data: bytes, limits: ArchiveLimits) -> None:
         self.limits = limits
         self.stream = _Stream(data, limits.stream_bytes)
         self.total = 0
@@ -436,7 +436,7 @@ class _Reader:
             self.stream.skip(-size % BLOCK)
 
 
-def scan(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Inspection:
+def scan(data: bytes, limits: ArchiveLimits = DEFAULT_LIMITS) -> Inspection:
     """Check every entry without writing anything; return the bot's folder and manifest."""
     if len(data) > limits.archive_bytes:
         raise ArchiveError(
@@ -546,7 +546,7 @@ class _Writer:
             self._cached = None
 
 
-def extract(data: bytes, destination: Path, limits: Limits = DEFAULT_LIMITS) -> Inspection:
+def extract(data: bytes, destination: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Inspection:
     """Scan, then write the archive into ``destination`` (created here: it must not
     exist); return what the scan found. A refused archive writes nothing."""
     found = scan(data, limits)

@@ -51,7 +51,7 @@ from niwa.referee import cgroups
 from niwa.referee.cgroups import LimitsUnavailable
 from niwa.referee.leftovers import leftovers
 from niwa.referee.pool import cores
-from niwa.referee.sandbox import Limits
+from niwa.referee.sandbox import BotLimits
 
 #: How often the leader removes expired stderr tails (niwa.ladder.tails).
 HOUSEKEEPING_S = 600.0
@@ -282,7 +282,7 @@ class Runner:
         if copied:
             self.log.info("archives_kept_in_store", archives=copied)
         self._take_partners(store)
-        problem = cgroups.probe(Limits())
+        problem = cgroups.probe(BotLimits())
         if problem:
             self.log.error(
                 "limits_unavailable", problem=problem, fix=cgroups.FIX,

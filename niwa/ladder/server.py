@@ -19,7 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from niwa import engine
-from niwa.ladder.admission import MAX_MESSAGE, Admission, Limits, Tokens
+from niwa.ladder.admission import MAX_MESSAGE, Admission, ApiLimits, Tokens
 from niwa.ladder.call_timer import CallTimer
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.service import LadderService
@@ -69,7 +69,7 @@ class Server:
         listen: str,
         credentials: grpc.ServerCredentials | None,
         games: list[str],
-        limits: Limits,
+        limits: ApiLimits,
     ) -> None:
         try:
             service = LadderService(db_url, data_dir, games, limits)
@@ -140,7 +140,7 @@ def start(
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
     games: list[str] | None = None,
-    limits: Limits | None = None,
+    limits: ApiLimits | None = None,
 ) -> tuple[Server, int]:
     """Start serving on ``listen`` (``host:port``, port 0 picks one); return the server
     and the port it got."""
@@ -153,7 +153,7 @@ def start(
     started: Future[int] = Future()
     main = server._main(
         started, db_url, data_dir, listen, credentials, games or engine.games(),
-        limits or Limits(),
+        limits or ApiLimits(),
     )  # fmt: skip
     thread = threading.Thread(target=asyncio.run, args=(main,), daemon=True, name="niwa-api")
     server._thread = thread

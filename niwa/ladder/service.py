@@ -24,7 +24,7 @@ import grpc
 import structlog
 
 from niwa.ladder import submission
-from niwa.ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, Limits, caller
+from niwa.ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, ApiLimits, caller
 from niwa.ladder.db import DatabaseError, unavailable
 from niwa.ladder.reads import (
     WATCH_BATCH,
@@ -58,12 +58,12 @@ class LadderService(pb_grpc.LadderServicer):
     connection per pool thread)."""
 
     def __init__(
-        self, db_url: str, data_dir: Path | None, games: list[str], limits: Limits | None = None
+        self, db_url: str, data_dir: Path | None, games: list[str], limits: ApiLimits | None = None
     ) -> None:
         self.db_url = db_url
         self.data_dir = data_dir
         self.games = games
-        self.limits = limits or Limits()
+        self.limits = limits or ApiLimits()
         self.known = known_games(games)
         self._local = threading.local()
         self.public = ThreadPoolExecutor(self.limits.public_threads, "niwa-api-public")

@@ -110,7 +110,7 @@ def store_archive(
     store: Store,
     data: bytes,
     root: str,
-    limits: archive.Limits = archive.DEFAULT_LIMITS,
+    limits: archive.ArchiveLimits = archive.DEFAULT_LIMITS,
     created: list[Path] | None = None,
 ) -> tuple[str, Path]:
     """Keep the archive by content hash and unpack it once (in a child process);
@@ -132,7 +132,7 @@ def store_archive(
 
 
 def unpack_into(
-    data: bytes, root: str, folder: Path, limits: archive.Limits = archive.DEFAULT_LIMITS
+    data: bytes, root: str, folder: Path, limits: archive.ArchiveLimits = archive.DEFAULT_LIMITS
 ) -> bool:
     """Unpack the archive (in a child process) as ``folder``, unless it is there
     already; True if this call made it. ``root``: the bot's folder inside the archive."""
@@ -262,7 +262,7 @@ def submit(
     data: bytes,
     games_played: list[str] | None = None,
     rng: random.Random | None = None,
-    limits: archive.Limits = archive.DEFAULT_LIMITS,
+    limits: archive.ArchiveLimits = archive.DEFAULT_LIMITS,
 ) -> list[Bot]:
     """Judge the upload, store it and queue one validation match per game its manifest
     lists (of ``games_played``, the ladder's games: by default every registered game)."""

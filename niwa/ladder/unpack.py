@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from niwa.ladder import archive
-from niwa.ladder.archive import DEFAULT_LIMITS, ArchiveError, Inspection, Limits
+from niwa.ladder.archive import DEFAULT_LIMITS, ArchiveError, ArchiveLimits, Inspection
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ _SIGNALS = {
 
 
 def inspect(
-    data: bytes, limits: Limits = DEFAULT_LIMITS, child: ChildLimits = DEFAULT_CHILD
+    data: bytes, limits: ArchiveLimits = DEFAULT_LIMITS, child: ChildLimits = DEFAULT_CHILD
 ) -> Inspection:
     """:func:`niwa.ladder.archive.scan` in a child process."""
     return _run(["scan"], data, limits, child)
@@ -55,14 +55,14 @@ def inspect(
 def extract(
     data: bytes,
     destination: Path,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: ArchiveLimits = DEFAULT_LIMITS,
     child: ChildLimits = DEFAULT_CHILD,
 ) -> Inspection:
     """:func:`niwa.ladder.archive.extract` in a child process (``destination`` must not exist)."""
     return _run(["extract", str(destination)], data, limits, child)
 
 
-def _run(args: list[str], data: bytes, limits: Limits, child: ChildLimits) -> Inspection:
+def _run(args: list[str], data: bytes, limits: ArchiveLimits, child: ChildLimits) -> Inspection:
     if len(data) > limits.archive_bytes:  # not even worth a process
         raise ArchiveError(
             f"the archive is {len(data)} bytes, over the limit of {limits.archive_bytes}"
@@ -110,7 +110,7 @@ def _run(args: list[str], data: bytes, limits: Limits, child: ChildLimits) -> In
     )
 
 
-def _limit_self(limits: Limits, child: ChildLimits) -> None:
+def _limit_self(limits: ArchiveLimits, child: ChildLimits) -> None:
     for which, value in (
         (resource.RLIMIT_AS, child.memory_bytes),
         (resource.RLIMIT_CPU, child.cpu_seconds),
@@ -126,7 +126,7 @@ def _limit_self(limits: Limits, child: ChildLimits) -> None:
 
 def main(argv: list[str]) -> int:
     settings: dict[str, Any] = json.loads(argv[0])
-    limits = Limits(**settings["limits"])
+    limits = ArchiveLimits(**settings["limits"])
     child = ChildLimits(**settings["child"])
     _limit_self(limits, child)
     answer: dict[str, Any]

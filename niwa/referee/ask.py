@@ -16,8 +16,8 @@ from niwa.engine import Action, Game
 from niwa.referee.clock import GRACE_S
 from niwa.referee.failures import BotFailure, Failure
 from niwa.referee.match import (
+    BotLimits,
     BotSpec,
-    Limits,
     MatchSpec,
     TimeControl,
     game_start,
@@ -74,7 +74,7 @@ async def ask_again(
     seat: int | None = None,
     sandbox: bool = True,
     in_process: bool = False,
-    limits: Limits | None = None,
+    limits: BotLimits | None = None,
 ) -> AskResult:
     question, recorded = question_at(replay, at, seat)
     h = replay.header
@@ -86,7 +86,7 @@ async def ask_again(
         time_control=TimeControl(**h.time_control),
         sandbox=sandbox,
         in_process=in_process,
-        limits=limits or Limits(),
+        limits=limits or BotLimits(),
     )
     start = game_start(h, question.seat)
     reply = action = failure = None

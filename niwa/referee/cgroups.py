@@ -28,7 +28,7 @@ import trio
 
 from niwa.errors import RefereeError
 from niwa.referee import guardian
-from niwa.referee.sandbox import Limits
+from niwa.referee.sandbox import BotLimits
 
 DEFAULT_ROOT = Path("/sys/fs/cgroup")
 ROOT_ENV = "NIWA_CGROUP_ROOT"
@@ -184,7 +184,7 @@ class Cgroup:
     _fds: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
-    def create(cls, name: str, limits: Limits, top: Path | None = None) -> Cgroup:
+    def create(cls, name: str, limits: BotLimits, top: Path | None = None) -> Cgroup:
         """Make the group and set the limits it can; raise :class:`CgroupUnavailable`
         when no group at all can be made."""
         if not _SAFE_NAME.fullmatch(name) or ".." in name:
@@ -215,7 +215,7 @@ class Cgroup:
         return group
 
     @classmethod
-    def _create_v2(cls, top: Path, unique: str, limits: Limits, dirs: dict[str, Path]) -> Cgroup:
+    def _create_v2(cls, top: Path, unique: str, limits: BotLimits, dirs: dict[str, Path]) -> Cgroup:
         base = v2_base(top)
         _v2_delegate(base)
         d = dirs["v2"] = base / unique
@@ -239,7 +239,7 @@ class Cgroup:
         return cls(dirs, 2, tuple(c for c in REQUIRED if c in missing), _quota_us(limits))
 
     @classmethod
-    def _create_v1(cls, top: Path, unique: str, limits: Limits, dirs: dict[str, Path]) -> Cgroup:
+    def _create_v1(cls, top: Path, unique: str, limits: BotLimits, dirs: dict[str, Path]) -> Cgroup:
         found = v1_bases(top)
         if not found:
             raise CgroupUnavailable(f"no cgroup hierarchy is mounted under {top}")
@@ -446,7 +446,7 @@ class Cgroup:
                     await trio.sleep(0.002)
 
 
-def probe(limits: Limits, top: Path | None = None) -> str:
+def probe(limits: BotLimits, top: Path | None = None) -> str:
     """What a bot's group would not enforce here ("" when everything holds), by
     making one group and removing it."""
     try:
@@ -462,14 +462,14 @@ def probe(limits: Limits, top: Path | None = None) -> str:
     return f"cgroup v{group.version} without {group.describe_missing()}"
 
 
-def check_required(limits: Limits, top: Path | None = None) -> None:
+def check_required(limits: BotLimits, top: Path | None = None) -> None:
     """Raise :class:`LimitsUnavailable` unless a bot's group gets every limit."""
     problem = probe(limits, top)
     if problem:
         raise LimitsUnavailable(f"cannot enforce the bot limits: {problem}; {FIX}")
 
 
-def _quota_us(limits: Limits) -> int:
+def _quota_us(limits: BotLimits) -> int:
     return max(IDLE_QUOTA_US, int(limits.cpus * _PERIOD_US))
 
 

@@ -6,7 +6,7 @@ Stable names::
     TimeControl.parse("1s+30s")            # per-decision time + bank
     MatchSpec(game, bots, options={}, seed=0, time_control=..., sandbox=True,
               replay_path=None, log_dir=None, in_process=False, max_failures=3,
-              startup_timeout_s=10.0, limits=Limits(), match_id="", on_step=None,
+              startup_timeout_s=10.0, limits=BotLimits(), match_id="", on_step=None,
               ponder=False, require_limits=False)
     outcome = await run_match(spec)        # inside trio
     outcome = play_match(spec)             # sync: trio.run(run_match, spec)
@@ -69,13 +69,13 @@ from niwa.referee.replay import (
     is_checkpoint,
     step_text,
 )
-from niwa.referee.sandbox import Limits
+from niwa.referee.sandbox import BotLimits
 from niwa.referee.seeds import bot_seed, stream
 from niwa.referee.watchdog import CpuWatchdog
 
 __all__ = [
+    "BotLimits",
     "BotSpec",
-    "Limits",
     "LimitsUnavailable",
     "MatchOutcome",
     "MatchSpec",
@@ -159,7 +159,7 @@ class MatchSpec:
     in_process: bool = False  # run built-in bots inside the referee (no process, no gRPC)
     max_failures: int = 3  # failed decisions (of any kind) that put a seat out
     startup_timeout_s: float = 10.0
-    limits: Limits = field(default_factory=Limits)
+    limits: BotLimits = field(default_factory=BotLimits)
     match_id: str = ""
     on_step: StepObserver | None = None  # called after each step (narration, progress)
     ponder: bool = False  # True: bots keep running between their turns (never frozen)

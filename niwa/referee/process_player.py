@@ -56,7 +56,7 @@ from niwa.referee.players import Question
 from niwa.referee.sandbox import (
     RUN_DIR,
     SOCKET_NAME,
-    Limits,
+    BotLimits,
     Sandbox,
     SocketRefused,
     launcher,
@@ -152,7 +152,7 @@ class ProcessPlayer:
         seat: int,
         match_id: str,
         sandbox: bool,
-        limits: Limits,
+        limits: BotLimits,
         startup_timeout_s: float,
         log_dir: Path | None,
         nursery: trio.Nursery,

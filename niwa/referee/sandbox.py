@@ -96,7 +96,7 @@ class SocketRefused(RefereeError, RuntimeError):
 
 
 @dataclass(frozen=True)
-class Limits:
+class BotLimits:
     """What one bot may use. Memory and tasks are enforced by cgroups where the
     machine lets us create them, with rlimits as a backstop."""
 
@@ -174,7 +174,7 @@ def _under(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def bwrap_args(box: Sandbox, limits: Limits) -> list[str]:
+def bwrap_args(box: Sandbox, limits: BotLimits) -> list[str]:
     """The bwrap options (without the command) for one bot. As root (``box.uid`` set)
     they expect the private tmpfs the launcher mounts on :data:`MOUNT_POINT`."""
     as_root = box.uid is not None
@@ -246,7 +246,7 @@ def _parents(path: str, made: set[str]) -> list[str]:
     return args
 
 
-def private_mounts(box: Sandbox, limits: Limits) -> list[str]:
+def private_mounts(box: Sandbox, limits: BotLimits) -> list[str]:
     """The argv prefix (root only) that enters a private mount namespace, mounts the
     bot's capped tmpfs and its directory's overlay there, then runs the rest."""
     m = shlex.quote(str(uids.state_dir("mnt")))
@@ -275,7 +275,7 @@ def private_mounts(box: Sandbox, limits: Limits) -> list[str]:
     ]  # fmt: skip
 
 
-def address_space_mib(limits: Limits, has_cgroup: bool) -> int:
+def address_space_mib(limits: BotLimits, has_cgroup: bool) -> int:
     """RLIMIT_AS for a bot. With a memory cgroup it is only a generous backstop (it
     counts reserved address space: Node reserves about 1 GiB, each Python thread
     64 MiB of malloc arena); without one it is the only memory limit there is, so it
@@ -288,7 +288,7 @@ def address_space_mib(limits: Limits, has_cgroup: bool) -> int:
 def launcher(
     command: Sequence[str],
     env: Mapping[str, str],
-    limits: Limits,
+    limits: BotLimits,
     cgroup_procs: Sequence[Path],
     box: Sandbox | None,
 ) -> list[str]:

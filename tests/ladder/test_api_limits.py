@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from niwa.ladder import archive, client, reads, server
-from niwa.ladder.admission import Admission, Limits
+from niwa.ladder.admission import Admission, ApiLimits
 from niwa.ladder.store import ACTIVE, Finished, SeatResult, Store
 from niwa.ladder.views import BotListing
 from niwa.proto.v1 import ladder_pb2 as pb
@@ -50,7 +50,7 @@ class Ladder:
         return pb_grpc.LadderStub(self.channel())  # type: ignore[no-untyped-call]
 
 
-def serve(store: Store, tmp_path: Path, limits: Limits | None = None) -> Iterator[Ladder]:
+def serve(store: Store, tmp_path: Path, limits: ApiLimits | None = None) -> Iterator[Ladder]:
     grpc_server, port = server.start(str(tmp_path / "ladder.db"), None, "127.0.0.1:0",
                                      limits=limits)  # fmt: skip
     ladder = Ladder(store, f"127.0.0.1:{port}", grpc_server)
@@ -68,7 +68,7 @@ def ladder(store: Store, tmp_path: Path) -> Iterator[Ladder]:
 @pytest.fixture
 def crowded(store: Store, tmp_path: Path) -> Iterator[Ladder]:
     """Per-address limits lifted: every test channel comes from 127.0.0.1."""
-    yield from serve(store, tmp_path, Limits(streams_per_peer=1000, calls_per_peer=1000))
+    yield from serve(store, tmp_path, ApiLimits(streams_per_peer=1000, calls_per_peer=1000))
 
 
 def status(call: Callable[[], object]) -> grpc.RpcError:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from niwa.ladder import archive, unpack
-from niwa.ladder.archive import ArchiveError, Limits
+from niwa.ladder.archive import ArchiveError, ArchiveLimits
 
 MANIFEST = b'name = "x"\nversion = "1"\n'
 MIB = 1024 * 1024
@@ -347,26 +347,26 @@ def test_a_hard_link_to_a_file_outside_writes_nothing(tmp_path: Path, sentinel: 
 def test_too_many_entries_are_refused() -> None:
     files = [(f"f{i}", b"") for i in range(5)]
     with pytest.raises(ArchiveError, match="more than 4 entries"):
-        archive.scan(tar_of(("bot.toml", MANIFEST), *files), Limits(files=4))
+        archive.scan(tar_of(("bot.toml", MANIFEST), *files), ArchiveLimits(files=4))
 
 
 def test_an_archive_over_the_size_limit_is_refused() -> None:
     data = tar_of(("bot.toml", MANIFEST))
     with pytest.raises(ArchiveError, match="over the limit"):
-        archive.scan(data, Limits(archive_bytes=len(data) - 1))
+        archive.scan(data, ArchiveLimits(archive_bytes=len(data) - 1))
 
 
 def test_one_file_over_the_unpacked_limit_is_refused_before_it_is_read() -> None:
     # 64 MiB of zeros gzips to 64 KB: the declared size is refused at its header.
     data = tar_of(("bot.toml", MANIFEST), ("zeros", bytes(64 * MIB)))
     with pytest.raises(ArchiveError, match=r"'zeros' .* unpack to more than 1048576 bytes"):
-        archive.scan(data, Limits(unpacked_bytes=MIB))
+        archive.scan(data, ArchiveLimits(unpacked_bytes=MIB))
 
 
 def test_files_adding_up_past_the_unpacked_limit_are_refused() -> None:
     files = [(f"f{i}", bytes(300_000)) for i in range(4)]
     with pytest.raises(ArchiveError, match=r"'f3' .* unpack to more than 1048576 bytes"):
-        archive.scan(tar_of(("bot.toml", MANIFEST), *files), Limits(unpacked_bytes=MIB))
+        archive.scan(tar_of(("bot.toml", MANIFEST), *files), ArchiveLimits(unpacked_bytes=MIB))
 
 
 def test_a_manifest_over_its_limit_is_refused() -> None:
@@ -403,13 +403,13 @@ def test_a_header_bomb_costs_the_unpacking_process_little_memory() -> None:
 def test_long_names_and_pax_headers_together_are_bounded() -> None:
     files = [(f"{i:03d}-" + "n" * 150, b"") for i in range(20)]
     with pytest.raises(ArchiveError, match="more than 2048 bytes of long names and PAX"):
-        archive.scan(tar_of(("bot.toml", MANIFEST), *files), Limits(metadata_bytes=2048))
+        archive.scan(tar_of(("bot.toml", MANIFEST), *files), ArchiveLimits(metadata_bytes=2048))
 
 
 def test_a_gzip_bomb_after_the_end_of_the_archive_is_never_decompressed() -> None:
     data = tar_of(("bot.toml", MANIFEST)) + gzip.compress(bytes(64 * MIB))
     # Within limits this small, decompressing the tail would be refused.
-    assert archive.scan(data, Limits(unpacked_bytes=MIB)).root == ""
+    assert archive.scan(data, ArchiveLimits(unpacked_bytes=MIB)).root == ""
 
 
 def test_garbage_is_not_an_archive() -> None:

@@ -17,7 +17,7 @@ import grpc
 import pytest
 
 from niwa.ladder import client, server
-from niwa.ladder.admission import Limits
+from niwa.ladder.admission import ApiLimits
 from niwa.ladder.store import Store
 from niwa.proto.v1 import ladder_pb2 as pb
 from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
@@ -30,7 +30,7 @@ LIST_BOTS = "/niwa.v1.Ladder/ListBots"
 STALLERS = 200
 ADDRESSES = [f"127.0.0.{n}" for n in range(2, 10)]  # 8 addresses, 25 stalled calls each
 #: Stalled calls that may wait at once (16 per address); the rest are refused and renew.
-WAITING = Limits().waiting_per_peer * len(ADDRESSES)
+WAITING = ApiLimits().waiting_per_peer * len(ADDRESSES)
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_honest_calls_are_served_while_200_stalled_calls_renew(address: str) -> 
         )
         # honest calls go on while the waiting stalled calls reach their receive
         # deadline and are renewed, twice over
-        end = time.monotonic() + 2 * Limits().receive_timeout_s + 1
+        end = time.monotonic() + 2 * ApiLimits().receive_timeout_s + 1
         took = honest_calls(address, 4, 25, until=lambda: time.monotonic() > end)
         report("anonymous ListBots beside 200 stalled calls", took)
         assert len(took) >= 100
@@ -103,7 +103,7 @@ def test_a_stalled_call_holds_no_call_slot(address: str) -> None:
     """200 stalled calls, more than the anonymous call budget (64): all 64 anonymous call
     slots stay free for honest calls made at once. The honest calls come from four
     addresses of their own, 16 each (the per-address budget), through relays."""
-    limits = Limits()
+    limits = ApiLimits()
     sources = [f"127.0.0.{n}" for n in range(10, 10 + limits.calls // limits.calls_per_peer)]
     relays = [Relay(source, address) for source in sources]
     stalled = stall(address)

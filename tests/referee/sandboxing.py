@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from niwa.referee.clock import TimeControl
-from niwa.referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, play_match
+from niwa.referee.match import BotLimits, BotSpec, MatchOutcome, MatchSpec, play_match
 from niwa.referee.replay import Replay, read
 from tests.referee.toy import GAME
 
@@ -72,7 +72,7 @@ def run_against_randoms(
         time_control=kw.pop("time_control", FAST),  # type: ignore[arg-type]
         sandbox=sandbox,
         max_failures=2,
-        limits=kw.pop("limits", Limits(memory_mib=256)),  # type: ignore[arg-type]
+        limits=kw.pop("limits", BotLimits(memory_mib=256)),  # type: ignore[arg-type]
         replay_path=replay_path,
         **kw,  # type: ignore[arg-type]
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from niwa.referee.clock import TimeControl
-from niwa.referee.match import BotSpec, Limits, MatchSpec, run_match
+from niwa.referee.match import BotLimits, BotSpec, MatchSpec, run_match
 from tests.polling import PATIENCE_S
 from tests.referee.sandboxing import hostile_bot, leftover_cgroups, leftover_processes
 from tests.referee.toy import GAME
@@ -26,7 +26,7 @@ def test_a_match_cancelled_mid_decision_stops_and_reaps_every_bot(tmp_path: Path
               BotSpec.parse("builtin:random"), BotSpec.parse("builtin:random")],
         options={"rounds": 9},
         time_control=TimeControl.parse("5s+5s"),
-        limits=Limits(memory_mib=256),
+        limits=BotLimits(memory_mib=256),
         match_id=match_id,
     )
     finished: list[object] = []

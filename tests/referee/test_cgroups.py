@@ -24,7 +24,7 @@ from niwa.referee.cgroups import (
     is_v2,
     probe,
 )
-from niwa.referee.sandbox import Limits
+from niwa.referee.sandbox import BotLimits
 from tests.polling import wait_for
 
 SPIN = [sys.executable, "-c", "while True: pass"]
@@ -79,7 +79,7 @@ v1 = pytest.mark.skipif(
 @needs_root
 @v1
 def test_a_v1_group_gets_every_limit(made: list[Cgroup]) -> None:
-    group = Cgroup.create("t-v1", Limits(memory_mib=256, tasks=32, cpus=0.5))
+    group = Cgroup.create("t-v1", BotLimits(memory_mib=256, tasks=32, cpus=0.5))
     made.append(group)
     assert (group.version, group.missing) == (1, ())
     assert set(group.dirs) == set(REQUIRED)
@@ -92,7 +92,7 @@ def test_a_v1_group_gets_every_limit(made: list[Cgroup]) -> None:
 @needs_root
 @v1
 def test_a_v1_group_freezes_and_thaws_a_spinning_process(made: list[Cgroup]) -> None:
-    group = Cgroup.create("t-v1-freeze", Limits())
+    group = Cgroup.create("t-v1-freeze", BotLimits())
     made.append(group)
     spinner = spawn_in(group, SPIN)
     try:
@@ -105,7 +105,7 @@ def test_a_v1_group_freezes_and_thaws_a_spinning_process(made: list[Cgroup]) -> 
 @needs_root
 @v1
 def test_a_frozen_v1_group_is_killed_to_the_last_process(made: list[Cgroup]) -> None:
-    group = Cgroup.create("t-v1-kill", Limits())
+    group = Cgroup.create("t-v1-kill", BotLimits())
     made.append(group)
     parent = spawn_in(group, SPIN_WITH_CHILD)
     wait_for("parent and child run", lambda: len(group.pids()) == 2, every=0.01)
@@ -119,7 +119,7 @@ def test_a_frozen_v1_group_is_killed_to_the_last_process(made: list[Cgroup]) -> 
 @needs_root
 @v1
 def test_a_removed_v1_group_is_gone_from_every_hierarchy() -> None:
-    group = Cgroup.create("t-v1-rm", Limits())
+    group = Cgroup.create("t-v1-rm", BotLimits())
     trio.run(group.remove)
     assert not any(d.exists() for d in group.dirs.values())
 
@@ -149,18 +149,18 @@ def v2_controllers(root: Path) -> set[str]:
 
 @needs_root
 def test_a_v2_group_lists_the_controllers_it_lacks(v2_root: Path, made: list[Cgroup]) -> None:
-    group = Cgroup.create("t-v2", Limits(), v2_root)
+    group = Cgroup.create("t-v2", BotLimits(), v2_root)
     made.append(group)
     assert group.version == 2 and group.dirs["v2"].is_dir()
     lacking = {"memory", "pids", "cpu"} - v2_controllers(v2_root)
     assert set(group.missing) == lacking  # accounting and the freezer are core in v2
     if lacking:
-        assert "limit" in probe(Limits(), v2_root)
+        assert "limit" in probe(BotLimits(), v2_root)
 
 
 @needs_root
 def test_a_v2_group_accounts_cpu_and_freezes(v2_root: Path, made: list[Cgroup]) -> None:
-    group = Cgroup.create("t-v2-freeze", Limits(), v2_root)
+    group = Cgroup.create("t-v2-freeze", BotLimits(), v2_root)
     made.append(group)
     spinner = spawn_in(group, SPIN)
     try:
@@ -175,7 +175,7 @@ def test_a_v2_group_accounts_cpu_and_freezes(v2_root: Path, made: list[Cgroup]) 
 def test_a_frozen_v2_group_is_killed_through_cgroup_kill(
     v2_root: Path, made: list[Cgroup]
 ) -> None:
-    group = Cgroup.create("t-v2-kill", Limits(), v2_root)
+    group = Cgroup.create("t-v2-kill", BotLimits(), v2_root)
     made.append(group)
     assert (group.dirs["v2"] / "cgroup.kill").exists()
     parent = spawn_in(group, SPIN_WITH_CHILD)
@@ -189,7 +189,7 @@ def test_a_frozen_v2_group_is_killed_through_cgroup_kill(
 
 @needs_root
 def test_a_removed_v2_group_is_gone(v2_root: Path) -> None:
-    group = Cgroup.create("t-v2-rm", Limits(), v2_root)
+    group = Cgroup.create("t-v2-rm", BotLimits(), v2_root)
     trio.run(group.remove)
     assert not group.dirs["v2"].exists()
 
@@ -201,7 +201,7 @@ def test_a_v2_group_sets_memory_and_task_limits(v2_root: Path, made: list[Cgroup
             "the cgroup2 hierarchy here has no memory and pids controllers (hybrid mode: "
             "they are bound to v1), so memory.max and pids.max cannot be tested"
         )
-    group = Cgroup.create("t-v2-limits", Limits(memory_mib=256, tasks=32), v2_root)
+    group = Cgroup.create("t-v2-limits", BotLimits(memory_mib=256, tasks=32), v2_root)
     made.append(group)
     assert (group.dirs["v2"] / "memory.max").read_text().strip() == str(256 << 20)
     assert (group.dirs["v2"] / "pids.max").read_text().strip() == "32"
@@ -212,12 +212,12 @@ def test_a_v2_group_sets_memory_and_task_limits(v2_root: Path, made: list[Cgroup
 
 def test_an_empty_root_has_no_cgroup(tmp_path: Path) -> None:
     with pytest.raises(CgroupUnavailable, match="no cgroup hierarchy"):
-        Cgroup.create("t-none", Limits(), tmp_path)
+        Cgroup.create("t-none", BotLimits(), tmp_path)
 
 
 def test_required_limits_name_what_is_missing_and_the_fix(tmp_path: Path) -> None:
     with pytest.raises(LimitsUnavailable) as e:
-        check_required(Limits(), tmp_path)
+        check_required(BotLimits(), tmp_path)
     text = str(e.value)
     assert "no memory limit" in text and "freezer" in text
     assert "run the referee as root" in text and "Delegate=yes" in text
@@ -229,9 +229,9 @@ def test_required_limits_name_what_is_missing_and_the_fix(tmp_path: Path) -> Non
 def test_a_v1_root_without_the_freezer_is_not_enough(tmp_path: Path) -> None:
     for controller in ("memory", "pids", "cpu", "cpuacct"):  # everything but the freezer
         (tmp_path / controller).symlink_to(DEFAULT_ROOT / controller)
-    assert probe(Limits(), tmp_path) == "cgroup v1 without freezer"
+    assert probe(BotLimits(), tmp_path) == "cgroup v1 without freezer"
     with pytest.raises(LimitsUnavailable, match="without freezer"):
-        check_required(Limits(), tmp_path)
+        check_required(BotLimits(), tmp_path)
 
 
 def _memory_files(d: Path, **files: str) -> Path:

@@ -13,7 +13,7 @@ import trio.testing
 from niwa.referee.cgroups import Cgroup, CgroupUnavailable
 from niwa.referee.clock import GRACE_S, WALL_FACTOR
 from niwa.referee.replay import Header, Move, Replay
-from niwa.referee.sandbox import Limits
+from niwa.referee.sandbox import BotLimits
 from niwa.referee.watchdog import CpuWatchdog
 from tests.referee.conftest import RunToy
 from tests.referee.sandboxing import FAST, hostile_bot, run_against_randoms
@@ -24,7 +24,7 @@ FULL_CLOCK = FAST.per_decision_ms + FAST.bank_ms
 @pytest.fixture(autouse=True)
 def cgroups() -> None:
     try:
-        group = Cgroup.create("clock-probe", Limits())
+        group = Cgroup.create("clock-probe", BotLimits())
     except CgroupUnavailable as e:
         pytest.skip(f"the CPU clock needs cgroups: {e}")
     trio.run(group.remove)

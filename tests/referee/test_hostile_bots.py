@@ -19,7 +19,7 @@ from niwa.referee.clock import TimeControl
 from niwa.referee.match import MatchOutcome
 from niwa.referee.process_player import LOG_LIMIT, MAX_LINE, STDERR_TAIL_LINES, TAIL_BYTES, _Tail
 from niwa.referee.replay import Replay
-from niwa.referee.sandbox import Limits
+from niwa.referee.sandbox import BotLimits
 from tests.referee.sandboxing import (
     hostile_bot,
     leftover_cgroups,
@@ -81,11 +81,11 @@ def test_a_bot_that_allocates_4_gib_is_killed_and_crashed(tmp_path: Path) -> Non
 
 def test_a_bot_killed_by_the_memory_cgroup_is_told_its_limit(tmp_path: Path) -> None:
     try:
-        trio.run(Cgroup.create("oom-probe", Limits()).remove)
+        trio.run(Cgroup.create("oom-probe", BotLimits()).remove)
     except CgroupUnavailable as e:
         pytest.skip(f"the memory limit is a cgroup's: {e}")
     outcome, replay = run_against_randoms(
-        hostile_bot(tmp_path, "allocate"), tmp_path, limits=Limits(memory_mib=128)
+        hostile_bot(tmp_path, "allocate"), tmp_path, limits=BotLimits(memory_mib=128)
     )
     message = "killed for using over 128 MiB of memory"
     assert (outcome.seats[0].reason, outcome.seats[0].detail) == ("CRASHED", message)

@@ -13,7 +13,7 @@ import trio
 from niwa.engine import State
 from niwa.referee.cgroups import DEFAULT_ROOT
 from niwa.referee.clock import TimeControl
-from niwa.referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, run_match
+from niwa.referee.match import BotLimits, BotSpec, MatchOutcome, MatchSpec, run_match
 from niwa.referee.process_player import (
     EXIT_BYTES,
     FAST_BYTES,
@@ -73,7 +73,7 @@ def cpu_across_a_pause(tmp_path: Path, ponder: bool) -> tuple[str, float]:
         options={"rounds": 9},
         seed=11,
         time_control=TimeControl.parse("1s+5s"),
-        limits=Limits(memory_mib=256),
+        limits=BotLimits(memory_mib=256),
         replay_path=tmp_path / "match.jsonl",
         match_id=match_id,
         ponder=ponder,

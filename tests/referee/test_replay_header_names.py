@@ -13,7 +13,7 @@ import pytest
 
 from niwa.engine import canonical_json
 from niwa.referee.cgroups import Cgroup, UnsafeName
-from niwa.referee.sandbox import Limits
+from niwa.referee.sandbox import BotLimits
 from tests.referee.sandboxing import cgroups_named
 from tests.referee.test_replay_malformed import _assert_one_line_error, _run, real
 
@@ -110,4 +110,4 @@ def test_a_header_without_a_match_id_still_reads(
 @pytest.mark.parametrize("name", ["a/b", "..", "x\0y", "", "-lead", "a\nb", "n" * 129])
 def test_cgroup_naming_refuses_unsafe_names(name: str) -> None:
     with pytest.raises(UnsafeName, match="unsafe cgroup name"):
-        Cgroup.create(name, Limits())
+        Cgroup.create(name, BotLimits())

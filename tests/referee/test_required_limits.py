@@ -13,7 +13,7 @@ from niwa.commands.play import build_spec
 from niwa.ladder.worker import Job, run_job
 from niwa.referee import cgroups, process_player
 from niwa.referee.cgroups import ROOT_ENV, LimitsUnavailable, probe
-from niwa.referee.match import BotSpec, Limits, MatchSpec, play_match
+from niwa.referee.match import BotLimits, BotSpec, MatchSpec, play_match
 from niwa.referee.process_player import ProcessPlayer
 from tests.referee.sandboxing import FAST, hostile_bot
 from tests.referee.toy import GAME
@@ -69,7 +69,7 @@ def test_a_player_requiring_limits_is_not_started_without_its_cgroup(no_cgroups:
                 seat=0,
                 match_id="nolimits",
                 sandbox=True,
-                limits=Limits(),
+                limits=BotLimits(),
                 startup_timeout_s=5,
                 log_dir=None,
                 nursery=nursery,
@@ -114,8 +114,8 @@ def test_niwa_play_without_cgroups_prints_a_banner_naming_what_is_not_enforced(
 
 
 def test_niwa_play_with_cgroups_prints_no_banner(capsys: pytest.CaptureFixture[str]) -> None:
-    if probe(Limits()):
-        pytest.skip(f"this machine lacks cgroup limits: {probe(Limits())}")
+    if probe(BotLimits()):
+        pytest.skip(f"this machine lacks cgroup limits: {probe(BotLimits())}")
     argv = ["play", "blossom", "--bot", "builtin:random", "--bot", "builtin:random",
             "--bot", "builtin:random", "--quiet", "--time", "300ms+1s"]  # fmt: skip
     assert main(argv) == 0

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from niwa.referee import seccomp
-from niwa.referee.match import BotSpec, Limits, MatchOutcome, MatchSpec, play_match
+from niwa.referee.match import BotLimits, BotSpec, MatchOutcome, MatchSpec, play_match
 from niwa.referee.replay import Replay, read
 from niwa.referee.sandbox import MOUNT_POINT
 from niwa.referee.uids import uid_range
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="per-bot uids and moun
 
 
 def play(
-    tmp_path: Path, *bots: Path, limits: Limits | None = None
+    tmp_path: Path, *bots: Path, limits: BotLimits | None = None
 ) -> tuple[MatchOutcome, Replay]:
     """The given bots, then random bots up to three seats, sandboxed, on the toy game,
     with each bot's stderr kept in tmp_path/logs."""
@@ -31,7 +31,7 @@ def play(
     seats += [BotSpec.parse("builtin:random")] * (3 - len(seats))
     spec = MatchSpec(
         game=GAME, bots=seats, options={"rounds": 9}, seed=11, time_control=FAST,
-        sandbox=True, max_failures=2, limits=limits or Limits(memory_mib=256),
+        sandbox=True, max_failures=2, limits=limits or BotLimits(memory_mib=256),
         replay_path=tmp_path / "match.jsonl", log_dir=tmp_path / "logs",
     )  # fmt: skip
     outcome = play_match(spec)
@@ -70,8 +70,8 @@ def test_a_bot_filling_its_disk_stops_at_the_byte_and_inode_caps(
     outcome, replay = play(tmp_path, hostile_bot(tmp_path, "fill"))
     found = re.fullmatch(r"bytes (\d+) (\w+); files (\d+) (\w+)", note(replay))
     assert found is not None
-    assert int(found[1]) <= Limits().tmp_mib << 20 and found[2] == "ENOSPC"
-    assert Limits().tmp_inodes - 10 < int(found[3]) <= Limits().tmp_inodes
+    assert int(found[1]) <= BotLimits().tmp_mib << 20 and found[2] == "ENOSPC"
+    assert BotLimits().tmp_inodes - 10 < int(found[3]) <= BotLimits().tmp_inodes
     assert found[4] == "ENOSPC"
     assert outcome.seats[0].status == "ok"
     # Nothing reached the host: no run folder, and the mount point stays empty here.
@@ -80,10 +80,10 @@ def test_a_bot_filling_its_disk_stops_at_the_byte_and_inode_caps(
 
 
 def test_the_per_file_limit_is_the_documented_64_mib(tmp_path: Path) -> None:
-    size = Limits().file_size_mib << 20
+    size = BotLimits().file_size_mib << 20
     at_limit = hostile_bot(own_dir(tmp_path, "a"), "write-file", str(size))
     over = hostile_bot(own_dir(tmp_path, "b"), "write-file", str(size + 1))
-    _, replay = play(tmp_path, at_limit, over, limits=Limits(memory_mib=512, tmp_mib=160))
+    _, replay = play(tmp_path, at_limit, over, limits=BotLimits(memory_mib=512, tmp_mib=160))
     assert note(replay, 0) == f"wrote {size}"
     assert note(replay, 1) == "refused EFBIG"
 
@@ -115,7 +115,7 @@ def test_a_bot_exhausting_its_inotify_quota_leaves_other_bots_theirs(tmp_path: P
     hog = hostile_bot(tmp_path, "inotify-hog")
     other = hostile_bot(tmp_path, "inotify")
     _, replay = play(tmp_path, hog, other)
-    assert note(replay, 0) == f"hogged {min(per_user, Limits().open_files - 3)}"
+    assert note(replay, 0) == f"hogged {min(per_user, BotLimits().open_files - 3)}"
     assert note(replay, 1) == "ok"
 
 

@@ -34,7 +34,7 @@ import json, resource, sys, time
 from pathlib import Path
 from niwa.referee.clock import TimeControl
 from niwa.referee.logs import configure_cli_logging
-from niwa.referee.match import BotSpec, Limits, MatchSpec, play_match
+from niwa.referee.match import BotSpec, BotLimits, MatchSpec, play_match
 from niwa.referee.replay import read
 from tests.referee.toy import GAME
 
@@ -43,7 +43,7 @@ bot, replay_path = sys.argv[1], Path(sys.argv[2])
 spec = MatchSpec(
     game=GAME, options={"rounds": 9}, seed=11, sandbox=True, max_failures=2,
     bots=[BotSpec.parse(bot), BotSpec.parse("builtin:random"), BotSpec.parse("builtin:random")],
-    time_control=TimeControl.parse("2s+10s"), limits=Limits(memory_mib=256),
+    time_control=TimeControl.parse("2s+10s"), limits=BotLimits(memory_mib=256),
     replay_path=replay_path,
 )
 usage, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
