@@ -5,7 +5,8 @@ checkout's ``niwa`` nor its installed entry points are consulted): ``TREE`` goes
 ``sys.path``, the games are the ones ``TREE/pyproject.toml`` registers, imported from
 ``TREE``, and every module they come from is checked to lie inside ``TREE``. A tree whose
 games cannot be loaded that way is refused with the cause; it is never measured with
-this checkout's rules in its place. Standard library only, for the same reason.
+this checkout's rules in its place. Standard library only, for the same reason
+(but ``niwa.errors``).
 
 Child protocol: ``python bench_tree.py TREE REQUEST_JSON`` prints one JSON document;
 exit status :data:`REFUSED` with the reason on stderr when ``TREE`` cannot be loaded.
@@ -107,6 +108,10 @@ def _child(tree: Path, request: dict[str, Any]) -> dict[str, Any]:
     """In the child: ``tree`` first on the path, its engine and game, then the run."""
     here = str(Path(__file__).resolve().parent)
     sys.path[:] = [str(tree), *(p for p in sys.path if p not in ("", here))]
+    # This checkout's niwa was imported for niwa.errors: forget it, so that every
+    # ``niwa`` module from here on is the tree's own.
+    for loaded in [m for m in sys.modules if m == "niwa" or m.startswith("niwa.")]:
+        del sys.modules[loaded]
     new_layout = (tree / "niwa" / "engine" / "__init__.py").is_file()
     try:
         engine = importlib.import_module("niwa.engine" if new_layout else "engine")
