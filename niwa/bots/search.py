@@ -176,6 +176,7 @@ class ISMCTS:
         #: engine hands out equal actions again and again. Owned by this search, so it
         #: lives as long as the bot that made it and no longer.
         self._keys: dict[str, str] = {}
+        self._objects: dict[int, tuple[Action, str]] = {}
         # Without hidden information nodes keep their states (:meth:`_enter`).
         self.keep_states = not game.info.hidden_information
         self._kept = 0
@@ -306,13 +307,22 @@ class ISMCTS:
             node.known = known
 
     def _key(self, action: Action) -> str:
-        """The canonical JSON of ``action``, memoised on its ``repr`` (:attr:`_keys`)."""
+        """The canonical JSON of ``action``: looked up by the object's identity first
+        (engines hand out the same action objects again: Sakura's cards, shared chance
+        outcomes; the memo holds each object, so no other can take its ``id``), then
+        by its ``repr`` (:attr:`_keys`)."""
+        hit = self._objects.get(id(action))
+        if hit is not None and hit[0] is action:
+            return hit[1]
         r = repr(action)
         k = self._keys.get(r)
         if k is None:
             if len(self._keys) > 200_000:
                 self._keys.clear()
             k = self._keys[r] = engine.canonical_json(action)
+        if len(self._objects) > 20_000:
+            self._objects.clear()
+        self._objects[id(action)] = (action, k)
         return k
 
     def _walk(self, root: _Node, state: State, owned: bool) -> None:
@@ -353,7 +363,12 @@ class ISMCTS:
             listings = self._list(node, state, seats, keep)
             if seeding and (seed_everywhere or node is root):
                 seeded = node.arms
-                todo = list(seats) if seeded is None else [s for s in seats if s not in seeded]
+                if seeded is None:
+                    todo = list(seats)
+                elif len(seats) == 1:  # most decisions
+                    todo = [] if seats[0] in seeded else list(seats)
+                else:
+                    todo = [s for s in seats if s not in seeded]
                 if todo:
                     legal = [listing[0] for listing in listings]
                     keys = [listing[1] for listing in listings]
