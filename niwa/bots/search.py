@@ -33,7 +33,6 @@ random rollout is played and the position is valued by the game's heuristic
 
 from __future__ import annotations
 
-import gc
 import math
 import random
 import time
@@ -56,39 +55,6 @@ def terminal_values(result: Result) -> list[float]:
     return [1 - p / (n - 1) for p in result.places]
 
 
-_KEYS: dict[str, str] = {}
-
-
-def _key(action: Action) -> str:
-    """The canonical JSON of an action, memoised on its ``repr`` (much cheaper): the
-    same action built by different code paths may differ in key order, so the canonical
-    form is the identity, and the memo only avoids recomputing it."""
-    r = repr(action)
-    k = _KEYS.get(r)
-    if k is None:
-        if len(_KEYS) > 200_000:
-            _KEYS.clear()
-        k = _KEYS[r] = engine.canonical_json(action)
-    return k
-
-
-_LISTED: dict[int, tuple[Action, str]] = {}
-
-
-def _listed_key(action: Action) -> str:
-    """:func:`_key` of a legal action, memoised on the object too: an engine that lists
-    the same action objects again (Sakura's cards) is then answered without a ``repr``.
-    The memo holds each object, so no other object can take its ``id`` meanwhile."""
-    hit = _LISTED.get(id(action))
-    if hit is not None and hit[0] is action:
-        return hit[1]
-    k = _key(action)
-    if len(_LISTED) > 20_000:
-        _LISTED.clear()
-    _LISTED[id(action)] = (action, k)
-    return k
-
-
 class _Arm:
     """One action's statistics at a node, for one seat (slots: read in the UCB loop)."""
 
@@ -105,7 +71,7 @@ _Listing = tuple[list[Action], list[str], list[_Arm]]
 
 
 class _Node:
-    __slots__ = ("arms", "children", "known", "objects", "seats", "seen", "state")
+    __slots__ = ("arms", "children", "known", "seats", "seen", "state")
 
     def __init__(self) -> None:
         # Most nodes are leaves, or chance nodes walked through, and a search makes
@@ -115,14 +81,10 @@ class _Node:
         #: seat -> action key -> statistics; where seeding is on, a seat has arms here
         #: exactly when it has been seeded here (seeding makes them first)
         self.arms: dict[int, dict[str, _Arm]] | None = None
-        #: seat -> its last listing here: the next visit whose legal actions equal it
-        #: (always, without hidden information) skips the keys and the arm look-ups
+        #: seat -> its last listing here, with the keys and the arms found for it: the
+        #: next visit whose legal actions equal it (always, without hidden information)
+        #: skips the keys and the look-ups
         self.seen: dict[int, _Listing] | None = None
-        #: seat -> id of an action object listed here -> (that object, its arm, its
-        #: key): with hidden information a seat's listing changes from one world to the
-        #: next, but engines hand out the same objects again, so an arm is found by the
-        #: object's identity (it is held here, so no other object can take its id)
-        self.objects: dict[int, dict[int, tuple[Action, _Arm, str]]] | None = None
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
@@ -208,12 +170,14 @@ class ISMCTS:
         # value seeding computed right after an action is the value of that child when
         # it is expanded: kept, it saves the expansion's apply and evaluation.
         self.reuse_values = not game.info.hidden_information
-        # With hidden information a node's listings change from one determinization to
-        # the next, and an engine may list the same action objects in new combinations
-        # (Sakura's hands): keys are then memoised on the objects too. Without it the
-        # node's listing repeats whole, and new objects would only fill the memo.
-        self.keyed = _listed_key if game.info.hidden_information else _key
-        # Without hidden information nodes keep their states (:meth:`_iterate_kept`).
+        #: repr of an action -> its canonical JSON, the key of its arms and edges: the
+        #: same action built by different code paths may differ in key order, so the
+        #: canonical form is the identity; a ``repr`` is much cheaper to make, and an
+        #: engine hands out equal actions again and again. Owned by this search, so it
+        #: lives as long as the bot that made it and no longer.
+        self._keys: dict[str, str] = {}
+        self._objects: dict[int, tuple[Action, str]] = {}
+        # Without hidden information nodes keep their states (:meth:`_enter`).
         self.keep_states = not game.info.hidden_information
         self._kept = 0
         self.unseen: redeal.Unseen | None = None
@@ -249,34 +213,18 @@ class ISMCTS:
             if self.keep_states:
                 root.state = base
                 self._kept = 1
-        # The tree and the states make no reference cycles (checked in tests), so the
-        # cycle collector has nothing to find during a search; run, it walks the whole
-        # heap now and then, and in a process with many modules loaded one such pass
-        # cost a whole search a quarter of its rate. Paused, and resumed after.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            while True:
-                if limits.iterations is not None and self.iterations >= limits.iterations:
-                    break
-                if self.iterations + 1 >= len(_LOGS):  # an arm is available once a walk
-                    _more_logs()
-                if deadline is not None and time.monotonic() >= deadline:
-                    break
-                if root.state is not None:
-                    self._iterate_kept(root)
-                else:
-                    self._iterate(root, fresh())
-                self.iterations += 1
-            arms = (root.arms or {}).get(seat, {})
-            # The tree goes while the collector is still paused. Resumed with the tree
-            # alive, its first pass walked every node and arm the search made before
-            # the tree was freed anyway: 3 % of a Sakura search.
-            del root
-        finally:
-            if collecting:
-                gc.enable()
-        stats = [arms.get(_key(a)) for a in legal]
+        while True:
+            if limits.iterations is not None and self.iterations >= limits.iterations:
+                break
+            if self.iterations + 1 >= len(_LOGS):  # an arm is available once a walk
+                _more_logs()
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            kept = root.state
+            self._walk(root, fresh() if kept is None else kept, kept is None)
+            self.iterations += 1
+        arms = (root.arms or {}).get(seat, {})
+        stats = [arms.get(self._key(a)) for a in legal]
         visits = [0 if arm is None else arm.visits for arm in stats]
         best = max(range(len(legal)), key=lambda i: (visits[i], -i))
         arm = stats[best]
@@ -358,145 +306,53 @@ class ISMCTS:
         if known:
             node.known = known
 
-    def _iterate(self, root: _Node, state: State) -> None:
+    def _key(self, action: Action) -> str:
+        """The canonical JSON of ``action``: looked up by the object's identity first
+        (engines hand out the same action objects again: Sakura's cards, shared chance
+        outcomes; the memo holds each object, so no other can take its ``id``), then
+        by its ``repr`` (:attr:`_keys`)."""
+        hit = self._objects.get(id(action))
+        if hit is not None and hit[0] is action:
+            return hit[1]
+        r = repr(action)
+        k = self._keys.get(r)
+        if k is None:
+            if len(self._keys) > 200_000:
+                self._keys.clear()
+            k = self._keys[r] = engine.canonical_json(action)
+        if len(self._objects) > 20_000:
+            self._objects.clear()
+        self._objects[id(action)] = (action, k)
+        return k
+
+    def _walk(self, root: _Node, state: State, owned: bool) -> None:
+        """One iteration: down the tree by UCB (seeding a node the first time the search
+        decides there), through chance by sampling, until the first new node; then its
+        value (rollout and heuristic) is backed up along the path.
+
+        ``state`` is the root's: a kept one (``owned`` False; nodes then keep theirs,
+        :meth:`_enter`) or this walk's own determinization, applied in place."""
         node = root
         path: list[tuple[list[_Arm], tuple[int, ...]]] = []
+        seeding = self.prior_visits > 0
         seed_everywhere = self.seed_everywhere
-        prior = self.prior_visits
         rng = self.rng
-        keyed = self.keyed
         unseen = self.unseen
-        reuse = self.reuse_values
-        values: list[float] | None = None
-        while not state.is_over():
-            seats = state.to_move()
-            if seats == (CHANCE,):
-                outcome = engine.sample_chance(state, rng)
-                # an outcome the searching seat will not see leads to one node for all
-                secret = unseen is not None and unseen(state)
-                state.apply({CHANCE: outcome})
-                key = "c?" if secret else "c" + keyed(outcome)
-                children = _children(node)
-                child = children.get(key)
-                if child is None:
-                    child = children[key] = _Node()
-                node = child
-                continue
-            seen = node.seen
-            if seen is None:
-                seen = node.seen = {}
-            todo: list[int] = []
-            if prior and (seed_everywhere or node is root):
-                seeded = node.arms
-                todo = list(seats) if seeded is None else [s for s in seats if s not in seeded]
-            joint: dict[int, Action] = {}
-            picks: list[str] = []
-            picked: list[_Arm] = []
-            if todo:
-                self._seed_and_pick(node, state, seats, todo, joint, picks, picked)
-            else:  # most visits: each seat listed and picked in one pass, nothing to seed
-                for s in seats:
-                    actions = state.legal_actions(s)
-                    listing = seen.get(s)
-                    # Equal lists compare item by item in C (first by identity): far
-                    # cheaper than a key per action.
-                    if listing is not None and listing[0] == actions:
-                        arms = listing[2]
-                        i = self._select(arms)
-                        picks.append(listing[1][i])
-                    elif node is root:  # listed every walk: arms found by object
-                        arms = self._arms_of(node, s, actions)
-                        i = self._select(arms)
-                        picks.append(keyed(actions[i]))
-                    else:
-                        named = [keyed(a) for a in actions]
-                        # the arms are made once and never replaced: kept in legal's order
-                        listing = seen[s] = (actions, named, self._arms(node, s, named))
-                        arms = listing[2]
-                        i = self._select(arms)
-                        picks.append(named[i])
-                    joint[s] = actions[i]
-                    picked.append(arms[i])
-            known = node.known
-            if known is not None and not reuse:
-                node.known = None  # values in this walk's world: for this walk only
-            path.append((picked, seats))
-            edge = "|".join(picks)
-            children = _children(node)
-            child = children.get(edge)
-            if child is None:
-                children[edge] = _Node()
-                values = None if known is None else known.pop(edge, None)
-                if values is None:
-                    state.apply(joint)
-                break
-            state.apply(joint)
-            node = child
-        self._back_up(path, self._value(state) if values is None else values)
-
-    def _seed_and_pick(
-        self,
-        node: _Node,
-        state: State,
-        seats: tuple[int, ...],
-        todo: list[int],
-        joint: dict[int, Action],
-        picks: list[str],
-        picked: list[_Arm],
-    ) -> None:
-        """:meth:`_iterate`'s step at a node where seats in ``todo`` are not seeded yet:
-        every seat listed, ``todo`` seeded, then each seat picks (into ``joint``,
-        ``picks`` and ``picked``), in the same order of draws as the one-pass step."""
-        seen = node.seen
-        assert seen is not None
-        keyed = self.keyed
-        legal: list[list[Action]] = []
-        keys: list[list[str]] = []
-        listings: list[_Listing | None] = []
-        for s in seats:
-            actions = state.legal_actions(s)
-            listing = seen.get(s)
-            if listing is not None and listing[0] == actions:
-                keys.append(listing[1])
-            else:
-                listing = None
-                keys.append([keyed(a) for a in actions])
-            legal.append(actions)
-            listings.append(listing)
-        self._seed(node, state, seats, legal, keys, todo)
-        for s, actions, named, listing in zip(seats, legal, keys, listings, strict=True):
-            if listing is None:
-                listing = seen[s] = (actions, named, self._arms(node, s, named))
-            i = self._select(listing[2])
-            joint[s] = actions[i]
-            picks.append(named[i])
-            picked.append(listing[2][i])
-
-    def _iterate_kept(self, root: _Node) -> None:
-        """:meth:`_iterate` where a node's state is the same at every visit (no hidden
-        information): nodes keep their states, read and never changed, so the walk
-        applies nothing inside the tree and lists each node's actions once. Past
-        :data:`KEPT_STATES` a walk copies the last kept state and applies in place, as
-        :meth:`_iterate` does. It draws from the generator exactly as :meth:`_iterate`
-        does, so the decisions are the same."""
-        node = root
-        state = root.state
-        assert state is not None
-        owned = False  # whether ``state`` is this walk's own copy rather than a kept one
-        path: list[tuple[list[_Arm], tuple[int, ...]]] = []
-        seed_everywhere = self.seed_everywhere
-        prior = self.prior_visits
-        rng = self.rng
+        keep = self.keep_states
         values: list[float] | None = None
         while True:
-            seats = node.seats
+            seats = node.seats if keep else None
             if seats is None:
-                seats = node.seats = _movers(state)
+                seats = _movers(state)
+                if keep:
+                    node.seats = seats
             if not seats:
                 break
             if seats == (CHANCE,):
                 outcome = engine.sample_chance(state, rng)
-                key = "c" + _key(outcome)
+                # an outcome the searching seat will not see leads to one node for all
+                secret = unseen is not None and unseen(state)
+                key = "c?" if secret else "c" + self._key(outcome)
                 children = _children(node)
                 child = children.get(key)
                 if child is None:
@@ -504,32 +360,41 @@ class ISMCTS:
                 state, owned = self._enter(child, state, owned, {CHANCE: outcome})
                 node = child
                 continue
-            seen = node.seen
-            if seen is None:
-                seen = node.seen = {}
-            if len(seen) < len(seats):  # the first visit: list, seed, then make the arms
-                legal = [state.legal_actions(s) for s in seats]
-                keys = [[_key(a) for a in actions] for actions in legal]
-                if prior and (seed_everywhere or node is root):
-                    self._seed(node, state, seats, legal, keys, list(seats))
-                for s, actions, named in zip(seats, legal, keys, strict=True):
-                    seen[s] = (actions, named, self._arms(node, s, named))
+            listings = self._list(node, state, seats, keep)
+            if seeding and (seed_everywhere or node is root):
+                seeded = node.arms
+                if seeded is None:
+                    todo = list(seats)
+                elif len(seats) == 1:  # most decisions
+                    todo = [] if seats[0] in seeded else list(seats)
+                else:
+                    todo = [s for s in seats if s not in seeded]
+                if todo:
+                    legal = [listing[0] for listing in listings]
+                    keys = [listing[1] for listing in listings]
+                    self._seed(node, state, seats, legal, keys, todo)
             joint: dict[int, Action] = {}
             picks: list[str] = []
             picked: list[_Arm] = []
-            for s in seats:
-                actions, named, arms = seen[s]
+            seen = node.seen
+            assert seen is not None
+            for s, (actions, named, arms) in zip(seats, listings, strict=True):
+                if arms is None:  # found after seeding, which makes the seeded arms
+                    arms = self._arms(node, s, named)
+                    seen[s] = (actions, named, arms)
                 i = self._select(arms)
                 joint[s] = actions[i]
                 picks.append(named[i])
                 picked.append(arms[i])
+            known = node.known
+            if known is not None and not self.reuse_values:
+                node.known = None  # values in this walk's world: for this walk only
             path.append((picked, seats))
             edge = "|".join(picks)
             children = _children(node)
             child = children.get(edge)
             if child is None:
                 child = children[edge] = _Node()
-                known = node.known
                 values = None if known is None else known.pop(edge, None)
                 if values is None:
                     state = self._expand(child, state, owned, joint)
@@ -537,6 +402,31 @@ class ISMCTS:
             state, owned = self._enter(child, state, owned, joint)
             node = child
         self._back_up(path, self._value(state) if values is None else values)
+
+    def _list(
+        self, node: _Node, state: State, seats: tuple[int, ...], kept: bool
+    ) -> list[tuple[list[Action], list[str], list[_Arm] | None]]:
+        """Each seat's legal actions at ``node``, their keys, and their arms if found
+        already: the node's last listing where the actions equal it (a kept state's
+        are the same at every visit, so they are not even asked again), else new keys
+        and no arms yet (:meth:`_walk` finds them by key after any seeding)."""
+        seen = node.seen
+        if seen is None:
+            seen = node.seen = {}
+        out: list[tuple[list[Action], list[str], list[_Arm] | None]] = []
+        for s in seats:
+            listing = seen.get(s)
+            if listing is not None and kept:
+                out.append(listing)
+                continue
+            actions = state.legal_actions(s)
+            # Equal lists compare item by item in C (first by identity): far cheaper
+            # than a key per action.
+            if listing is not None and listing[0] == actions:
+                out.append(listing)
+            else:
+                out.append((actions, [self._key(a) for a in actions], None))
+        return out
 
     @staticmethod
     def _back_up(path: list[tuple[list[_Arm], tuple[int, ...]]], values: list[float]) -> None:
@@ -579,26 +469,6 @@ class ISMCTS:
                 child.seats = seats
                 self._kept += 1
         return after
-
-    def _arms_of(self, node: _Node, seat: int, actions: list[Action]) -> list[_Arm]:
-        """The arms of ``actions`` for ``seat`` at ``node``, in their order, found by
-        the objects' identity where they were listed here before (else by key, made
-        if new): no key is made for an object met here before."""
-        tables = node.objects
-        if tables is None:
-            tables = node.objects = {}
-        table = tables.get(seat)
-        if table is None:
-            table = tables[seat] = {}
-        found = table.get
-        out = []
-        for action in actions:
-            row = found(id(action))
-            if row is None or row[0] is not action:
-                key = self.keyed(action)
-                row = table[id(action)] = (action, self._arms(node, seat, [key])[0], key)
-            out.append(row[1])
-        return out
 
     @staticmethod
     def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:

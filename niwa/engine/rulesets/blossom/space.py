@@ -5,8 +5,9 @@ playouts."""
 
 from __future__ import annotations
 
-from niwa.engine.api import Action, Enumeration
+from niwa.engine.api import Enumeration
 from niwa.engine.rulesets.blossom import rules
+from niwa.engine.rulesets.blossom.actions import BlossomAction, BlossomChance
 
 
 def enumerate_actions(players: int) -> Enumeration:
@@ -15,7 +16,7 @@ def enumerate_actions(players: int) -> Enumeration:
     most = max(rules.HAND_LIMIT, rules.YARD_LIMIT)
     sets = rules.sub_multisets(rules.FULL_DECK, 0, most)
     yard = [list(m) for m in sets if 1 <= len(m) <= rules.YARD_LIMIT]
-    acts: list[Action] = [{"type": "feed_down", "cards": m} for m in yard]
+    acts: list[BlossomAction] = [{"type": "feed_down", "cards": m} for m in yard]
     acts += [{"type": "feed_up", "card": k} for k in kinds]
     acts += [{"type": "flip", "cards": m} for m in yard]
     acts += [
@@ -28,9 +29,7 @@ def enumerate_actions(players: int) -> Enumeration:
     acts += [{"type": "cherry_take", "kind": k} for k in kinds]
     acts += [{"type": "draw", "from": "deck"}]
     acts += [{"type": "draw", "from": "garden", "kind": k} for k in kinds]
-    acts += [
-        {"type": "mulligan", "cards": list(m)} for m in sets if len(m) <= rules.HAND_LIMIT
-    ]
-    chance: list[Action] = [{"dealer": s} for s in range(players)]
+    acts += [{"type": "mulligan", "cards": list(m)} for m in sets if len(m) <= rules.HAND_LIMIT]
+    chance: list[BlossomChance] = [{"dealer": s} for s in range(players)]
     chance += [{"card": k} for k in kinds]
     return acts, chance

@@ -15,6 +15,7 @@ from typing import Any, Final
 from niwa.engine.actions import LegalActions
 from niwa.engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
 from niwa.engine.rulesets.blossom import codec, render, rules, views, views_json
+from niwa.engine.rulesets.blossom.actions import Phase
 from niwa.engine.rulesets.blossom.rules import (
     ACTIONS_PER_TURN,
     CHERRY,
@@ -30,6 +31,12 @@ from niwa.engine.rulesets.blossom.rules import (
     sub_multisets,
 )
 from niwa.engine.rulesets.blossom.scoring import arrange_points, flower_value
+
+# Phase members read once: an enum attribute look-up costs far more than a global's.
+_SETUP: Final = Phase.SETUP
+_MULLIGAN: Final = Phase.MULLIGAN
+_PLAY: Final = Phase.PLAY
+_OVER: Final = Phase.OVER
 
 # Chance targets waiting in ``queue``: a seat number deals to that seat's hand.
 DEALER, REMOVE, GARDEN = "dealer", "remove", "garden"
@@ -133,7 +140,7 @@ class BlossomState(State):
         self.n = n
         self.mulligan: bool = bool(options["mulligan"])
         self.overflow_source: str = str(options["cherryOverflowSource"])
-        self.phase = "setup"
+        self.phase: str = _SETUP
         self.dealer: int | None = None
         self.queue: list[int | str] = []
         self.resume = "dealer"
@@ -180,12 +187,12 @@ class BlossomState(State):
             return
         if step == "dealt":
             if self.mulligan:  # §9: each player once, starting left of the dealer
-                self.phase = "mulligan"
+                self.phase = _MULLIGAN
                 self.mulligan_next = self._left_of_dealer()
             else:
                 self._deal_garden([])
         elif step == "garden":
-            self.phase = "play"
+            self.phase = _PLAY
             self._start_turn(self._dealer())
         elif step == "draw":
             self._finish_action()
@@ -208,20 +215,20 @@ class BlossomState(State):
     # ------------------------------------------------------------------ protocol
 
     def to_move(self) -> tuple[int, ...]:
-        if self.phase == "over":
+        if self.phase == _OVER:
             return ()
         if self.queue:
             return (CHANCE,)
-        if self.phase == "mulligan":
+        if self.phase == _MULLIGAN:
             assert self.mulligan_next is not None
             return (self.mulligan_next,)
         return (self.current,)
 
     def is_over(self) -> bool:
-        return self.phase == "over"  # what ``not to_move()`` says, without building it
+        return self.phase == _OVER  # what ``not to_move()`` says, without building it
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
-        if self.phase == "over" or not self.queue:
+        if self.phase == _OVER or not self.queue:
             return []
         if self.queue[0] == DEALER:
             return [(a, 1 / self.n) for a in _dealer_outcomes(self.n)]
@@ -235,7 +242,7 @@ class BlossomState(State):
 
     def _choices(self, seat: int) -> LegalActions:
         if self._legal is None:  # cached until the next apply: apply checks against it
-            if self.phase == "mulligan":
+            if self.phase == _MULLIGAN:
                 self._legal = LegalActions(
                     {"type": "mulligan", "cards": list(m)}
                     for m in sub_multisets(self.hands[seat], 0, HAND_LIMIT)
@@ -352,7 +359,7 @@ class BlossomState(State):
         else:
             assert isinstance(target, int)
             self.hands[target][k] += 1
-        if self.phase == "play" and not any(self.deck):
+        if self.phase == _PLAY and not any(self.deck):
             self._refill()  # §8 (a): the last deck card was just drawn
         if not self.queue:
             self._after_chance()
@@ -390,7 +397,7 @@ class BlossomState(State):
             for k in range(6):
                 self.deck[k] += self.returned[s][k]
                 self.returned[s][k] = 0
-        self.phase = "setup"
+        self.phase = _SETUP
         self._deal_garden(redeal)
 
     # ------------------------------------------------------------------ turns (§5)
@@ -412,10 +419,10 @@ class BlossomState(State):
             if self._has_action():
                 return
             if self._game_ends_after(seat):
-                self.phase = "over"
+                self.phase = _OVER
                 return
             seat = (seat + 1) % self.n
-        self.phase = "over"  # nobody can act at all: only a malformed state gets here
+        self.phase = _OVER  # nobody can act at all: only a malformed state gets here
 
     def _game_ends_after(self, seat: int) -> bool:
         """§9: once triggered, the game ends after the turn of the starting player's right."""
@@ -427,7 +434,7 @@ class BlossomState(State):
         if self.actions_done < ACTIONS_PER_TURN and self._has_action():
             return
         if self._game_ends_after(self.current):
-            self.phase = "over"
+            self.phase = _OVER
             return
         self._start_turn((self.current + 1) % self.n)
 
@@ -576,7 +583,7 @@ class BlossomState(State):
         kind = action["type"]
         hand = sum(self.hands[seat])
         yard = sum(self.ups[seat]) + sum(self.downs[seat])
-        if self.phase == "mulligan" and kind != "mulligan":
+        if self.phase == _MULLIGAN and kind != "mulligan":
             return "blossom.md §9", "during the mulligan only a mulligan may be played"
         if self.cherry is not None and not str(kind).startswith("cherry"):
             return "blossom.md §6", "finish the cherry's draws first (cherry_draw or cherry_stop)"

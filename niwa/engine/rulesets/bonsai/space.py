@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from niwa.engine.api import Action, Enumeration
+from niwa.engine.api import Enumeration
 from niwa.engine.rulesets.bonsai import rules
+from niwa.engine.rulesets.bonsai.actions import BonsaiAction, BonsaiChance
 
 
 def reach(players: int) -> int:
@@ -44,7 +45,7 @@ def enumerate_actions(players: int) -> Enumeration:
     """The ``action_space`` plugin hook: every action, then every chance outcome."""
     tiles = rules.TILES
     where = cells(players)
-    acts: list[Action] = []
+    acts: list[BonsaiAction] = []
     for i, slot in enumerate(rules.SLOTS):
         if slot.choice:
             acts += [{"type": "meditate", "slot": i + 1, "tile": tiles[t]} for t in slot.choice]
@@ -53,10 +54,11 @@ def enumerate_actions(players: int) -> Enumeration:
     acts += [{"type": "cultivate"}, {"type": "end_placing"}, {"type": "flip_pot"}]
     acts += [{"type": "choose_tile", "tile": t} for t in tiles]
     acts += [{"type": "discard", "tile": t} for t in tiles]
-    acts += [{"type": t, "goal": g} for t in ("claim", "renounce") for g in rules.GOAL_ORDER]
+    acts += [{"type": "claim", "goal": g} for g in rules.GOAL_ORDER]
+    acts += [{"type": "renounce", "goal": g} for g in rules.GOAL_ORDER]
     acts += [{"type": "place", "tile": t, "cell": [u, v]} for u, v in where for t in tiles]
     acts += [{"type": "remove", "cell": [u, v]} for u, v in where]
     combos = combinations(rules.COLOURS, rules.GOAL_COLOURS_IN_PLAY)
-    chance: list[Action] = [{"type": "goals", "colours": list(c)} for c in combos]
+    chance: list[BonsaiChance] = [{"type": "goals", "colours": list(c)} for c in combos]
     chance += [{"type": "reveal", "card": k} for k in rules.KIND_ORDER]
     return acts, chance

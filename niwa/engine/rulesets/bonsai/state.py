@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import combinations
-from typing import Any
+from typing import Any, Final
 
 from niwa.engine.actions import LegalActions
 from niwa.engine.api import (
@@ -32,6 +32,7 @@ from niwa.engine.api import (
     places_from_keys,
 )
 from niwa.engine.rulesets.bonsai import codec, moves, render, views
+from niwa.engine.rulesets.bonsai.actions import Phase
 from niwa.engine.rulesets.bonsai.deck import can_draw, draw, draw_odds, take
 from niwa.engine.rulesets.bonsai.moves import CHOOSE_TILE, DISCARD, GOAL_DECISIONS, REVEAL, rule
 from niwa.engine.rulesets.bonsai.rules import (
@@ -54,8 +55,18 @@ from niwa.engine.rulesets.bonsai.rules import (
 from niwa.engine.rulesets.bonsai.scoring import breakdown, goals_met_by
 from niwa.engine.rulesets.bonsai.seat import Seat, new_seat
 
-CHANCE_PHASES = frozenset({"goal_setup", "reveal"})
-PLACING_PHASES = frozenset({"helper", "cultivate"})
+# Phase members read once: an enum attribute look-up costs far more than a global's.
+_GOAL_SETUP: Final = Phase.GOAL_SETUP
+_REVEAL: Final = Phase.REVEAL
+_CHOOSE: Final = Phase.CHOOSE
+_MASTER: Final = Phase.MASTER
+_HELPER: Final = Phase.HELPER
+_CULTIVATE: Final = Phase.CULTIVATE
+_CLAIM: Final = Phase.CLAIM
+_DISCARD: Final = Phase.DISCARD
+_OVER: Final = Phase.OVER
+CHANCE_PHASES = frozenset({_GOAL_SETUP, _REVEAL})
+PLACING_PHASES = frozenset({_HELPER, _CULTIVATE})
 #: The goal-colour draws of the set-up (bonsai.md §4.2), each equally likely.
 COLOUR_COMBOS = [list(c) for c in combinations(COLOURS, GOAL_COLOURS_IN_PLAY)]
 
@@ -66,7 +77,7 @@ class BonsaiState(State):
     def __init__(self, players: int, options: dict[str, Any]) -> None:
         self.players = players
         self.options = options
-        self.phase = "reveal"
+        self.phase: str = _REVEAL
         self.current = 0
         self.goal_colours: list[str] = []
         self.goals_open: list[str] = []
@@ -116,7 +127,7 @@ class BonsaiState(State):
         # Goals are compulsory in solo (bonsai.md §4.2, §8): useGoals only applies to
         # 2-4 players, as soloLevel and soloScenario only apply to 1 (all kept valid
         # everywhere so one option set can serve every player count).
-        s.phase = "goal_setup" if options["useGoals"] or players == 1 else "reveal"
+        s.phase = _GOAL_SETUP if options["useGoals"] or players == 1 else _REVEAL
         return s
 
     @classmethod
@@ -142,17 +153,17 @@ class BonsaiState(State):
         return any(self.pool.values()) or any(self.top_parchments.values())
 
     def to_move(self) -> tuple[int, ...]:
-        if self.phase == "over":
+        if self.phase == _OVER:
             return ()
         if self.phase in CHANCE_PHASES:
             return (CHANCE,)
         return (self.current,)
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
-        if self.phase == "goal_setup":
+        if self.phase == _GOAL_SETUP:
             combos = COLOUR_COMBOS
             return [({"type": "goals", "colours": c}, 1 / len(combos)) for c in combos]
-        if self.phase != "reveal":
+        if self.phase != _REVEAL:
             return []
         if not self.top_others and not self.top_parchments:
             # no Tokonoma top pile, the common case: draw_odds' plain multiset draw,
@@ -166,7 +177,7 @@ class BonsaiState(State):
         """The card State.sample_chance would pick for the same ``rng`` (deck.draw),
         without listing the outcomes."""
         pool = self.pool
-        if self.phase != "reveal" or self.top_others or self.top_parchments or not pool:
+        if self.phase != _REVEAL or self.top_others or self.top_parchments or not pool:
             return super().sample_chance(rng)
         return REVEAL[draw(pool, rng.random())]
 
@@ -174,7 +185,7 @@ class BonsaiState(State):
         return draw_odds(self.top_parchments, self.top_others, self.pool)
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat != self.current or self.phase == "over" or self.phase in CHANCE_PHASES:
+        if seat != self.current or self.phase == _OVER or self.phase in CHANCE_PHASES:
             return []
         return list(self._decision())  # a copy: a caller sorting it changes nothing
 
@@ -194,13 +205,13 @@ class BonsaiState(State):
 
     def _list_actions(self, me: Seat) -> list[Action]:
         phase = self.phase
-        if phase == "choose":
+        if phase == _CHOOSE:
             return moves.choose_actions(self, me)
-        if phase == "master":
+        if phase == _MASTER:
             return list(CHOOSE_TILE)
         if phase in PLACING_PHASES:
             return moves.placing_actions(self, me)
-        if phase == "claim":
+        if phase == _CLAIM:
             g = self.pending_goals[0]
             claim = GOAL_DECISIONS.get(g)  # None for a goal id no rules data knows
             if claim is None:
@@ -241,7 +252,7 @@ class BonsaiState(State):
     # --- applying moves ---------------------------------------------------------------
     def apply(self, joint: Mapping[int, Action]) -> None:
         phase = self.phase
-        if phase == "over":
+        if phase == _OVER:
             raise IllegalAction(rule("§7.2"), "the game is over")
         mover = CHANCE if phase in CHANCE_PHASES else self.current
         # the common case (a one-entry dict) is checked without building sets
@@ -265,7 +276,7 @@ class BonsaiState(State):
         if not (
             type(kind) is str
             and action is REVEAL.get(kind)
-            and self.phase == "reveal"
+            and self.phase == _REVEAL
             and pool.get(kind)
             and not self.top_others
             and not self.top_parchments
@@ -282,7 +293,7 @@ class BonsaiState(State):
     def _apply_chance_checked(self, action: Action) -> None:
         if not self._possible_outcome(action):
             raise IllegalAction(rule("§3"), f"{action!r} is not a possible chance outcome")
-        if self.phase == "goal_setup":
+        if self.phase == _GOAL_SETUP:
             self._lay_out_goals(action["colours"])
             self._continue_reveals()
             return
@@ -313,12 +324,12 @@ class BonsaiState(State):
             self.end_triggered = True
             self.turns_left = self.players
         if self.burn or (left and None in self.board):  # _needs_reveal, the deck known
-            self.phase = "reveal"
+            self.phase = _REVEAL
         else:
             self._go_on()
 
     def _possible_outcome(self, action: Action) -> bool:
-        if self.phase == "goal_setup":
+        if self.phase == _GOAL_SETUP:
             return action in [a for a, _ in self.chance_outcomes()]
         # exactly {type, card}, checked without building sets
         if not isinstance(action, dict) or len(action) != 2 or "card" not in action:
@@ -342,7 +353,7 @@ class BonsaiState(State):
     def _continue_reveals(self) -> None:
         """Reveal until the row is full or the deck is out, then go on with the turn."""
         if self._needs_reveal():
-            self.phase = "reveal"
+            self.phase = _REVEAL
         else:
             self._go_on()
 
@@ -352,7 +363,7 @@ class BonsaiState(State):
             self._start_turn(0)
         elif self.action == "cultivate":
             self.allowance = self.seats[self.current].cultivate_allowance()
-            self.phase = "cultivate"
+            self.phase = _CULTIVATE
         else:
             self._resolve_card()
 
@@ -369,12 +380,12 @@ class BonsaiState(State):
                 else:
                     me.supply[t] += 1
             if self.wild_tiles:
-                self.phase = "master"
+                self.phase = _MASTER
                 return
         elif card.type == "helper" and card.tile is not None:
             self.allowance = [0, 0, 0, 0, 1]
             self.allowance[card.tile] += 1
-            self.phase = "helper"
+            self.phase = _HELPER
             return
         self._check_goals()
 
@@ -462,7 +473,7 @@ class BonsaiState(State):
     def _check_goals(self) -> None:
         """After the action, each goal met must be claimed or renounced (§4.3)."""
         me = self.seats[self.current]
-        self.phase = "claim"
+        self.phase = _CLAIM
         if not self.goals_open:
             self.pending_goals = []
             self._check_capacity()
@@ -491,7 +502,7 @@ class BonsaiState(State):
     def _check_capacity(self) -> None:
         me = self.seats[self.current]
         if sum(me.supply) > me.capacity():
-            self.phase = "discard"
+            self.phase = _DISCARD
         else:
             self._end_turn()
 
@@ -503,14 +514,14 @@ class BonsaiState(State):
             me.active = 1 - me.active
         if self.end_triggered:
             if self.turns_left == 0:
-                self.phase = "over"
+                self.phase = _OVER
                 return
             self.turns_left -= 1
         self._start_turn((self.current + 1) % self.players)
 
     def _start_turn(self, seat: int) -> None:
         self.current = seat
-        self.phase = "choose"
+        self.phase = _CHOOSE
         self.action = None
         self.card = None
         self.allowance = [0, 0, 0, 0, 0]
