@@ -22,6 +22,11 @@ from referee.pool import spawn_pool
 LOCAL, RAY = "local", "ray"
 KINDS = (LOCAL, RAY)
 
+class ExecutorLost(Exception):
+    """The executor lost its cluster (a Ray head gone): its running matches are not the
+    bots' failures; the runner hands them back and starts a new executor."""
+
+
 #: The bytes of the archive with this content hash (a submitted bot's files).
 ArchiveReader = Callable[[str], bytes]
 
@@ -82,7 +87,8 @@ def start(
     if kind == LOCAL:
         return LocalPool(workers, log_level, node, log_file)
     if kind == RAY:
-        from ladder.ray_executor import RayExecutor  # ray is an optional extra
+        from ladder.ray_bridge import RayBridge  # ray is an optional extra
+        from ladder.ray_executor import niwa_version
 
-        return RayExecutor(ray_address, log_level, archive, node)
+        return RayBridge(ray_address, log_level, archive, node, version=niwa_version())
     raise ValueError(f"no executor {kind!r}; choose one of {', '.join(KINDS)}")

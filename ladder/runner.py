@@ -42,6 +42,8 @@ from referee.sandbox import Limits
 
 #: How often the leader removes expired stderr tails (ladder.tails).
 HOUSEKEEPING_S = 600.0
+#: The longest wait between two attempts to reach a lost cluster again.
+RECONNECT_MAX_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,9 @@ class Runner:
         #: store's share of the ladder's time; ``niwa bench ladder`` reports it).
         self.store_seconds = 0.0
         self._housekept = -HOUSEKEEPING_S  # time.monotonic() of the last housekeeping
+        #: Seconds before connecting the executor again after it lost its cluster
+        #: (doubling up to RECONNECT_MAX_S); 0: connected, or never lost.
+        self._reconnect_s = 0.0
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -273,7 +278,16 @@ class Runner:
         schedules, claims and collects. A broken pool fails its matches and returns
         (:meth:`run` starts a fresh one)."""
         in_flight: dict[Future[Finished], Match] = {}
-        pool = self._pool(store)
+        try:
+            pool = self._pool(store)
+        except ConnectionError as e:
+            if not self._reconnect_s or isinstance(e, PermissionError):
+                raise  # never connected (a wrong address): the operator must fix it
+            self.log.warning("executor_unreachable", error=str(e), retry_in_s=self._reconnect_s)
+            self._pause(lease, stop, self._reconnect_s)
+            self._reconnect_s = min(2 * self._reconnect_s, RECONNECT_MAX_S, lease.seconds / 4)
+            return
+        self._reconnect_s = 0.0
         lost = False
         try:
             while not stop.is_set():
@@ -294,6 +308,12 @@ class Runner:
                     return
         except BrokenProcessPool:
             self._recover(store, in_flight)
+        except executors.ExecutorLost:  # its matches are no bot's failures: hand them back
+            requeued = store.requeue_running()
+            self.log.warning("matches_requeued", matches=requeued, reason="executor lost")
+            in_flight.clear()
+            lost = True
+            self._reconnect_s = 1.0
         except (LeaseLost, ConnectionLost):  # the matches in flight are another's now
             lost = True
             raise
@@ -312,6 +332,13 @@ class Runner:
                 pool.cancel()
                 self._release(lease, stop)
             pool.shutdown(wait=not (stop.is_set() or lost))
+
+    def _pause(self, lease: Lease, stop: threading.Event, seconds: float) -> None:
+        """Wait ``seconds`` (or until stopped), renewing the lease meanwhile."""
+        end = time.monotonic() + seconds
+        while not stop.is_set() and (left := end - time.monotonic()) > 0:
+            self._heartbeat(lease)
+            stop.wait(min(left, lease.seconds / 8))
 
     def _housekeep(self, store: Store) -> None:
         """Every HOUSEKEEPING_S: remove the stderr tails past the ladder's retention."""
@@ -477,7 +504,7 @@ class Runner:
         log = self.log.bind(match=match.id, game=match.game)
         try:
             finished = future.result()
-        except (BrokenProcessPool, LimitsUnavailable):
+        except (BrokenProcessPool, LimitsUnavailable, executors.ExecutorLost):
             raise
         except Exception as e:  # the referee could not run it: not any bot's fault
             error = f"{type(e).__name__}: {e}"

@@ -283,3 +283,35 @@ def test_a_node_without_bubblewrap_refuses_matches(monkeypatch: pytest.MonkeyPat
     problem = node_problem("blossom", Expected(niwa_version(), "1", "info"))
     assert problem.startswith("bubblewrap is not installed here")
 
+
+
+def test_a_lost_head_is_logged_once_and_play_resumes_when_it_returns(
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    # last in the module: the head comes back as a new cluster (node-b is gone by now)
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    stop = threading.Event()
+    runner = threading.Thread(
+        target=Runner(settings(store, None, executors.RAY, cluster.address)).run, args=(stop,)
+    )
+    runner.start()
+    try:
+        wait_for("a match on the cluster", lambda: ran_on(logged), RAY_PATIENCE_S)
+        cluster.stop_head()
+        wait_for("the loss to be logged", lambda: lost(logged), RAY_PATIENCE_S)
+        cluster.start_head()
+        wait_for("a match after the head came back", lambda: any(
+            e["event"] == "match_ran" for e in logged[logged.index(lost(logged)[0]):]
+        ), RAY_PATIENCE_S)  # fmt: skip
+    finally:
+        stop.set()
+        runner.join(timeout=RAY_PATIENCE_S)
+    assert not runner.is_alive()
+    assert len(lost(logged)) == 1
+    assert not store.matches(state=RUNNING)
+    assert_counted_once(store, snapshot(store))
+    store.close()
+
+
+def lost(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == "ray_connection_lost"]
