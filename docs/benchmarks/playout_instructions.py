@@ -21,6 +21,8 @@ import random
 import sys
 
 from niwa import engine
+
+
 def main(name: str, players: int, games: int) -> None:
     game, rng = engine.load(name), random.Random(1)
     decisions = chance = 0

@@ -12,7 +12,7 @@ import structlog
 
 from niwa.ladder import logs, server, submission
 from niwa.ladder.admission import Limits
-from niwa.ladder.runner import FinishedHook, Runner, Settings
+from niwa.ladder.runner import FinishedHook, Runner, Settings, Stop
 from niwa.ladder.store import Store
 
 #: Something served beside the API (the web pages: ``niwa ladder serve --web``): started
@@ -34,10 +34,10 @@ def serve(
     """Serve the API and play matches until SIGINT/SIGTERM (or ``max_matches``, after
     which the API stays up). Prints ``serving on HOST:PORT`` once listening;
     ``on_finished`` is the runner's, told of each match it records."""
-    stop = threading.Event()
+    stop = Stop()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+        stop.signalled(signum)
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)

@@ -22,6 +22,11 @@ from niwa.referee.pool import spawn_pool
 LOCAL, RAY = "local", "ray"
 KINDS = (LOCAL, RAY)
 
+class ExecutorLost(Exception):
+    """The executor lost its cluster (a Ray head gone): its running matches are not the
+    bots' failures; the runner hands them back and starts a new executor."""
+
+
 #: The bytes of the archive with this content hash (a submitted bot's files).
 ArchiveReader = Callable[[str], bytes]
 
@@ -33,6 +38,10 @@ class Executor(Protocol):
         ...
 
     def submit(self, job: Job) -> Future[Finished]: ...
+
+    def cancel(self) -> None:
+        """Stop the matches running now, quickly (a stopping runner hands them back)."""
+        ...
 
     def shutdown(self, wait: bool) -> None:
         """Stop; with ``wait``, let running matches end first. Queued ones are dropped."""
@@ -56,6 +65,10 @@ class LocalPool:
     def submit(self, job: Job) -> Future[Finished]:
         return self._pool.submit(run_job, job)
 
+    def cancel(self) -> None:
+        """Nothing to do: a local worker's result is only read by this runner, which
+        stops collecting; each worker ends with its match, or with this process."""
+
     def shutdown(self, wait: bool) -> None:
         self._pool.shutdown(wait=wait, cancel_futures=True)
 
@@ -74,7 +87,8 @@ def start(
     if kind == LOCAL:
         return LocalPool(workers, log_level, node, log_file)
     if kind == RAY:
-        from niwa.ladder.ray_executor import RayExecutor  # ray is an optional extra
+        from niwa.ladder.ray_bridge import RayBridge  # ray is an optional extra
+        from niwa.ladder.ray_executor import niwa_version
 
-        return RayExecutor(ray_address, log_level, archive)
+        return RayBridge(ray_address, log_level, archive, node, version=niwa_version())
     raise ValueError(f"no executor {kind!r}; choose one of {', '.join(KINDS)}")

@@ -80,11 +80,14 @@ class Lease:
             self.taken_from = holder.holder
         return row is not None
 
-    def release(self) -> None:
-        """Give the lease up at once (a clean stop): a standby need not wait it out."""
-        self.db.execute(
-            "DELETE FROM leases WHERE name = ? AND holder = ?", (self.name, self.holder)
+    def release(self) -> bool:
+        """Give the lease up at once (a clean stop): a standby need not wait it out.
+        True if this holder had it (False: already released, or another's)."""
+        row = self.db.one(
+            "DELETE FROM leases WHERE name = ? AND holder = ? RETURNING holder",
+            (self.name, self.holder),
         )
+        return row is not None
 
     def current(self) -> Holder | None:
         row = self.db.one(

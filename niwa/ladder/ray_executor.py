@@ -23,12 +23,16 @@ the match elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import os
+import re
 import shutil
+import signal
 import socket
 import tempfile
 import threading
+import time
 from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -48,10 +52,16 @@ from niwa.referee.cgroups import LimitsUnavailable
 
 #: Re-runs of a task whose worker or node died (Ray's own retries, before the store's).
 TASK_RETRIES = 3
+#: Seconds between two looks at the cluster's nodes (joined, lost, refused).
+SURVEY_S = 2.0
 #: Times one match is handed on after nodes refused it.
 REFUSALS_KEPT = 8
 #: How the logs name a node; NIWA_NODE (set where ``ray start`` runs) overrides.
 NODE_ENV = "NIWA_NODE"
+#: Ray node labels (``ray start --labels niwa-version=0.1.0,niwa-node=play-1``): the niwa
+#: a node runs (tasks go only to nodes of the runner's), and its name in the logs.
+VERSION_LABEL = "niwa-version"
+NAME_LABEL = "niwa-node"
 
 
 def niwa_version() -> str:
@@ -74,7 +84,11 @@ class NoNodeFit(LimitsUnavailable):
     machine cannot enforce a bot's limits)."""
 
     def __init__(self, reasons: Iterable[str]) -> None:
-        super().__init__(f"no node of the Ray cluster may play: {'; '.join(sorted(set(reasons)))}")
+        self.reasons = sorted(set(reasons))
+        super().__init__(f"no node of the Ray cluster may play: {'; '.join(self.reasons)}")
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled to the runner whole
+        return (NoNodeFit, (self.reasons,))
 
 
 @dataclass(frozen=True)
@@ -99,8 +113,34 @@ class Expected:
 # -- on the node ---------------------------------------------------------------------
 
 
-def node_label(node_id: str) -> str:
-    return os.environ.get(NODE_ENV) or f"{socket.gethostname()}:{node_id[:8]}"
+def node_label(node_id: str, labels: dict[str, str] | None = None) -> str:
+    """A node's name in the logs: NIWA_NODE where it runs, else its NAME_LABEL."""
+    named = os.environ.get(NODE_ENV) or (labels or {}).get(NAME_LABEL)
+    return named or f"{socket.gethostname()}:{node_id[:8]}"
+
+
+def version_label(version: str) -> str:
+    """``version`` as a Ray label value may spell it (letters, digits, ``-_.``)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", version)[:63].strip("-_.")
+
+
+def upgrade_step(version: str) -> str:
+    """How to bring a node to the runner's niwa ``version``."""
+    return (
+        f"upgrade it: pip install 'niwa[ray]=={version}', then ray stop and ray start "
+        f"again with --labels {VERSION_LABEL}={version_label(version)} (docs/deploy.md, Ray)"
+    )
+
+
+def version_problem(labels: dict[str, str], runner: str) -> str:
+    """Why a node whose labels are ``labels`` gets no match of a runner of niwa
+    ``runner`` ("" if it may): it advertises another version, or none."""
+    have = labels.get(VERSION_LABEL)
+    if have == version_label(runner):
+        return ""
+    if have is None:
+        return f"it advertises no niwa version (label {VERSION_LABEL}): " + upgrade_step(runner)
+    return f"it runs niwa {have}, the runner {runner}: " + upgrade_step(runner)
 
 
 def node_problem(game: str, expected: Expected) -> str:
@@ -109,9 +149,8 @@ def node_problem(game: str, expected: Expected) -> str:
         return "bubblewrap is not installed here (apt-get install bubblewrap)"
     here = niwa_version()
     if here != expected.niwa:
-        return (
-            f"niwa {here} is installed here, the runner has {expected.niwa}: "
-            f"install niwa {expected.niwa} on this node"
+        return f"niwa {here} is installed here, the runner has {expected.niwa}: " + (
+            upgrade_step(expected.niwa)
         )
     try:
         rules = engine.load(game).info.version
@@ -131,11 +170,17 @@ def cached_bot(digest: str, ref: Any) -> Path:
 _configured = threading.Lock()
 
 
+def _flat(labels: Any) -> dict[str, str]:
+    """Ray's node labels as one value each (some of its calls give lists)."""
+    return {str(k): str(v[0] if isinstance(v, list) and v else v) for k, v in dict(labels).items()}
+
+
 def play(job: Job, expected: Expected, archives: list[tuple[str, Any]]) -> Played:
     """The Ray task: play ``job`` here, or raise :class:`NodeUnfit`. ``archives`` (hash,
     object ref) sits in a list so Ray hands the refs over unfetched."""
-    node_id = ray.get_runtime_context().get_node_id()
-    node = node_label(node_id)
+    context = ray.get_runtime_context()
+    node_id = context.get_node_id()
+    node = node_label(node_id, _flat(context.get_node_labels()))
     problem = node_problem(job.game, expected)
     if problem:
         raise NodeUnfit(node, node_id, problem)
@@ -183,17 +228,15 @@ def connect_problem(address: str, error: Exception) -> str:
 class RayExecutor:
     """Submits each job as a Ray task (one CPU); see the module's doc."""
 
-    def __init__(self, address: str, log_level: str, archive_bytes: ArchiveReader) -> None:
-        self.log = structlog.get_logger("niwa.ladder")
+    def __init__(
+        self, address: str, log_level: str, archive_bytes: ArchiveReader, node: str = "",
+        version: str = "",
+    ) -> None:  # fmt: skip
+        self.log = structlog.get_logger("niwa.ladder").bind(node=node)
         self._archive_bytes = archive_bytes
         self._log_level = log_level
-        try:
-            ray.init(
-                address=address or "auto", namespace="niwa", log_to_driver=False,
-                configure_logging=False,
-            )  # fmt: skip
-        except (ConnectionError, AuthenticationError) as e:
-            raise ConnectionError(connect_problem(address, e)) from None
+        self._version = version or niwa_version()  # the runner's
+        _connect(address)
         self._task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(
             play
         )
@@ -201,12 +244,68 @@ class RayExecutor:
         self._unfit: dict[str, str] = {}  # node id -> "node: why it refuses"
         self._lock = threading.Lock()  # the dicts above and _running: Ray's threads too
         self._running: dict[int, Any] = {}  # match id -> object ref of its task
-        self.log.info("ray_connected", address=address or "auto", cpus=self.slots)
+        self._seen: dict[str, str] = {}  # node id -> name, of every node met alive
+        self._lost: set[str] = set()  # node ids seen dead since
+        self._cpus = 0  # the CPUs of the nodes that may play, at the last survey
+        self._surveyed = 0.0  # time.monotonic() of the last survey
+        try:
+            self._survey()
+        except NoNodeFit:
+            ray.shutdown()  # the runner stops; a later runner in this process connects anew
+            raise
+        self.log.info("ray_connected", address=address or "auto", cpus=self._cpus)
 
     @property
     def slots(self) -> int:
-        """The cluster's CPUs (its live nodes'; Ray's view of what is free lags behind)."""
-        return max(1, int(ray.cluster_resources().get("CPU", 0)))
+        """The CPUs of the live nodes that may play (Ray's view of what is free lags
+        behind); a new node, a lost one or one of another version is logged here."""
+        if time.monotonic() - self._surveyed >= SURVEY_S:
+            self._survey()
+        return max(1, self._cpus)
+
+    def _survey(self) -> None:
+        """Log each node met alive (``ray_node_joined``, or ``node_refused`` if it runs
+        another niwa) and each one gone (``ray_node_lost``), once each."""
+        self._surveyed = time.monotonic()
+        nodes = {n["NodeID"]: n for n in ray.nodes()}
+        alive = {i: n for i, n in nodes.items() if n.get("Alive")}
+        for node_id, n in alive.items():
+            if node_id in self._seen:
+                continue
+            labels = _flat(n.get("Labels") or {})
+            name = self._seen[node_id] = labels.get(NAME_LABEL) or (
+                f"{n.get('NodeManagerHostname', '?')}:{node_id[:8]}"
+            )
+            problem = version_problem(labels, self._version)
+            if problem:
+                self._refuse(node_id, name, problem)
+            else:
+                cpus = int(n.get("Resources", {}).get("CPU", 0))
+                self.log.info("ray_node_joined", ray_node=name, cpus=cpus)
+        for node_id in self._seen.keys() - alive.keys() - self._lost:
+            self._lost.add(node_id)
+            self.log.error(
+                "ray_node_lost", ray_node=self._seen[node_id],
+                effect="its running matches are played again on other nodes",
+            )  # fmt: skip
+        with self._lock:
+            fit = alive.keys() - self._unfit.keys()
+        self._cpus = sum(int(alive[i].get("Resources", {}).get("CPU", 0)) for i in fit)
+        if alive and not fit:
+            with self._lock:
+                raise NoNodeFit(self._unfit[i] for i in alive)
+
+    def _refuse(self, node_id: str, name: str, reason: str) -> bool:
+        """Send nothing more to this node; True the first time it is refused."""
+        with self._lock:
+            new = node_id not in self._unfit
+            self._unfit[node_id] = f"{name}: {reason}"
+        if new:
+            self.log.error(
+                "node_refused", ray_node=name, reason=reason,
+                effect="no more matches are sent there",
+            )  # fmt: skip
+        return new
 
     def submit(self, job: Job) -> Future[Finished]:
         outer: Future[Finished] = Future()
@@ -215,16 +314,17 @@ class RayExecutor:
         return outer
 
     def _launch(self, job: Job, outer: Future[Finished], refusals: int) -> None:
-        expected = Expected(niwa_version(), engine.load(job.game).info.version, self._log_level)
+        expected = Expected(self._version, engine.load(job.game).info.version, self._log_level)
         with self._lock:
             for digest in job.archives:
                 if digest and digest not in self._refs:
                     self._refs[digest] = ray.put(self._archive_bytes(digest))
             archives = [(d, self._refs[d]) for d in set(job.archives) if d]
-            options: dict[str, Any] = {}
+            # only nodes that say they run this niwa (a rolling upgrade has both kinds)
+            selector = {VERSION_LABEL: version_label(self._version)}
             if self._unfit:
-                options["label_selector"] = {"ray.io/node-id": f"!in({','.join(self._unfit)})"}
-            ref = self._task.options(**options).remote(job, expected, archives)
+                selector["ray.io/node-id"] = f"!in({','.join(self._unfit)})"
+            ref = self._task.options(label_selector=selector).remote(job, expected, archives)
             self._running[job.match_id] = ref
         ref.future().add_done_callback(
             lambda done: self._landed(job, outer, refusals, done)
@@ -256,14 +356,7 @@ class RayExecutor:
     def _refused(
         self, job: Job, outer: Future[Finished], refusals: int, unfit: NodeUnfit
     ) -> None:
-        with self._lock:
-            new = unfit.node_id not in self._unfit
-            self._unfit[unfit.node_id] = f"{unfit.node}: {unfit.reason}"
-        if new:
-            self.log.error(
-                "node_refused", node=unfit.node, reason=unfit.reason,
-                effect="no more matches are sent there",
-            )  # fmt: skip
+        self._refuse(unfit.node_id, unfit.node, unfit.reason)
         alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
         with self._lock:
             refusing = dict(self._unfit)
@@ -287,12 +380,45 @@ class RayExecutor:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
 
+    def cancel(self) -> None:
+        """Kill the running tasks' workers (and so their bots): a stopping runner hands
+        their matches back, and their results would be ignored anyway."""
+        with self._lock:
+            running = list(self._running.values())
+        for ref in running:
+            with contextlib.suppress(Exception):  # one that just ended
+                ray.cancel(ref, force=True)
+
     def shutdown(self, wait: bool) -> None:
         with self._lock:
             running = list(self._running.values())
         if wait and running:
             ray.wait(running, num_returns=len(running))
         elif not wait:
-            for ref in running:
-                ray.cancel(ref, force=True)
+            self.cancel()
         ray.shutdown()
+
+
+def gcs_address() -> str:
+    """The connected cluster's GCS (head) address, ``host:port``."""
+    return str(ray.get_runtime_context().gcs_address)
+
+
+def _connect(address: str) -> None:
+    """Join the cluster as a driver, keeping this process's own SIGTERM and SIGINT
+    handlers: ``ray.init`` puts in one that exits at once, without handing the lease
+    or the running matches over."""
+    kept = {}
+    if threading.current_thread() is threading.main_thread():
+        kept = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        ray.init(
+            address=address or "auto", namespace="niwa", log_to_driver=False,
+            configure_logging=False,
+        )  # fmt: skip
+    except (ConnectionError, AuthenticationError) as e:
+        raise ConnectionError(connect_problem(address, e)) from None
+    finally:
+        for signum, handler in kept.items():
+            if handler is not None:
+                signal.signal(signum, handler)

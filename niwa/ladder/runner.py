@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +42,8 @@ from niwa.referee.sandbox import Limits
 
 #: How often the leader removes expired stderr tails (niwa.ladder.tails).
 HOUSEKEEPING_S = 600.0
+#: The longest wait between two attempts to reach a lost cluster again.
+RECONNECT_MAX_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,21 @@ class Settings:
 FinishedHook = Callable[[Match], None]
 
 
+class Stop(threading.Event):
+    """The event that stops a runner, remembering the signal that set it and when (by
+    ``time.monotonic``), so the runner can report how long it took to hand over."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.signal = ""
+        self.at: float | None = None
+
+    def signalled(self, signum: int) -> None:
+        if self.at is None:
+            self.signal, self.at = signal.Signals(signum).name, time.monotonic()
+        self.set()
+
+
 class LeaseLost(Exception):
     """Another runner holds the store's lease now: this one must stop playing."""
 
@@ -106,6 +124,9 @@ class Runner:
         #: store's share of the ladder's time; ``niwa bench ladder`` reports it).
         self.store_seconds = 0.0
         self._housekept = -HOUSEKEEPING_S  # time.monotonic() of the last housekeeping
+        #: Seconds before connecting the executor again after it lost its cluster
+        #: (doubling up to RECONNECT_MAX_S); 0: connected, or never lost.
+        self._reconnect_s = 0.0
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -139,12 +160,25 @@ class Runner:
                     store = reopened
                     lease = Lease(store.db, self.node, s.lease_s)
         finally:
-            # a store gone away cannot be told: the lease then runs out by itself
-            with contextlib.suppress(Exception):
-                lease.release()
+            self._release(lease, stop)
             with contextlib.suppress(Exception):
                 store.close()
         return self.rated_finished
+
+    def _release(self, lease: Lease, stop: threading.Event) -> None:
+        """Give the lease up (once, idempotent) and log it with what stopped us: a
+        standby takes over at its next poll instead of waiting the lease out."""
+        try:
+            released = lease.release()
+        except Exception as e:  # a store gone away cannot be told: the lease runs out
+            self.log.warning("lease_kept", error=str(e), effect="it expires by itself")
+            return
+        if not released:
+            return
+        why: dict[str, object] = {}
+        if isinstance(stop, Stop) and stop.at is not None:
+            why = {"signal": stop.signal, "after_signal_s": round(time.monotonic() - stop.at, 3)}
+        self.log.info("lease_released", **why)
 
     def _reopen(self, stop: threading.Event) -> Store | None:
         """A new connection to the store once it answers again (None: stopped first).
@@ -206,7 +240,7 @@ class Runner:
         requeued = store.requeue_running()
         if requeued:
             self.log.warning("matches_requeued", matches=requeued)
-        leftovers(store.data_dir)  # what a killed run left; logs the counts
+        leftovers(store.data_dir, log=self.log)  # what a killed run left; logs the counts
         copied = submission.keep_archives(store)
         if copied:
             self.log.info("archives_kept_in_store", archives=copied)
@@ -244,7 +278,16 @@ class Runner:
         schedules, claims and collects. A broken pool fails its matches and returns
         (:meth:`run` starts a fresh one)."""
         in_flight: dict[Future[Finished], Match] = {}
-        pool = self._pool(store)
+        try:
+            pool = self._pool(store)
+        except ConnectionError as e:
+            if not self._reconnect_s or isinstance(e, PermissionError):
+                raise  # never connected (a wrong address): the operator must fix it
+            self.log.warning("executor_unreachable", error=str(e), retry_in_s=self._reconnect_s)
+            self._pause(lease, stop, self._reconnect_s)
+            self._reconnect_s = min(2 * self._reconnect_s, RECONNECT_MAX_S, lease.seconds / 4)
+            return
+        self._reconnect_s = 0.0
         lost = False
         try:
             while not stop.is_set():
@@ -265,6 +308,12 @@ class Runner:
                     return
         except BrokenProcessPool:
             self._recover(store, in_flight)
+        except executors.ExecutorLost:  # its matches are no bot's failures: hand them back
+            requeued = store.requeue_running()
+            self.log.warning("matches_requeued", matches=requeued, reason="executor lost")
+            in_flight.clear()
+            lost = True
+            self._reconnect_s = 1.0
         except (LeaseLost, ConnectionLost):  # the matches in flight are another's now
             lost = True
             raise
@@ -277,7 +326,19 @@ class Runner:
             if stop.is_set() and in_flight:  # asked to stop: hand the matches back now
                 requeued = store.requeue_running()
                 self.log.info("matches_requeued", matches=requeued, reason="stopping")
+            if stop.is_set():
+                # running tasks are cancelled first (their results would be ignored
+                # anyway), then the lease goes before the executor's slower shutdown
+                pool.cancel()
+                self._release(lease, stop)
             pool.shutdown(wait=not (stop.is_set() or lost))
+
+    def _pause(self, lease: Lease, stop: threading.Event, seconds: float) -> None:
+        """Wait ``seconds`` (or until stopped), renewing the lease meanwhile."""
+        end = time.monotonic() + seconds
+        while not stop.is_set() and (left := end - time.monotonic()) > 0:
+            self._heartbeat(lease)
+            stop.wait(min(left, lease.seconds / 8))
 
     def _housekeep(self, store: Store) -> None:
         """Every HOUSEKEEPING_S: remove the stderr tails past the ladder's retention."""
@@ -443,7 +504,7 @@ class Runner:
         log = self.log.bind(match=match.id, game=match.game)
         try:
             finished = future.result()
-        except (BrokenProcessPool, LimitsUnavailable):
+        except (BrokenProcessPool, LimitsUnavailable, executors.ExecutorLost):
             raise
         except Exception as e:  # the referee could not run it: not any bot's fault
             error = f"{type(e).__name__}: {e}"

@@ -25,6 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -66,15 +67,17 @@ def leftovers(
     cgroup_root: Path | None = None,
     temp_dir: Path | None = None,
     owner: int | None = None,
+    log: Any = None,
 ) -> Counts:
-    """Remove what dead referees left; return the counts (also logged). With
-    ``owner``, only what referee ``owner`` left (its guardian: :mod:`niwa.referee.guardian`)."""
+    """Remove what dead referees left; return the counts (also logged, by ``log`` if
+    given: a runner's, bound to its node). With ``owner``, only what referee ``owner``
+    left (its guardian: :mod:`niwa.referee.guardian`)."""
     counts = Counts()
     _cgroups(cgroup_root or cgroups.root(), counts, owner)
     _run_dirs(Path(temp_dir or tempfile.gettempdir()), counts, owner)
     if data_dir is not None:
         _partial_replays(data_dir / "replays", counts)
-    structlog.get_logger("niwa.referee").info(
+    (log or structlog.get_logger("niwa.referee")).info(
         "leftovers_cleaned",
         cgroups=counts.cgroups,
         processes_killed=counts.killed,

@@ -33,6 +33,9 @@ from pathlib import Path
 
 import pytest
 
+from niwa.ladder.ray_executor import NAME_LABEL, VERSION_LABEL, niwa_version, version_label
+from tests.ladder.serving import alive, children
+
 HOST = "127.0.0.2"
 #: How fast the head declares a silent node dead (Ray's defaults take about 30 s): after
 #: five missed checks of 3 s each, which a live raylet on a busy machine still answers.
@@ -68,6 +71,7 @@ class Cluster:
     address: str = ""
     groups: list[int] = field(default_factory=list)  # process group of each `ray start`
     node_b_port: int = 0  # the second node's raylet, found by its port
+    head_args: tuple[str, ...] = ()  # how the head was started (to start it again)
 
     @property
     def token_file(self) -> Path:
@@ -83,21 +87,27 @@ class Cluster:
         (self.root / "home").mkdir()
         port = free_port()
         self.address = f"{HOST}:{port}"
-        self._ray_start("node-a", "--head", f"--port={port}", '--resources={"node_a": 1}',
-                        "--include-dashboard=false", f"--ray-client-server-port={free_port()}",
-                        f"--temp-dir={self.root / 'ray'}")  # fmt: skip
+        self.head_args = ("--head", f"--port={port}", '--resources={"node_a": 1}',
+                          "--include-dashboard=false", f"--ray-client-server-port={free_port()}",
+                          f"--temp-dir={self.root / 'ray'}")  # fmt: skip
+        self._ray_start("node-a", *self.head_args)
         self.node_b_port = free_port()
-        self._ray_start("node-b", f"--address={self.address}", '--resources={"node_b": 1}',
-                        f"--node-manager-port={self.node_b_port}",
-                        f"--temp-dir={self.root / 'ray'}")  # fmt: skip
+        self.join("node-b", f"--node-manager-port={self.node_b_port}")
 
-    def _ray_start(self, name: str, *args: str) -> None:
+    def join(self, name: str, *args: str, version: str = "") -> int:
+        """Start one more node, ``name``, advertising niwa ``version`` (default: this
+        one's); return its process group."""
+        return self._ray_start(name, f"--address={self.address}", *args,
+                               f"--temp-dir={self.root / 'ray'}", version=version)  # fmt: skip
+
+    def _ray_start(self, name: str, *args: str, version: str = "") -> int:
         inherited = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
         env = {**inherited, **FAST_HEALTH, **self.auth_env(), "HOME": str(self.root / "home"),
                "NIWA_NODE": name, "NIWA_NODE_CACHE": str(self.root / f"cache-{name}")}  # fmt: skip
+        labels = f"{VERSION_LABEL}={version_label(version or niwa_version())},{NAME_LABEL}={name}"
         proc = subprocess.Popen(
             [ray_command(), "start", *args, f"--node-ip-address={HOST}", "--num-cpus=1",
-             "--disable-usage-stats"],
+             "--disable-usage-stats", f"--labels={labels}"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             start_new_session=True,
         )  # fmt: skip
@@ -105,6 +115,7 @@ class Cluster:
         out, _ = proc.communicate(timeout=600)  # a busy machine slows Ray's start a lot
         if proc.returncode != 0:
             raise RuntimeError(f"ray start ({name}) failed:\n{out[-3000:]}")
+        return proc.pid
 
     @contextlib.contextmanager
     def driver(self) -> Iterator[None]:
@@ -122,8 +133,10 @@ class Cluster:
                 patch.undo()
                 refresh_ray_config()
 
-    def kill_node_b(self) -> None:
-        """SIGKILL the second node's raylet (its workers and their bots go with it)."""
+    def kill_node_b(self) -> set[tuple[int, str]]:
+        """SIGKILL the second node's raylet; return the processes that ran under it
+        just before (its workers, their referees' bots and guardians), each as (pid,
+        start time) so a pid reused since is not mistaken for one of them."""
         flag = f"--node_manager_port={self.node_b_port}".encode()
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
@@ -133,19 +146,55 @@ class Cluster:
             except OSError:
                 continue
             if args and args[0].endswith(b"/raylet") and flag in args:
+                under = {(pid, _started(pid)) for pid in children(int(entry.name))}
                 os.kill(int(entry.name), signal.SIGKILL)
-                return
+                return under
         raise AssertionError("node-b's raylet is not running")
+
+    def stop_head(self) -> None:
+        """SIGKILL every process of the head (its GCS, its raylet and their workers)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.groups[0], signal.SIGKILL)
+        _gone(self.groups[0])
+
+    def start_head(self) -> None:
+        """Start the head again, as it was first started (same address and token)."""
+        self.groups[0] = self._ray_start("node-a", *self.head_args)
+
+    def leave(self, group: int) -> None:
+        """Stop the node ``join`` started as ``group`` (every process of it)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)
+        self.groups.remove(group)
+        _gone(group)
 
     def stop(self) -> None:
         for group in self.groups:
             with contextlib.suppress(ProcessLookupError):  # every process already ended
                 os.killpg(group, signal.SIGKILL)
         for group in self.groups:  # gone before the temp dirs are: poll, however slow
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:
-                try:
-                    os.killpg(group, 0)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.1)
+            _gone(group)
+
+
+def _gone(group: int) -> None:
+    """Wait (at most two minutes) until no process of ``group`` is left."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+
+
+def _started(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot; "" if it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def still_running(processes: set[tuple[int, str]]) -> set[int]:
+    """The pids of ``processes`` (from :meth:`Cluster.kill_node_b`) still running."""
+    return {pid for pid, when in processes if when and _started(pid) == when and alive(pid)}

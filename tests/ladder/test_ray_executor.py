@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from niwa.ladder.runner import Runner, Settings
 from niwa.ladder.store import ACTIVE, DONE, RUNNING, Store
 from niwa.referee.cgroups import LimitsUnavailable
 from tests.captured_logs import every_event
+from tests.ladder.serving import start_ladder
 from tests.ladder.test_crash import assert_counted_once, snapshot, three_random_bots
 from tests.ladder.tiny_bots import QUICK, write_bot
 from tests.polling import wait_for
@@ -25,8 +28,8 @@ from tests.polling import wait_for
 pytest.importorskip("ray", reason="the Ray executor's tests need Ray: pip install 'niwa[ray]'")
 
 from niwa.ladder import ray_executor
-from niwa.ladder.ray_executor import Expected, niwa_version, node_problem
-from tests.ladder.ray_cluster import Cluster, refresh_ray_config
+from niwa.ladder.ray_executor import Expected, niwa_version, node_problem, upgrade_step
+from tests.ladder.ray_cluster import Cluster, refresh_ray_config, still_running
 
 #: Matches on Ray start slowly on a busy machine (a worker process per task at first).
 RAY_PATIENCE_S = 600.0
@@ -143,13 +146,10 @@ def test_a_cluster_whose_nodes_all_refuse_stops_the_runner_saying_why(
     # A runner of another niwa version than every node's (only the runner's side changes).
     monkeypatch.setattr(ray_executor, "niwa_version", lambda: "0.0.0-other")
     store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
-    why = (
-        f"niwa {niwa_version()} is installed here, the runner has 0.0.0-other: "
-        "install niwa 0.0.0-other on this node"
-    )
+    why = f"it runs niwa {niwa_version()}, the runner 0.0.0-other: " + upgrade_step("0.0.0-other")
     with pytest.raises(LimitsUnavailable, match=re.escape(why)):
         Runner(settings(store, 2, executors.RAY, cluster.address)).run(threading.Event())
-    refused = {e["node"]: e["reason"] for e in logged if e["event"] == "node_refused"}
+    refused = {e["ray_node"]: e["reason"] for e in logged if e["event"] == "node_refused"}
     assert refused.keys() == {"node-a", "node-b"} and set(refused.values()) == {why}
     assert snapshot(store) == {}
     assert not store.matches(state=RUNNING)  # handed back to the queue
@@ -168,10 +168,14 @@ def test_matches_run_on_both_nodes_and_a_killed_node_loses_and_doubles_nothing(
         wait_for("three matches on node-b", lambda: sum(
             n == ["node-b"] for n in ran_on(logged).values()
         ) >= 3, RAY_PATIENCE_S)  # fmt: skip
-        cluster.kill_node_b()
+        on_node_b = cluster.kill_node_b()
     finally:
         runner.join(timeout=RAY_PATIENCE_S)
     assert not runner.is_alive()
+    # nothing that ran under node-b's raylet outlives it: no bot, frozen or not
+    assert on_node_b  # its workers at least
+    wait_for("node-b's bots to end", lambda: not still_running(on_node_b), RAY_PATIENCE_S)
+    assert [e["ray_node"] for e in logged if e["event"] == "ray_node_lost"] == ["node-b"]
     nodes = ran_on(logged)
     assert {n for found in nodes.values() for n in found} == {"node-a", "node-b"}
     final = snapshot(store)
@@ -179,6 +183,76 @@ def test_matches_run_on_both_nodes_and_a_killed_node_loses_and_doubles_nothing(
     assert all(len(found) == 1 for found in nodes.values())  # each result came back once
     assert_counted_once(store, final)
     store.close()
+
+
+def test_a_node_of_another_niwa_version_is_refused_naming_the_upgrade(
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    old = cluster.join("node-c", version="0.0.0-old")
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    try:
+        Runner(settings(store, 4, executors.RAY, cluster.address)).run(threading.Event())
+    finally:
+        cluster.leave(old)
+    refused = [(e["ray_node"], e["reason"]) for e in logged if e["event"] == "node_refused"]
+    assert refused == [
+        ("node-c", f"it runs niwa 0.0.0-old, the runner {niwa_version()}: "
+         + upgrade_step(niwa_version()))
+    ]  # fmt: skip
+    assert {n for found in ran_on(logged).values() for n in found} <= {"node-a", "node-b"}
+    assert len(snapshot(store)) == 4
+    store.close()
+
+
+def test_the_executors_events_name_the_runners_node(
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    run = Runner(replace(settings(store, 2, executors.RAY, cluster.address), node="runner-x"))
+    run.run(threading.Event())
+    named = {"ray_connected", "leftovers_cleaned", "match_ran", "ray_node_joined"}
+    events = [e for e in logged if e["event"] in named]
+    assert {e["event"] for e in events} == named
+    assert {e["node"] for e in events} == {"runner-x"}
+    store.close()
+
+
+def test_sigterm_hands_the_lease_and_the_running_matches_to_the_standby(
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    log = tmp_path / "leader.log"
+    # a lease of 60 s: a takeover before it runs out is the release's doing
+    leader, _ = start_ladder(tmp_path / "ladder.db", log, "--game", "blossom", "--node",
+                             "leader", "--lease", "60", "--executor", "ray",
+                             "--ray-address", cluster.address)  # fmt: skip
+    standby = Runner(replace(settings(store, 3, executors.RAY, cluster.address), node="standby"))
+    thread = threading.Thread(target=standby.run, args=(threading.Event(),))
+    try:
+        wait_for("the leader's matches", lambda: len(snapshot(store)) >= 3, RAY_PATIENCE_S)
+        thread.start()
+        wait_for("the standby", lambda: any(e["event"] == "runner_standby" for e in logged))
+        leader.send_signal(signal.SIGTERM)
+        assert leader.wait(timeout=RAY_PATIENCE_S) == 0
+        thread.join(timeout=RAY_PATIENCE_S)
+    finally:
+        leader.kill()
+    assert not thread.is_alive()
+    text = log.read_text()
+    assert "Traceback" not in text and "SIGTERM received" not in text
+    released = [e for e in json_events(text) if e["event"] == "lease_released"]
+    assert len(released) == 1 and released[0]["signal"] == "SIGTERM"
+    assert released[0]["after_signal_s"] <= 2.0  # as the leader measured it
+    took = [e["event"] for e in logged if e["event"] in ("runner_leading", "lease_taken_over")]
+    assert took == ["runner_leading"]  # a released lease, not one taken from its holder
+    assert not store.matches(state=RUNNING)
+    assert_counted_once(store, snapshot(store))
+    store.close()
+
+
+def json_events(text: str) -> list[dict[str, Any]]:
+    """The JSON log events among a process's stderr lines."""
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
 def test_a_runner_without_the_clusters_token_is_refused_saying_how_to_give_it(
@@ -209,3 +283,35 @@ def test_a_node_without_bubblewrap_refuses_matches(monkeypatch: pytest.MonkeyPat
     problem = node_problem("blossom", Expected(niwa_version(), "1", "info"))
     assert problem.startswith("bubblewrap is not installed here")
 
+
+
+def test_a_lost_head_is_logged_once_and_play_resumes_when_it_returns(
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    # last in the module: the head comes back as a new cluster (node-b is gone by now)
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    stop = threading.Event()
+    runner = threading.Thread(
+        target=Runner(settings(store, None, executors.RAY, cluster.address)).run, args=(stop,)
+    )
+    runner.start()
+    try:
+        wait_for("a match on the cluster", lambda: ran_on(logged), RAY_PATIENCE_S)
+        cluster.stop_head()
+        wait_for("the loss to be logged", lambda: lost(logged), RAY_PATIENCE_S)
+        cluster.start_head()
+        wait_for("a match after the head came back", lambda: any(
+            e["event"] == "match_ran" for e in logged[logged.index(lost(logged)[0]):]
+        ), RAY_PATIENCE_S)  # fmt: skip
+    finally:
+        stop.set()
+        runner.join(timeout=RAY_PATIENCE_S)
+    assert not runner.is_alive()
+    assert len(lost(logged)) == 1
+    assert not store.matches(state=RUNNING)
+    assert_counted_once(store, snapshot(store))
+    store.close()
+
+
+def lost(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == "ray_connection_lost"]
