@@ -151,6 +151,16 @@ class Cluster:
                 return under
         raise AssertionError("node-b's raylet is not running")
 
+    def stop_head(self) -> None:
+        """SIGKILL every process of the head (its GCS, its raylet and their workers)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.groups[0], signal.SIGKILL)
+        _gone(self.groups[0])
+
+    def start_head(self) -> None:
+        """Start the head again, as it was first started (same address and token)."""
+        self.groups[0] = self._ray_start("node-a", *self.head_args)
+
     def leave(self, group: int) -> None:
         """Stop the node ``join`` started as ``group`` (every process of it)."""
         with contextlib.suppress(ProcessLookupError):
