@@ -33,6 +33,7 @@ from typing import Any
 import structlog
 
 from niwa.errors import LadderError
+from niwa.ladder import logs
 from niwa.ladder.executors import ArchiveReader, ExecutorLost
 from niwa.ladder.store import Finished
 from niwa.ladder.worker import Job
@@ -190,7 +191,10 @@ def _child(
             conn.send(message)
 
     _forward_logs(send)
+    logs.route_libraries()
     from niwa.ladder import ray_executor  # imports ray: only here
+
+    logs.adopt("ray")  # Ray's warnings as events, forwarded like the rest
 
     archives: dict[str, bytes] = {}
     if address and not _answers(address):  # ray.init would wait for it a long while

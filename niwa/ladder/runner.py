@@ -511,8 +511,8 @@ class Runner:
             started = time.perf_counter()
             try:
                 self._record(store, match, future)
-            except BrokenProcessPool:
-                in_flight[future] = match  # failed with the others by _recover
+            except (BrokenProcessPool, executors.ExecutorLost):
+                in_flight[future] = match  # failed or handed back with the others
                 raise
             finally:
                 self.store_seconds += time.perf_counter() - started
