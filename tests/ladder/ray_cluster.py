@@ -163,6 +163,9 @@ class Cluster:
 
     def start_head(self) -> None:
         """Start the head again, as it was first started (same address and token)."""
+        # `ray start --head` refuses an address that its temp dir names as the current
+        # cluster while any process (node-b's, say) still names that GCS: forget it.
+        (self.root / "ray" / "ray_current_cluster").unlink(missing_ok=True)
         self.groups[0] = self._ray_start("node-a", *self.head_args)
 
     def leave(self, group: int) -> None:
