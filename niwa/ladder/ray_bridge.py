@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import multiprocessing
 import os
 import pickle
 import signal
 import socket
 import threading
+from collections.abc import Callable, MutableMapping
 from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from typing import Any
@@ -226,13 +228,17 @@ def _child(
             _, job, fresh = message
             archives.update(fresh)
             future = executor.submit(job)
-            future.add_done_callback(lambda done, m=job.match_id: send(_outcome(m, done)))
+            future.add_done_callback(functools.partial(_report, send, job.match_id))
         elif message[0] == "cancel":
             executor.cancel()
         elif message[0] == "shutdown":
             stop.set()
             executor.shutdown(wait=message[1])
             return
+
+
+def _report(send: Callable[[tuple[Any, ...]], None], match_id: int, done: Future[Finished]) -> None:
+    send(_outcome(match_id, done))
 
 
 def _outcome(match_id: int, done: Future[Finished]) -> tuple[Any, ...]:
@@ -251,7 +257,7 @@ def _forward_logs(send: Any) -> None:
     own configuration decides what is kept (a filter here would hide from it, and from
     a test's capture, the events its level drops)."""
 
-    def forward(logger: Any, method: str, event: dict[str, Any]) -> Any:
+    def forward(logger: Any, method: str, event: MutableMapping[str, Any]) -> Any:
         level = event.pop("level", method)
         send(("log", level if level in ("debug", "info", "warning", "error") else "info", event))
         raise structlog.DropEvent
