@@ -35,7 +35,7 @@ from typing import Any
 import structlog
 
 from niwa.errors import LadderError
-from niwa.ladder import logs
+from niwa.ladder import logs, metrics
 from niwa.ladder.executors import ArchiveReader, ExecutorLost
 from niwa.ladder.store import Finished
 from niwa.ladder.worker import Job
@@ -65,6 +65,7 @@ class RayBridge:
         self._futures: dict[int, Future[Finished]] = {}  # match id -> its future
         self._lock = threading.Lock()  # _futures, _lost, sends to the child
         self._cpus = 0
+        self._nodes_lost = 0.0  # the child's count of lost nodes, as last reported
         self._lost: Exception | None = None
         self._connected = threading.Event()
         self._closing = False
@@ -132,9 +133,11 @@ class RayBridge:
                 getattr(self.log, level)(**event)
             elif kind == "connected":
                 self._cpus = message[1]
+                self._gauges(message[2])
                 self._connected.set()
             elif kind == "slots":
                 self._cpus = message[1]
+                self._gauges(message[2])
             elif kind == "done":
                 _, match_id, result, error = message
                 with self._lock:
@@ -158,6 +161,15 @@ class RayBridge:
         if self._closing or isinstance(self._lost, LimitsUnavailable):
             return
         self._lose(why or f"the Ray driver process ended (exit code {self._process.exitcode})")
+
+    def _gauges(self, seen: tuple[float, float, float]) -> None:
+        """The child's Ray node metrics, in this process's registry (the one served)."""
+        nodes, refused, lost = seen
+        metrics.RAY_NODES.set(nodes)
+        metrics.RAY_NODES_REFUSED.set(refused)
+        if lost > self._nodes_lost:
+            metrics.RAY_NODES_LOST.inc(lost - self._nodes_lost)
+        self._nodes_lost = lost
 
     def _lose(self, why: str) -> None:
         """The connection is gone: fail what runs (the runner hands it back), once."""
@@ -217,7 +229,7 @@ def _child(
     except Exception as e:  # Ray's own failure
         send(("unreachable", f"{type(e).__name__}: {e}"))
         return
-    send(("connected", executor.slots))
+    send(("connected", executor.slots, _gauges()))
     gcs = ray_executor.gcs_address()
     stop = threading.Event()
     threading.Thread(target=_watch_head, args=(gcs, send, stop), daemon=True).start()
@@ -235,6 +247,13 @@ def _child(
             stop.set()
             executor.shutdown(wait=message[1])
             return
+
+
+def _gauges() -> tuple[float, float, float]:
+    """This child's Ray node metrics: alive, refused, lost (the runner serves them)."""
+    found = (metrics.RAY_NODES, metrics.RAY_NODES_REFUSED, metrics.RAY_NODES_LOST)
+    values = [next(iter(m.collect())).samples[0].value for m in found]
+    return values[0], values[1], values[2]
 
 
 def _report(send: Callable[[tuple[Any, ...]], None], match_id: int, done: Future[Finished]) -> None:
@@ -298,7 +317,7 @@ def _report_slots(executor: Any, send: Any, stop: threading.Event) -> None:
 
     while not stop.wait(SURVEY_S):
         try:
-            send(("slots", executor.slots))
+            send(("slots", executor.slots, _gauges()))
         except NoNodeFit as e:
             send(("unfit", str(e)))
             os._exit(0)
