@@ -15,13 +15,19 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Protocol
 
-from niwa.ladder import logs
+from niwa.errors import LadderError
 from niwa.ladder.store import Finished
 from niwa.ladder.worker import Job, init_worker, run_job
 from niwa.referee.pool import spawn_pool
 
 LOCAL, RAY = "local", "ray"
 KINDS = (LOCAL, RAY)
+
+
+class ExecutorLost(LadderError):
+    """The executor lost its cluster (a Ray head gone): its running matches are not the
+    bots' failures; the runner hands them back and starts a new executor."""
+
 
 #: The bytes of the archive with this content hash (a submitted bot's files).
 ArchiveReader = Callable[[str], bytes]
@@ -83,8 +89,8 @@ def start(
     if kind == LOCAL:
         return LocalPool(workers, log_level, node, log_file)
     if kind == RAY:
-        from niwa.ladder.ray_executor import RayExecutor  # ray is an optional extra
+        from niwa.ladder.ray_bridge import RayBridge  # ray is an optional extra
+        from niwa.ladder.ray_executor import niwa_version
 
-        logs.adopt("ray")  # imported just now, with a stderr handler of its own
-        return RayExecutor(ray_address, log_level, archive, node)
+        return RayBridge(ray_address, log_level, archive, node, version=niwa_version())
     raise ValueError(f"no executor {kind!r}; choose one of {', '.join(KINDS)}")

@@ -56,6 +56,12 @@ def configure_server(
     # With a log file stderr is a person's console (warnings, errors, "stopped"), unless
     # JSON was asked for by name.
     _say_as_event = json_events() and (file is None or log_format == "json")
+    route_libraries()
+
+
+def route_libraries() -> None:
+    """Hand the standard library's records (at :data:`LIBRARY_LEVEL` and above) to
+    structlog; also the Ray driver's child process does, whose events the runner logs."""
     root = logging.getLogger()
     root.handlers = [h for h in root.handlers if not isinstance(h, _ToStructlog)]
     root.addHandler(_ToStructlog())

@@ -85,7 +85,11 @@ class NoNodeFit(LimitsUnavailable):
     machine cannot enforce a bot's limits)."""
 
     def __init__(self, reasons: Iterable[str]) -> None:
-        super().__init__(f"no node of the Ray cluster may play: {'; '.join(sorted(set(reasons)))}")
+        self.reasons = sorted(set(reasons))
+        super().__init__(f"no node of the Ray cluster may play: {'; '.join(self.reasons)}")
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled to the runner whole
+        return (NoNodeFit, (self.reasons,))
 
 
 @dataclass(frozen=True)
@@ -226,12 +230,13 @@ class RayExecutor:
     """Submits each job as a Ray task (one CPU); see the module's doc."""
 
     def __init__(
-        self, address: str, log_level: str, archive_bytes: ArchiveReader, node: str = ""
-    ) -> None:
+        self, address: str, log_level: str, archive_bytes: ArchiveReader, node: str = "",
+        version: str = "",
+    ) -> None:  # fmt: skip
         self.log = structlog.get_logger("niwa.ladder").bind(node=node)
         self._archive_bytes = archive_bytes
         self._log_level = log_level
-        self._version = niwa_version()
+        self._version = version or niwa_version()  # the runner's
         _connect(address)
         self._task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(
             play
@@ -396,6 +401,11 @@ class RayExecutor:
         elif not wait:
             self.cancel()
         ray.shutdown()
+
+
+def gcs_address() -> str:
+    """The connected cluster's GCS (head) address, ``host:port``."""
+    return str(ray.get_runtime_context().gcs_address)
 
 
 def _connect(address: str) -> None:

@@ -58,6 +58,8 @@ HOUSEKEEPING_S = 600.0
 #: How often a leading runner looks for a drain request (niwa.ladder.drain); a standby looks
 #: at each poll of the lease.
 DRAIN_POLL_S = 1.0
+#: The longest wait between two attempts to reach a lost cluster again.
+RECONNECT_MAX_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,9 @@ class Runner:
         self.drained = False
         #: What this runner is doing, for /readyz: starting, leading, standing_by, stopped
         self.role = "starting"
+        #: Seconds before connecting the executor again after it lost its cluster
+        #: (doubling up to RECONNECT_MAX_S); 0: connected, or never lost.
+        self._reconnect_s = 0.0
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -324,7 +329,20 @@ class Runner:
         schedules, claims and collects. A broken pool fails its matches and returns
         (:meth:`run` starts a fresh one)."""
         in_flight: dict[Future[Finished], Match] = {}
-        pool = self._pool(store)
+        try:
+            pool = self._pool(store)
+        except ConnectionError as e:
+            if isinstance(e, PermissionError):
+                raise  # the cluster refused our token: no retry helps, the operator must
+            # A head that is down (or not up yet) comes back: wait, keeping the lease.
+            wait = self._reconnect_s or 1.0
+            self.log.error("executor_unreachable", error=str(e), retry_in_s=wait)
+            self._pause(lease, stop, wait)
+            self._reconnect_s = min(2 * wait, RECONNECT_MAX_S, lease.seconds / 4)
+            return
+        if self._reconnect_s:
+            self.log.info("executor_reconnected", executor=self.settings.executor)
+        self._reconnect_s = 0.0
         lost = False
         try:
             while not stop.is_set():
@@ -349,6 +367,12 @@ class Runner:
                     return
         except BrokenProcessPool:
             self._recover(store, in_flight)
+        except executors.ExecutorLost:  # its matches are no bot's failures: hand them back
+            handed = store.hand_back(list(in_flight.values()))
+            in_flight.clear()
+            self.log.warning("matches_requeued", matches=handed, reason="executor lost")
+            lost = True
+            self._reconnect_s = 1.0
         except (LeaseLost, ConnectionLost):  # the matches in flight are another's now
             lost = True
             raise
@@ -425,6 +449,13 @@ class Runner:
         self.drained = True
         stop.set()
 
+    def _pause(self, lease: Lease, stop: threading.Event, seconds: float) -> None:
+        """Wait ``seconds`` (or until stopped), renewing the lease meanwhile."""
+        end = time.monotonic() + seconds
+        while not stop.is_set() and (left := end - time.monotonic()) > 0:
+            self._heartbeat(lease)
+            stop.wait(min(left, lease.seconds / 8))
+
     def _housekeep(self, store: Store) -> None:
         """Every HOUSEKEEPING_S: remove the stderr tails past the ladder's retention."""
         if time.monotonic() - self._housekept < HOUSEKEEPING_S:
@@ -468,6 +499,9 @@ class Runner:
                 # "running" until the next restart
                 store.matches.fail_match(match.id, "a worker process died")
                 raise
+            except executors.ExecutorLost:  # claimed as the cluster went: the queue's again
+                store.hand_back([match])
+                raise
             in_flight[future] = match
 
     def _collect(self, store: Store, in_flight: dict[Future[Finished], Match]) -> None:
@@ -478,8 +512,8 @@ class Runner:
             started = time.perf_counter()
             try:
                 self._record(store, match, future)
-            except BrokenProcessPool:
-                in_flight[future] = match  # failed with the others by _recover
+            except (BrokenProcessPool, executors.ExecutorLost):
+                in_flight[future] = match  # failed or handed back with the others
                 raise
             finally:
                 self.store_seconds += time.perf_counter() - started
@@ -590,7 +624,7 @@ class Runner:
         log = self.log.bind(match=match.id, game=match.game)
         try:
             finished = future.result()
-        except (BrokenProcessPool, LimitsUnavailable):
+        except (BrokenProcessPool, LimitsUnavailable, executors.ExecutorLost):
             raise
         except Exception as e:  # the referee could not run it: not any bot's fault
             metrics.MATCH_ERRORS.labels(match.game).inc()

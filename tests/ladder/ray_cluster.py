@@ -35,6 +35,7 @@ import pytest
 
 from niwa.ladder.ray_executor import NAME_LABEL, VERSION_LABEL, niwa_version, version_label
 from tests.ladder.serving import alive, children
+from tests.polling import wait_for
 
 HOST = "127.0.0.2"
 #: How fast the head declares a silent node dead (Ray's defaults take about 30 s): after
@@ -138,18 +139,34 @@ class Cluster:
         just before (its workers, their referees' bots and guardians), each as (pid,
         start time) so a pid reused since is not mistaken for one of them."""
         flag = f"--node_manager_port={self.node_b_port}".encode()
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                args = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if args and args[0].endswith(b"/raylet") and flag in args:
-                under = {(pid, _started(pid)) for pid in children(int(entry.name))}
-                os.kill(int(entry.name), signal.SIGKILL)
-                return under
+        for pid in _running("/raylet", flag):
+            under = {(p, _started(p)) for p in children(pid)}
+            os.kill(pid, signal.SIGKILL)
+            return under
         raise AssertionError("node-b's raylet is not running")
+
+    def stop_head(self) -> None:
+        """SIGKILL every process of the head: its ``ray start`` group (raylet, workers)
+        and its GCS, found by its port: it outlived the group when only that was killed."""
+        port = self.address.rpartition(":")[2]
+        gcs = [
+            (pid, _started(pid))
+            for pid in _running("/gcs_server", f"--gcs_server_port={port}".encode())
+        ]
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.groups[0], signal.SIGKILL)
+        for pid, _ in gcs:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        _gone(self.groups[0])
+        wait_for("the head's GCS to end", lambda: not still_running(set(gcs)), 120)
+
+    def start_head(self) -> None:
+        """Start the head again, as it was first started (same address and token)."""
+        # `ray start --head` refuses an address that its temp dir names as the current
+        # cluster while any process (node-b's, say) still names that GCS: forget it.
+        (self.root / "ray" / "ray_current_cluster").unlink(missing_ok=True)
+        self.groups[0] = self._ray_start("node-a", *self.head_args)
 
     def leave(self, group: int) -> None:
         """Stop the node ``join`` started as ``group`` (every process of it)."""
@@ -164,6 +181,21 @@ class Cluster:
                 os.killpg(group, signal.SIGKILL)
         for group in self.groups:  # gone before the temp dirs are: poll, however slow
             _gone(group)
+
+
+def _running(program: str, flag: bytes) -> list[int]:
+    """The pids of the processes running ``program`` (a path's tail) with ``flag``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if args and args[0].endswith(program.encode()) and flag in args:
+            found.append(int(entry.name))
+    return found
 
 
 def _gone(group: int) -> None:

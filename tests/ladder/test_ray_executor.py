@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from niwa.ladder import archive, executors, submission
+from niwa.ladder.lease import Lease
 from niwa.ladder.runner import Runner, Settings
 from niwa.ladder.store import ACTIVE, DONE, RUNNING, Store
 from niwa.referee.cgroups import LimitsUnavailable
@@ -286,3 +288,70 @@ def test_a_node_without_bubblewrap_refuses_matches(monkeypatch: pytest.MonkeyPat
     problem = node_problem("blossom", Expected(niwa_version(), "1", "info"))
     assert problem.startswith("bubblewrap is not installed here")
 
+
+def test_a_runner_started_while_the_head_is_down_says_so_and_retries(
+    tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    with socket.socket() as unused:  # a port nothing listens on: a head that is down
+        unused.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{unused.getsockname()[1]}"
+    stop = threading.Event()
+    runner = threading.Thread(target=Runner(replace(
+        settings(store, None, executors.RAY, address), node="leader", lease_s=4.0
+    )).run, args=(stop,))  # fmt: skip
+    runner.start()
+    try:
+        wait_for("two attempts", lambda: len(unreachable(logged)) >= 2, RAY_PATIENCE_S)
+        assert runner.is_alive()
+    finally:
+        stop.set()
+        runner.join(timeout=RAY_PATIENCE_S)
+    assert address in unreachable(logged)[0]["error"]
+    assert not runner.is_alive()
+    store.close()
+
+
+def test_a_lost_head_is_logged_once_and_play_resumes_when_it_returns(
+    cluster: Cluster, tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    # last in the module: the head comes back as a new cluster (node-b is gone by now)
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    stop = threading.Event()
+    runner = threading.Thread(target=Runner(replace(
+        settings(store, None, executors.RAY, cluster.address), node="leader", lease_s=4.0
+    )).run, args=(stop,))  # fmt: skip
+    runner.start()
+    try:
+        wait_for("a match on the cluster", lambda: ran_on(logged), RAY_PATIENCE_S)
+        cluster.stop_head()
+        wait_for("the loss to be logged", lambda: lost(logged), RAY_PATIENCE_S)
+        # the lease (4 s) outlives several of its terms while the head is away
+        wait_for("three attempts to reconnect", lambda: len(unreachable(logged)) >= 3,
+                 RAY_PATIENCE_S)  # fmt: skip
+        holder = Lease(store.db, "test", 4.0).current()
+        assert runner.is_alive() and holder is not None and holder.holder == "leader"
+        assert not store.matches(state=RUNNING)  # handed back, not lost
+        cluster.start_head()
+        wait_for("a match after the head came back", lambda: any(
+            e["event"] == "match_ran" for e in logged[logged.index(lost(logged)[0]):]
+        ), RAY_PATIENCE_S)  # fmt: skip
+    finally:
+        stop.set()
+        runner.join(timeout=RAY_PATIENCE_S)
+    assert not runner.is_alive()
+    assert [e["node"] for e in lost(logged)] == ["leader"]
+    assert [e["event"] for e in logged if e["event"] == "executor_reconnected"] == [
+        "executor_reconnected"
+    ]
+    assert not store.matches(state=RUNNING)
+    assert_counted_once(store, snapshot(store))
+    store.close()
+
+
+def lost(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == "ray_connection_lost"]
+
+
+def unreachable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == "executor_unreachable"]
