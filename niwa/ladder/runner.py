@@ -368,7 +368,7 @@ class Runner:
         except BrokenProcessPool:
             self._recover(store, in_flight)
         except executors.ExecutorLost:  # its matches are no bot's failures: hand them back
-            handed = store.hand_back(list(in_flight.values()))
+            handed = store.matches.hand_back(list(in_flight.values()))
             in_flight.clear()
             self.log.warning("matches_requeued", matches=handed, reason="executor lost")
             lost = True
@@ -500,7 +500,7 @@ class Runner:
                 store.matches.fail_match(match.id, "a worker process died")
                 raise
             except executors.ExecutorLost:  # claimed as the cluster went: the queue's again
-                store.hand_back([match])
+                store.matches.hand_back([match])
                 raise
             in_flight[future] = match
 

@@ -331,7 +331,7 @@ def test_a_lost_head_is_logged_once_and_play_resumes_when_it_returns(
                  RAY_PATIENCE_S)  # fmt: skip
         holder = Lease(store.db, "test", 4.0).current()
         assert runner.is_alive() and holder is not None and holder.holder == "leader"
-        assert not store.matches(state=RUNNING)  # handed back, not lost
+        assert not store.matches.matches(state=RUNNING)  # handed back, not lost
         cluster.start_head()
         wait_for("a match after the head came back", lambda: any(
             e["event"] == "match_ran" for e in logged[logged.index(lost(logged)[0]):]
@@ -344,7 +344,7 @@ def test_a_lost_head_is_logged_once_and_play_resumes_when_it_returns(
     assert [e["event"] for e in logged if e["event"] == "executor_reconnected"] == [
         "executor_reconnected"
     ]
-    assert not store.matches(state=RUNNING)
+    assert not store.matches.matches(state=RUNNING)
     assert_counted_once(store, snapshot(store))
     store.close()
 
