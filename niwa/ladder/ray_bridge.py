@@ -138,7 +138,7 @@ class RayBridge:
             elif kind == "slots":
                 self._cpus = message[1]
                 self._gauges(message[2])
-            elif kind == "done":
+            elif kind == "ran":
                 _, match_id, result, error = message
                 with self._lock:
                     future = self._futures.pop(match_id, None)
@@ -263,12 +263,12 @@ def _report(send: Callable[[tuple[Any, ...]], None], match_id: int, done: Future
 def _outcome(match_id: int, done: Future[Finished]) -> tuple[Any, ...]:
     error = done.exception()
     if error is None:
-        return ("done", match_id, done.result(), None)
+        return ("ran", match_id, done.result(), None)
     try:
         pickle.dumps(error)
     except Exception:  # an exception Ray built that does not travel: say what it was
         error = RuntimeError(f"{type(error).__name__}: {error}")
-    return ("done", match_id, None, error)
+    return ("ran", match_id, None, error)
 
 
 def _forward_logs(send: Any) -> None:
