@@ -57,9 +57,21 @@ def _board(board: Board) -> str:
     return _last_board[1]
 
 
+#: Short int lists already spelled, by value: hand sizes, seats to move, tokens and
+#: painters repeat from one decision to the next. Emptied when full, so it stays small.
+_INTS: dict[tuple[int, ...], str] = {}
+_INTS_LIMIT = 4096
+
+
 def _ints(values: Sequence[int]) -> str:
     """A list of ints as canonical JSON: Python's own spelling without the spaces."""
-    return str(list(values)).replace(" ", "")
+    key = tuple(values)
+    text = _INTS.get(key)
+    if text is None:
+        if len(_INTS) >= _INTS_LIMIT:
+            _INTS.clear()
+        text = _INTS[key] = str(list(key)).replace(" ", "")
+    return text
 
 
 def _maybe(value: int | None) -> str:
@@ -83,7 +95,7 @@ def _scorings(scorings: object) -> str:
 def observation_json(state: SakuraState, seat: int | None) -> str:
     cards = deck_json(state.cards)
     hand = "null" if seat is None else \
-        "[" + ",".join([cards[c] for c in state.hands[seat]]) + "]"
+        "[" + ",".join(map(cards.__getitem__, state.hands[seat])) + "]"
     view = state._view
     if view is None:
         view = state._view = _shared(state, cards)
@@ -95,7 +107,7 @@ def _shared(state: SakuraState, cards: dict[int, str]) -> tuple[str, str, str]:
     """The observation's text before the hand, between it and the seat, and after:
     the same for every seat asked in one position (most decisions ask all of them)."""
     g = state.garden
-    discard = ",".join([cards[c] for c in sorted(state.discard)])
+    discard = ",".join(map(cards.__getitem__, sorted(state.discard)))
     played = ",".join([
         f'{{"card":{cards[c]},"painter":{_maybe(p)},"status":{_text(status)}}}'
         for p, c, status in state.played
