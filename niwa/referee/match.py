@@ -287,6 +287,9 @@ class _Match:
         self.chance = stream(spec.seed, "chance")
         self.seats: list[_Seat] = []
         self.clock: ClockKind = "wall"  # what decisions are charged; set once seats start
+        #: :attr:`all_in_process`, fixed when the steps begin (the seats' players never
+        #: change after that): asked once per match rather than per decision.
+        self.local = False
         self.log = structlog.get_logger("niwa.referee").bind(match=self.match_id)
 
     async def put_out(self, seat: _Seat, kind: Failure, at: int | None, detail: str) -> None:
@@ -451,7 +454,8 @@ class _Match:
         moves: dict[int, Move] = {}
         if len(to_move) == 1:
             await self.ask(self.seats[to_move[0]], index, state, moves)
-        elif all(isinstance(self.seats[s].player, InProcessPlayer) for s in to_move):
+        elif self.local or all(isinstance(self.seats[s].player, InProcessPlayer)
+                               for s in to_move):
             for s in to_move:  # they never wait: asking them at once would gain nothing
                 await self.ask(self.seats[s], index, state, moves)
         else:  # simultaneous: every seat is asked at once, each under its own deadline
@@ -480,6 +484,7 @@ class _Match:
         if started_seats and all(s.player.charges_cpu for s in started_seats):
             self.clock = "cpu"
         steps_started = time.perf_counter()
+        self.local = self.all_in_process
         header = self.header()
         if writer is not None:
             writer.header(header)
