@@ -375,8 +375,8 @@ class _Match:
         elif failure is not None and failure.kind != Failure.TIMEOUT:
             seat.clock.charge(used_ms)  # a failed call still spent its time
         if failure is None:
-            moves[seat.index] = Move(
-                seat.index, action, "OK", wall_ms, cpu_ms, int(time_left), note, debug=debug
+            moves[seat.index] = Move.answered(
+                seat.index, action, wall_ms, cpu_ms, int(time_left), note, debug
             )
             return
         if failure.kind == Failure.TIMEOUT:
