@@ -7,12 +7,15 @@ shuffles that follow it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 
 
+@functools.lru_cache(maxsize=256)
 def derive_seed(seed: int, *purpose: object) -> int:
-    """A 63-bit seed for ``purpose`` (e.g. ``("chance",)`` or ``("bot", 2)``)."""
+    """A 63-bit seed for ``purpose`` (e.g. ``("chance",)`` or ``("bot", 2)``); the last
+    few are kept, since a match asks for each seat's twice (its seat and its Start)."""
     text = "/".join(str(p) for p in (seed, *purpose))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 

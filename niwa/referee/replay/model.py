@@ -149,10 +149,21 @@ class Move:
                                   ("note", self.note))
                 if text
             )
+        clock, cpu, wall = self.clock_ms, self.cpu_ms, self.wall_ms
+        # The common numbers spelled inline (an int clock, finite float times): a
+        # call of _number each cost as much as the rest of the line.
+        clock_text = repr(clock) if type(clock) is int else _number(clock)
+        cpu_text = repr(round(cpu, 3)) if type(cpu) is float and cpu - cpu == 0 \
+            else _number(cpu, 3)
+        wall_text = repr(round(wall, 3)) if type(wall) is float and wall - wall == 0 \
+            else _number(wall, 3)
+        status = self.status
+        status_text = f'"{status}"' if status in _PLAIN_WORDS else _word(status)
         return (
-            f'{{"action":{action},"clock_ms":{_number(self.clock_ms)},'
-            f'"cpu_ms":{_number(self.cpu_ms, 3)},{texts}"seat":{self.seat},'
-            f'"status":{_word(self.status)},"wall_ms":{_number(self.wall_ms, 3)}}}'
+            f'{{"action":{action},"clock_ms":{clock_text},"cpu_ms":{cpu_text},'
+            f'{texts}"seat":{self.seat},'
+            f'"status":{status_text},'
+            f'"wall_ms":{wall_text}}}'
         )
 
 
