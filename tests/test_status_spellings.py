@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
-from niwa.referee.failures import Failure
+from niwa.referee.failures import Failure, MoveStatus, SeatStatus
 
 NIWA = Path(__file__).resolve().parents[1] / "niwa"
 #: Where each set is defined (and so may be spelled).
@@ -20,8 +20,12 @@ HOMES = {NIWA / "ladder" / "statuses.py", NIWA / "referee" / "failures.py"}
 LADDER_PACKAGES = ("ladder", "web", "commands")
 
 LADDER_WORDS = {str(v) for e in (BotStatus, MatchState, MatchKind) for v in e}
-FAILURE_WORDS = {str(v) for v in Failure}
+FAILURE_WORDS = {str(v) for v in (*Failure, *MoveStatus)}
+#: How a seat ended: "ok" and "out" mean other things too (a health check's "ok"), so
+#: they are looked for where a status is compared, passed or quoted in SQL.
+SEAT_WORDS = {str(v) for v in SeatStatus}
 QUOTED_IN_SQL = re.compile(r"'(" + "|".join(sorted(LADDER_WORDS | FAILURE_WORDS)) + r")'")
+SEAT_IN_SQL = re.compile(r"status\s*(?:<>|!=|=)\s*'(" + "|".join(sorted(SEAT_WORDS)) + r")'")
 QUOTED_IN_TEMPLATE = re.compile(
     r"""["'](""" + "|".join(sorted(LADDER_WORDS | FAILURE_WORDS)) + r""")["']"""
 )
@@ -38,6 +42,24 @@ def _watched(path: Path) -> set[str]:
     in the ladder's packages."""
     top = path.relative_to(NIWA).parts[0]
     return FAILURE_WORDS | (LADDER_WORDS if top in LADDER_PACKAGES else set())
+
+
+def _status_literals(tree: ast.AST) -> Iterator[ast.Constant]:
+    """String constants compared with a ``status`` (``x.status == "out"``,
+    ``row["status"] != "ok"``) or given as one (``status="out"``)."""
+    def is_status(node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            return node.attr == "status"
+        return isinstance(node, ast.Subscript) and getattr(node.slice, "value", None) == "status"
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(is_status(side) for side in sides):
+                yield from (s for s in sides if isinstance(s, ast.Constant))
+        elif (isinstance(node, ast.keyword) and node.arg == "status"
+              and isinstance(node.value, ast.Constant)):
+            yield node.value
 
 
 def _literals(tree: ast.AST) -> Iterator[ast.Constant]:
@@ -72,12 +94,23 @@ def test_no_module_spells_a_status_or_failure_kind_outside_its_enum() -> None:
     assert strays == [], "use the enum (niwa.ladder.statuses, niwa.referee.failures)"
 
 
+def test_no_module_compares_a_seat_status_with_a_literal() -> None:
+    strays = [
+        _where(path, node)
+        for path in _modules()
+        for node in _status_literals(ast.parse(path.read_text(encoding="utf-8")))
+        if node.value in SEAT_WORDS
+    ]
+    assert strays == [], "use niwa.referee.failures.SeatStatus"
+
+
 def test_no_sql_text_quotes_a_status_outside_its_enum() -> None:
     strays = [
         _where(path, node)
         for path in _modules()
         for node in _literals(ast.parse(path.read_text(encoding="utf-8")))
         if any(m[1] in _watched(path) for m in QUOTED_IN_SQL.finditer(node.value))
+        or SEAT_IN_SQL.search(node.value)
     ]
     assert strays == [], "interpolate the enum's member into the SQL text"
 
@@ -104,3 +137,10 @@ def test_the_values_are_the_ones_stored_and_sent() -> None:
     assert [str(s) for s in MatchState] == ["queued", "running", "done", "failed"]
     assert [str(k) for k in MatchKind] == ["rated", "validation"]
     assert [str(f) for f in Failure] == ["TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED"]
+    assert [str(s) for s in SeatStatus] == ["ok", "out"]
+    assert [str(s) for s in MoveStatus] == ["OK", "OUT"]
+
+
+def test_the_seat_walk_finds_a_compared_and_a_passed_status() -> None:
+    tree = ast.parse('if seat.status == "out": pass\nSeatOutcome(0, status="ok")\nx = "ok"\n')
+    assert [node.value for node in _status_literals(tree)] == ["out", "ok"]

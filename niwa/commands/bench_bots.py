@@ -15,6 +15,7 @@ from pathlib import Path
 
 from niwa.referee import replay
 from niwa.referee.clock import TimeControl
+from niwa.referee.failures import MoveStatus
 from niwa.referee.match import BotSpec, MatchSpec, play_match
 
 
@@ -40,7 +41,7 @@ def bot_decisions(bot: BotSpec, game: str, players: int, matches: int, seed: int
             ))  # fmt: skip
             for step in replay.read(path).steps:
                 for mv in step.moves:
-                    if step.kind != "decision" or mv.seat != 0 or mv.status != "OK":
+                    if step.kind != "decision" or mv.seat != 0 or mv.status != MoveStatus.OK:
                         continue
                     if mv.wall_ms is not None:
                         wall.append(mv.wall_ms)

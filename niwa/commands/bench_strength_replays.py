@@ -22,6 +22,7 @@ from typing import Any
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.bench_strength import match_score, side_spec, split_pair
+from niwa.referee.failures import MoveStatus
 from niwa.referee.replay import ReplayError, read
 from niwa.series.report import fmt_elo, json_number
 from niwa.series.stats import block_interval, elo
@@ -95,7 +96,7 @@ def pool_replays(folders: list[Path], a: str, b: str) -> Pooled:
         failed: dict[str, int] = {}
         for step in replay.steps:
             for move in step.moves:
-                if move.seat >= 0 and move.status != "OK":
+                if move.seat >= 0 and move.status != MoveStatus.OK:
                     side = seating[move.seat]
                     failed[side] = failed.get(side, 0) + 1
         score = match_score(replay.result.places, seating)

@@ -20,6 +20,7 @@ from pathlib import Path
 from niwa import engine
 from niwa.ladder.schema import MIGRATIONS
 from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
+from niwa.referee.failures import SeatStatus
 
 #: The schema an older niwa reads (before the totals of schema 4).
 SCHEMA = 3
@@ -74,8 +75,8 @@ def fill(path: Path, game: str, matches: int, bots: int, seed: int = 0) -> None:
             order = sorted(seated, key=strength.__getitem__, reverse=True)
             for seat, bot in enumerate(seated):
                 place = order.index(bot)
-                results.append((match, seat, bot, place, float(-place), "ok", "", None, "",
-                                json.dumps([])))
+                results.append((match, seat, bot, place, float(-place), str(SeatStatus.OK), "",
+                                None, "", json.dumps([])))
                 games[bot] += 1
                 wins[bot] += place == 0
     conn.executemany(

@@ -31,6 +31,7 @@ from niwa.ladder import logs
 from niwa.ladder.reads import Reads
 from niwa.ladder.runner import Runner, Settings
 from niwa.ladder.store import Finished, Match, SeatResult, Store
+from niwa.referee.failures import SeatStatus
 
 
 class Timings:
@@ -62,7 +63,7 @@ def finish(store: Store, match: Match, rng: random.Random, replay: bytes | None)
     places = list(range(len(match.seats)))
     rng.shuffle(places)
     results = tuple(
-        SeatResult(seat, bot, place, float(-place), "ok")
+        SeatResult(seat, bot, place, float(-place), SeatStatus.OK)
         for seat, (bot, place) in enumerate(zip(match.seats, places, strict=True))
     )
     finished = Finished(results, 40, 0.1, "0" * 64)

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from niwa import engine
 from niwa.cli import UsageError
 from niwa.commands.play import FAIL_ON_HELP, warn_isolation
+from niwa.referee.failures import SeatStatus
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.pool import cores
 from niwa.referee.text import printable
@@ -96,7 +97,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
                    "a summary")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run bots as plain processes (trusted bots only)")
-    p.add_argument("--fail-on", choices=FAIL_ON, default="out", help=FAIL_ON_HELP)
+    p.add_argument("--fail-on", choices=FAIL_ON, default=str(SeatStatus.OUT), help=FAIL_ON_HELP)
 
 
 def series_seed(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from niwa.commands.replay import read_replay, write_html
 from niwa.engine import CHANCE, State, describe_move
 from niwa.referee import cgroups
 from niwa.referee.clock import TimeControl
+from niwa.referee.failures import MoveStatus, SeatStatus
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.match import (
     BotSpec,
@@ -93,7 +94,7 @@ def register(sub: Any) -> None:
     p.add_argument("--log-dir", type=Path, help="keep each bot's stderr here")
     p.add_argument("--max-failures", type=int, default=3,
                    help="failed decisions that put a seat out (default 3)")
-    p.add_argument("--fail-on", choices=FAIL_ON, default="out", help=FAIL_ON_HELP)
+    p.add_argument("--fail-on", choices=FAIL_ON, default=str(SeatStatus.OUT), help=FAIL_ON_HELP)
     p.add_argument("--no-sandbox", action="store_true",
                    help="run bots as plain processes (trusted bots only)")
     p.add_argument("--in-process", action="store_true",
@@ -203,7 +204,7 @@ class Narrator:
         for move in step.moves:
             who = "chance" if move.seat == CHANCE else f"seat {move.seat} ({self.names[move.seat]})"
             line = f"{step.index:>4}  {who}: {describe_move(before, move.seat, move.action)}"
-            if move.seat != CHANCE and move.status != "OK":
+            if move.seat != CHANCE and move.status != MoveStatus.OK:
                 why = f"; {printable(move.detail, DETAIL_SHOWN)}" if move.detail else ""
                 line += f"  [{move.status}: default move{why}]"
             if move.note:  # the bot's own words: escaped, so it cannot drive the terminal
@@ -246,13 +247,13 @@ def print_result(
         score = outcome.result.scores[seat]
         line = f"  {place}. seat {seat} {names[seat]:<24} score {score:g}"
         info = outcome.seats[seat]
-        if info.status == "out":
+        if info.status == SeatStatus.OUT:
             when = "start-up" if info.at is None else f"step {info.at}"
             line += f"  OUT ({info.reason} at {when}: {printable(info.detail, DETAIL_SHOWN)})"
         print(line, file=out)
         for text in failure_lines(failures, seat, info) if failures else []:
             print(f"       {text}", file=out)
-        if info.status == "out":  # why it died, in plain sight: its error from stderr
+        if info.status == SeatStatus.OUT:  # why it died, in plain sight: its error from stderr
             for text in cause_lines(info.stderr_tail, SHOWN_LINES):
                 print(f"       | {printable(text, DETAIL_SHOWN)}", file=out)
     print(

@@ -16,6 +16,7 @@ from niwa.engine import CHANCE, Action, canonical_json, describe_move
 from niwa.ladder.client import CallFailed, LadderClient, ReplayMismatch, checked_replay
 from niwa.referee import replay as replays
 from niwa.referee.ask import ask_again_sync
+from niwa.referee.failures import MoveStatus, SeatStatus
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.match import BotSpec
 from niwa.referee.replay import Move, Replay, ReplayError, Step
@@ -212,7 +213,7 @@ def _move_line(step: Step, move: Move, before: engine.State, names: list[str]) -
         return f"{step.index:>4}  chance: {describe_move(before, CHANCE, move.action)}"
     line = f"{step.index:>4}  seat {move.seat} ({names[move.seat]}): "
     line += describe_move(before, move.seat, move.action)
-    if move.status != "OK":
+    if move.status != MoveStatus.OK:
         detail = f": {printable(move.detail, DETAIL_SHOWN)}" if move.detail else ""
         line += f"  [{move.status}{detail}]"
     if move.wall_ms is not None:
@@ -266,10 +267,11 @@ def run_show(args: argparse.Namespace) -> int:
             when = "start-up" if o.at is None else f"step {o.at}"
             detail = printable(o.detail, DETAIL_SHOWN)
             reason = printable(o.reason, NAME_SHOWN)
-            out_note = f"  OUT ({reason} at {when}: {detail})" if o.status == "out" else ""
+            went_out = o.status == SeatStatus.OUT
+            out_note = f"  OUT ({reason} at {when}: {detail})" if went_out else ""
             print(f"  {r.places[seat] + 1}. seat {seat} {names[seat]:<24} "
                   f"score {r.scores[seat]:g}{out_note}", file=out)
-            if o.status == "out":  # why it died: its error, from the stderr kept
+            if went_out:  # why it died: its error, from the stderr kept
                 for text in cause_lines(o.stderr_tail, SHOWN_LINES):
                     print(f"       | {printable(text, DETAIL_SHOWN)}", file=out)
     return 0

@@ -26,7 +26,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from niwa.referee.failures import Failure
+from niwa.referee.failures import Failure, SeatStatus
 
 if TYPE_CHECKING:
     from niwa.ladder.store import Finished
@@ -81,7 +81,7 @@ def count_recorded(game: str, kind: str, finished: Finished) -> None:
     MATCHES_FINISHED.labels(game, kind).inc()
     MATCH_DURATION.labels(game).observe(finished.wall_s)
     for seat in finished.results:
-        if seat.status != "ok":  # the class only: a detail would be unbounded
+        if seat.status != SeatStatus.OK:  # the class only: a detail would be unbounded
             failure = seat.reason if seat.reason in _FAILURES else "OTHER"
             SEAT_FAILURES.labels(game, failure).inc()
 

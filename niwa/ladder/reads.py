@@ -51,6 +51,7 @@ from niwa.ladder.views import (
     SeatResult,
     SeatTotals,
 )
+from niwa.referee.failures import SeatStatus
 from niwa.referee.private import public_replay
 
 #: Matches sent per store query while a watcher catches up.
@@ -242,7 +243,7 @@ class Reads:
         results = []
         for r in self.store.matches.results(match.id):
             bot = bots.get(r.bot_id)
-            out = r.status != "ok"
+            out = r.status != SeatStatus.OK
             results.append(SeatResult(
                 seat=r.seat,
                 bot_id=r.bot_id,
@@ -369,7 +370,8 @@ class Reads:
         return BotLogs(match_id=match.id, seats=tuple(
             SeatLog(
                 seat=r.seat, bot_id=r.bot_id, bot=named[r.bot_id].label, status=r.status,
-                failure=r.reason if r.status != "ok" else "", stderr_tail=tuple(r.stderr_tail),
+                failure=r.reason if r.status != SeatStatus.OK else "",
+                stderr_tail=tuple(r.stderr_tail),
                 kept=kept.kept, until=kept.until,
             )
             for r in seats
@@ -515,7 +517,8 @@ class Reads:
         found = self.store.db.execute(
             f"SELECT {_OUTCOME} FROM results r JOIN matches m ON m.id = r.match_id "
             "WHERE r.match_id IN (SELECT match_id FROM match_seats WHERE bot_id = ?) "
-            f"AND r.bot_id = ? AND r.status <> 'ok' {ended}ORDER BY r.match_id DESC LIMIT ?",
+            f"AND r.bot_id = ? AND r.status <> '{SeatStatus.OK}' "
+            f"{ended}ORDER BY r.match_id DESC LIMIT ?",
             (check_id("bot", bot_id), bot_id, min(limit, MAX_LIST)),
         )
         return [_outcome(r) for r in found]
@@ -544,7 +547,8 @@ class Reads:
         out: dict[int, dict[str, int]] = {}
         for r in self.store.db.execute(
             "SELECT r.bot_id, r.reason, COUNT(*) AS n FROM matches m "
-            "JOIN results r ON r.match_id = m.id WHERE m.seq <= ? AND r.status <> 'ok' "
+            "JOIN results r ON r.match_id = m.id "
+            f"WHERE m.seq <= ? AND r.status <> '{SeatStatus.OK}' "
             "GROUP BY r.bot_id, r.reason",
             (seq,),
         ):
@@ -575,7 +579,7 @@ _OUTCOME = (
 
 
 def _outcome(row: Row) -> SeatOutcome:
-    out = row["status"] != "ok"
+    out = row["status"] != SeatStatus.OK
     return SeatOutcome(
         seq=int(row["seq"] or 0), match_id=int(row["match_id"]), kind=str(row["kind"]),
         seat=int(row["seat"]), bot_id=int(row["bot_id"]), place=int(row["place"]),

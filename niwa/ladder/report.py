@@ -19,6 +19,7 @@ from niwa.ladder.views import (
     SeatLog,
     SeatResult,
 )
+from niwa.referee.failures import SeatStatus
 from niwa.referee.stderr_tail import cause_lines
 from niwa.referee.text import printable
 
@@ -81,7 +82,7 @@ def _failure(r: SeatResult) -> str:
 
 
 def _placing(r: SeatResult) -> str:
-    out = f" (out: {_p(_failure(r))})" if r.status != "ok" else ""
+    out = f" (out: {_p(_failure(r))})" if r.status != SeatStatus.OK else ""
     return f"{r.place + 1}. {_p(r.bot)}{out}"
 
 
@@ -90,7 +91,7 @@ def out_lines(m: MatchView) -> list[str]:
     of its stderr."""
     lines = []
     for r in sorted(m.results, key=lambda r: r.seat):
-        if r.status == "ok":
+        if r.status == SeatStatus.OK:
             continue
         when = "at start-up" if r.out_at_start else f"at step {r.out_step}"
         detail = f": {_p(r.detail, REASON_SHOWN)}" if r.detail else ""
@@ -139,7 +140,7 @@ def bots(listing: BotListing) -> str:
 def bot_logs(logs: BotLogs) -> str:
     lines = []
     for seat in logs.seats:
-        status = f"out ({_p(seat.failure)})" if seat.status != "ok" else "ok"
+        status = f"out ({_p(seat.failure)})" if seat.status != SeatStatus.OK else str(SeatStatus.OK)
         lines.append(f"match {logs.match_id}, seat {seat.seat}: {_p(seat.bot)}, {status}")
         lines.extend(f"  {_p(line, STDERR_SHOWN)}" for line in seat.stderr_tail)
         lines.append(f"  ({_tail_note(seat)})")
@@ -204,7 +205,7 @@ def leaderboard_json(boards: Sequence[Leaderboard]) -> dict[str, Any]:
 
 
 def _seat_json(r: SeatResult) -> dict[str, Any]:
-    out = r.status != "ok"
+    out = r.status != SeatStatus.OK
     return {
         "seat": r.seat, "bot_id": r.bot_id, "bot": r.bot, "place": r.place + 1,
         "score": r.score, "status": r.status,

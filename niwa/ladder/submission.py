@@ -38,6 +38,7 @@ from niwa.ladder.store import (
     Store,
     StoreError,
 )
+from niwa.referee.failures import SeatStatus
 from niwa.referee.match import BotSpec
 
 VALIDATION_OPPONENT = "random"
@@ -336,9 +337,11 @@ def judge(
         bot = store.bots.bot(bot_id)
         if bot.status != PENDING:
             continue
-        status, reason = outcome[seat] if outcome else ("out", error or "it could not start")
+        status, reason = (
+            outcome[seat] if outcome else (SeatStatus.OUT, error or "it could not start")
+        )
         log = _log.bind(bot=bot.label, bot_id=bot_id, game=bot.game)
-        if status == "ok":
+        if status == SeatStatus.OK:
             store.bots.set_bot_status(bot_id, ACTIVE)
             log.info("bot_accepted")
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import structlog
 
 from niwa.ladder.store import ACTIVE, RATED, SUSPENDED, Store
+from niwa.referee.failures import SeatStatus
 
 SETTING = "suspend_after"
 DEFAULT = 5
@@ -57,7 +58,7 @@ def check(store: Store, bot_ids: tuple[int, ...]) -> list[int]:
             "ORDER BY m.seq DESC LIMIT ?",
             (bot_id, RATED, n),
         )
-        if len(rows) < n or any(r["status"] == "ok" for r in rows):
+        if len(rows) < n or any(r["status"] == SeatStatus.OK for r in rows):
             continue
         last = rows[0]
         store.bots.set_bot_status(

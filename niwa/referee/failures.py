@@ -15,6 +15,21 @@ class Failure(StrEnum):
     DISCONNECTED = "DISCONNECTED"  # the process lives but its socket stopped answering
 
 
+class SeatStatus(StrEnum):
+    """How a seat ended a match (a replay's result line, the ladder's results)."""
+
+    OK = "ok"  # it played to the end
+    OUT = "out"  # it was put out (a fatal failure, or too many): defaults played for it
+
+
+class MoveStatus(StrEnum):
+    """A recorded move's status, besides the :class:`Failure` that made the referee
+    play a default move instead of the bot's."""
+
+    OK = "OK"  # the bot's own answer
+    OUT = "OUT"  # the seat was already out: a default move
+
+
 #: Failures after which the referee cannot talk to the bot any more: the seat is out.
 FATAL = frozenset({Failure.CRASHED, Failure.DISCONNECTED})
 

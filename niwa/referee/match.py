@@ -49,7 +49,7 @@ from niwa.engine import CHANCE, Action, Game, Result, State, canonical_json
 from niwa.referee import cgroups, sandbox, stderr_tail, uids
 from niwa.referee.cgroups import LimitsUnavailable
 from niwa.referee.clock import GRACE_S, WALL_FACTOR, Clock, TimeControl, wall_cap_s
-from niwa.referee.failures import FATAL, BotFailure, Failure, clip
+from niwa.referee.failures import FATAL, BotFailure, Failure, MoveStatus, SeatStatus, clip
 from niwa.referee.players import InProcessPlayer, Player, Question, make_question
 from niwa.referee.process_player import ProcessPlayer
 from niwa.referee.replay import (
@@ -224,7 +224,7 @@ def final_places(game_places: Sequence[int], seats: Sequence[SeatOutcome]) -> li
     """Seats still in keep the game's order; seats that went out place below them,
     a seat that went out later above one that went out earlier."""
     keys = [
-        (1, -place, 0) if s.status == "ok" else (0, 0, -1 if s.at is None else s.at)
+        (1, -place, 0) if s.status == SeatStatus.OK else (0, 0, -1 if s.at is None else s.at)
         for place, s in zip(game_places, seats, strict=True)
     ]
     return list(engine.places_from_keys(keys))
@@ -252,7 +252,7 @@ class _Seat:
 
     @property
     def out(self) -> bool:
-        return self.outcome.status == "out"
+        return self.outcome.status == SeatStatus.OUT
 
     @property
     def defaults(self) -> random.Random:
@@ -297,7 +297,7 @@ class _Match:
         await seat.player.close()  # reap first, so the stderr tail is complete
         seat.outcome = SeatOutcome(
             seat.index,
-            status="out",
+            status=SeatStatus.OUT,
             reason=str(kind),
             at=at,
             detail=detail,
@@ -330,7 +330,7 @@ class _Match:
     async def ask(self, seat: _Seat, index: int, state: State, moves: dict[int, Move]) -> None:
         if seat.out:
             legal = state.legal_actions(seat.index)
-            moves[seat.index] = Move(seat.index, seat.defaults.choice(legal), status="OUT")
+            moves[seat.index] = Move(seat.index, seat.defaults.choice(legal), status=MoveStatus.OUT)
             return
         time_left = seat.clock.time_left_ms()
         question = make_question(

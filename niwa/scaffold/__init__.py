@@ -54,17 +54,17 @@ def make(name: str, parent: Path) -> Path:
     if not parent.is_dir():
         raise ScaffoldError(f"{parent} is not a folder: create it first, or pass --dir")
     words = placeholders(name)
-    written: list[Path] = []
-    _write(files(__package__) / "template", target, words, written)
+    _write(files(__package__) / "template", target, words)
     return target
 
 
-def _write(source: Traversable, target: Path, words: dict[str, str], written: list[Path]) -> None:
+def _write(source: Traversable, target: Path, words: dict[str, str]) -> None:
+    """Every template under ``source`` written below ``target``, placeholders filled."""
     for entry in sorted(source.iterdir(), key=lambda e: e.name):
         name = entry.name
         if entry.is_dir():
             folder = target / ("niwa_" + words["__NAME__"] if name == "package" else name)
-            _write(entry, folder, words, written)
+            _write(entry, folder, words)
             continue
         if not name.endswith(".tmpl"):
             continue
@@ -77,4 +77,3 @@ def _write(source: Traversable, target: Path, words: dict[str, str], written: li
         path = target / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
-        written.append(path)

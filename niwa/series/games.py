@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from niwa.referee.failures import Failure
+from niwa.referee.failures import Failure, SeatStatus
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.match import MatchSpec, play_match
 from niwa.referee.pool import spawn_pool
@@ -23,7 +23,7 @@ from niwa.referee.replay import SeatOutcome
 FAILURES = tuple(Failure)
 #: ``--fail-on``: what of a bot directory's makes the run exit 1. ``out`` (the default):
 #: a seat that went out; ``any``: any failed decision, even below ``--max-failures``.
-FAIL_ON = ("out", "any")
+FAIL_ON = (str(SeatStatus.OUT), "any")
 
 
 def fails_run(status: str, failures: Mapping[str, int], builtin: bool, fail_on: str) -> bool:
@@ -31,7 +31,7 @@ def fails_run(status: str, failures: Mapping[str, int], builtin: bool, fail_on: 
     (they are the field, not the bot under test)."""
     if builtin:
         return False
-    return status == "out" or (fail_on == "any" and any(failures.values()))
+    return status == SeatStatus.OUT or (fail_on == "any" and any(failures.values()))
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -74,7 +74,7 @@ class SeatRecord:
     spec: str
     place: int
     score: float
-    status: str  # "ok" or "out"
+    status: str  # a SeatStatus
     reason: str = ""
     at: int | None = None
     detail: str = ""
@@ -90,7 +90,7 @@ class SeatRecord:
 def out_says_it(kind: str, count: int, first: FirstFailure, seat: SeatOutcome | SeatRecord) -> bool:
     """Whether a seat's only failure of ``kind`` is the one that put it out (its OUT
     line already says it)."""
-    return (seat.status == "out" and count == 1 and kind == seat.reason
+    return (seat.status == SeatStatus.OUT and count == 1 and kind == seat.reason
             and first.at == seat.at)
 
 
@@ -142,7 +142,7 @@ class FailureCounter:
 
     def settle(self, seats: Sequence[SeatOutcome]) -> None:
         for seat in seats:
-            if seat.status == "out" and seat.at is None and seat.reason in FAILURES:
+            if seat.status == SeatStatus.OUT and seat.at is None and seat.reason in FAILURES:
                 self._add(seat.seat, seat.reason, None, seat.detail)
 
     def _add(self, seat: int, kind: str, at: int | None, detail: str) -> None:

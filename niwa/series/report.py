@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from niwa.ladder.elo import pair_score
+from niwa.referee.failures import SeatStatus
 from niwa.referee.text import printable
 from niwa.series.games import FAILURES, GameRecord, out_says_it
 from niwa.series.names import shown
@@ -130,7 +131,7 @@ class Standings:
                         f"{short(s.bot)}: first {kind} in game {job.index} "
                         f"(seed {job.seed}) at {when}: {printable(first.detail, DETAIL_SHOWN)}"
                     )
-            if s.status != "out":
+            if s.status != SeatStatus.OUT:
                 continue
             line.outs += 1
             if s.bot in self.out_shown:

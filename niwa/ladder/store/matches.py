@@ -23,6 +23,7 @@ from niwa.ladder.store.base import (
 from niwa.ladder.store.files import Files
 from niwa.ladder.store.ratings import Ratings
 from niwa.ladder.store.records import Finished, Match, SeatResult, seat_result
+from niwa.referee.failures import SeatStatus
 
 
 class _NotRunning(LadderError):
@@ -191,7 +192,7 @@ class Matches(Part):
         """The stderr tail of the bot's last finished validation match, if it went out."""
         row = self.db.one(
             "SELECT r.match_id FROM results r JOIN matches m ON m.id = r.match_id "
-            "WHERE r.bot_id = ? AND m.kind = ? AND r.status <> 'ok' "
+            f"WHERE r.bot_id = ? AND m.kind = ? AND r.status <> '{SeatStatus.OK}' "
             "ORDER BY m.id DESC LIMIT 1",
             (bot_id, VALIDATION),
         )

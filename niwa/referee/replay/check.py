@@ -35,13 +35,14 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
+from enum import StrEnum
 from types import UnionType
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from niwa import engine
 from niwa.bots.sdk import DEBUG_LIMIT, NOTE_LIMIT
 from niwa.engine import CHANCE, JSON, Action, Game, State, canonical_json, describe_move
-from niwa.referee.failures import FATAL, Failure
+from niwa.referee.failures import FATAL, Failure, MoveStatus, SeatStatus
 from niwa.referee.replay.model import (
     CHECKPOINT_EVERY,
     MAX_PLAYERS,
@@ -83,6 +84,11 @@ def _convert(value: Any, tp: Any, name: str, where: str) -> Any:
             allowed = ", ".join(get_args(tp))
             raise ReplayError(f"{where}: field {name!r} must be one of {allowed}")
         return value
+    if isinstance(tp, type) and issubclass(tp, StrEnum):
+        if not isinstance(value, str) or value not in tp.__members__.values():
+            allowed = ", ".join(tp)
+            raise ReplayError(f"{where}: field {name!r} must be one of {allowed}")
+        return tp(value)
     if origin is list:
         if not isinstance(value, list):
             raise ReplayError(f"{where}: field {name!r} must be an array, not {_type_name(value)}")
@@ -456,7 +462,7 @@ class _Checker:
         s, i = move.seat, step.index
         track = self.seats[s]
         where = f"step {i} seat {s}"
-        if move.status == "OUT":
+        if move.status == MoveStatus.OUT:
             if not track.out and track.moves == 0:
                 track.out, track.failures = True, 1  # out before its first decision
             elif not track.out:
@@ -471,12 +477,12 @@ class _Checker:
         track.moves += 1
         legal = state.legal_actions(s)
         self.follow_shadows(track, move, legal)
-        if move.status == "OK" and len(legal) > 1:
+        if move.status == MoveStatus.OK and len(legal) > 1:
             copy = random.Random()
             copy.setstate(self.defaults[s].getstate())
             track.shadows.append((step.index, copy, 0.0))
             self.follow_shadows(track, move, legal, only_last=True)
-        if move.status != "OK":  # the referee drew a default move
+        if move.status != MoveStatus.OK:  # the referee drew a default move
             expected = self.defaults[s].choice(legal)
             if canonical_json(expected) != canonical_json(move.action):
                 self.problem(
@@ -520,7 +526,7 @@ class _Checker:
                 )
 
     def check_clock(self, where: str, track: _SeatTrack, move: Move) -> None:
-        if move.status == "OUT" or move.clock_ms is None:
+        if move.status == MoveStatus.OUT or move.clock_ms is None:
             return
         tc = self.h.time_control
         most = tc["per_decision_ms"] + tc["bank_ms"]
@@ -590,7 +596,7 @@ class _Checker:
     def expected_outcome(self, seat: int, recorded: SeatOutcome) -> SeatOutcome:
         t = self.seats[seat]
         if not t.out:
-            if t.moves == 0 and recorded.status == "out" and recorded.at is None:
+            if t.moves == 0 and recorded.status == SeatStatus.OUT and recorded.at is None:
                 return recorded  # never asked anything: its start-up cannot be checked
             # The referee records failures only for seats that went out; accept either.
             failures = recorded.failures if recorded.failures in (0, t.failures) else t.failures
@@ -598,7 +604,7 @@ class _Checker:
         reason = t.reason
         if t.at is None:  # out at start-up: any failure may have kept it from starting
             reason = recorded.reason if recorded.reason in _FAILURES else "a failure"
-        return SeatOutcome(seat, "out", reason, t.at, failures=t.failures)
+        return SeatOutcome(seat, SeatStatus.OUT, reason, t.at, failures=t.failures)
 
     def check_result(self, state: State) -> None:
         r = self.replay.result

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from niwa import engine
 from niwa.engine import CHANCE, JSON, Action, Game, canonical_json
 from niwa.errors import RefereeError
-from niwa.referee.failures import Failure
+from niwa.referee.failures import Failure, MoveStatus, SeatStatus
 
 SCHEMA = "niwa-replay/2"
 #: Replay schemas this reader reads: /1 hashes the full state after every step.
@@ -34,7 +34,7 @@ StepKind = Literal["decision", "chance"]
 Isolation = Literal["sandbox", "none", "in-process", ""]
 
 #: What a seat's move may say: OK, a failure (a seeded default move was played), or OUT.
-MOVE_STATUSES = frozenset({"OK", "OUT", *(str(f) for f in Failure)})
+MOVE_STATUSES = frozenset({*MoveStatus, *Failure})
 
 
 class ReplayError(RefereeError, ValueError):
@@ -94,7 +94,7 @@ class Move:
 
     seat: int
     action: Action
-    status: str = "OK"
+    status: str = MoveStatus.OK
     wall_ms: float | None = None
     cpu_ms: float | None = None
     clock_ms: int | None = None
@@ -109,10 +109,10 @@ class Move:
     ) -> Move:
         """An OK move, made without the frozen ``__init__`` (a guarded setattr per field:
         about 1 µs of each decision the referee records); equal to
-        ``Move(seat, action, "OK", wall_ms, cpu_ms, clock_ms, note, debug=debug)``."""
+        ``Move(seat, action, MoveStatus.OK, wall_ms, cpu_ms, clock_ms, note, debug=debug)``."""
         move = object.__new__(cls)
         move.__dict__.update(
-            seat=seat, action=action, status="OK", wall_ms=wall_ms, cpu_ms=cpu_ms,
+            seat=seat, action=action, status=MoveStatus.OK, wall_ms=wall_ms, cpu_ms=cpu_ms,
             clock_ms=clock_ms, note=note, detail="", debug=debug,
         )
         return move
@@ -327,7 +327,7 @@ class SeatOutcome:
     out, a detail line and the last lines of the bot's stderr."""
 
     seat: int
-    status: Literal["ok", "out"] = "ok"
+    status: SeatStatus = SeatStatus.OK
     reason: str = ""
     at: int | None = None
     detail: str = ""
