@@ -18,6 +18,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from niwa.engine.api import canonical_json
+from niwa.engine.rulesets.blossom.actions import Phase
 from niwa.engine.rulesets.blossom.rules import KINDS, VERSION
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def observation_json(s: BlossomState, seat: int | None) -> str:
     cherry = "null" if s.cherry is None else canonical_json(s.cherry)
     head = (
         f'"actions_done":{s.actions_done},"cherry":{cherry},'
-        f'"current":{_maybe(s.current if s.phase == "play" else None)},'
+        f'"current":{_maybe(s.current if s.phase == Phase.PLAY else None)},'
         f'"dealer":{_maybe(s.dealer)},"deck":{sum(s.deck)},'
         f'"end_triggered":{_flag(s.end_triggered)},"first_arranged":{arranged},'
         f'"game":{_GAME},"garden":{_counts(s.garden)},"garden_drawn":{_flag(s.garden_drawn)}'
