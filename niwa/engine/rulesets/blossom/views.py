@@ -23,13 +23,15 @@ from niwa.engine.rulesets.blossom.rules import (
 if TYPE_CHECKING:
     from niwa.engine.rulesets.blossom.state import BlossomState
 
+_PLAY: Final = Phase.PLAY  # a global, not an enum class lookup, on every observation
+
 
 def observation(state: BlossomState, seat: int | None) -> dict[str, JSON]:
     s = state
     obs: dict[str, JSON] = envelope(VERSION, seat, s.n, s.phase, s.to_move())
     obs |= {
         "dealer": s.dealer,
-        "current": s.current if s.phase == Phase.PLAY else None,
+        "current": s.current if s.phase == _PLAY else None,
         "turn": s.turns,
         **codec.turn_fields(s),
         "deck": sum(s.deck),
