@@ -295,7 +295,26 @@ class BlossomState(State):
         if listed is None:  # the explanation is only worked out for an illegal action
             raise IllegalAction(*self._why_illegal(seat, action))
         self._legal = None
-        self._step(seat, listed)
+        # Each test narrows ``listed`` to one kind, the most frequent kinds of a random
+        # game first; inline rather than a method: one call less on every decision.
+        if listed["type"] == "draw":
+            self._draw(seat, listed)
+        elif listed["type"] == "arrange":
+            self._arrange(seat, listed)
+        elif listed["type"] == "feed_down":
+            self._feed_down(seat, listed)
+        elif listed["type"] == "flip":
+            self._flip(seat, listed)
+        elif listed["type"] == "feed_up":
+            self._feed_up(seat, listed)
+        elif listed["type"] == "cherry_take":
+            self._cherry_take(seat, listed)
+        elif listed["type"] == "cherry_draw":
+            self._queue_deck_draw(seat, "cherry")
+        elif listed["type"] == "cherry_stop":
+            self._end_cherry()
+        else:
+            self._mulligan(seat, listed)
 
     def observe(self, seat: int | None) -> dict[str, JSON]:
         return views.observation(self, seat)
@@ -493,28 +512,6 @@ class BlossomState(State):
         return out
 
     # ------------------------------------------------------------------ the actions (§5, §6)
-
-    def _step(self, seat: int, action: BlossomAction) -> None:
-        """Carry out a listed action: each branch narrows the union to one kind, the
-        most frequent kinds of a random game first."""
-        if action["type"] == "draw":
-            self._draw(seat, action)
-        elif action["type"] == "arrange":
-            self._arrange(seat, action)
-        elif action["type"] == "feed_down":
-            self._feed_down(seat, action)
-        elif action["type"] == "flip":
-            self._flip(seat, action)
-        elif action["type"] == "feed_up":
-            self._feed_up(seat, action)
-        elif action["type"] == "cherry_take":
-            self._cherry_take(seat, action)
-        elif action["type"] == "cherry_draw":
-            self._queue_deck_draw(seat, "cherry")
-        elif action["type"] == "cherry_stop":
-            self._end_cherry()
-        else:
-            self._mulligan(seat, action)
 
     def _feed_down(self, seat: int, action: Cards) -> None:
         """§5 Feed A: hand cards face down into the yard."""

@@ -402,7 +402,8 @@ class BonsaiState(State):
         me = self.seats[self.current]
         kind = action.get("type") if isinstance(action, dict) else None
         if self.phase in PLACING_PHASES and kind == "place":
-            self._place(me, *moves.placement(self, me, action))
+            t, k = moves.placement(self, me, action)
+            self._place(me, t, k)
             return
         listed = self._parse(action)
         # the most frequent kinds first; each test narrows ``listed`` to one kind
