@@ -5,7 +5,7 @@ the JSON on the wire, in replays and in golden playthroughs is unchanged."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, final
 
 
 class Phase(StrEnum):
@@ -31,6 +31,8 @@ class FeedUp(TypedDict):
     card: str
 
 
+# final: no other keys, so ``"count" in action`` tells the two arranges apart (for mypy too)
+@final
 class ArrangeCount(TypedDict):
     """Arranging ``count`` yard cards of one kind other than the cherry (§6)."""
 
@@ -39,6 +41,7 @@ class ArrangeCount(TypedDict):
     count: int
 
 
+@final
 class ArrangeCherry(TypedDict):
     """Arranging the cherry, for its points or for draws (§6)."""
 
@@ -76,7 +79,7 @@ class Card(TypedDict):
     card: str
 
 
-BlossomAction = (
-    Cards | FeedUp | ArrangeCount | ArrangeCherry | Bare | CherryTake | DrawDeck | DrawGarden
-)
+Arrange = ArrangeCount | ArrangeCherry
+Draw = DrawDeck | DrawGarden
+BlossomAction = Cards | FeedUp | Arrange | Bare | CherryTake | Draw
 BlossomChance = Dealer | Card

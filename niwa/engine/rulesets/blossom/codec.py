@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 from niwa.engine.api import JSON
+from niwa.engine.rulesets.blossom.actions import Phase
 from niwa.engine.rulesets.blossom.rules import (
     DATA_FILES,
     KIND_INDEX,
@@ -100,7 +101,7 @@ def decode(d: Mapping[str, JSON], cls: type[BlossomState]) -> BlossomState:
     s.n = int(d["players"])
     s.mulligan = bool(d["options"]["mulligan"])
     s.overflow_source = str(d["options"]["cherryOverflowSource"])
-    s.phase = str(d["phase"])
+    s.phase = Phase(str(d["phase"]))
     s.dealer = d["dealer"]
     s.queue = list(d["queue"])
     s.resume = str(d["resume"])

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from niwa.engine.api import JSON, Rng, envelope
 from niwa.engine.rulesets.blossom import codec
+from niwa.engine.rulesets.blossom.actions import Phase
 from niwa.engine.rulesets.blossom.rules import (
     FULL_DECK,
     VERSION,
@@ -22,13 +23,15 @@ from niwa.engine.rulesets.blossom.rules import (
 if TYPE_CHECKING:
     from niwa.engine.rulesets.blossom.state import BlossomState
 
+_PLAY: Final = Phase.PLAY  # a global, not an enum class lookup, on every observation
+
 
 def observation(state: BlossomState, seat: int | None) -> dict[str, JSON]:
     s = state
     obs: dict[str, JSON] = envelope(VERSION, seat, s.n, s.phase, s.to_move())
     obs |= {
         "dealer": s.dealer,
-        "current": s.current if s.phase == "play" else None,
+        "current": s.current if s.phase == _PLAY else None,
         "turn": s.turns,
         **codec.turn_fields(s),
         "deck": sum(s.deck),

@@ -15,14 +15,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from niwa.engine.api import canonical_json
+from niwa.engine.rulesets.blossom.actions import Phase
 from niwa.engine.rulesets.blossom.rules import KINDS, VERSION
 
 if TYPE_CHECKING:
     from niwa.engine.rulesets.blossom.state import BlossomState
 
+_PLAY: Final = Phase.PLAY  # a global, not an enum class lookup, on every observation
 _SORTED = sorted(range(len(KINDS)), key=KINDS.__getitem__)
 _IN_ORDER = itemgetter(*_SORTED)
 #: ``{kind: count}`` for every kind, keys sorted: filled with the counts in that order.
@@ -65,7 +67,7 @@ def observation_json(s: BlossomState, seat: int | None) -> str:
     cherry = "null" if s.cherry is None else canonical_json(s.cherry)
     head = (
         f'"actions_done":{s.actions_done},"cherry":{cherry},'
-        f'"current":{_maybe(s.current if s.phase == "play" else None)},'
+        f'"current":{_maybe(s.current if s.phase == _PLAY else None)},'
         f'"dealer":{_maybe(s.dealer)},"deck":{sum(s.deck)},'
         f'"end_triggered":{_flag(s.end_triggered)},"first_arranged":{arranged},'
         f'"game":{_GAME},"garden":{_counts(s.garden)},"garden_drawn":{_flag(s.garden_drawn)}'

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from niwa.engine.api import JSON
+from niwa.engine.rulesets.bonsai.actions import Phase
 from niwa.engine.rulesets.bonsai.rules import (
     ANY,
     KIND_ORDER,
@@ -110,7 +111,7 @@ def from_json(snapshot: Any, blank: Blank) -> BonsaiState:
 
 def _build(data: Mapping[str, Any], blank: Blank) -> BonsaiState:
     s = blank(int(data["players"]), dict(data["options"]))
-    s.phase = data["phase"]
+    s.phase = Phase(str(data["phase"]))
     s.current = data["current"]
     s.goal_colours = list(data["goal_colours"])
     s.goals_open = list(data["goals_open"])

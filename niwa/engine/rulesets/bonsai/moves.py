@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from niwa.engine.api import Action, IllegalAction
+from niwa.engine.api import IllegalAction
+from niwa.engine.rulesets.bonsai.actions import (
+    Bare,
+    BonsaiAction,
+    Goal,
+    Meditate,
+    Place,
+    Reveal,
+    Tile,
+)
 from niwa.engine.rulesets.bonsai.rules import (
     ANY,
     GOAL_ORDER,
@@ -36,46 +45,47 @@ MAX_COORD = 500
 # Actions are built once and shared by every state (as in sakura): building dicts was
 # most of the cost of a listing. An action handed out, listed or sampled, must not be
 # mutated.
-CULTIVATE: Final[Action] = {"type": "cultivate"}
-END_PLACING: Final[Action] = {"type": "end_placing"}
-FLIP_POT: Final[Action] = {"type": "flip_pot"}
+CULTIVATE: Final[Bare] = {"type": "cultivate"}
+END_PLACING: Final[Bare] = {"type": "end_placing"}
+FLIP_POT: Final[Bare] = {"type": "flip_pot"}
 #: The meditate actions of each slot (slot 2 has one per tile choice).
-MEDITATE: Final[tuple[tuple[Action, ...], ...]] = tuple(
+MEDITATE: Final[tuple[tuple[Meditate, ...], ...]] = tuple(
     tuple({"type": "meditate", "slot": i + 1, "tile": TILES[t]} for t in slot.choice)
     if slot.choice
     else ({"type": "meditate", "slot": i + 1},)
     for i, slot in enumerate(SLOTS)
 )
-MEDITATE_ALL: Final[tuple[Action, ...]] = tuple(a for slot in MEDITATE for a in slot)
+MEDITATE_ALL: Final[tuple[Meditate, ...]] = tuple(a for slot in MEDITATE for a in slot)
 #: The choice of a turn with a full row and a tree that can grow: meditate or cultivate.
-CHOOSE_USUAL: Final[tuple[Action, ...]] = (*MEDITATE_ALL, CULTIVATE)
-CHOOSE_TILE: Final[tuple[Action, ...]] = tuple({"type": "choose_tile", "tile": t} for t in TILES)
-DISCARD: Final[tuple[Action, ...]] = tuple({"type": "discard", "tile": t} for t in TILES)
+CHOOSE_USUAL: Final[tuple[BonsaiAction, ...]] = (*MEDITATE_ALL, CULTIVATE)
+CHOOSE_TILE: Final[tuple[Tile, ...]] = tuple({"type": "choose_tile", "tile": t} for t in TILES)
+DISCARD: Final[tuple[Tile, ...]] = tuple({"type": "discard", "tile": t} for t in TILES)
 #: Claim, then renounce, per goal.
-GOAL_DECISIONS: Final[dict[str, tuple[Action, Action]]] = {
+GOAL_DECISIONS: Final[dict[str, tuple[Goal, Goal]]] = {
     g: ({"type": "claim", "goal": g}, {"type": "renounce", "goal": g}) for g in GOAL_ORDER
 }
 #: The chance outcome revealing each card kind.
-REVEAL: Final[dict[str, Action]] = {k: {"type": "reveal", "card": k} for k in KIND_ORDER}
+REVEAL: Final[dict[str, Reveal]] = {k: {"type": "reveal", "card": k} for k in KIND_ORDER}
 #: id() of every placement in PLACE -> (tile code, cell key): a listed placement is
 #: known without reading it again (the actions live as long as the module, so ids
 #: are never reused).
 PLACED: Final[dict[int, tuple[int, int]]] = {}
 
 
-class _Placements(dict[int, Action]):
+class _Placements(dict[int, Place]):
     """One tile's placement actions by cell key, each built the first time it is listed."""
 
     def __init__(self, tile: int) -> None:
         super().__init__()
         self.tile = tile
 
-    def __missing__(self, cell: int) -> Action:
+    def __missing__(self, cell: int) -> Place:
         t = self.tile
         u, v = coords(cell)
         # setdefault: of two threads building the same action, one object is kept and
         # known by id (a dropped one's id could be reused by another object)
-        action = self.setdefault(cell, {"type": "place", "tile": TILES[t], "cell": [u, v]})
+        placed: Place = {"type": "place", "tile": TILES[t], "cell": [u, v]}
+        action = self.setdefault(cell, placed)
         PLACED[id(action)] = (t, cell)
         return action
 
@@ -92,13 +102,13 @@ def phase_rule(phase: str) -> str:
     return rule(PHASE_RULES.get(phase, "§7.1"))
 
 
-def choose_actions(s: BonsaiState, me: Seat) -> list[Action]:
+def choose_actions(s: BonsaiState, me: Seat) -> list[BonsaiAction]:
     """Shed a tile of a stuck tree (§7.1), flip a bare pot, meditate or cultivate."""
     board = s.board
     can_grow = me.growth().can_grow_wood()
     if can_grow and None not in board and not s.options["allowPotFlip"]:
         return list(CHOOSE_USUAL)  # the common case: a full row, a growing tree
-    acts: list[Action] = []
+    acts: list[BonsaiAction] = []
     if not can_grow:
         acts += [{"type": "remove", "cell": list(coords(c))} for c in removable(me.tree)]
     if s.options["allowPotFlip"] and not me.flipped and len(me.tree) == 1:
@@ -113,9 +123,9 @@ def choose_actions(s: BonsaiState, me: Seat) -> list[Action]:
     return acts
 
 
-def placing_actions(s: BonsaiState, me: Seat) -> list[Action]:
+def placing_actions(s: BonsaiState, me: Seat) -> list[BonsaiAction]:
     """Every placement the supply and the allowance permit, then ``end_placing``."""
-    acts: list[Action] = []
+    acts: list[BonsaiAction] = []
     growth, supply, allowance = me.growth(), me.supply, s.allowance
     wood_cells: list[int] | None = None  # wood and leaf grow on the same cells
     for t in range(4):

@@ -32,7 +32,7 @@ from niwa.engine.api import (
     places_from_keys,
 )
 from niwa.engine.rulesets.bonsai import codec, moves, render, views
-from niwa.engine.rulesets.bonsai.actions import Phase
+from niwa.engine.rulesets.bonsai.actions import BonsaiAction, BonsaiChance, Goal, Meditate, Phase
 from niwa.engine.rulesets.bonsai.deck import can_draw, draw, draw_odds, take
 from niwa.engine.rulesets.bonsai.moves import CHOOSE_TILE, DISCARD, GOAL_DECISIONS, REVEAL, rule
 from niwa.engine.rulesets.bonsai.rules import (
@@ -55,7 +55,8 @@ from niwa.engine.rulesets.bonsai.rules import (
 from niwa.engine.rulesets.bonsai.scoring import breakdown, goals_met_by
 from niwa.engine.rulesets.bonsai.seat import Seat, new_seat
 
-# Phase members read once: an enum attribute look-up costs far more than a global's.
+# The phases as module constants: ``Phase.X`` is an enum class lookup, several times
+# slower than a global, and the state compares its phase on every move.
 _GOAL_SETUP: Final = Phase.GOAL_SETUP
 _REVEAL: Final = Phase.REVEAL
 _CHOOSE: Final = Phase.CHOOSE
@@ -65,6 +66,7 @@ _CULTIVATE: Final = Phase.CULTIVATE
 _CLAIM: Final = Phase.CLAIM
 _DISCARD: Final = Phase.DISCARD
 _OVER: Final = Phase.OVER
+
 CHANCE_PHASES = frozenset({_GOAL_SETUP, _REVEAL})
 PLACING_PHASES = frozenset({_HELPER, _CULTIVATE})
 #: The goal-colour draws of the set-up (bonsai.md §4.2), each equally likely.
@@ -77,7 +79,7 @@ class BonsaiState(State):
     def __init__(self, players: int, options: dict[str, Any]) -> None:
         self.players = players
         self.options = options
-        self.phase: str = _REVEAL
+        self.phase: Phase = _REVEAL
         self.current = 0
         self.goal_colours: list[str] = []
         self.goals_open: list[str] = []
@@ -99,7 +101,7 @@ class BonsaiState(State):
         self.seats: list[Seat] = []
         # The current decision's legal actions, kept until the next apply: a player
         # move is checked against them, so the list is built once per decision.
-        self._legal: list[Action] | None = None
+        self._legal: list[BonsaiAction] | None = None
 
     @classmethod
     def set_up(cls, players: int, options: dict[str, Any]) -> BonsaiState:
@@ -159,7 +161,7 @@ class BonsaiState(State):
             return (CHANCE,)
         return (self.current,)
 
-    def chance_outcomes(self) -> list[tuple[Action, float]]:
+    def chance_outcomes(self) -> list[tuple[BonsaiChance, float]]:
         if self.phase == _GOAL_SETUP:
             combos = COLOUR_COMBOS
             return [({"type": "goals", "colours": c}, 1 / len(combos)) for c in combos]
@@ -173,37 +175,39 @@ class BonsaiState(State):
             return [(REVEAL[k], n / total) for k, n in pool.items()]
         return [(REVEAL[k], p) for k, p in self._draw_odds()]
 
-    def sample_chance(self, rng: Rng) -> Action:
+    def sample_chance(self, rng: Rng) -> BonsaiChance:
         """The card State.sample_chance would pick for the same ``rng`` (deck.draw),
         without listing the outcomes."""
         pool = self.pool
         if self.phase != _REVEAL or self.top_others or self.top_parchments or not pool:
-            return super().sample_chance(rng)
+            sampled: BonsaiChance = super().sample_chance(rng)
+            return sampled
         return REVEAL[draw(pool, rng.random())]
 
     def _draw_odds(self) -> list[tuple[str, float]]:
         return draw_odds(self.top_parchments, self.top_others, self.pool)
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int) -> list[BonsaiAction]:
         if seat != self.current or self.phase == _OVER or self.phase in CHANCE_PHASES:
             return []
         return list(self._decision())  # a copy: a caller sorting it changes nothing
 
-    def _decision(self) -> list[Action]:
+    def _decision(self) -> list[BonsaiAction]:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._list_actions(self.seats[self.current])
         return legal
 
-    def _parse(self, action: Action) -> Action:
+    def _parse(self, action: object) -> BonsaiAction:
         """The listed action ``action`` spells (niwa.engine.actions), else IllegalAction."""
         legal = self._decision()
         for listed in legal:
             if listed is action:  # the common case: a listed action handed back
                 return listed
-        return LegalActions(legal).parse(action, self._refusal)
+        parsed: BonsaiAction = LegalActions(legal).parse(action, self._refusal)
+        return parsed
 
-    def _list_actions(self, me: Seat) -> list[Action]:
+    def _list_actions(self, me: Seat) -> list[BonsaiAction]:
         phase = self.phase
         if phase == _CHOOSE:
             return moves.choose_actions(self, me)
@@ -291,13 +295,14 @@ class BonsaiState(State):
         self._revealed(kind)
 
     def _apply_chance_checked(self, action: Action) -> None:
-        if not self._possible_outcome(action):
+        outcome = self._outcome(action)
+        if outcome is None:
             raise IllegalAction(rule("§3"), f"{action!r} is not a possible chance outcome")
-        if self.phase == _GOAL_SETUP:
-            self._lay_out_goals(action["colours"])
+        if outcome["type"] == "goals":
+            self._lay_out_goals(outcome["colours"])
             self._continue_reveals()
             return
-        kind: str = action["card"]
+        kind = outcome["card"]
         if self.top_others or (self.top_parchments and sum(self.top_parchments.values())):
             if self.top_parchments.get(kind, 0):
                 take(self.top_parchments, kind)
@@ -328,15 +333,19 @@ class BonsaiState(State):
         else:
             self._go_on()
 
-    def _possible_outcome(self, action: Action) -> bool:
+    def _outcome(self, action: Action) -> BonsaiChance | None:
+        """The chance outcome ``action`` spells if it is possible now, else None."""
         if self.phase == _GOAL_SETUP:
-            return action in [a for a, _ in self.chance_outcomes()]
+            return next((a for a, _ in self.chance_outcomes() if a == action), None)
         # exactly {type, card}, checked without building sets
         if not isinstance(action, dict) or len(action) != 2 or "card" not in action:
-            return False
-        return action.get("type") == "reveal" and can_draw(
-            self.top_parchments, self.top_others, self.pool, action["card"]
-        )
+            return None
+        card = action["card"]
+        if action.get("type") != "reveal" or not can_draw(
+            self.top_parchments, self.top_others, self.pool, card
+        ):
+            return None
+        return REVEAL.get(card)  # can_draw found it in the deck: a card kind's name
 
     def _lay_out_goals(self, colours: list[str]) -> None:
         """3 colours, all 3 tiles each; 1-2 players leave out the middle tile (§4.2)."""
@@ -393,30 +402,31 @@ class BonsaiState(State):
         me = self.seats[self.current]
         kind = action.get("type") if isinstance(action, dict) else None
         if self.phase in PLACING_PHASES and kind == "place":
-            self._place(me, action)
+            t, k = moves.placement(self, me, action)
+            self._place(me, t, k)
             return
-        action = self._parse(action)
-        # the most frequent kinds first
-        if kind == "meditate":
-            self._meditate(me, action)
-        elif kind == "discard":
-            me.supply[TILE_CODE[action["tile"]]] -= 1
+        listed = self._parse(action)
+        # the most frequent kinds first; each test narrows ``listed`` to one kind
+        if listed["type"] == "meditate":
+            self._meditate(me, listed)
+        elif listed["type"] == "discard":
+            me.supply[TILE_CODE[listed["tile"]]] -= 1
             if sum(me.supply) <= me.capacity():
                 self._end_turn()
-        elif kind == "end_placing":
+        elif listed["type"] == "end_placing":
             self.allowance = [0, 0, 0, 0, 0]
             self._check_goals()
-        elif kind == "cultivate":
+        elif listed["type"] == "cultivate":
             self._cultivate()
-        elif kind == "choose_tile":
-            me.supply[TILE_CODE[action["tile"]]] += 1
+        elif listed["type"] == "choose_tile":
+            me.supply[TILE_CODE[listed["tile"]]] += 1
             self.wild_tiles -= 1
             if not self.wild_tiles:
                 self._check_goals()
-        elif kind in ("claim", "renounce"):
-            self._decide_goal(me, action)
-        elif kind == "remove":
-            u, v = action["cell"]
+        elif listed["type"] == "claim" or listed["type"] == "renounce":
+            self._decide_goal(me, listed)
+        elif listed["type"] == "remove":
+            u, v = listed["cell"]
             me.remove(key(u, v))
         else:  # flip_pot
             me.flipped = True
@@ -425,18 +435,18 @@ class BonsaiState(State):
         types = sorted({a["type"] for a in self._decision()})
         return (
             moves.phase_rule(self.phase),
-            f"{action!r} is not legal in phase {self.phase!r}; pick one of the legal"
+            f"{action!r} is not legal in phase {str(self.phase)!r}; pick one of the legal"
             f" actions (types now: {', '.join(types)})",
         )
 
-    def _place(self, me: Seat, action: dict[str, Any]) -> None:
-        t, k = moves.placement(self, me, action)
+    def _place(self, me: Seat, t: int, k: int) -> None:
+        """Tile ``t`` on cell key ``k``, a placement moves.placement found legal."""
         me.supply[t] -= 1
         me.place(k, t)
         # A tile uses a slot of its own type first, then a wild slot (bonsai.md §2.4).
         self.allowance[t if self.allowance[t] else ANY] -= 1
 
-    def _meditate(self, me: Seat, action: dict[str, Any]) -> None:
+    def _meditate(self, me: Seat, action: Meditate) -> None:
         """Take the card and its slot tiles, then slide the row (bonsai.md §3, §8)."""
         i = action["slot"] - 1
         self.card = self.board[i]
@@ -449,8 +459,8 @@ class BonsaiState(State):
             # Solo: discard the card left of the one taken, or burn the top deck card.
             if i == 0:
                 self.burn = self._deck_left()
-            elif self.board[i - 1] is not None:
-                self.discards.append(self.board[i - 1])
+            elif (left := self.board[i - 1]) is not None:
+                self.discards.append(left)
                 self.board[i - 1] = None
         self.action = "meditate"
         self._slide()
@@ -487,7 +497,7 @@ class BonsaiState(State):
         if not met:
             self._check_capacity()
 
-    def _decide_goal(self, me: Seat, action: dict[str, Any]) -> None:
+    def _decide_goal(self, me: Seat, action: Goal) -> None:
         goal = action["goal"]
         if action["type"] == "claim":
             me.claimed.append(goal)

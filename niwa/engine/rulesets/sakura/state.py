@@ -18,7 +18,7 @@ from typing import Any, Final
 from niwa.engine.actions import LegalActions, same_json
 from niwa.engine.api import CHANCE, JSON, Action, IllegalAction, Result, Rng, State, share_json
 from niwa.engine.rulesets.sakura import codec, render, rules, views, views_json
-from niwa.engine.rulesets.sakura.actions import Phase
+from niwa.engine.rulesets.sakura.actions import Card, Direction, Phase, Play, SakuraAction
 from niwa.engine.rulesets.sakura.garden import GATE, Garden, set_up
 from niwa.engine.rulesets.sakura.rules import (
     CHOICE_ACTIONS,
@@ -62,16 +62,20 @@ DIRECTIONS: Final = (FORWARD, BACK)
 #: lists the whole deck, so building these dicts anew was most of its cost. Like every
 #: action handed out, they must not be mutated.
 _CARD_NUMBERS: Final = sorted({n for deck in rules.decks().values() for n in deck})
-_DRAW_OUTCOMES: Final = {n: {"type": "draw", "card": n} for n in _CARD_NUMBERS}
-_REVEAL_OUTCOMES: Final = {n: {"type": "reveal", "card": n} for n in _CARD_NUMBERS}
+_DRAW_OUTCOMES: Final[dict[int, Card]] = {n: {"type": "draw", "card": n} for n in _CARD_NUMBERS}
+_REVEAL_OUTCOMES: Final[dict[int, Card]] = {
+    n: {"type": "reveal", "card": n} for n in _CARD_NUMBERS
+}
 #: The printed distance of every FWD_n / FWD_OR_BACK_n painter action.
 _DISTANCE: Final = {a: rules.distance(a) for a in (*rules.FWD, *rules.FWD_OR_BACK)}
 #: Built once too: the actions of a plain play and of a direction choice.
-_PLAYS: Final = {n: {"type": "play", "card": n} for n in _CARD_NUMBERS}
+_PLAYS: Final[dict[int, Play]] = {n: {"type": "play", "card": n} for n in _CARD_NUMBERS}
 EMPEROR: Final = "emperor"
 PAINTER: Final = "painter"
-_DIRECTION_CHOICES: Final = {
-    kind: [{"type": kind, "direction": d} for d in DIRECTIONS] for kind in (EMPEROR, PAINTER)
+# the listing of a direction choice, copied for each caller
+_DIRECTION_CHOICES: Final[dict[str, list[SakuraAction]]] = {
+    EMPEROR: [{"type": "emperor", "direction": d} for d in DIRECTIONS],
+    PAINTER: [{"type": "painter", "direction": d} for d in DIRECTIONS],
 }
 _DIRECTION_LEGAL: Final = {kind: LegalActions(a) for kind, a in _DIRECTION_CHOICES.items()}
 share_json([*_DRAW_OUTCOMES.values(), *_REVEAL_OUTCOMES.values(), *_PLAYS.values(),
@@ -79,7 +83,7 @@ share_json([*_DRAW_OUTCOMES.values(), *_REVEAL_OUTCOMES.values(), *_PLAYS.values
 #: The phases in which someone (or chance) is to move.
 _MOVING: Final = frozenset({DEAL, CHOOSE, COURT, RESOLVE, DRAW})
 #: The chance outcomes of each chance phase.
-_OUTCOMES_OF: Final[dict[str, dict[int, dict[str, object]]]] = {
+_OUTCOMES_OF: Final[dict[str, dict[int, Card]]] = {
     DEAL: _DRAW_OUTCOMES, DRAW: _DRAW_OUTCOMES, COURT: _REVEAL_OUTCOMES
 }
 _BY_CARD: Final = itemgetter(1)
@@ -153,7 +157,7 @@ class SakuraState(State):
         # Decisions and chance outcomes of the current position, built once: search
         # bots ask for them repeatedly. apply() clears them; callers get copies.
         self._legal: dict[int, LegalActions] = {}
-        self._outcomes: list[tuple[Action, float]] | None = None
+        self._outcomes: list[tuple[Card, float]] | None = None
         #: The observation's text but for the hand and the seat (views_json), shared by
         #: the seats asked in this position; apply() clears it, a clone starts without.
         self._view: tuple[str, str, str] | None = None
@@ -207,7 +211,7 @@ class SakuraState(State):
     def is_over(self) -> bool:
         return self.phase not in _MOVING  # what ``not to_move()`` says, without building it
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int) -> list[SakuraAction]:
         # The two common decisions are listed straight from shared action objects, a
         # fresh list each time (as cheap as copying a cached one); the court card's
         # supplier and seats with nothing to do go through the cache.
@@ -224,7 +228,7 @@ class SakuraState(State):
             cached = self._legal[seat] = LegalActions(self._list_actions(seat))
         return cached
 
-    def _list_actions(self, seat: int) -> list[Action]:
+    def _list_actions(self, seat: int) -> list[SakuraAction]:
         if self.phase == CHOOSE and 0 <= seat < self.players:
             hand = self.hands[seat]
             if seat == self.supplier:
@@ -239,19 +243,19 @@ class SakuraState(State):
             return _DIRECTION_CHOICES[EMPEROR if self.step == GARDEN_STEP else PAINTER]
         return []
 
-    def chance_outcomes(self) -> list[tuple[Action, float]]:
+    def chance_outcomes(self) -> list[tuple[Card, float]]:
         if self._outcomes is None:
             self._outcomes = self._list_outcomes()
         return self._outcomes.copy()
 
-    def _list_outcomes(self) -> list[tuple[Action, float]]:
+    def _list_outcomes(self) -> list[tuple[Card, float]]:
         if self.phase not in (DEAL, DRAW, COURT):
             return []
         outcomes = _REVEAL_OUTCOMES if self.phase == COURT else _DRAW_OUTCOMES
         p = 1.0 / len(self.deck)
         return [(outcomes[c], p) for c in self.deck]
 
-    def sample_chance(self, rng: Rng) -> Action:
+    def sample_chance(self, rng: Rng) -> Card:
         """One card of the (sorted) deck, each equally likely, from one ``rng.random()``
         and without listing the deck: O(1) per draw (since sakura@3)."""
         outcomes = _OUTCOMES_OF.get(self.phase)
@@ -334,7 +338,7 @@ class SakuraState(State):
 
     # -- validation -------------------------------------------------------------------------
 
-    def _play_of(self, seat: int, action: Action) -> Action:
+    def _play_of(self, seat: int, action: Action) -> Play:
         """``seat``'s card choice, matched as :meth:`LegalActions.match` would against
         the one listed play of the card it names, without listing the hand; the
         supplier's two-card plays and anything refused go through :meth:`_parse`."""
@@ -344,12 +348,17 @@ class SakuraState(State):
                 play = _PLAYS[card]
                 if play is action or (play == action and same_json(play, action)):
                     return play
-        return self._parse(seat, action)
+        listed: Play = self._parse(seat, action)  # the choose phase lists plays only
+        return listed
 
-    def _direction_of(self, seat: int, action: Action) -> Action:
+    def _direction_of(self, seat: int, action: Action) -> Direction:
         """The owner's direction choice, matched against the two shared listed ones."""
-        found = _DIRECTION_LEGAL[EMPEROR if self.step == GARDEN_STEP else PAINTER].match(action)
-        return found if found is not None else self._parse(seat, action)  # _parse refuses it
+        found: Direction | None = _DIRECTION_LEGAL[
+            EMPEROR if self.step == GARDEN_STEP else PAINTER
+        ].match(action)
+        if found is None:
+            found = self._parse(seat, action)  # refuses it
+        return found
 
     def _parse(self, seat: int, action: Action) -> Action:
         """The legal action of ``seat`` that ``action`` spells, else IllegalAction; the
@@ -390,7 +399,7 @@ class SakuraState(State):
                 return RULE_ROUND, f"seat {seat} has no card {c!r} in hand"
         return RULE_TWO, f"seat {seat} must play two different cards"
 
-    def _resolve_choice(self, action: Mapping[str, Any]) -> None:
+    def _resolve_choice(self, action: Direction) -> None:
         painter, number, _ = self.played[self.cursor]  # the owner and the card resolving
         if self.step == GARDEN_STEP:
             self._garden_action(self.cards[number].garden, action["direction"])
@@ -440,7 +449,7 @@ class SakuraState(State):
 
     # -- the round --------------------------------------------------------------------------
 
-    def _play_cards(self, actions: list[Action]) -> None:
+    def _play_cards(self, actions: list[Play]) -> None:
         """Reveal every choice at once (sakura.md §6 #2); ``actions`` in seat order."""
         hands, played, supplier = self.hands, self.played, self.supplier
         for seat, action in enumerate(actions):
