@@ -2,7 +2,7 @@
 subtracts to get what the referee costs outside the engine.
 
 Standalone on purpose (it imports only ``engine`` and ``niwa.referee.replay``), so
-``docs/benchmarks/referee_ab.py`` can load it by path while timing an older tree.
+a harness can load it by path while timing an older tree.
 """
 
 from __future__ import annotations

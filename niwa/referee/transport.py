@@ -10,8 +10,8 @@ the ``h2`` protocol library (sans-IO, like the engine) on one trio socket per bo
 call is then an ordinary trio task: its deadline is a cancel scope, a cancelled call
 leaves no thread or call object behind, and no reply crosses a thread. grpcio's
 client could only be waited on from a thread of its own, and that hand-off cost a
-decision more than the whole rest of the referee (docs/benchmarks.md, "Sandboxed gRPC:
-the bridge" and "gRPC spoken on trio").
+decision more than the whole rest of the referee (docs/benchmarks.md, "Sandboxed gRPC
+spoken on trio").
 
 Every byte is counted before it is kept: a reply's length prefix is checked against
 the receive limit before its body arrives, and a call reads at most
