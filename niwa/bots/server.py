@@ -346,19 +346,21 @@ class _Connection:
         if data:
             self.sock.sendall(data)
 
-    def goaway(self) -> None:
-        """SIGTERM: tell the client no call will be answered, if the thread is not in
-        the middle of one (h2's state is not shared between threads)."""
-        if not self.lock.acquire(blocking=False):
-            return
-        try:
-            if self.open:
-                self.h2.close_connection()
-                self.flush()
-        except (OSError, h2.exceptions.H2Error):
-            pass
-        finally:
-            self.lock.release()
+    def stop(self) -> None:
+        """SIGTERM: GOAWAY if the thread is not in the middle of a call (h2's state is
+        not shared between threads), then the connection ends either way, as grpcio's
+        server ended calls in flight: the client learns at once that no answer comes."""
+        if self.lock.acquire(blocking=False):
+            try:
+                if self.open:
+                    self.h2.close_connection()
+                    self.flush()
+            except (OSError, h2.exceptions.H2Error):
+                pass
+            finally:
+                self.lock.release()
+        with contextlib.suppress(OSError):  # the thread may have closed it meanwhile
+            self.sock.shutdown(socket.SHUT_RDWR)
 
 
 def announce_ready() -> None:
@@ -406,6 +408,6 @@ def serve_forever(bot: Bot) -> None:
             threading.Thread(target=connection.serve, daemon=True).start()
     except _Stopped:
         for connection in connections:
-            connection.goaway()
+            connection.stop()
     finally:
         listener.close()

@@ -208,3 +208,15 @@ def test_sigterm_stops_the_bot(bot: _Bot) -> None:
         stub.Act(_act(0), timeout=PATIENCE_S)
     bot.process.terminate()
     assert bot.process.wait(timeout=PATIENCE_S) == 0
+
+
+def test_sigterm_ends_a_call_still_in_act_at_once(bot: _Bot) -> None:
+    channel, stub = bot.stub()
+    with channel:
+        pending = stub.Act.future(_act(2), timeout=PATIENCE_S)
+        wait_for("the bot to be inside act()", bot.busy.exists)
+        bot.process.terminate()
+        with pytest.raises(grpc.RpcError) as raised:
+            pending.result()
+    assert raised.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+    assert bot.process.wait(timeout=PATIENCE_S) == 0
