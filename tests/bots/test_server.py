@@ -15,9 +15,12 @@ import grpc
 import h2.config
 import h2.connection
 import h2.events
+import hpack
 import pytest
 
+from niwa.bots.server import _REPLY_HEADERS, _BlockEncoder, _FieldDecoder, _trailers
 from niwa.proto.v1 import bot_pb2, bot_pb2_grpc
+from niwa.referee.hpack_cache import RequestEncoder
 from tests.polling import PATIENCE_S, wait_for
 
 # A bot whose act() raises on decision 1 and, on decision 2, says it is busy (a file)
@@ -220,3 +223,37 @@ def test_sigterm_ends_a_call_still_in_act_at_once(bot: _Bot) -> None:
             pending.result()
     assert raised.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
     assert bot.process.wait(timeout=PATIENCE_S) == 0
+
+
+_REQUEST = [(b":method", b"POST"), (b":scheme", b"http"), (b":path", b"/niwa.v1.Bot/Act"),
+            (b":authority", b"bot"), (b"te", b"trailers"),
+            (b"content-type", b"application/grpc")]  # fmt: skip
+
+
+def test_the_request_decoder_reads_the_referee_s_blocks_as_hpack_does() -> None:
+    ours, theirs, encoder = _FieldDecoder(), hpack.Decoder(), RequestEncoder()
+    for timeout in (b"1234m", b"99m", b"1234m", b"\xff\x00"):  # kept fields and new ones
+        block = encoder.encode([*_REQUEST, (b"grpc-timeout", timeout)])
+        assert ours.decode(block, raw=True) == list(theirs.decode(block, raw=True))
+
+
+def test_the_request_decoder_reads_blocks_that_index_their_fields_as_hpack_does() -> None:
+    ours, theirs, encoder = _FieldDecoder(), hpack.Decoder(), hpack.Encoder()
+    for call in range(4):  # grpcio's way: fields added to the table, then referred to
+        block = encoder.encode([*_REQUEST, (b"grpc-timeout", b"%dm" % call)],
+                               huffman=call % 2 == 0)  # fmt: skip
+        assert ([tuple(h) for h in ours.decode(block, raw=True)]
+                == [tuple(h) for h in theirs.decode(block, raw=True)])  # fmt: skip
+
+
+def test_the_reply_encoder_s_kept_blocks_decode_to_their_headers_after_a_table_resize() -> None:
+    encoder, decoder = _BlockEncoder(), hpack.Decoder()
+    fields = [*_REPLY_HEADERS, *_trailers(b"2", "ValueError: 100% wrong\né")]
+    first = encoder.encode(fields)
+    encoder.header_table_size = 256  # the client's SETTINGS_HEADER_TABLE_SIZE
+    resized = encoder.encode(fields)
+    again = encoder.encode(fields)
+    for block in (first, resized, again):
+        assert [tuple(h) for h in decoder.decode(block, raw=True)] == [tuple(f) for f in fields]
+    assert again == first != resized
+    assert dict(fields)[b"grpc-message"] == b"ValueError: 100%25 wrong%0A%C3%A9"
