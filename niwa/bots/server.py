@@ -318,7 +318,7 @@ class _Connection:
                     if not data:
                         return
                     self.receive(data)
-                    while self.ready and self.open:
+                    while self.ready:  # a GOAWAY from the client ends no call it made
                         self.answer(self.ready.popleft())
                     self.flush()
         except (OSError, h2.exceptions.H2Error, hpack.HPACKError):
@@ -480,12 +480,12 @@ def serve_forever(bot: Bot) -> None:
     methods = _methods(_Servicer(bot))
     listener = _listen(path)
     connections: list[_Connection] = []
-    signal.signal(signal.SIGTERM, _stop)
-    # Everything imported so far lives as long as the bot: out of the collector's way,
-    # a full collection during a match walks only what the bot made since.
-    gc.freeze()
-    announce_ready()
     try:
+        signal.signal(signal.SIGTERM, _stop)
+        # Everything imported so far lives as long as the bot: out of the collector's
+        # way, a full collection during a match walks only what the bot made since.
+        gc.freeze()
+        announce_ready()
         while True:
             sock, _ = listener.accept()
             connection = _Connection(sock, methods)
