@@ -66,7 +66,7 @@ class _Explains:
 def test_a_reply_s_debug_text_goes_into_the_act_reply() -> None:
     request = bot_pb2.ActRequest(decision=4, seat=0, observation_json="{}",
                                  legal_actions_json=['"a"', '"b"'])
-    reply = _Servicer(_Explains()).Act(request, None)  # type: ignore[arg-type]
+    reply = _Servicer(_Explains()).Act(request)
     assert (reply.index, reply.note, reply.debug) == (1, "second", "scores: a=0.4 b=0.6 at 4")
 
 
@@ -191,8 +191,8 @@ def test_a_served_bot_gets_the_very_question_the_referee_built(tmp_path: Path) -
     bot = _Keeps()
     servicer = _Servicer(bot)
     start = bot_pb2.StartRequest(game="toy", version="toy@1", seat=1, players=2, seed=99)
-    servicer.Start(start, None)  # type: ignore[arg-type]
-    servicer.Act(request, None)  # type: ignore[arg-type]
+    servicer.Start(start)
+    servicer.Act(request)
     assert bot.turns == [question]
 
 
@@ -206,7 +206,7 @@ def test_legal_actions_reach_the_bot_as_the_referee_listed_them(legal: list[obje
     finally:
         client.close()
     bot = _Keeps()
-    _Servicer(bot).Act(request, None)  # type: ignore[arg-type]
+    _Servicer(bot).Act(request)
     assert bot.turns[0].legal_actions == legal
 
 
@@ -239,5 +239,5 @@ def test_a_served_bot_that_never_reads_its_observation_never_parses_it() -> None
     # Not JSON: parsing it would raise, so an answer shows it was left alone.
     request = bot_pb2.ActRequest(decision=0, seat=0, observation_json="{not parsed",
                                  legal_actions_json=['"a"', '"b"'])
-    reply = _Servicer(create("random")).Act(request, None)  # type: ignore[arg-type]
+    reply = _Servicer(create("random")).Act(request)
     assert reply.WhichOneof("choice") == "index"

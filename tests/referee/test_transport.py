@@ -24,7 +24,6 @@ import trio
 
 from niwa import engine
 from niwa.bots.sdk import GameStart
-from niwa.bots.server import _Servicer
 from niwa.engine.bounded_json import json_depth
 from niwa.engine.testing import playout
 from niwa.proto.v1 import bot_pb2, bot_pb2_grpc
@@ -477,19 +476,19 @@ def test_clip_makes_lone_surrogates_encodable() -> None:
     assert clip("a\ud800b") == "a?b"
 
 
-class _Named:
-    version = "1"
+class _Named(bot_pb2_grpc.BotServicer):
+    """Answers ``Start`` with its name."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def act(self, turn: Any) -> int:
-        return 0
+    def Start(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return bot_pb2.StartReply(name=self.name, version="1")
 
 
 def _serve(path: Path, name: str) -> grpc.Server:
     server = grpc.server(ThreadPoolExecutor(max_workers=1))
-    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(_Named(name)), server)  # type: ignore[no-untyped-call]
+    bot_pb2_grpc.add_BotServicer_to_server(_Named(name), server)  # type: ignore[no-untyped-call]
     server.add_insecure_port(f"unix:{path}")
     server.start()
     return server
