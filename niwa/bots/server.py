@@ -28,17 +28,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-import h2.config
-import h2.connection
 import h2.errors
 import h2.events
 import h2.exceptions
-import h2.settings
 import hpack
 from hpack import NeverIndexedHeaderTuple as NeverIndexed
 from hpack.hpack import decode_integer
 from hpack.table import HeaderTable
 
+from niwa.bots import http2
 from niwa.bots.sdk import (
     READY_LINE,
     SOCKET_ENV,
@@ -279,30 +277,12 @@ class _Connection:
     def __init__(self, sock: socket.socket, methods: dict[bytes, _Method]) -> None:
         self.sock = sock
         self.methods = methods
-        # Header checks off: ours are constants, and of the client's only :path and
-        # grpc-encoding are read, as bytes.
-        config = h2.config.H2Configuration(
-            client_side=False, header_encoding=None,
-            validate_outbound_headers=False, normalize_outbound_headers=False,
-            validate_inbound_headers=False, normalize_inbound_headers=False,
+        # A whole request fits the windows: the client never waits for an update. Of
+        # the client's headers only :path and grpc-encoding are read.
+        self.h2 = http2.connection(
+            client=False, encoder=_BlockEncoder(), decoder=_FieldDecoder(),
+            window=MAX_REQUEST_BYTES + (64 << 10), max_header_bytes=MAX_HEADER_BYTES,
         )  # fmt: skip
-        self.h2 = h2.connection.H2Connection(config)
-        self.h2.encoder = _BlockEncoder()
-        self.h2.decoder = _FieldDecoder()
-        # A whole request fits the windows: the client never waits for an update.
-        window = MAX_REQUEST_BYTES + (64 << 10)
-        self.h2.local_settings = h2.settings.Settings(
-            client=False,
-            initial_values={
-                h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_BYTES,
-                h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window,
-            },
-        )
-        self.h2.initiate_connection()
-        self.h2.increment_flow_control_window(window - 65_535)
-        # Settings given as initial values are in force at once, so h2 never applies
-        # this one to its HPACK decoder (it does on an acknowledged change): set it.
-        self.h2.decoder.max_header_list_size = MAX_HEADER_BYTES
         self.streams: dict[int, _Stream] = {}
         self.ready: deque[int] = deque()  # streams whose request is complete
         self.lock = threading.Lock()  # held while the thread works, not while it waits

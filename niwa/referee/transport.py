@@ -36,15 +36,13 @@ from typing import Any
 from urllib.parse import unquote
 
 import grpc
-import h2.config
-import h2.connection
 import h2.errors
 import h2.events
 import h2.exceptions
-import h2.settings
 import hpack
 import trio
 
+from niwa.bots import http2
 from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Turn, cut_debug
 from niwa.engine import JSON, bounded_json, canonical_json
 from niwa.engine.bounded_json import Bounds, UntrustedJsonError
@@ -261,31 +259,13 @@ class _Link:
         # at once (all of them, in practice).
         sock.setblocking(False)
         self.sock = sock
-        # Header checks off: ours are constants, and of the bot's only three values are
-        # read, as bytes (h2's checks cost a third of a call's client time).
-        config = h2.config.H2Configuration(
-            client_side=True, header_encoding=None,
-            validate_outbound_headers=False, normalize_outbound_headers=False,
-            validate_inbound_headers=False, normalize_inbound_headers=False,
-        )  # fmt: skip
-        self.h2 = h2.connection.H2Connection(config)
-        # HPACK made once per field and per reply block (niwa.referee.hpack_cache).
-        self.h2.encoder = RequestEncoder()
-        self.h2.decoder = ReplyDecoder()
-        window = min(max_message_bytes + (64 << 10), 2**31 - 1)
-        self.h2.local_settings = h2.settings.Settings(
-            client=True,
-            initial_values={
-                h2.settings.SettingCodes.ENABLE_PUSH: 0,
-                h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_BYTES,
-                h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window,
-            },
+        # HPACK made once per field and per reply block (niwa.referee.hpack_cache); of
+        # the bot's headers only three values are read.
+        self.h2 = http2.connection(
+            client=True, encoder=RequestEncoder(), decoder=ReplyDecoder(),
+            window=min(max_message_bytes + (64 << 10), 2**31 - 1),
+            max_header_bytes=MAX_HEADER_BYTES,
         )
-        self.h2.initiate_connection()
-        self.h2.increment_flow_control_window(window - 65_535)
-        # Settings given as initial values are in force at once, so h2 never applies
-        # this one to its HPACK decoder (it does on an acknowledged change): set it.
-        self.h2.decoder.max_header_list_size = MAX_HEADER_BYTES
         self.gone = False  # the server sent GOAWAY: no new call on this connection
         # Where the next frame header starts, to count frames before h2 parses them:
         # the bytes of the current frame's payload still to come, or the first bytes
