@@ -33,12 +33,13 @@ random rollout is played and the position is valued by the game's heuristic
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from niwa import engine
 from niwa.bots import draws, redeal
@@ -66,12 +67,15 @@ class _Arm:
         self.available = 0
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
 #: The legal actions a seat had at a node, their keys, and their arms in the same order.
 _Listing = tuple[list[Action], list[str], list[_Arm]]
 
 
 class _Node:
-    __slots__ = ("arms", "children", "known", "seats", "seen", "state")
+    __slots__ = ("arms", "children", "known", "objects", "seats", "seen", "state")
 
     def __init__(self) -> None:
         # Most nodes are leaves, or chance nodes walked through, and a search makes
@@ -88,6 +92,9 @@ class _Node:
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
+        #: seat -> id of an action object listed here -> (the object, its key, its arm),
+        #: made where a seat's listing changes (:meth:`ISMCTS._refound`)
+        self.objects: dict[int, dict[int, tuple[Action, str, _Arm]]] | None = None
         #: without hidden information: the state here, the same at every visit (never
         #: changed once kept), and who moves in it (() once the game is over)
         self.state: State | None = None
@@ -107,10 +114,20 @@ def _seat_arms(node: _Node, seat: int) -> dict[str, _Arm]:
     by_seat = node.arms
     if by_seat is None:
         by_seat = node.arms = {}
-    arms = by_seat.get(seat)
-    if arms is None:
-        arms = by_seat[seat] = {}
-    return arms
+    return _inner(by_seat, seat)
+
+
+def _inner(outer: dict[int, dict[_K, _V]], seat: int) -> dict[_K, _V]:
+    """``outer[seat]``, made empty on first use."""
+    inner = outer.get(seat)
+    if inner is None:
+        inner = outer[seat] = {}
+    return inner
+
+
+def _new_arm(arms: dict[str, _Arm], key: str) -> _Arm:
+    arm = arms[key] = _Arm()
+    return arm
 
 
 def _any(rng: random.Random, actions: list[Action]) -> Action:
@@ -213,16 +230,28 @@ class ISMCTS:
             if self.keep_states:
                 root.state = base
                 self._kept = 1
-        while True:
-            if limits.iterations is not None and self.iterations >= limits.iterations:
-                break
-            if self.iterations + 1 >= len(_LOGS):  # an arm is available once a walk
-                _more_logs()
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            kept = root.state
-            self._walk(root, fresh() if kept is None else kept, kept is None)
-            self.iterations += 1
+        # The collector stays on, but what existed before the search (the modules, the
+        # game, the caller's data) is set aside from its passes while the search runs:
+        # a pass over the oldest generation walked all of it, again and again, to free
+        # nothing. The search's own objects are collected as ever. Undone after, unless
+        # the process had frozen objects already (then it is the caller's to manage).
+        freezing = gc.get_freeze_count() == 0
+        if freezing:
+            gc.freeze()
+        try:
+            while True:
+                if limits.iterations is not None and self.iterations >= limits.iterations:
+                    break
+                if self.iterations + 1 >= len(_LOGS):  # an arm is available once a walk
+                    _more_logs()
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                kept = root.state
+                self._walk(root, fresh() if kept is None else kept, kept is None)
+                self.iterations += 1
+        finally:
+            if freezing:
+                gc.unfreeze()
         arms = (root.arms or {}).get(seat, {})
         stats = [arms.get(self._key(a)) for a in legal]
         visits = [0 if arm is None else arm.visits for arm in stats]
@@ -333,17 +362,20 @@ class ISMCTS:
         ``state`` is the root's: a kept one (``owned`` False; nodes then keep theirs,
         :meth:`_enter`) or this walk's own determinization, applied in place."""
         node = root
-        path: list[tuple[list[_Arm], tuple[int, ...]]] = []
+        # the arms picked on the way down and whose they are, for the back-up
+        picked: list[_Arm] = []
+        movers: list[int] = []
         seeding = self.prior_visits > 0
         seed_everywhere = self.seed_everywhere
         rng = self.rng
         unseen = self.unseen
         keep = self.keep_states
+        select = self._select
         values: list[float] | None = None
         while True:
             seats = node.seats if keep else None
             if seats is None:
-                seats = _movers(state)
+                seats = () if state.is_over() else state.to_move()
                 if keep:
                     node.seats = seats
             if not seats:
@@ -353,45 +385,60 @@ class ISMCTS:
                 # an outcome the searching seat will not see leads to one node for all
                 secret = unseen is not None and unseen(state)
                 key = "c?" if secret else "c" + self._key(outcome)
-                children = _children(node)
+                children = node.children
+                if children is None:
+                    children = node.children = {}
                 child = children.get(key)
                 if child is None:
                     child = children[key] = _Node()
-                state, owned = self._enter(child, state, owned, {CHANCE: outcome})
+                if owned and child.state is None:  # every step of a determinized walk
+                    state.apply({CHANCE: outcome})
+                else:
+                    state, owned = self._enter(child, state, owned, {CHANCE: outcome})
                 node = child
                 continue
-            listings = self._list(node, state, seats, keep)
+            todo: list[int] = []
             if seeding and (seed_everywhere or node is root):
                 seeded = node.arms
                 if seeded is None:
                     todo = list(seats)
                 elif len(seats) == 1:  # most decisions
-                    todo = [] if seats[0] in seeded else list(seats)
+                    if seats[0] not in seeded:
+                        todo = list(seats)
                 else:
                     todo = [s for s in seats if s not in seeded]
-                if todo:
-                    legal = [listing[0] for listing in listings]
-                    keys = [listing[1] for listing in listings]
-                    self._seed(node, state, seats, legal, keys, todo)
-            joint: dict[int, Action] = {}
-            picks: list[str] = []
-            picked: list[_Arm] = []
-            seen = node.seen
-            assert seen is not None
-            for s, (actions, named, arms) in zip(seats, listings, strict=True):
+            listings = self._list(node, state, seats, keep, todo)
+            if todo:
+                self._seed(node, state, seats, [listing[0] for listing in listings],
+                           [listing[1] for listing in listings], todo)
+            if len(seats) == 1:  # most decisions: the edge is the one key
+                s = seats[0]
+                actions, named, arms = listings[0]
                 if arms is None:  # found after seeding, which makes the seeded arms
-                    arms = self._arms(node, s, named)
-                    seen[s] = (actions, named, arms)
-                i = self._select(arms)
-                joint[s] = actions[i]
-                picks.append(named[i])
+                    arms = self._found(node, s, actions, named)
+                i = select(arms)
+                joint = {s: actions[i]}
+                edge = named[i]
                 picked.append(arms[i])
+                movers.append(s)
+            else:
+                joint = {}
+                picks: list[str] = []
+                for s, (actions, named, arms) in zip(seats, listings, strict=True):
+                    if arms is None:
+                        arms = self._found(node, s, actions, named)
+                    i = select(arms)
+                    joint[s] = actions[i]
+                    picks.append(named[i])
+                    picked.append(arms[i])
+                    movers.append(s)
+                edge = "|".join(picks)
             known = node.known
             if known is not None and not self.reuse_values:
                 node.known = None  # values in this walk's world: for this walk only
-            path.append((picked, seats))
-            edge = "|".join(picks)
-            children = _children(node)
+            children = node.children
+            if children is None:
+                children = node.children = {}
             child = children.get(edge)
             if child is None:
                 child = children[edge] = _Node()
@@ -399,17 +446,26 @@ class ISMCTS:
                 if values is None:
                     state = self._expand(child, state, owned, joint)
                 break
-            state, owned = self._enter(child, state, owned, joint)
+            if owned and child.state is None:
+                state.apply(joint)
+            else:
+                state, owned = self._enter(child, state, owned, joint)
             node = child
-        self._back_up(path, self._value(state) if values is None else values)
+        if values is None:
+            values = self._value(state)
+        # each arm picked counts the visit and its seat's value
+        for arm, s in zip(picked, movers, strict=True):
+            arm.visits += 1
+            arm.total += values[s]
 
     def _list(
-        self, node: _Node, state: State, seats: tuple[int, ...], kept: bool
+        self, node: _Node, state: State, seats: tuple[int, ...], kept: bool, todo: list[int]
     ) -> list[tuple[list[Action], list[str], list[_Arm] | None]]:
-        """Each seat's legal actions at ``node``, their keys, and their arms if found
-        already: the node's last listing where the actions equal it (a kept state's
-        are the same at every visit, so they are not even asked again), else new keys
-        and no arms yet (:meth:`_walk` finds them by key after any seeding)."""
+        """Each seat's legal actions at ``node``, their keys, and their arms: the node's
+        last listing where the actions equal it (a kept state's are the same at every
+        visit, so they are not even asked again), else new keys, and the arms found by
+        them, except for a seat in ``todo``: seeding makes its arms first
+        (:meth:`_walk` finds them after)."""
         seen = node.seen
         if seen is None:
             seen = node.seen = {}
@@ -424,17 +480,60 @@ class ISMCTS:
             # than a key per action.
             if listing is not None and listing[0] == actions:
                 out.append(listing)
+                continue
+            if s in todo:
+                out.append((actions, self._keys_of(actions), None))
+            elif listing is None:
+                named = self._keys_of(actions)
+                out.append((actions, named, self._found(node, s, actions, named)))
             else:
-                out.append((actions, [self._key(a) for a in actions], None))
+                out.append(self._refound(node, s, actions))
         return out
 
+    def _refound(self, node: _Node, seat: int, actions: list[Action]) -> _Listing:
+        """The listing of ``actions`` where ``seat``'s listing at ``node`` changed: with
+        hidden information it changes from one world to the next, in new combinations of
+        the same objects (Sakura's hands), so the node remembers each object's key and
+        arm (holding the object, so no other takes its ``id``): one look-up an action."""
+        tables = node.objects
+        if tables is None:
+            tables = node.objects = {}
+        table = _inner(tables, seat)
+        get = table.get
+        named: list[str] = []
+        found: list[_Arm] = []
+        for action in actions:
+            row = get(id(action))
+            if row is None or row[0] is not action:
+                key = self._key(action)
+                arms = _seat_arms(node, seat)
+                row = table[id(action)] = (action, key, arms.get(key) or _new_arm(arms, key))
+            named.append(row[1])
+            found.append(row[2])
+        listing = node.seen[seat] = (actions, named, found)  # type: ignore[index]
+        return listing
+
+    def _keys_of(self, actions: list[Action]) -> list[str]:
+        """:meth:`_key` of each action, its identity memo read inline (a new listing,
+        with hidden information, comes every step or two)."""
+        memo = self._objects.get
+        key = self._key
+        return [
+            hit[1] if (hit := memo(id(a))) is not None and hit[0] is a else key(a)
+            for a in actions
+        ]
+
     @staticmethod
-    def _back_up(path: list[tuple[list[_Arm], tuple[int, ...]]], values: list[float]) -> None:
-        """Every arm picked on the way down counts the visit and its seat's value."""
-        for picked, movers in path:
-            for arm, s in zip(picked, movers, strict=True):
-                arm.visits += 1
-                arm.total += values[s]
+    def _found(node: _Node, seat: int, actions: list[Action], named: list[str]) -> list[_Arm]:
+        """The arms of ``named`` for ``seat`` at ``node``, in their order (made if new),
+        remembered with the listing as the node's last one."""
+        arms = _seat_arms(node, seat)
+        get = arms.get
+        found = [get(key) or _new_arm(arms, key) for key in named]
+        seen = node.seen
+        assert seen is not None
+        seen[seat] = (actions, named, found)
+        return found
 
     def _enter(
         self, child: _Node, state: State, owned: bool, move: dict[int, Action]
@@ -469,18 +568,6 @@ class ISMCTS:
                 child.seats = seats
                 self._kept += 1
         return after
-
-    @staticmethod
-    def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:
-        """The arms of ``keys`` for ``seat`` at ``node``, in their order (made if new)."""
-        arms = _seat_arms(node, seat)
-        out = []
-        for key in keys:
-            arm = arms.get(key)
-            if arm is None:
-                arm = arms[key] = _Arm()
-            out.append(arm)
-        return out
 
     def _select(self, arms: list[_Arm]) -> int:
         """UCB over the actions available now (``arms``, in legal's order), counting
