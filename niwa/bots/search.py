@@ -39,7 +39,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from niwa import engine
 from niwa.bots import draws, redeal
@@ -67,15 +67,12 @@ class _Arm:
         self.available = 0
 
 
-_K = TypeVar("_K")
-_V = TypeVar("_V")
-
 #: The legal actions a seat had at a node, their keys, and their arms in the same order.
 _Listing = tuple[list[Action], list[str], list[_Arm]]
 
 
 class _Node:
-    __slots__ = ("arms", "children", "known", "objects", "seats", "seen", "state")
+    __slots__ = ("arms", "children", "known", "seats", "seen", "state")
 
     def __init__(self) -> None:
         # Most nodes are leaves, or chance nodes walked through, and a search makes
@@ -92,9 +89,6 @@ class _Node:
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
-        #: seat -> id of an action object listed here -> (the object, its key, its arm),
-        #: made where a seat's listing changes (:meth:`ISMCTS._refound`)
-        self.objects: dict[int, dict[int, tuple[Action, str, _Arm]]] | None = None
         #: without hidden information: the state here, the same at every visit (never
         #: changed once kept), and who moves in it (() once the game is over)
         self.state: State | None = None
@@ -114,15 +108,10 @@ def _seat_arms(node: _Node, seat: int) -> dict[str, _Arm]:
     by_seat = node.arms
     if by_seat is None:
         by_seat = node.arms = {}
-    return _inner(by_seat, seat)
-
-
-def _inner(outer: dict[int, dict[_K, _V]], seat: int) -> dict[_K, _V]:
-    """``outer[seat]``, made empty on first use."""
-    inner = outer.get(seat)
-    if inner is None:
-        inner = outer[seat] = {}
-    return inner
+    arms = by_seat.get(seat)
+    if arms is None:
+        arms = by_seat[seat] = {}
+    return arms
 
 
 def _new_arm(arms: dict[str, _Arm], key: str) -> _Arm:
@@ -371,6 +360,7 @@ class ISMCTS:
         unseen = self.unseen
         keep = self.keep_states
         select = self._select
+        keys_of = self._keys_of
         values: list[float] | None = None
         while True:
             seats = node.seats if keep else None
@@ -407,32 +397,29 @@ class ISMCTS:
                         todo = list(seats)
                 else:
                     todo = [s for s in seats if s not in seeded]
-            listings = self._list(node, state, seats, keep, todo)
-            if todo:
-                self._seed(node, state, seats, [listing[0] for listing in listings],
-                           [listing[1] for listing in listings], todo)
-            if len(seats) == 1:  # most decisions: the edge is the one key
-                s = seats[0]
-                actions, named, arms = listings[0]
-                if arms is None:  # found after seeding, which makes the seeded arms
-                    arms = self._found(node, s, actions, named)
+            seen = node.seen
+            if seen is None:
+                seen = node.seen = {}
+            if todo:  # the first decision here: listed, seeded, then the arms found
+                self._seed_listed(node, state, seats, keep, todo)
+            joint: dict[int, Action] = {}
+            picks: list[str] = []
+            for s in seats:
+                listing = seen.get(s)
+                if listing is None or not keep:  # a kept state's never changes
+                    actions = state.legal_actions(s)
+                    # Equal lists compare item by item in C (first by identity): far
+                    # cheaper than a key per action.
+                    if listing is None or listing[0] != actions:
+                        named = keys_of(actions)
+                        listing = (actions, named, self._found(node, s, actions, named))
+                actions, named, arms = listing
                 i = select(arms)
-                joint = {s: actions[i]}
-                edge = named[i]
+                joint[s] = actions[i]
+                picks.append(named[i])
                 picked.append(arms[i])
                 movers.append(s)
-            else:
-                joint = {}
-                picks: list[str] = []
-                for s, (actions, named, arms) in zip(seats, listings, strict=True):
-                    if arms is None:
-                        arms = self._found(node, s, actions, named)
-                    i = select(arms)
-                    joint[s] = actions[i]
-                    picks.append(named[i])
-                    picked.append(arms[i])
-                    movers.append(s)
-                edge = "|".join(picks)
+            edge = "|".join(picks)  # one seat's: its key itself
             known = node.known
             if known is not None and not self.reuse_values:
                 node.known = None  # values in this walk's world: for this walk only
@@ -458,60 +445,26 @@ class ISMCTS:
             arm.visits += 1
             arm.total += values[s]
 
-    def _list(
+    def _seed_listed(
         self, node: _Node, state: State, seats: tuple[int, ...], kept: bool, todo: list[int]
-    ) -> list[tuple[list[Action], list[str], list[_Arm] | None]]:
-        """Each seat's legal actions at ``node``, their keys, and their arms: the node's
-        last listing where the actions equal it (a kept state's are the same at every
-        visit, so they are not even asked again), else new keys, and the arms found by
-        them, except for a seat in ``todo``: seeding makes its arms first
-        (:meth:`_walk` finds them after)."""
+    ) -> None:
+        """Seeds the seats in ``todo`` at ``node`` (:meth:`_seed`), then makes every
+        seat's listing there current, with its arms (seeding makes the seeded ones)."""
         seen = node.seen
-        if seen is None:
-            seen = node.seen = {}
-        out: list[tuple[list[Action], list[str], list[_Arm] | None]] = []
+        assert seen is not None
+        legal: list[list[Action]] = []
+        keys: list[list[str]] = []
         for s in seats:
             listing = seen.get(s)
-            if listing is not None and kept:
-                out.append(listing)
-                continue
-            actions = state.legal_actions(s)
-            # Equal lists compare item by item in C (first by identity): far cheaper
-            # than a key per action.
+            actions = listing[0] if listing is not None and kept else state.legal_actions(s)
+            legal.append(actions)
             if listing is not None and listing[0] == actions:
-                out.append(listing)
-                continue
-            if s in todo:
-                out.append((actions, self._keys_of(actions), None))
-            elif listing is None:
-                named = self._keys_of(actions)
-                out.append((actions, named, self._found(node, s, actions, named)))
+                keys.append(listing[1])
             else:
-                out.append(self._refound(node, s, actions))
-        return out
-
-    def _refound(self, node: _Node, seat: int, actions: list[Action]) -> _Listing:
-        """The listing of ``actions`` where ``seat``'s listing at ``node`` changed: with
-        hidden information it changes from one world to the next, in new combinations of
-        the same objects (Sakura's hands), so the node remembers each object's key and
-        arm (holding the object, so no other takes its ``id``): one look-up an action."""
-        tables = node.objects
-        if tables is None:
-            tables = node.objects = {}
-        table = _inner(tables, seat)
-        get = table.get
-        named: list[str] = []
-        found: list[_Arm] = []
-        for action in actions:
-            row = get(id(action))
-            if row is None or row[0] is not action:
-                key = self._key(action)
-                arms = _seat_arms(node, seat)
-                row = table[id(action)] = (action, key, arms.get(key) or _new_arm(arms, key))
-            named.append(row[1])
-            found.append(row[2])
-        listing = node.seen[seat] = (actions, named, found)  # type: ignore[index]
-        return listing
+                keys.append(self._keys_of(actions))
+        self._seed(node, state, seats, legal, keys, todo)
+        for s, actions, named in zip(seats, legal, keys, strict=True):
+            self._found(node, s, actions, named)
 
     def _keys_of(self, actions: list[Action]) -> list[str]:
         """:meth:`_key` of each action, its identity memo read inline (a new listing,
