@@ -39,7 +39,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from niwa import engine
 from niwa.bots import draws, redeal
@@ -67,12 +67,15 @@ class _Arm:
         self.available = 0
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
 #: The legal actions a seat had at a node, their keys, and their arms in the same order.
 _Listing = tuple[list[Action], list[str], list[_Arm]]
 
 
 class _Node:
-    __slots__ = ("arms", "children", "known", "seats", "seen", "state")
+    __slots__ = ("arms", "children", "known", "objects", "seats", "seen", "state")
 
     def __init__(self) -> None:
         # Most nodes are leaves, or chance nodes walked through, and a search makes
@@ -89,6 +92,9 @@ class _Node:
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
+        #: seat -> id of an action object listed here -> (the object, its arm), where
+        #: a seat's listings change (:meth:`ISMCTS._by_object`)
+        self.objects: dict[int, dict[int, tuple[Action, _Arm]]] | None = None
         #: without hidden information: the state here, the same at every visit (never
         #: changed once kept), and who moves in it (() once the game is over)
         self.state: State | None = None
@@ -108,10 +114,15 @@ def _seat_arms(node: _Node, seat: int) -> dict[str, _Arm]:
     by_seat = node.arms
     if by_seat is None:
         by_seat = node.arms = {}
-    arms = by_seat.get(seat)
-    if arms is None:
-        arms = by_seat[seat] = {}
-    return arms
+    return _inner(by_seat, seat)
+
+
+def _inner(outer: dict[int, dict[_K, _V]], seat: int) -> dict[_K, _V]:
+    """``outer[seat]``, made empty on first use."""
+    inner = outer.get(seat)
+    if inner is None:
+        inner = outer[seat] = {}
+    return inner
 
 
 def _new_arm(arms: dict[str, _Arm], key: str) -> _Arm:
@@ -406,17 +417,29 @@ class ISMCTS:
             picks: list[str] = []
             for s in seats:
                 listing = seen.get(s)
-                if listing is None or not keep:  # a kept state's never changes
+                if listing is not None and keep:  # a kept state's never changes
+                    actions, named, arms = listing
+                    i = select(arms)
+                    key = named[i]
+                else:
                     actions = state.legal_actions(s)
                     # Equal lists compare item by item in C (first by identity): far
                     # cheaper than a key per action.
-                    if listing is None or listing[0] != actions:
+                    if listing is not None and listing[0] == actions:
+                        actions, named, arms = listing
+                        i = select(arms)
+                        key = named[i]
+                    elif listing is None:
                         named = keys_of(actions)
-                        listing = (actions, named, self._found(node, s, actions, named))
-                actions, named, arms = listing
-                i = select(arms)
+                        arms = self._found(node, s, actions, named)
+                        i = select(arms)
+                        key = named[i]
+                    else:  # changed (another world): arms by object, one key
+                        arms = self._by_object(node, s, actions)
+                        i = select(arms)
+                        key = self._key(actions[i])
                 joint[s] = actions[i]
-                picks.append(named[i])
+                picks.append(key)
                 picked.append(arms[i])
                 movers.append(s)
             edge = "|".join(picks)  # one seat's: its key itself
@@ -465,6 +488,27 @@ class ISMCTS:
         self._seed(node, state, seats, legal, keys, todo)
         for s, actions, named in zip(seats, legal, keys, strict=True):
             self._found(node, s, actions, named)
+
+    def _by_object(self, node: _Node, seat: int, actions: list[Action]) -> list[_Arm]:
+        """The arms of ``actions`` for ``seat`` at ``node``, where the seat's listing
+        there changed: with hidden information it changes from one world to the next,
+        in new combinations of the same objects (Sakura's hands), so the node remembers
+        each object's arm (holding the object, so no other takes its ``id``) and only
+        the picked action's key is made."""
+        tables = node.objects
+        if tables is None:
+            tables = node.objects = {}
+        table = _inner(tables, seat)
+        get = table.get
+        found = []
+        for action in actions:
+            row = get(id(action))
+            if row is None or row[0] is not action:
+                key = self._key(action)
+                arms = _seat_arms(node, seat)
+                row = table[id(action)] = (action, arms.get(key) or _new_arm(arms, key))
+            found.append(row[1])
+        return found
 
     def _keys_of(self, actions: list[Action]) -> list[str]:
         """:meth:`_key` of each action, its identity memo read inline (a new listing,
