@@ -536,7 +536,10 @@ class ISMCTS:
         self, child: _Node, state: State, owned: bool, move: dict[int, Action]
     ) -> tuple[State, bool]:
         """The state at ``child``, reached from ``state`` by ``move``: the one it keeps,
-        else made (and kept, within the budget), and whether it is the walk's own."""
+        else made, and whether it is the walk's own. Made again for a child walked
+        through before (it has children), it is kept, within the budget: most children
+        are entered once or twice, and a kept Bonsai state is ~40 objects for the cycle
+        collector to walk (keeping it at the first re-entry doubled what it walked)."""
         kept = child.state
         if kept is not None:
             return kept, False
@@ -545,7 +548,7 @@ class ISMCTS:
             return state, True
         after = state.clone()
         after.apply(move)
-        if self._kept < KEPT_STATES:
+        if self._kept < KEPT_STATES and child.children is not None:
             child.state = after
             self._kept += 1
             return after, False
