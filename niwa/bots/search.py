@@ -27,8 +27,9 @@ random rollout is played and the position is valued by the game's heuristic
   right after it (progressive bias): a short search then plays at least like the
   one-step greedy bot, and a longer one corrects it. Seeding every node, not only the
   root, keeps a move's value from being the average of random replies below it.
-* A game without hidden information is determinized once, and each node keeps its state
-  (up to ``KEPT_STATES`` a search): the walk applies moves only where it leaves the tree.
+* A game without hidden information is determinized once, and each node walked through
+  again keeps its state (up to ``KEPT_STATES`` a search): the walk applies moves only
+  where it leaves the kept part of the tree.
 """
 
 from __future__ import annotations
@@ -99,14 +100,6 @@ class _Node:
         #: changed once kept), and who moves in it (() once the game is over)
         self.state: State | None = None
         self.seats: tuple[int, ...] | None = None
-
-
-def _children(node: _Node) -> dict[str, _Node]:
-    """``node``'s children by edge, the dict made on first use."""
-    children = node.children
-    if children is None:
-        children = node.children = {}
-    return children
 
 
 def _seat_arms(node: _Node, seat: int) -> dict[str, _Arm]:
@@ -232,9 +225,10 @@ class ISMCTS:
                 self._kept = 1
         # The collector stays on, but what existed before the search (the modules, the
         # game, the caller's data) is set aside from its passes while the search runs:
-        # a pass over the oldest generation walked all of it, again and again, to free
-        # nothing. The search's own objects are collected as ever. Undone after, unless
-        # the process had frozen objects already (then it is the caller's to manage).
+        # a pass over the oldest generation walked all of it to free nothing (6-15 ms in
+        # five Bonsai or Miyabi searches of 300 iterations). The search's own objects
+        # are collected as ever. Undone after, unless the process had frozen objects
+        # already (then they are the caller's to manage).
         freezing = gc.get_freeze_count() == 0
         if freezing:
             gc.freeze()
