@@ -27,9 +27,8 @@ random rollout is played and the position is valued by the game's heuristic
   right after it (progressive bias): a short search then plays at least like the
   one-step greedy bot, and a longer one corrects it. Seeding every node, not only the
   root, keeps a move's value from being the average of random replies below it.
-* A game without hidden information is determinized once, and each node walked through
-  again keeps its state (up to ``KEPT_STATES`` a search): the walk applies moves only
-  where it leaves the kept part of the tree.
+* A game without hidden information is determinized once, and each node keeps its state
+  (up to ``KEPT_STATES`` a search): the walk applies moves only where it leaves the tree.
 """
 
 from __future__ import annotations
@@ -530,10 +529,7 @@ class ISMCTS:
         self, child: _Node, state: State, owned: bool, move: dict[int, Action]
     ) -> tuple[State, bool]:
         """The state at ``child``, reached from ``state`` by ``move``: the one it keeps,
-        else made, and whether it is the walk's own. Made again for a child walked
-        through before (it has children), it is kept, within the budget: most children
-        are entered once or twice, and a kept Bonsai state is ~40 objects for the cycle
-        collector to walk (keeping it at the first re-entry doubled what it walked)."""
+        else made (and kept, within the budget), and whether it is the walk's own."""
         kept = child.state
         if kept is not None:
             return kept, False
@@ -542,7 +538,7 @@ class ISMCTS:
             return state, True
         after = state.clone()
         after.apply(move)
-        if self._kept < KEPT_STATES and child.children is not None:
+        if self._kept < KEPT_STATES:
             child.state = after
             self._kept += 1
             return after, False
