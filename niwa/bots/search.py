@@ -92,8 +92,8 @@ class _Node:
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
-        #: seat -> id of an action object listed here -> (the object, its arm), where
-        #: a seat's listings change (:meth:`ISMCTS._by_object`)
+        #: at the root: seat -> id of an action object listed here -> (the object, its
+        #: arm), where a seat's listings change (:meth:`ISMCTS._by_object`)
         self.objects: dict[int, dict[int, tuple[Action, _Arm]]] | None = None
         #: without hidden information: the state here, the same at every visit (never
         #: changed once kept), and who moves in it (() once the game is over)
@@ -422,15 +422,15 @@ class ISMCTS:
                         actions, named, arms = listing
                         i = select(arms)
                         key = named[i]
-                    elif listing is None:
+                    elif node is root and listing is not None:  # another world's
+                        arms = self._by_object(node, s, actions)
+                        i = select(arms)
+                        key = self._key(actions[i])
+                    else:
                         named = keys_of(actions)
                         arms = self._found(node, s, actions, named)
                         i = select(arms)
                         key = named[i]
-                    else:  # changed (another world): arms by object, one key
-                        arms = self._by_object(node, s, actions)
-                        i = select(arms)
-                        key = self._key(actions[i])
                 joint[s] = actions[i]
                 picks.append(key)
                 picked.append(arms[i])
@@ -483,22 +483,23 @@ class ISMCTS:
             self._found(node, s, actions, named)
 
     def _by_object(self, node: _Node, seat: int, actions: list[Action]) -> list[_Arm]:
-        """The arms of ``actions`` for ``seat`` at ``node``, where the seat's listing
-        there changed: with hidden information it changes from one world to the next,
-        in new combinations of the same objects (Sakura's hands), so the node remembers
-        each object's arm (holding the object, so no other takes its ``id``) and only
-        the picked action's key is made."""
+        """The arms of ``actions`` for ``seat`` at the root, where the seat's listing
+        changed: with hidden information it changes from one world to the next, in new
+        combinations of the same objects (Sakura's hands), and the root is listed every
+        walk, so it remembers each object's arm (holding the object, so no other takes
+        its ``id``) and only the picked action's key is made. Deeper nodes are listed
+        too seldom for that to pay (in Sakura 4p half their look-ups missed)."""
         tables = node.objects
         if tables is None:
             tables = node.objects = {}
         table = _inner(tables, seat)
         get = table.get
+        arms = _seat_arms(node, seat)
         found = []
         for action in actions:
             row = get(id(action))
             if row is None or row[0] is not action:
                 key = self._key(action)
-                arms = _seat_arms(node, seat)
                 row = table[id(action)] = (action, arms.get(key) or _new_arm(arms, key))
             found.append(row[1])
         return found
