@@ -33,12 +33,13 @@ random rollout is played and the position is valued by the game's heuristic
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from niwa import engine
 from niwa.bots import draws, redeal
@@ -66,12 +67,15 @@ class _Arm:
         self.available = 0
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
 #: The legal actions a seat had at a node, their keys, and their arms in the same order.
 _Listing = tuple[list[Action], list[str], list[_Arm]]
 
 
 class _Node:
-    __slots__ = ("arms", "children", "known", "seats", "seen", "state")
+    __slots__ = ("arms", "children", "known", "objects", "seats", "seen", "state")
 
     def __init__(self) -> None:
         # Most nodes are leaves, or chance nodes walked through, and a search makes
@@ -88,18 +92,13 @@ class _Node:
         #: action key -> the seeding's value right after it, while that child is not
         #: made (only where it is exactly what expanding the child would compute)
         self.known: dict[str, list[float]] | None = None
+        #: at the root: seat -> id of an action object listed here -> (the object, its
+        #: arm), where a seat's listings change (:meth:`ISMCTS._by_object`)
+        self.objects: dict[int, dict[int, tuple[Action, _Arm]]] | None = None
         #: without hidden information: the state here, the same at every visit (never
         #: changed once kept), and who moves in it (() once the game is over)
         self.state: State | None = None
         self.seats: tuple[int, ...] | None = None
-
-
-def _children(node: _Node) -> dict[str, _Node]:
-    """``node``'s children by edge, the dict made on first use."""
-    children = node.children
-    if children is None:
-        children = node.children = {}
-    return children
 
 
 def _seat_arms(node: _Node, seat: int) -> dict[str, _Arm]:
@@ -107,10 +106,20 @@ def _seat_arms(node: _Node, seat: int) -> dict[str, _Arm]:
     by_seat = node.arms
     if by_seat is None:
         by_seat = node.arms = {}
-    arms = by_seat.get(seat)
-    if arms is None:
-        arms = by_seat[seat] = {}
-    return arms
+    return _inner(by_seat, seat)
+
+
+def _inner(outer: dict[int, dict[_K, _V]], seat: int) -> dict[_K, _V]:
+    """``outer[seat]``, made empty on first use."""
+    inner = outer.get(seat)
+    if inner is None:
+        inner = outer[seat] = {}
+    return inner
+
+
+def _new_arm(arms: dict[str, _Arm], key: str) -> _Arm:
+    arm = arms[key] = _Arm()
+    return arm
 
 
 def _any(rng: random.Random, actions: list[Action]) -> Action:
@@ -213,16 +222,29 @@ class ISMCTS:
             if self.keep_states:
                 root.state = base
                 self._kept = 1
-        while True:
-            if limits.iterations is not None and self.iterations >= limits.iterations:
-                break
-            if self.iterations + 1 >= len(_LOGS):  # an arm is available once a walk
-                _more_logs()
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            kept = root.state
-            self._walk(root, fresh() if kept is None else kept, kept is None)
-            self.iterations += 1
+        # The collector stays on, but what existed before the search (the modules, the
+        # game, the caller's data) is set aside from its passes while the search runs:
+        # a pass over the oldest generation walked all of it to free nothing (6-15 ms in
+        # five Bonsai or Miyabi searches of 300 iterations). The search's own objects
+        # are collected as ever. Undone after, unless the process had frozen objects
+        # already (then they are the caller's to manage).
+        freezing = gc.get_freeze_count() == 0
+        if freezing:
+            gc.freeze()
+        try:
+            while True:
+                if limits.iterations is not None and self.iterations >= limits.iterations:
+                    break
+                if self.iterations + 1 >= len(_LOGS):  # an arm is available once a walk
+                    _more_logs()
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                kept = root.state
+                self._walk(root, fresh() if kept is None else kept, kept is None)
+                self.iterations += 1
+        finally:
+            if freezing:
+                gc.unfreeze()
         arms = (root.arms or {}).get(seat, {})
         stats = [arms.get(self._key(a)) for a in legal]
         visits = [0 if arm is None else arm.visits for arm in stats]
@@ -333,17 +355,21 @@ class ISMCTS:
         ``state`` is the root's: a kept one (``owned`` False; nodes then keep theirs,
         :meth:`_enter`) or this walk's own determinization, applied in place."""
         node = root
-        path: list[tuple[list[_Arm], tuple[int, ...]]] = []
+        # the arms picked on the way down and whose they are, for the back-up
+        picked: list[_Arm] = []
+        movers: list[int] = []
         seeding = self.prior_visits > 0
         seed_everywhere = self.seed_everywhere
         rng = self.rng
         unseen = self.unseen
         keep = self.keep_states
+        select = self._select
+        keys_of = self._keys_of
         values: list[float] | None = None
         while True:
             seats = node.seats if keep else None
             if seats is None:
-                seats = _movers(state)
+                seats = () if state.is_over() else state.to_move()
                 if keep:
                     node.seats = seats
             if not seats:
@@ -353,45 +379,69 @@ class ISMCTS:
                 # an outcome the searching seat will not see leads to one node for all
                 secret = unseen is not None and unseen(state)
                 key = "c?" if secret else "c" + self._key(outcome)
-                children = _children(node)
+                children = node.children
+                if children is None:
+                    children = node.children = {}
                 child = children.get(key)
                 if child is None:
                     child = children[key] = _Node()
-                state, owned = self._enter(child, state, owned, {CHANCE: outcome})
+                if owned and child.state is None:  # every step of a determinized walk
+                    state.apply({CHANCE: outcome})
+                else:
+                    state, owned = self._enter(child, state, owned, {CHANCE: outcome})
                 node = child
                 continue
-            listings = self._list(node, state, seats, keep)
+            todo: list[int] = []
             if seeding and (seed_everywhere or node is root):
                 seeded = node.arms
                 if seeded is None:
                     todo = list(seats)
                 elif len(seats) == 1:  # most decisions
-                    todo = [] if seats[0] in seeded else list(seats)
+                    if seats[0] not in seeded:
+                        todo = list(seats)
                 else:
                     todo = [s for s in seats if s not in seeded]
-                if todo:
-                    legal = [listing[0] for listing in listings]
-                    keys = [listing[1] for listing in listings]
-                    self._seed(node, state, seats, legal, keys, todo)
+            seen = node.seen
+            if seen is None:
+                seen = node.seen = {}
+            if todo:  # the first decision here: listed, seeded, then the arms found
+                self._seed_listed(node, state, seats, keep, todo)
             joint: dict[int, Action] = {}
             picks: list[str] = []
-            picked: list[_Arm] = []
-            seen = node.seen
-            assert seen is not None
-            for s, (actions, named, arms) in zip(seats, listings, strict=True):
-                if arms is None:  # found after seeding, which makes the seeded arms
-                    arms = self._arms(node, s, named)
-                    seen[s] = (actions, named, arms)
-                i = self._select(arms)
+            for s in seats:
+                listing = seen.get(s)
+                if listing is not None and keep:  # a kept state's never changes
+                    actions, named, arms = listing
+                    i = select(arms)
+                    key = named[i]
+                else:
+                    actions = state.legal_actions(s)
+                    # Equal lists compare item by item in C (first by identity): far
+                    # cheaper than a key per action.
+                    if listing is not None and listing[0] == actions:
+                        actions, named, arms = listing
+                        i = select(arms)
+                        key = named[i]
+                    elif node is root and listing is not None:  # another world's
+                        arms = self._by_object(node, s, actions)
+                        i = select(arms)
+                        key = self._key(actions[i])
+                    else:
+                        named = keys_of(actions)
+                        arms = self._found(node, s, actions, named)
+                        i = select(arms)
+                        key = named[i]
                 joint[s] = actions[i]
-                picks.append(named[i])
+                picks.append(key)
                 picked.append(arms[i])
+                movers.append(s)
+            edge = "|".join(picks)  # one seat's: its key itself
             known = node.known
             if known is not None and not self.reuse_values:
                 node.known = None  # values in this walk's world: for this walk only
-            path.append((picked, seats))
-            edge = "|".join(picks)
-            children = _children(node)
+            children = node.children
+            if children is None:
+                children = node.children = {}
             child = children.get(edge)
             if child is None:
                 child = children[edge] = _Node()
@@ -399,42 +449,82 @@ class ISMCTS:
                 if values is None:
                     state = self._expand(child, state, owned, joint)
                 break
-            state, owned = self._enter(child, state, owned, joint)
+            if owned and child.state is None:
+                state.apply(joint)
+            else:
+                state, owned = self._enter(child, state, owned, joint)
             node = child
-        self._back_up(path, self._value(state) if values is None else values)
+        if values is None:
+            values = self._value(state)
+        # each arm picked counts the visit and its seat's value
+        for arm, s in zip(picked, movers, strict=True):
+            arm.visits += 1
+            arm.total += values[s]
 
-    def _list(
-        self, node: _Node, state: State, seats: tuple[int, ...], kept: bool
-    ) -> list[tuple[list[Action], list[str], list[_Arm] | None]]:
-        """Each seat's legal actions at ``node``, their keys, and their arms if found
-        already: the node's last listing where the actions equal it (a kept state's
-        are the same at every visit, so they are not even asked again), else new keys
-        and no arms yet (:meth:`_walk` finds them by key after any seeding)."""
+    def _seed_listed(
+        self, node: _Node, state: State, seats: tuple[int, ...], kept: bool, todo: list[int]
+    ) -> None:
+        """Seeds the seats in ``todo`` at ``node`` (:meth:`_seed`), then makes every
+        seat's listing there current, with its arms (seeding makes the seeded ones)."""
         seen = node.seen
-        if seen is None:
-            seen = node.seen = {}
-        out: list[tuple[list[Action], list[str], list[_Arm] | None]] = []
+        assert seen is not None
+        legal: list[list[Action]] = []
+        keys: list[list[str]] = []
         for s in seats:
             listing = seen.get(s)
-            if listing is not None and kept:
-                out.append(listing)
-                continue
-            actions = state.legal_actions(s)
-            # Equal lists compare item by item in C (first by identity): far cheaper
-            # than a key per action.
+            actions = listing[0] if listing is not None and kept else state.legal_actions(s)
+            legal.append(actions)
             if listing is not None and listing[0] == actions:
-                out.append(listing)
+                keys.append(listing[1])
             else:
-                out.append((actions, [self._key(a) for a in actions], None))
-        return out
+                keys.append(self._keys_of(actions))
+        self._seed(node, state, seats, legal, keys, todo)
+        for s, actions, named in zip(seats, legal, keys, strict=True):
+            self._found(node, s, actions, named)
+
+    def _by_object(self, node: _Node, seat: int, actions: list[Action]) -> list[_Arm]:
+        """The arms of ``actions`` for ``seat`` at the root, where the seat's listing
+        changed: with hidden information it changes from one world to the next, in new
+        combinations of the same objects (Sakura's hands), and the root is listed every
+        walk, so it remembers each object's arm (holding the object, so no other takes
+        its ``id``) and only the picked action's key is made. Deeper nodes are listed
+        too seldom for that to pay (in Sakura 4p half their look-ups missed)."""
+        tables = node.objects
+        if tables is None:
+            tables = node.objects = {}
+        table = _inner(tables, seat)
+        get = table.get
+        arms = _seat_arms(node, seat)
+        found = []
+        for action in actions:
+            row = get(id(action))
+            if row is None or row[0] is not action:
+                key = self._key(action)
+                row = table[id(action)] = (action, arms.get(key) or _new_arm(arms, key))
+            found.append(row[1])
+        return found
+
+    def _keys_of(self, actions: list[Action]) -> list[str]:
+        """:meth:`_key` of each action, its identity memo read inline (a new listing,
+        with hidden information, comes every step or two)."""
+        memo = self._objects.get
+        key = self._key
+        return [
+            hit[1] if (hit := memo(id(a))) is not None and hit[0] is a else key(a)
+            for a in actions
+        ]
 
     @staticmethod
-    def _back_up(path: list[tuple[list[_Arm], tuple[int, ...]]], values: list[float]) -> None:
-        """Every arm picked on the way down counts the visit and its seat's value."""
-        for picked, movers in path:
-            for arm, s in zip(picked, movers, strict=True):
-                arm.visits += 1
-                arm.total += values[s]
+    def _found(node: _Node, seat: int, actions: list[Action], named: list[str]) -> list[_Arm]:
+        """The arms of ``named`` for ``seat`` at ``node``, in their order (made if new),
+        remembered with the listing as the node's last one."""
+        arms = _seat_arms(node, seat)
+        get = arms.get
+        found = [get(key) or _new_arm(arms, key) for key in named]
+        seen = node.seen
+        assert seen is not None
+        seen[seat] = (actions, named, found)
+        return found
 
     def _enter(
         self, child: _Node, state: State, owned: bool, move: dict[int, Action]
@@ -469,18 +559,6 @@ class ISMCTS:
                 child.seats = seats
                 self._kept += 1
         return after
-
-    @staticmethod
-    def _arms(node: _Node, seat: int, keys: list[str]) -> list[_Arm]:
-        """The arms of ``keys`` for ``seat`` at ``node``, in their order (made if new)."""
-        arms = _seat_arms(node, seat)
-        out = []
-        for key in keys:
-            arm = arms.get(key)
-            if arm is None:
-                arm = arms[key] = _Arm()
-            out.append(arm)
-        return out
 
     def _select(self, arms: list[_Arm]) -> int:
         """UCB over the actions available now (``arms``, in legal's order), counting

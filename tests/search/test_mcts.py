@@ -217,6 +217,29 @@ def test_the_search_leaves_the_cycle_collector_running() -> None:
     assert seen and all(seen)
 
 
+def _search_miyabi() -> None:
+    state = midgame("miyabi")
+    seat = state.to_move()[0]
+    search = ISMCTS(engine.load("miyabi"), heuristics.for_game("miyabi"), rng=random.Random(0))
+    search.choose(state.observe(seat), seat, state.legal_actions(seat), SearchLimits(iterations=20))
+
+
+def test_a_search_leaves_no_object_frozen_out_of_the_collector() -> None:
+    assert gc.get_freeze_count() == 0
+    _search_miyabi()
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_search_keeps_the_objects_its_caller_froze_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        _search_miyabi()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 @pytest.mark.parametrize("name", ["blossom", "sakura", "miyabi", "bonsai"])
 def test_a_search_leaves_no_reference_cycles_for_the_collector(name: str) -> None:
     # the tree is freed by reference counts alone: the collector has nothing to find
