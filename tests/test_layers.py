@@ -19,13 +19,11 @@ WIRE = "proto"
 SUBPACKAGES = frozenset({*LOWER, WEB, WIRE})
 #: ``niwa.errors``: the root of every exception niwa raises, imported by every layer.
 ERRORS = "errors"
-#: The only modules that may import grpc, protobuf or the generated code: a bot's server
-#: and the HTTP/2 set-up it shares with the referee's client,
+#: The only modules that may import grpc, protobuf or the generated code: a bot's server,
 #: the referee's client, the ladder's servicer, server, interceptor, client and the
 #: conversion between its own types and the messages; and the bare gRPC stub that
 #: ``niwa bench referee`` measures the referee's client against.
 GRPC_EDGE = frozenset({
-    "niwa/bots/http2.py",
     "niwa/bots/server.py",
     "niwa/commands/bench_baselines.py",
     "niwa/referee/transport.py",

@@ -36,7 +36,6 @@ from hpack import NeverIndexedHeaderTuple as NeverIndexed
 from hpack.hpack import decode_integer
 from hpack.table import HeaderTable
 
-from niwa.bots import http2
 from niwa.bots.sdk import (
     READY_LINE,
     SOCKET_ENV,
@@ -48,6 +47,7 @@ from niwa.bots.sdk import (
     exception_line,
 )
 from niwa.errors import BotError
+from niwa.proto import http2
 from niwa.proto.v1 import bot_pb2
 
 #: Largest request message accepted, in bytes: grpcio's default receive limit.

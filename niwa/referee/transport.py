@@ -42,11 +42,11 @@ import h2.exceptions
 import hpack
 import trio
 
-from niwa.bots import http2
 from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Turn, cut_debug
 from niwa.engine import JSON, bounded_json, canonical_json
 from niwa.engine.bounded_json import Bounds, UntrustedJsonError
 from niwa.errors import RefereeError
+from niwa.proto import http2
 from niwa.proto.v1 import bot_pb2
 from niwa.referee.failures import BotFailure, Failure, clip
 from niwa.referee.hpack_cache import ReplyDecoder, RequestEncoder
