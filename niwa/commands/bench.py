@@ -72,8 +72,14 @@ def run_child(argv: list[str], first: str | None, module: str = "niwa") -> dict[
         done = subprocess.run([sys.executable, "-m", module, *argv], env=env,
                               capture_output=True, text=True, check=False, cwd=empty)
     if done.returncode != 0:
-        raise UsageError(f"a measuring process failed ({done.returncode}): "
-                         f"{done.stderr.strip().splitlines()[-1:]}")
+        last = (done.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+        hint = ""
+        if first is not None and last.startswith("ImportError"):
+            # The measuring code is this niwa's; an older checkout lacks names it uses.
+            hint = (": the baseline checkout is older than this harness can drive (it "
+                    "lacks a name this niwa imports); give a newer one, or run that "
+                    "checkout's own `niwa bench` against this one")
+        raise UsageError(f"a measuring process failed ({done.returncode}): {last}{hint}")
     document: dict[str, Any] = json.loads(done.stdout)
     return document
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from niwa.cli import main
+from niwa.cli import UsageError, main
 from niwa.commands import bench_tree
+from niwa.commands.bench import run_child
 
 ENGINE = '''
 CHANCE = -1
@@ -93,3 +94,13 @@ def test_bench_engine_reports_a_refused_baseline_as_a_usage_error(
             "0.01", "--warmup", "0", "--baseline", str(tree)]
     assert main(argv) != 0
     assert f"--baseline {tree.resolve()} is refused" in capsys.readouterr().err
+
+
+def test_a_baseline_too_old_for_the_harness_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    (tmp_path / "measure_old.py").write_text("from json import a_name_json_never_had\n")
+    with pytest.raises(UsageError) as refused:
+        run_child([], str(tmp_path), module="measure_old")
+    said = str(refused.value)
+    assert "ImportError: cannot import name 'a_name_json_never_had'" in said
+    assert "older than this harness can drive" in said
+    assert "give a newer one" in said
