@@ -27,7 +27,6 @@ GRPC_EDGE = frozenset({
     "niwa/bots/server.py",
     "niwa/commands/bench_baselines.py",
     "niwa/referee/transport.py",
-    "niwa/referee/hpack_cache.py",
     "niwa/ladder/admission.py",
     "niwa/ladder/call_timer.py",
     "niwa/ladder/client.py",

@@ -32,7 +32,6 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import hpack
-from hpack import NeverIndexedHeaderTuple as NeverIndexed
 from hpack.hpack import decode_integer
 from hpack.table import HeaderTable
 
@@ -48,6 +47,7 @@ from niwa.bots.sdk import (
 )
 from niwa.errors import BotError
 from niwa.proto import http2
+from niwa.proto.hpack_cache import StaticEncoder
 from niwa.proto.v1 import bot_pb2
 
 #: Largest request message accepted, in bytes: grpcio's default receive limit.
@@ -65,13 +65,10 @@ _UNIMPLEMENTED = b"12"
 _INTERNAL = b"13"
 # grpc-message is percent-encoded: every byte outside printable ASCII, and "%".
 _MESSAGE_SAFE = "".join(chr(c) for c in range(0x20, 0x7F) if c != ord("%"))
-# Sent never indexed (hpack's NeverIndexedHeaderTuple), so that _BlockEncoder may keep
-# their blocks.
-_REPLY_HEADERS = [NeverIndexed(b":status", b"200"),
-                  NeverIndexed(b"content-type", b"application/grpc")]  # fmt: skip
-_OK_TRAILERS = [NeverIndexed(b"grpc-status", b"0")]
-#: Distinct header blocks _BlockEncoder keeps, and fields _FieldDecoder keeps; past it
-#: a memo starts again (each failure's message makes a block, each grpc-timeout a field).
+_REPLY_HEADERS = [(b":status", b"200"), (b"content-type", b"application/grpc")]
+_OK_TRAILERS = [(b"grpc-status", b"0")]
+#: Distinct fields _FieldDecoder keeps; past it the memo starts again (each
+#: grpc-timeout makes a field).
 MEMO_BLOCKS = 64
 _STATIC: tuple[tuple[bytes, bytes], ...] = HeaderTable.STATIC_TABLE
 
@@ -187,39 +184,15 @@ class _Stream:
     answered: bool = False  # refused before its body was complete: the rest is dropped
 
 
-def _trailers(code: bytes, message: str) -> list[NeverIndexed]:
-    fields = [NeverIndexed(b"grpc-status", code)]
+def _trailers(code: bytes, message: str) -> list[tuple[bytes, bytes]]:
+    fields = [(b"grpc-status", code)]
     if message:
-        fields.append(NeverIndexed(b"grpc-message", quote(message, safe=_MESSAGE_SAFE).encode()))
+        fields.append((b"grpc-message", quote(message, safe=_MESSAGE_SAFE).encode()))
     return fields
 
 
-class _BlockEncoder(hpack.Encoder):
-    """HPACK for the replies, whose header blocks are a few lists of fields sent never
-    indexed (RFC 7541, 6.2.3; static-table matches stay indexed): a block's bytes then
-    depend on nothing sent before, so each is encoded once. hpack encoding a reply's
-    headers and trailers again took 40-80 µs of the bot's CPU per call."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._blocks: dict[tuple[Any, ...], bytes] = {}
-
-    def encode(self, headers: Any, huffman: bool = True) -> bytes:
-        block: bytes | None
-        if self.header_table.resized:  # the client's new table size goes first, once
-            block = super().encode(headers, huffman)
-            return block
-        key = tuple(headers)
-        block = self._blocks.get(key)
-        if block is None:
-            if len(self._blocks) >= MEMO_BLOCKS:
-                self._blocks.clear()
-            block = self._blocks[key] = super().encode(headers, huffman)
-        return block
-
-
 class _FieldDecoder(hpack.Decoder):
-    """HPACK for the requests. The referee's (niwa.referee.hpack_cache.RequestEncoder)
+    """HPACK for the requests. The referee's (niwa.proto.hpack_cache.StaticEncoder)
     use only the static table and literals never added to the dynamic one, and such a
     field's bytes always decode to the same header: each is decoded once (hpack decoding
     a request again, Huffman code included, took 30-55 µs of the bot's CPU per call).
@@ -280,7 +253,7 @@ class _Connection:
         # A whole request fits the windows: the client never waits for an update. Of
         # the client's headers only :path and grpc-encoding are read.
         self.h2 = http2.connection(
-            client=False, encoder=_BlockEncoder(), decoder=_FieldDecoder(),
+            client=False, encoder=StaticEncoder(), decoder=_FieldDecoder(),
             window=MAX_REQUEST_BYTES + (64 << 10), max_header_bytes=MAX_HEADER_BYTES,
         )  # fmt: skip
         self.streams: dict[int, _Stream] = {}

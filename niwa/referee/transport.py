@@ -47,9 +47,9 @@ from niwa.engine import JSON, bounded_json, canonical_json
 from niwa.engine.bounded_json import Bounds, UntrustedJsonError
 from niwa.errors import RefereeError
 from niwa.proto import http2
+from niwa.proto.hpack_cache import ReplyDecoder, StaticEncoder
 from niwa.proto.v1 import bot_pb2
 from niwa.referee.failures import BotFailure, Failure, clip
-from niwa.referee.hpack_cache import ReplyDecoder, RequestEncoder
 from niwa.referee.players import Question
 
 #: Longest ``action_json`` accepted, in characters (legal actions are tens of them).
@@ -259,10 +259,10 @@ class _Link:
         # at once (all of them, in practice).
         sock.setblocking(False)
         self.sock = sock
-        # HPACK made once per field and per reply block (niwa.referee.hpack_cache); of
+        # HPACK made once per field and per reply block (niwa.proto.hpack_cache); of
         # the bot's headers only three values are read.
         self.h2 = http2.connection(
-            client=True, encoder=RequestEncoder(), decoder=ReplyDecoder(),
+            client=True, encoder=StaticEncoder(), decoder=ReplyDecoder(),
             window=min(max_message_bytes + (64 << 10), 2**31 - 1),
             max_header_bytes=MAX_HEADER_BYTES,
         )

@@ -18,9 +18,9 @@ import h2.events
 import hpack
 import pytest
 
-from niwa.bots.server import _REPLY_HEADERS, _BlockEncoder, _FieldDecoder, _trailers
+from niwa.bots.server import _REPLY_HEADERS, _FieldDecoder, _trailers
+from niwa.proto.hpack_cache import StaticEncoder
 from niwa.proto.v1 import bot_pb2, bot_pb2_grpc
-from niwa.referee.hpack_cache import RequestEncoder
 from tests.polling import PATIENCE_S, wait_for
 
 # A bot whose act() raises on decision 1 and, on decision 2, says it is busy (a file)
@@ -231,7 +231,7 @@ _REQUEST = [(b":method", b"POST"), (b":scheme", b"http"), (b":path", b"/niwa.v1.
 
 
 def test_the_request_decoder_reads_the_referee_s_blocks_as_hpack_does() -> None:
-    ours, theirs, encoder = _FieldDecoder(), hpack.Decoder(), RequestEncoder()
+    ours, theirs, encoder = _FieldDecoder(), hpack.Decoder(), StaticEncoder()
     for timeout in (b"1234m", b"99m", b"1234m", b"\xff\x00"):  # kept fields and new ones
         block = encoder.encode([*_REQUEST, (b"grpc-timeout", timeout)])
         assert ours.decode(block, raw=True) == list(theirs.decode(block, raw=True))
@@ -247,7 +247,7 @@ def test_the_request_decoder_reads_blocks_that_index_their_fields_as_hpack_does(
 
 
 def test_the_reply_encoder_s_kept_blocks_decode_to_their_headers_after_a_table_resize() -> None:
-    encoder, decoder = _BlockEncoder(), hpack.Decoder()
+    encoder, decoder = StaticEncoder(), hpack.Decoder()
     fields = [*_REPLY_HEADERS, *_trailers(b"2", "ValueError: 100% wrong\né")]
     first = encoder.encode(fields)
     encoder.header_table_size = 256  # the client's SETTINGS_HEADER_TABLE_SIZE

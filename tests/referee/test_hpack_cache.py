@@ -1,10 +1,10 @@
-"""The referee's HPACK encoder and decoder say what hpack's own would (niwa.referee.hpack_cache)."""
+"""The referee's HPACK encoder and decoder say what hpack's own would (niwa.proto.hpack_cache)."""
 
 from __future__ import annotations
 
 import hpack
 
-from niwa.referee.hpack_cache import ReplyDecoder, RequestEncoder
+from niwa.proto.hpack_cache import ReplyDecoder, StaticEncoder
 
 HEADERS = [
     (b":method", b"POST"), (b":scheme", b"http"), (b":path", b"/niwa.v1.Bot/Act"),
@@ -13,21 +13,21 @@ HEADERS = [
 
 
 def test_request_blocks_decode_to_the_headers_given_call_after_call() -> None:
-    encoder, decoder = RequestEncoder(), hpack.Decoder()
+    encoder, decoder = StaticEncoder(), hpack.Decoder()
     for timeout in (b"1500m", b"1499m", b"1500m", b"7m"):
         headers = [*HEADERS, (b"grpc-timeout", timeout)]
         assert list(decoder.decode(encoder.encode(headers), raw=True)) == headers
 
 
 def test_request_blocks_leave_the_bots_table_empty() -> None:
-    encoder, decoder = RequestEncoder(), hpack.Decoder()
+    encoder, decoder = StaticEncoder(), hpack.Decoder()
     for timeout in (b"1500m", b"1499m"):
         decoder.decode(encoder.encode([*HEADERS, (b"grpc-timeout", timeout)]), raw=True)
     assert len(decoder.header_table.dynamic_entries) == 0
 
 
 def test_a_table_size_change_is_signalled_in_the_next_block() -> None:
-    encoder, decoder = RequestEncoder(), hpack.Decoder()
+    encoder, decoder = StaticEncoder(), hpack.Decoder()
     encoder.header_table_size = 1024
     block = encoder.encode(HEADERS)
     assert block[0] & 0xE0 == 0x20  # a dynamic table size update comes first

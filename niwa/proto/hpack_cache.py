@@ -1,15 +1,16 @@
-"""HPACK for the referee's gRPC client at a fraction of the cost per call.
+"""HPACK for both ends of a bot's gRPC calls at a fraction of the cost per call.
 
 ``hpack`` is pure Python and looks every field up, logs it and encodes it again on
-every call: about 40 µs of a call's CPU on the referee's side (docs/benchmarks.md).
-Yet a call's request headers are the same but for ``grpc-timeout``, and a bot's server
-sends the same reply headers and trailers, byte for byte, once its HPACK table holds
-them. So:
+every call: about 40 µs of a call's CPU on the referee's side and 40-80 µs on the
+bot's (docs/benchmarks.md). Yet a call's request headers are the same but for
+``grpc-timeout``, and a bot's server sends the same reply headers and trailers, byte for
+byte, once its HPACK table holds them. So:
 
-* :class:`RequestEncoder` never uses the dynamic table: each field is an index into
+* :class:`StaticEncoder` never uses the dynamic table: each field is an index into
   the static table or a literal "without indexing" (RFC 7541, 6.1 and 6.2.2), whose
-  bytes do not depend on anything sent before, so each is made once and kept. The bot's
-  decoder is told nothing it has to remember.
+  bytes do not depend on anything sent before, so each is made once and kept. The
+  other side's decoder is told nothing it has to remember. The referee's client
+  encodes its requests with it, and the SDK's server (niwa.bots.server) its replies.
 * :class:`ReplyDecoder` keeps the headers of a block it decoded without changing its
   table, and gives them again for the same bytes while the table is still the same
   (the same entries, size and limits): the block can only decode to the same headers.
@@ -31,7 +32,7 @@ MEMO_SIZE = 64
 MEMO_BLOCK_BYTES = 256
 
 
-class RequestEncoder(hpack.Encoder):
+class StaticEncoder(hpack.Encoder):
     """An HPACK encoder whose every field is independent of the connection's past."""
 
     def __init__(self) -> None:
@@ -40,7 +41,7 @@ class RequestEncoder(hpack.Encoder):
 
     def encode(self, headers: Iterable[Any], huffman: bool = True) -> bytes:
         block = []
-        if self.header_table.resized:  # the bot's server changed the table's size
+        if self.header_table.resized:  # the other side changed the table's size
             block.append(self._encode_table_size_change())
             self.header_table.resized = False
         fields = self._fields
