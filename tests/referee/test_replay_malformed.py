@@ -134,6 +134,16 @@ def test_more_seats_than_players(
     _assert_one_line_error(_write(tmp_path / "s.jsonl", lines), capsys, "3 seats listed for 2")
 
 
+def test_a_seat_status_that_is_not_ok_or_out_is_one_line_naming_both(
+    real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _lines(real)
+    result = json.loads(lines[-1])
+    result["seats"][0]["status"] = "gone"
+    lines[-1] = canonical_json(result)
+    _assert_one_line_error(_write(tmp_path / "g.jsonl", lines), capsys, "must be one of ok, out")
+
+
 def test_an_unknown_schema_version(
     real: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
