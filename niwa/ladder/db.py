@@ -64,6 +64,8 @@ class Dialect:
     now: str  # the database server's clock, in seconds since the epoch
     #: inside a transaction: wait until no other process is changing the schema
     schema_lock: str
+    #: inside a transaction: wait until no other process is numbering a finished match
+    seq_lock: str
 
     def sql(self, statement: str) -> str:
         """Rewrite a portable statement (``?`` placeholders, ``{id}``, ``{blob}`` and
@@ -85,14 +87,17 @@ class Dialect:
 # so that runners on machines whose clocks disagree still agree on a lease's expiry.
 # ``schema_lock``: SQLite's write lock is the whole file's already; PostgreSQL's
 # transaction-scoped advisory lock (any fixed key) queues nodes opening a store at once.
+# ``seq_lock``: the same, on another key, for numbering finished matches: two commits
+# reading MAX(seq) at once would both take the next number, and the second would fail
+# on the unique index instead of taking the one after.
 SQLITE = Dialect(
     "sqlite", "?", "INTEGER PRIMARY KEY", "BEGIN IMMEDIATE", "BLOB",
-    "((julianday('now') - 2440587.5) * 86400.0)", "SELECT 1",
+    "((julianday('now') - 2440587.5) * 86400.0)", "SELECT 1", "SELECT 1",
 )
 POSTGRES = Dialect(
     "postgresql", "%s", "BIGSERIAL PRIMARY KEY", "BEGIN", "BYTEA",
     "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION",
-    "SELECT pg_advisory_xact_lock(7465)",
+    "SELECT pg_advisory_xact_lock(7465)", "SELECT pg_advisory_xact_lock(7466)",
 )  # fmt: skip
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -26,7 +27,7 @@ from niwa.ladder.store import (
     Store,
     StoreError,
 )
-from tests.polling import PATIENCE_S
+from tests.polling import PATIENCE_S, wait_for
 from tests.postgres import Server
 
 
@@ -336,3 +337,38 @@ def test_a_postgres_session_asks_the_server_to_end_it_if_idle_in_a_transaction(
     db = Database.open(postgres_server.database())
     assert db.scalar("SHOW idle_in_transaction_session_timeout") == f"{IDLE_IN_TRANSACTION_S}s"
     db.close()
+
+
+def test_two_nodes_finishing_at_once_both_commit_with_their_own_sequence_numbers(
+    postgres_server: Server, tmp_path: Path
+) -> None:
+    url = postgres_server.database()
+    first, second = Store.open(url, tmp_path), Store.open(url, tmp_path)
+    try:
+        a, b = two_bots(first)
+        ids = [first.matches.queue_match("blossom", "blossom@1", [a, b], s) for s in range(2)]
+        for _ in ids:
+            first.matches.claim_next()
+        with ThreadPoolExecutor(1) as pool, first.db.transaction():
+            assert first.matches.finish_match(ids[0], win_for_first(a, b))
+            # The second commit starts while the first is still open, and must wait for it.
+            later = pool.submit(second.matches.finish_match, ids[1], win_for_first(a, b))
+            wait_for("the second commit to wait", lambda: waiting_backends(postgres_server, url))
+        assert later.result()
+        assert [m.id for m in first.matches.matches(after_seq=0)] == ids
+    finally:
+        first.close()
+        second.close()
+
+
+def waiting_backends(server: Server, url: str) -> int:
+    """Connections to ``url``'s database blocked on a lock now."""
+    import psycopg
+
+    name = urlsplit(url).path.lstrip("/")
+    with psycopg.connect(server.url("postgres"), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
+            " AND wait_event_type = 'Lock'", (name,),
+        ).fetchone()  # fmt: skip
+    return int(row[0]) if row else 0

@@ -220,6 +220,8 @@ class Matches(Part):
         attempt_check, params = ("", ()) if attempt is None else (" AND attempts = ?", (attempt,))
         try:
             with self.db.transaction() as db:
+                # Numbers are handed out one commit at a time (Dialect.seq_lock).
+                db.execute(db.dialect.seq_lock)
                 # The state is checked by the write itself: of two commits of one match
                 # (a runner that lost its lease and its successor), one changes it.
                 row = db.one(
