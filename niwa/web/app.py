@@ -221,19 +221,9 @@ def create_app(
         content = live_ladder.stream(site.reads, site.hub, match, after)
         return site.live_streams.serve(content, "watch it later, or wait for its replay")
 
-    def renderer_module(request: Request) -> Response:
-        """A game's viewer renderer, from its package (Game.renderer_asset)."""
-        name = request.path_params["game"]
-        if name not in engine.games():
-            raise HTTPException(404, f"no game {name!r} is registered")
-        asset = engine.load(name).renderer_asset()
-        if asset is None:
-            raise HTTPException(404, f"{name} ships no renderer: the viewer draws it generically")
-        return Response(asset.read_bytes(), media_type="text/javascript")
-
     routes = [
         Route("/", index),
-        Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module),
+        renderer_route(),
         Route("/games/{game}", leaderboard),
         Route("/bots/{bot_id:int}", bot_page),
         Route("/matches", match_list),
@@ -250,6 +240,22 @@ def create_app(
     app = _Site(routes=routes, exception_handlers=handlers)
     app.add_middleware(metrics.PageTimer, routes=routes)
     return app
+
+
+def renderer_module(request: Request) -> Response:
+    """A game's viewer renderer, from its package (Game.renderer_asset)."""
+    name = request.path_params["game"]
+    if name not in engine.games():
+        raise HTTPException(404, f"no game {name!r} is registered")
+    asset = engine.load(name).renderer_asset()
+    if asset is None:
+        raise HTTPException(404, f"{name} ships no renderer: the viewer draws it generically")
+    return Response(asset.read_bytes(), media_type="text/javascript")
+
+
+def renderer_route() -> Route:
+    """The route of every game's renderer module (the local match's server has it too)."""
+    return Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module)
 
 
 def _label(bot: LadderBot) -> str:
