@@ -5,7 +5,6 @@ frames as they come (the live viewer, before the match ends), then its full repl
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from niwa.referee import replay as replays
+from tests.ladder.serving import printed_address
 from tests.ladder.tiny_bots import write_bot
 from tests.polling import wait_for
 from tests.web.browser import console_errors
@@ -50,22 +50,18 @@ def playing(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str, Path]]
     """``niwa play blossom --web`` running; the process, the page's URL, the replay."""
     bot = write_bot(tmp_path, "thinker", "1.0.0", THINKER)
     replay = tmp_path / "match.jsonl"
+    log = tmp_path / "play.log"
     proc = subprocess.Popen(
         [sys.executable, "-m", "niwa", "play", "blossom", "--bot", str(bot), "--bot",
          "builtin:random", "--seed", "5", "--time", "10s+300s", "--quiet",
          "--replay", str(replay), "--web", "127.0.0.1:0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=log.open("w"), text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
     try:
         assert proc.stdout is not None
-        url = ""
-        for line in proc.stdout:
-            found = re.match(r"live: (http://\S+)", line)
-            if found:
-                url = found.group(1)
-                break
-        assert url, f"niwa play --web printed no URL: {proc.stderr.read() if proc.stderr else ''}"
+        assert proc.stdout.readline().startswith("blossom: 2 players, seed 5")
+        url = printed_address(proc, r"^live: (http://\S+)", log)
         yield proc, url, replay
     finally:
         proc.send_signal(signal.SIGINT)  # it serves the replay until Ctrl-C

@@ -97,3 +97,25 @@ def test_a_finished_match_s_stream_only_says_it_ended(client: TestClient) -> Non
 
 def test_the_stream_of_an_unknown_match_is_a_404(client: TestClient) -> None:
     assert client.get("/matches/999/live").status_code == 404
+
+
+def test_a_match_of_an_unfinished_duplicate_round_is_not_shown_live(tmp_path: Path) -> None:
+    db = played_store(tmp_path, matches=1)
+    store = Store.open(str(db))
+    try:
+        done = store.matches.match(1)
+        for seats in (done.seats, done.seats[::-1]):
+            store.matches.queue_match(
+                done.game, done.game_version, seats, seed=78, duplicate_group=9
+            )
+        claimed = store.matches.claim_next()
+        assert claimed is not None
+    finally:
+        store.close()
+    reader = open_read_only(str(db))
+    try:
+        got = events(TestClient(create_app(reader)), claimed.id)
+    finally:
+        reader.close()
+    assert got == [("unavailable", {
+        "reason": f"live view not available for this match: {live_ladder.ROUND}"})]
