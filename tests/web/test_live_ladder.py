@@ -119,3 +119,23 @@ def test_a_match_of_an_unfinished_duplicate_round_is_not_shown_live(tmp_path: Pa
         reader.close()
     assert got == [("unavailable", {
         "reason": f"live view not available for this match: {live_ladder.ROUND}"})]
+
+
+def test_the_ladder_s_live_delay_holds_frames_back_while_the_match_runs(
+    running: tuple[Path, int, Path], tmp_path: Path
+) -> None:
+    db, match_id, part = running
+    lines = (tmp_path / "source.jsonl").read_bytes().splitlines(keepends=True)
+    part.write_bytes(b"".join(lines[:6]))  # the header and 5 steps: 6 frames made
+    store = open_read_only(str(db))
+    try:
+        client = TestClient(create_app(store, live_delay=2))
+        with client.stream("GET", f"/matches/{match_id}/live") as response:
+            text = ""
+            for chunk in response.iter_text():
+                text += chunk
+                if "event: frame" in text:
+                    break
+    finally:
+        store.close()
+    assert text.count("event: start") == 1 and text.count("event: frame") == 3
