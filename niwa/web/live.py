@@ -36,6 +36,8 @@ POLL_S = 0.05
 KEEPALIVE_S = 15.0
 #: The browser waits this long before reconnecting a dropped stream.
 RETRY_MS = 3000
+#: What the viewer shows for the seed of a running match (the seed would tell its deals).
+SEED_HIDDEN = "hidden until the match ends"
 #: Bytes read from the file at a time (a replay is at most MAX_FILE_BYTES).
 READ_BYTES = 1 << 20
 
@@ -143,7 +145,7 @@ class Tail:
         frame = self.frame([[[], self.view]])
         self.events.append(sse("start", {
             "format": FORMAT, "live": True, "game": header.game, "renderer": renderer,
-            "version": header.version, "players": header.players,
+            "version": header.version, "players": header.players, "seed": SEED_HIDDEN,
             "match_id": header.match_id, "started": header.started,
             "time_control": dict(header.time_control), "clock": header.clock,
             "seats": [{"seat": s.seat, "bot": s.bot, "name": s.name, "version": s.version}
@@ -184,7 +186,9 @@ class Tail:
         changed = True  # a poller that leaves hands the reading over: wake the others
         try:
             await anyio.sleep(max(0.0, self.polled_at + POLL_S - time.monotonic()))
-            changed = self.poll()
+            # in a thread: a watcher joining late re-simulates every step so far, which
+            # must not hold up the server's other requests
+            changed = await anyio.to_thread.run_sync(self.poll)
             self.polled_at = time.monotonic()
         finally:
             self.polling = False

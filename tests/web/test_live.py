@@ -102,7 +102,7 @@ def test_a_watcher_gets_no_seat_view_seed_action_or_private_text_while_the_match
                 assert move.get("legal", []) == [] and move.get("chosen", -1) == -1
     assert tail is not None
     start = data(tail.events[0])
-    assert "seed" not in start and len(start["frames"][0]["ops"]) == 1
+    assert start["seed"] == live.SEED_HIDDEN and len(start["frames"][0]["ops"]) == 1
     # every action the match recorded is absent from what was sent as moves
     moves = [m for e in tail.events[1:] for m in data(e)["moves"]]
     recorded = [m for s in replay.steps for m in s.moves]

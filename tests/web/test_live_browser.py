@@ -20,6 +20,7 @@ from tests.ladder.serving import printed_address
 from tests.ladder.tiny_bots import write_bot
 from tests.polling import wait_for
 from tests.web.browser import console_errors
+from tests.web.test_browser_pages import shot
 
 #: A bot that answers its first legal action after a pause: the match lasts a while.
 THINKER = """
@@ -78,7 +79,7 @@ def live_frames(browser: webdriver.Chrome) -> int:
 
 
 def test_a_live_match_s_frames_appear_before_it_ends_then_its_replay(
-    browser: webdriver.Chrome, playing: tuple[subprocess.Popen[str], str, Path]
+    browser: webdriver.Chrome, playing: tuple[subprocess.Popen[str], str, Path], tmp_path: Path
 ) -> None:
     proc, url, replay = playing
     browser.get(url)
@@ -90,6 +91,7 @@ def test_a_live_match_s_frames_appear_before_it_ends_then_its_replay(
                                  .get_attribute("value") or 0) >= frames)  # fmt: skip
     assert shown
     assert browser.find_element(By.CSS_SELECTOR, ".nv-seat-select").get_attribute("disabled")
+    shot(browser, tmp_path, "live-match")  # NIWA_WEB_SHOTS=docs/web: the one web.md shows
     # the match ends; the page loads again, now with the full replay
     wait_for("the full replay", lambda: browser.find_elements(By.ID, "niwa-payload"))
     steps = len(replays.read(replay).steps)

@@ -13,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from niwa.ladder.store import Store
-from niwa.web import live_ladder
+from niwa.web import live, live_ladder
 from niwa.web.app import create_app
 from niwa.web.server import open_read_only
 from tests.web.ladders import played_store
@@ -77,7 +77,7 @@ def test_the_stream_follows_the_replay_a_worker_writes_in_the_data_folder(
     _, match_id, part = running
     part.write_bytes((tmp_path / "source.jsonl").read_bytes())
     got = events(client, match_id)
-    assert got[0][0] == "start" and "seed" not in got[0][1]
+    assert got[0][0] == "start" and got[0][1]["seed"] == live.SEED_HIDDEN
     assert {kind for kind, _ in got[1:-1]} == {"frame"}
     assert got[-1][0] == "end"
 
