@@ -1,6 +1,8 @@
-"""A match watched live in Chromium: ``niwa play --web`` between a sandboxed bot that
-thinks a while on every decision and a built-in one; the page shows the running match's
-frames as they come (the live viewer, before the match ends), then its full replay."""
+"""Matches watched live in Chromium. ``niwa play --web`` between a sandboxed bot that
+thinks a while on every decision and a built-in one: the page shows the running match's
+frames as they come (the live viewer, before the match ends), then its full replay. A
+ladder's running match (``niwa ladder web``): its page follows the replay a worker
+writes, or says why it cannot."""
 
 from __future__ import annotations
 
@@ -16,10 +18,13 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from niwa.referee import replay as replays
-from tests.ladder.serving import printed_address
+from niwa.web.live_ladder import ELSEWHERE
+from tests.ladder.serving import printed_address, stop
 from tests.ladder.tiny_bots import write_bot
 from tests.polling import wait_for
 from tests.web.browser import console_errors
+from tests.web.ladders import running_match
+from tests.web.served import start_ladder_web
 from tests.web.test_browser_pages import shot
 
 #: A bot that answers its first legal action after a pause: the match lasts a while.
@@ -98,3 +103,37 @@ def test_a_live_match_s_frames_appear_before_it_ends_then_its_replay(
     assert browser.find_element(By.CSS_SELECTOR, ".nv-jump").get_attribute("max") == str(steps)
     assert proc.poll() is None  # still serving the replay, until Ctrl-C
     assert console_errors(browser) == []
+
+
+def test_a_ladder_s_running_match_page_shows_its_frames_as_the_worker_writes_them(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    db, match_id, part, source = running_match(tmp_path)
+    lines = source.read_bytes().splitlines(keepends=True)
+    proc, web = start_ladder_web(db)
+    try:
+        with part.open("wb", buffering=0) as f:  # as a worker's referee writes it
+            f.write(b"".join(lines[:4]))
+            browser.get(f"{web}/matches/{match_id}")
+            wait_for("the live viewer with the first frames", lambda: live_frames(browser) >= 4)
+            f.write(b"".join(lines[4:10]))
+            wait_for("the frames written next", lambda: live_frames(browser) >= 10)
+        assert not browser.find_elements(By.ID, "niwa-payload")  # the live viewer, no replay
+        assert "seed hidden until the match ends" in browser.find_element(By.TAG_NAME, "h2").text
+        assert console_errors(browser) == []
+    finally:
+        stop(proc)
+
+
+def test_a_match_played_on_another_machine_says_why_it_is_not_live(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    db, match_id, _, _ = running_match(tmp_path)
+    proc, web = start_ladder_web(db)
+    try:
+        browser.get(f"{web}/matches/{match_id}")
+        reason = (By.CSS_SELECTOR, ".nv-unavailable")
+        shown = wait_for("the reason", lambda: browser.find_elements(*reason))
+        assert shown[0].text == f"live view not available for this match: {ELSEWHERE}"
+    finally:
+        stop(proc)

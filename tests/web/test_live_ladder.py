@@ -5,7 +5,6 @@ store's data folder (or one event saying why there is none)."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,27 +15,14 @@ from niwa.ladder.store import Store
 from niwa.web import live, live_ladder
 from niwa.web.app import create_app
 from niwa.web.server import open_read_only
-from tests.web.ladders import played_store
+from tests.web.ladders import played_store, running_match
 
 
 @pytest.fixture
 def running(tmp_path: Path) -> tuple[Path, int, Path]:
-    """A store with a running match; the store's path, the match, the file a worker
-    would write its replay to (not there yet)."""
-    db = played_store(tmp_path, matches=2)
-    store = Store.open(str(db))
-    try:
-        done = store.matches.match(1)
-        match_id = store.matches.queue_match(
-            done.game, done.game_version, done.seats, seed=77
-        )
-        claimed = store.matches.claim_next()
-        assert claimed is not None and claimed.id == match_id
-        part = store.files.attempt_replay_path(match_id, claimed.attempts)
-        shutil.copy(store.files.replay_path(1), tmp_path / "source.jsonl")
-    finally:
-        store.close()
-    return db, match_id, part.with_name(f"{part.name}.4242.part")
+    """A store with a running match (tests.web.ladders.running_match); its replay to be
+    written is a copy of a finished match's, at ``tmp_path / "source.jsonl"``."""
+    return running_match(tmp_path)[:3]
 
 
 @pytest.fixture

@@ -72,5 +72,7 @@ if (root && "EventSource" in window) {
 
   stream.addEventListener("error", () => {
     if (stream.readyState !== EventSource.CLOSED) say("live view paused (reconnecting)…");
+    // refused (the server's limit of live streams): the browser does not retry
+    else if (!payload) say("live view not available now (too many watchers): reload later, or wait for the replay", "nv-live nv-unavailable");
   });
 }
