@@ -5,6 +5,7 @@ spectator may see until the match ends."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,29 @@ def test_a_watcher_gets_no_seat_view_seed_action_or_private_text_while_the_match
     assert len(moves) == len(recorded)
     assert all("action" not in m for m in moves)
     assert sum(m["seat"] == CHANCE for m in moves) == sum(m.seat == CHANCE for m in recorded)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_worlds_that_differ_in_hidden_cards_send_a_watcher_the_same_frames(
+    game: str, replays_by_game: dict[str, Path], tmp_path: Path
+) -> None:
+    """The conformance leak check's idea applied to what a watcher gets: at every step,
+    a world redrawn from one seat's view (another seat's hand, the deck: what that seat
+    cannot see, drawn again) gives the very view the watcher was sent."""
+    source = replays_by_game[game]
+    target = tmp_path / "match.jsonl.1.part"
+    target.write_bytes(source.read_bytes())
+    tail = live.Tail(target)
+    tail.poll()
+    watched = watched_views(tail)
+    replay = replays.read(source)
+    engine_game = replay.game()
+    rng = random.Random(SEED)
+    for index, (_, _, after) in enumerate(replays.states(replay), 1):
+        for seat in range(replay.header.players):
+            seen = json.loads(json.dumps(after.observe(seat)))
+            world = engine_game.determinize(seen, seat, rng)
+            assert world.observe(None) == watched[index], f"step {index}, seat {seat}'s world"
 
 
 def test_the_delay_holds_back_that_many_frames_until_the_match_ends(
