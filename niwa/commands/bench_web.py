@@ -52,6 +52,18 @@ def register(sub: Any) -> None:
     p.add_argument("--repeat", type=int, default=3, help="runs on a fresh app (default 3)")
     p.add_argument("--replay", type=Path, action="append", metavar="FILE",
                    help="time the match page's payload of this replay instead (repeatable)")
+    live = p.add_argument_group("live", "with --live: matches watched live (niwa.commands."
+                                "bench_web_live)")  # fmt: skip
+    live.add_argument("--live", action="store_true",
+                      help="time a running match's live view instead: frame latency and "
+                      "the web process's CPU while watchers follow it")
+    live.add_argument("--watchers", type=int, action="append", metavar="N",
+                      help="watchers of one match, after the 0-watcher baseline "
+                      "(repeatable; default 1 and 100)")
+    live.add_argument("--pace-ms", type=int, default=600,
+                      help="one step written every this many ms (default 600)")
+    live.add_argument("--live-steps", type=int, default=40,
+                      help="steps written a match (default 40)")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -140,6 +152,13 @@ def run_replays(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.live:
+        from niwa.commands.bench_web_live import run_live
+
+        args.watchers = args.watchers or [1, 100]
+        if min(args.watchers) < 1 or args.pace_ms < 1 or args.live_steps < 1:
+            raise UsageError("--watchers, --pace-ms and --live-steps must be at least 1")
+        return run_live(args)
     if args.replay:
         return run_replays(args)
     if args.game not in engine.games():

@@ -55,6 +55,7 @@ from niwa.ladder.views import LadderBot, MatchQuery
 from niwa.referee.cgroups import LimitsUnavailable
 from niwa.referee.text import printable
 from niwa.web import server as web_server
+from niwa.web.replay_view import MAX_STEPS
 
 DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
@@ -137,6 +138,7 @@ def register(sub: Any) -> None:
     _store_args(p, default_db=DEFAULT_DB)
     p.add_argument("--listen", default=DEFAULT_WEB,
                    help=f"host:port (default {DEFAULT_WEB}; port 0: any free port)")
+    _live_delay_arg(p)
     _operations_args(p, runner=False)
     p.set_defaults(run=_errors_as_events(_web))
 
@@ -286,6 +288,14 @@ def _web_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--web", metavar="HOST:PORT",
                    help="also serve the web pages (leaderboards, bots, matches, replays) "
                    "there, e.g. 127.0.0.1:8080 (port 0: any free port)")
+    _live_delay_arg(p)
+
+
+def _live_delay_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--live-delay", type=_number("--live-delay", MAX_STEPS), default=0,
+                   metavar="STEPS",
+                   help="watchers of a running match see it this many steps behind "
+                   "(default 0: as it is played; the spectator's view only, either way)")
 
 
 def _store_args(p: argparse.ArgumentParser, default_db: str | None) -> None:
@@ -444,13 +454,13 @@ def _serve(args: argparse.Namespace) -> int:
         limits = ApiLimits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
         return app.serve(
             settings, args.listen, args.tls_cert, args.tls_key, limits=limits,
-            beside=_web_beside(settings, args.web), http=args.http,
+            beside=_web_beside(settings, args.web, args.live_delay), http=args.http,
         )  # fmt: skip
     except (OSError, ValueError, LimitsUnavailable, DatabaseError) as e:
         raise UsageError(str(e)) from None
 
 
-def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
+def _web_beside(settings: Settings, listen: str | None, live_delay: int) -> app.Beside | None:
     """The web pages beside the API, on their own read-only connection to the store."""
     if not listen:
         return None
@@ -461,7 +471,7 @@ def _web_beside(settings: Settings, listen: str | None) -> app.Beside | None:
             # the API's health follows the store in this process and logs its changes
             check = StoreCheck(settings.db_url, announce=False)
             address, thread = web_server.start(
-                store, listen, stop, settings.game_names(), check=check
+                store, listen, stop, settings.game_names(), check=check, live_delay=live_delay
             )
         except BaseException:
             store.close()
@@ -487,7 +497,9 @@ def _web(args: argparse.Namespace) -> int:
     stop = threading.Event()
     handlers = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        address, thread = web_server.start(store, args.listen, stop, check=StoreCheck(_db(args)))
+        address, thread = web_server.start(
+            store, args.listen, stop, check=StoreCheck(_db(args)), live_delay=args.live_delay
+        )
         print(f"web on {address}", flush=True)
         while thread.is_alive() and not stop.wait(0.5):
             pass
@@ -710,7 +722,7 @@ def _demo(args: argparse.Namespace) -> int:
     serving, progress = demo.serving(settings)
     try:
         return app.serve(
-            serving, args.listen, beside=_web_beside(serving, args.web),
+            serving, args.listen, beside=_web_beside(serving, args.web, args.live_delay),
             on_finished=progress.update,
         )  # fmt: skip
     except (OSError, DatabaseError) as e:

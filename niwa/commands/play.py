@@ -9,7 +9,7 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from niwa import engine
 from niwa.bots.manifest import ManifestError
@@ -36,6 +36,9 @@ from niwa.referee.text import printable, printable_lines
 from niwa.series.games import FAIL_ON, FailureCounter, fails_run, out_says_it
 from niwa.series.names import named, shown
 from niwa.series.report import failure_text
+
+if TYPE_CHECKING:
+    from niwa.web.live_local import LocalPage
 
 #: How much of a bot's name (``name@version``, and a path's end if two share it) or
 #: a failure detail a narration line shows.
@@ -91,6 +94,10 @@ def register(sub: Any) -> None:
     p.add_argument("--html", type=Path, metavar="FILE",
                    help="write the match as one self-contained HTML page (the replay "
                    "viewer, as niwa replay html writes it)")
+    p.add_argument("--web", metavar="HOST:PORT",
+                   help="serve the match at a printed URL (e.g. 127.0.0.1:8000; port 0: "
+                   "any free one): live as a spectator sees it while it runs, then its "
+                   "full replay, served until Ctrl-C (the exit status is the match's)")
     p.add_argument("--log-dir", type=Path, help="keep each bot's stderr here")
     p.add_argument("--max-failures", type=int, default=3,
                    help="failed decisions that put a seat out (default 3)")
@@ -276,7 +283,7 @@ def failure_lines(failures: FailureCounter, seat: int, info: SeatOutcome) -> lis
 
 def run(args: argparse.Namespace) -> int:
     configure_cli_logging()
-    if args.html is not None and args.replay is None:  # the page is made from a replay
+    if (args.html is not None or args.web) and args.replay is None:  # pages read a replay
         with tempfile.TemporaryDirectory(prefix="niwa-play-") as tmp:
             return _play(args, Path(tmp) / "match.jsonl", keep_replay=False)
     return _play(args, args.replay, keep_replay=True)
@@ -296,10 +303,14 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
         file=out,
     )
     warn_isolation(spec)
+    page = web_page(args.web, replay, f"{args.game}: {' vs '.join(names)}", out)
     try:
         outcome = play_match(spec)
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
         raise UsageError(str(e)) from None
+    finally:
+        if page is not None and sys.exc_info()[0] is not None:
+            page.close(wait=False)
     failures.settle(outcome.seats)
     print_result(outcome, names, out, show_replay=keep_replay, failures=failures)
     if args.html is not None and replay is not None:
@@ -309,7 +320,24 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
         fails_run(s.status, counts, bot.is_builtin, args.fail_on)
         for s, counts, bot in zip(outcome.seats, failures.counts, spec.bots, strict=True)
     ]
+    if page is not None:
+        print(f"replay: {page.url} (served until Ctrl-C)", file=out, flush=True)
+        page.close(wait=True)
     return 1 if any(failed) else 0
+
+
+def web_page(listen: str | None, replay: Path | None, title: str, out: TextIO) -> LocalPage | None:
+    """With ``--web``: the match's page, served from now on; its URL printed."""
+    if not listen or replay is None:
+        return None
+    from niwa.web.live_local import LocalPage  # the web stack only when asked for
+
+    try:
+        page = LocalPage(replay, title, listen)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--web {listen}: {e}") from None
+    print(f"live: {page.url}", file=out, flush=True)
+    return page
 
 
 def both(first: StepObserver | None, second: StepObserver) -> StepObserver:

@@ -222,6 +222,11 @@ class Reads:
             return False
         return self._siblings_after(match, None) > 0
 
+    def round_unfinished(self, match: Match) -> bool:
+        """Is another match of ``match``'s duplicate round queued or running? (Its deals
+        are this one's: watching this one live would show that one's hidden cards.)"""
+        return match.duplicate_group is not None and self._siblings_after(match, None) > 0
+
     def _sees_all(self) -> bool:
         return self.trusted or (self.viewer is not None and self.viewer.is_admin)
 

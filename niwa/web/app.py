@@ -38,7 +38,7 @@ from niwa.ladder.statuses import BotStatus, MatchState
 from niwa.ladder.store import DONE, Store, StoreError
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView
 from niwa.referee import replay as replay_file
-from niwa.web import events, plots
+from niwa.web import events, live, live_ladder, plots
 from niwa.web.offline import embed_json
 from niwa.web.replay_view import RENDERER_URL, replay_payload
 from niwa.web.security import SecurityHeaders
@@ -57,6 +57,8 @@ PAYLOADS_KEPT = 16
 MAX_PAGE_NUMBER = 10_000
 #: Seconds a client is asked to wait while the store's server does not answer.
 RETRY_AFTER_S = 5
+#: Live views of running matches open at once (each is a stream; niwa.web.live).
+LIVE_STREAMS = 256
 
 log = structlog.get_logger("niwa.web")
 
@@ -64,8 +66,10 @@ log = structlog.get_logger("niwa.web")
 class Site:
     """What the routes share: the reads, the tallies, the payload cache."""
 
-    def __init__(self, reads: Reads, max_streams: int) -> None:
+    def __init__(self, reads: Reads, max_streams: int, live_delay: int = 0) -> None:
         self.reads = reads
+        self.hub = live.Hub(live_delay)
+        self.live_streams = events.Streams(LIVE_STREAMS)
         self.tallies = Tallies()
         self.payloads: OrderedDict[int, Markup] = OrderedDict()  # match id -> its JSON
         self._payloads_lock = threading.Lock()  # pages are served from worker threads
@@ -129,12 +133,12 @@ class _Site(Starlette):
 
 def create_app(
     store: Store, games: Iterable[str] | None = None, max_streams: int = 32,
-    check: StoreCheck | None = None,
+    check: StoreCheck | None = None, live_delay: int = 0,
 ) -> Starlette:
     """The web app over ``store``, read through anonymous :class:`Reads`: no stderr,
     and replays (the viewer's and the download) without debug text, notes cut.
     ``check``: serve /healthz, /readyz and /metrics too (:mod:`niwa.ladder.health`)."""
-    site = Site(Reads(store, games), max_streams)
+    site = Site(Reads(store, games), max_streams, live_delay)
 
     def index(request: Request) -> Response:
         boards = site.reads.leaderboards()
@@ -193,7 +197,8 @@ def create_app(
         match = site.reads.match_view(site.reads.match(request.path_params["match_id"]))
         payload = site.payload(match.id) if match.state == DONE else None
         return site.render(
-            "match.html", match=match, payload=payload, labels=_labels(site.reads, [match])
+            "match.html", match=match, payload=payload, labels=_labels(site.reads, [match]),
+            live=match.state == MatchState.RUNNING,
         )
 
     def replay(request: Request) -> Response:
@@ -208,25 +213,24 @@ def create_app(
         after = number(request, "after", 0, 0, MAX_ID)
         return site.streams.respond(site.reads, game, after)
 
-    def renderer_module(request: Request) -> Response:
-        """A game's viewer renderer, from its package (Game.renderer_asset)."""
-        name = request.path_params["game"]
-        if name not in engine.games():
-            raise HTTPException(404, f"no game {name!r} is registered")
-        asset = engine.load(name).renderer_asset()
-        if asset is None:
-            raise HTTPException(404, f"{name} ships no renderer: the viewer draws it generically")
-        return Response(asset.read_bytes(), media_type="text/javascript")
+    async def live_events(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        after = parse_number("last-event-id", request.headers.get("last-event-id") or "-1",
+                             -1, MAX_ID)  # fmt: skip
+        match = site.reads.match(match_id)  # NotFound: a 404 before any stream
+        content = live_ladder.stream(site.reads, site.hub, match, after)
+        return site.live_streams.serve(content, "watch it later, or wait for its replay")
 
     routes = [
         Route("/", index),
-        Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module),
+        renderer_route(),
         Route("/games/{game}", leaderboard),
         Route("/bots/{bot_id:int}", bot_page),
         Route("/matches", match_list),
         Route("/matches/events", match_events),
         Route("/matches/{match_id:int}", match_page),
         Route("/matches/{match_id:int}/replay.jsonl", replay),
+        Route("/matches/{match_id:int}/live", live_events),
         Route("/favicon.ico", lambda r: RedirectResponse("/static/favicon.svg", 301)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
@@ -236,6 +240,22 @@ def create_app(
     app = _Site(routes=routes, exception_handlers=handlers)
     app.add_middleware(metrics.PageTimer, routes=routes)
     return app
+
+
+def renderer_module(request: Request) -> Response:
+    """A game's viewer renderer, from its package (Game.renderer_asset)."""
+    name = request.path_params["game"]
+    if name not in engine.games():
+        raise HTTPException(404, f"no game {name!r} is registered")
+    asset = engine.load(name).renderer_asset()
+    if asset is None:
+        raise HTTPException(404, f"{name} ships no renderer: the viewer draws it generically")
+    return Response(asset.read_bytes(), media_type="text/javascript")
+
+
+def renderer_route() -> Route:
+    """The route of every game's renderer module (the local match's server has it too)."""
+    return Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module)
 
 
 def _label(bot: LadderBot) -> str:

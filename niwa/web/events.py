@@ -52,12 +52,17 @@ class Streams:
         self.open = 0
 
     def respond(self, reads: Reads, game: str, after: int) -> Response:
+        return self.serve(_stream(reads, game or None, after))
+
+    def serve(
+        self, content: AsyncIterator[str], instead: str = "refresh the page instead"
+    ) -> Response:
+        """``content`` as an event stream, or a 503 saying what to do ``instead`` when
+        ``limit`` streams are open (``content`` is then never started)."""
         if self.open >= self.limit:
-            return PlainTextResponse(
-                f"{self.limit} live streams are open already: refresh the page instead", 503
-            )
+            return PlainTextResponse(f"{self.limit} live streams are open already: {instead}", 503)
         self.open += 1
-        return _Counted(self, _stream(reads, game or None, after))
+        return _Counted(self, content)
 
 
 class _Counted(StreamingResponse):

@@ -44,13 +44,16 @@ def open_read_only(url: str, data_dir: Path | None = None) -> Store:
 
 def start(store: Store, listen: str, stop: threading.Event,
           games: Iterable[str] | None = None,
-          check: StoreCheck | None = None) -> tuple[str, threading.Thread]:  # fmt: skip
+          check: StoreCheck | None = None,
+          live_delay: int = 0) -> tuple[str, threading.Thread]:  # fmt: skip
     """Serve the pages over ``store`` in a thread; return the address once listening
     (or raise what kept it from listening) and the thread, which ends after ``stop``.
-    ``check``: serve /healthz, /readyz and /metrics beside the pages."""
+    ``check``: serve /healthz, /readyz and /metrics beside the pages; ``live_delay``:
+    the steps a running match's watchers are kept behind (:mod:`niwa.web.live`)."""
     games = None if games is None else list(games)
     # The first leaderboard read in a process fits every game's ratings from all its
     # matches (seconds at 1,000 bots); done here, before listening, the first visitor
     # gets the kept fit, which later reads bring up to date match by match.
     Reads(store, games).leaderboards()
-    return serve_in_thread(create_app(store, games, check=check), listen, stop, "the web pages")
+    app = create_app(store, games, check=check, live_delay=live_delay)
+    return serve_in_thread(app, listen, stop, "the web pages")

@@ -32,3 +32,16 @@ def test_bench_web_times_a_match_page_s_payload(
     assert main(["bench", "web", "--replay", str(replay), "--repeat", "2", "--json", "-"]) == 0
     payloads = json.loads(capsys.readouterr().out)["payloads"]
     assert len(payloads) == 2 and all(p["frames"] > 1 and p["bytes"] > 0 for p in payloads)
+
+
+def test_bench_web_live_times_frames_reaching_watchers_and_the_web_process_s_cpu(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["bench", "web", "--live", "--live-steps", "3", "--watchers", "2", "--pace-ms", "600"]
+    assert main([*args, "--json", "-"]) == 0
+    out = capsys.readouterr()
+    runs = json.loads(out.out)["runs"]
+    assert [r["watchers"] for r in runs] == [0, 2]  # the baseline first
+    assert runs[0]["latency_ms"] == [] and len(runs[1]["latency_ms"]) == 2 * 3
+    assert all(r["cpu_s"] >= 0 and r["steps"] == 3 for r in runs)
+    assert "load average" in out.err

@@ -66,6 +66,7 @@ from niwa.referee.replay.reader import (
     MAX_LINE_BYTES,
     MAX_STEPS,
     parse,
+    parse_line,
     read,
 )
 from niwa.referee.replay.writer import ReplayWriter
@@ -109,6 +110,7 @@ __all__ = [
     "name_problem",
     "new_game",
     "parse",
+    "parse_line",
     "read",
     "recorded_joint",
     "states",

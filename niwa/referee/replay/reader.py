@@ -59,51 +59,64 @@ def _read(f: IO[bytes], path: str) -> Replay:
             break
         number += 1
         total += len(raw)
-        where = f"{path}:{number}"
-        if len(raw) > MAX_LINE_BYTES:
-            raise ReplayError(f"{where}: line longer than {MAX_LINE_BYTES} bytes: not a replay")
         if total > MAX_FILE_BYTES:
             raise ReplayError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB: not a replay")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ReplayError(
-                f"{where}: not UTF-8 text (byte {e.start}): not a replay"
-            ) from None
-        if not text.strip():
-            continue
-        if result is not None:
-            raise ReplayError(f"{where}: a line after the result line: the file is corrupt")
-        d = _parse_line(text, where)
-        kind = d.get("kind")
-        if header is None:
-            if number != 1 or kind != "header":
-                raise ReplayError(f"{path}: not a {SCHEMA} replay (line 1 must be its header)")
-            if d.get("schema") not in SCHEMAS:
-                found = d.get("schema")
-                shown = printable(found, 40) if isinstance(found, str) else type(found).__name__
-                raise ReplayError(
-                    f"{path}: replay schema {shown!r}, but this niwa reads "
-                    f"{' and '.join(SCHEMAS)} only"
-                )
-            header = _header(d, where)
-        elif kind in ("decision", "chance"):
-            if len(steps) >= MAX_STEPS:
-                raise ReplayError(f"{where}: more than {MAX_STEPS} steps: not a replay")
-            step = _build(Step, d, where)
-            _check_step(step, len(steps), header, where)
-            steps.append(step)
-        elif kind == "result":
-            result = _build(ResultLine, d, where)
-            _check_result(result, header.players, where)
-        elif kind == "header":
-            raise ReplayError(f"{where}: a second header line: the file is corrupt")
-        else:
-            shown = printable(kind, 40) if isinstance(kind, str) else type(kind).__name__
-            raise ReplayError(f"{where}: unknown line kind {shown!r}")
+        if result is not None and raw.strip():
+            raise ReplayError(f"{path}:{number}: a line after the result line: the file is corrupt")
+        line = parse_line(raw, number, header, len(steps), path)
+        if isinstance(line, Header):
+            header = line
+        elif isinstance(line, Step):
+            steps.append(line)
+        elif isinstance(line, ResultLine):
+            result = line
     if header is None:
         raise ReplayError(f"{path}: empty replay file")
     return Replay(header, steps, result)
+
+
+def parse_line(
+    raw: bytes, number: int, header: Header | None, position: int, path: str
+) -> Header | Step | ResultLine | None:
+    """Line ``number`` of a replay (None if blank), read after ``header`` and
+    ``position`` steps: the reader's checks for one line, for a file read as it is
+    written (the web's live view). ReplayError names ``path`` and the line."""
+    where = f"{path}:{number}"
+    if len(raw) > MAX_LINE_BYTES:
+        raise ReplayError(f"{where}: line longer than {MAX_LINE_BYTES} bytes: not a replay")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ReplayError(f"{where}: not UTF-8 text (byte {e.start}): not a replay") from None
+    if not text.strip():
+        return None
+    d = _parse_line(text, where)
+    kind = d.get("kind")
+    if header is None:
+        if number != 1 or kind != "header":
+            raise ReplayError(f"{path}: not a {SCHEMA} replay (line 1 must be its header)")
+        if d.get("schema") not in SCHEMAS:
+            found = d.get("schema")
+            shown = printable(found, 40) if isinstance(found, str) else type(found).__name__
+            raise ReplayError(
+                f"{path}: replay schema {shown!r}, but this niwa reads "
+                f"{' and '.join(SCHEMAS)} only"
+            )
+        return _header(d, where)
+    if kind in ("decision", "chance"):
+        if position >= MAX_STEPS:
+            raise ReplayError(f"{where}: more than {MAX_STEPS} steps: not a replay")
+        step = _build(Step, d, where)
+        _check_step(step, position, header, where)
+        return step
+    if kind == "result":
+        result = _build(ResultLine, d, where)
+        _check_result(result, header.players, where)
+        return result
+    if kind == "header":
+        raise ReplayError(f"{where}: a second header line: the file is corrupt")
+    shown = printable(kind, 40) if isinstance(kind, str) else type(kind).__name__
+    raise ReplayError(f"{where}: unknown line kind {shown!r}")
 
 
 #: The bounds of one line of a replay file (its length is bounded as bytes, above).

@@ -38,7 +38,9 @@ class ReplayWriter:
             self._pending.clear()
             while data:
                 data = data[os.write(self._file.fileno(), data):]
-        self._flushed_at = time.monotonic()
+            # Timed from the last write, not the last call: a step after a quiet
+            # interval (a bot thinking) is written at once, for the live view.
+            self._flushed_at = time.monotonic()
 
     def header(self, header: Header) -> None:
         self._line(header.to_json())

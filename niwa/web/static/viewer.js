@@ -89,7 +89,7 @@ function parseHash() {
 
 export function mountViewer(root, payload, renderer = generic) {
   const frames = new Frames(payload.frames);
-  const last = payload.frames.length - 1;
+  let last = payload.frames.length - 1; // grows as a live match's frames arrive (append)
   const state = { step: 0, seat: null, timer: null };
   const timings = { mount_ms: 0, steps_ms: [] };
   const started = performance.now();
@@ -129,7 +129,7 @@ export function mountViewer(root, payload, renderer = generic) {
     }
     head.append(list);
   }
-  if (!payload.result) head.append(node("p", { class: "nv-note", text: "no result line: the match was interrupted" }));
+  if (!payload.result && !payload.live) head.append(node("p", { class: "nv-note", text: "no result line: the match was interrupted" }));
 
   // Controls.
   const controls = node("div", { class: "nv-controls" });
@@ -146,7 +146,8 @@ export function mountViewer(root, payload, renderer = generic) {
   button("»", "last step (End)", () => show(last));
   const jump = node("input", { type: "number", min: 0, max: last, value: 0, class: "nv-jump", "aria-label": "step" });
   jump.addEventListener("change", () => show(Number(jump.value)));
-  controls.append(node("label", {}, "step ", jump, node("span", { text: ` of ${last}` })));
+  const ofLast = node("span", { text: ` of ${last}` });
+  controls.append(node("label", {}, "step ", jump, ofLast));
   const scrubber = node("input", { type: "range", min: 0, max: last, value: 0, class: "nv-scrubber", "aria-label": "scrubber" });
   scrubber.addEventListener("input", () => show(Number(scrubber.value)));
   controls.append(scrubber);
@@ -159,6 +160,7 @@ export function mountViewer(root, payload, renderer = generic) {
     seatSelect.blur(); // the arrow keys step through the match again, not the seats
   });
   controls.append(node("label", {}, "seen by ", seatSelect));
+  seatSelect.disabled = Boolean(payload.live); // a live match shows the spectator only
 
   const main = node("div", { class: "nv-main" });
   const board = node("div", { class: "nv-board" });
@@ -263,8 +265,18 @@ export function mountViewer(root, payload, renderer = generic) {
     }
   });
 
+  // A live match's new frames (live.js): the viewer follows them unless stepped back.
+  function append(more) {
+    const following = state.step === last;
+    payload.frames.push(...more);
+    last = payload.frames.length - 1;
+    jump.max = scrubber.max = String(last);
+    ofLast.textContent = ` of ${last}`;
+    if (following) show(last);
+  }
+
   fromHash();
   timings.mount_ms = performance.now() - started;
   timings.ready_ms = performance.now(); // since the page's navigation began
-  return { show, timings, state, views: (i) => frames.at(i), togglePlay };
+  return { show, timings, state, views: (i) => frames.at(i), togglePlay, append };
 }
