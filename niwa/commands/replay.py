@@ -231,7 +231,7 @@ def _debug_lines(move: Move, width: int | None = DETAIL_SHOWN) -> list[str]:
     return [f"        debug| {text}" for text in printable_lines(move.debug, width)]
 
 
-def _thinking_line(move: Move, width: int | None = DETAIL_SHOWN) -> list[str]:
+def thinking_line(move: Move, width: int | None = DETAIL_SHOWN) -> list[str]:
     """A move's thinking under it, in one line: each seat's value and the principal
     variation (the shares are listed with the legal actions, by ``--at``)."""
     t = move.thinking
@@ -270,7 +270,7 @@ def run_show(args: argparse.Namespace) -> int:
                 last_to_move = before.to_move()
             for move in step.moves:
                 print(_move_line(step, move, before, names), file=out)
-                for text in [*_debug_lines(move), *_thinking_line(move)]:
+                for text in [*_debug_lines(move), *thinking_line(move)]:
                     print(text, file=out)
             if after.is_over():
                 print(f"\n{after.render(args.seat)}\n", file=out)
@@ -315,7 +315,7 @@ def _show_step(replay: Replay, at: int, seat: int | None, names: list[str], out:
             print(f"seat {move.seat} debug:", file=out)
             for text in _debug_lines(move, width=None):
                 print(text, file=out)
-        for text in _thinking_line(move, width=None):
+        for text in thinking_line(move, width=None):
             print(text, file=out)
     return 0
 

@@ -168,3 +168,13 @@ def test_a_principal_variation_that_is_not_json_on_the_wire_is_unreadable() -> N
     got = thinking_from_proto(bot_pb2.Thinking(shares=[1.0], pv_json=['{"a":1}', "{nope"]))
     assert isinstance(got, Unreadable) and got.problem.startswith("pv[1]: ")
     assert isinstance(record(got, legal=1, players=2), str)
+
+
+def test_play_with_debug_prints_mcts_thinking_under_its_moves() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["play", "blossom", "--in-process", "--seed", "2", "--debug",
+                     "--bot", "builtin:mcts?iterations=30", "--bot", "builtin:random"]) == 0
+    lines = out.getvalue().splitlines()
+    shown = [i for i, line in enumerate(lines) if line.startswith("     thinking| values ")]
+    assert shown and all("(builtin:mcts?iterations=30)" in lines[i - 1] for i in shown)
