@@ -405,7 +405,10 @@ class _Match:
     ) -> tuple[MoveThinking | None, str]:
         """A reply's thinking as the move keeps it, and the move's debug text: with a
         line saying why when the thinking is dropped (:mod:`niwa.referee.thinking`)."""
-        kept = thinking_record(sent, legal, self.spec.players)
+        try:
+            kept = thinking_record(sent, legal, self.spec.players)
+        except Exception as e:  # an in-process bot's odd objects: still not its failure
+            kept = f"it could not be read ({type(e).__name__})"
         if not isinstance(kept, str):
             return kept, debug
         seat.log.warning("thinking_dropped", step=step, problem=kept)
