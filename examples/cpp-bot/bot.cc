@@ -72,6 +72,12 @@ class Bot final : public niwa::v1::Bot::Service {
     reply->set_note("picked " + std::to_string(choice.index + 1) + " of " +
                     std::to_string(legal.size()));
     reply->set_debug(choice.debug);
+    // thinking (optional, private like debug): what the viewer draws. A share per legal
+    // action in [0, 1] (this bot picks uniformly), a value per seat in [0, 1] (none
+    // here: it has no estimate), and the line it expects, as JSON.
+    niwa::v1::Thinking* thinking = reply->mutable_thinking();
+    for (std::size_t i = 0; i < legal.size(); ++i) thinking->add_shares(1.0 / legal.size());
+    thinking->add_pv_json(legal[choice.index].dump());
     return grpc::Status::OK;
   }
 

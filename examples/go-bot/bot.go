@@ -76,10 +76,21 @@ func (b *bot) Act(_ context.Context, request *pb.ActRequest) (*pb.ActReply, erro
 	// Note: one short line beside the move; Debug: kept in the replay and shown by
 	// `niwa replay show --at N` and `niwa play --debug` (the referee cuts it at 2048
 	// bytes; cutting it here could split a UTF-8 character, which gRPC refuses).
+	// Thinking (optional, private like Debug): what the viewer draws. A share per legal
+	// action in [0, 1] (this bot picks uniformly), a value per seat in [0, 1] (none
+	// here: it has no estimate), and the line it expects, as JSON.
+	shares := make([]float64, len(legal))
+	for i := range shares {
+		shares[i] = 1 / float64(len(legal))
+	}
 	return &pb.ActReply{
 		Choice: &pb.ActReply_Index{Index: int32(index)},
 		Note:   fmt.Sprintf("picked %d of %d", index+1, len(legal)),
 		Debug:  debug,
+		Thinking: &pb.Thinking{
+			Shares: shares,
+			PvJson: []string{request.GetLegalActionsJson()[index]},
+		},
 	}, nil
 }
 

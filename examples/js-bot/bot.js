@@ -47,10 +47,17 @@ const handlers = {
     // `debug`: optional text for this decision, several lines if you like (at most
     // 2048 bytes of UTF-8; longer is cut with a marker, not refused). It is kept in the
     // replay and shown by `niwa replay show --at N` and `niwa play --debug`.
+    // `thinking` (optional, private like debug): what the viewer draws. A share per
+    // legal action in [0, 1] (this bot picks uniformly), a value per seat in [0, 1]
+    // (none here), and the line it expects, as JSON.
     callback(null, {
       index,
       note: `picked ${index + 1} of ${legal.length}`,
       debug: `draw ${draw.toFixed(6)} in [0, 1)\naction ${request.legal_actions_json[index]}`,
+      thinking: {
+        shares: legal.map(() => 1 / legal.length),
+        pv_json: [request.legal_actions_json[index]],
+      },
     });
   },
   Finish(call, callback) {

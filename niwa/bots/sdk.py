@@ -7,9 +7,11 @@
 >>> serve(First())                      # doctest: +SKIP
 
 ``act`` returns an index into ``turn.legal_actions``, or a :class:`Reply` carrying an
-index or the action itself plus an optional note (shown in replays) and optional debug
-text (kept in the replay, shown by ``niwa replay show`` and ``niwa play --debug``). A bot may also
-define ``start(game: GameStart)`` and ``finish(result: Finish)``.
+index or the action itself plus an optional note (shown in replays), optional debug
+text (kept in the replay, shown by ``niwa replay show`` and ``niwa play --debug``) and
+optional :class:`Thinking` (a share per legal action, a value per seat, a principal
+variation: drawn by the viewer). Debug and thinking are private to the bot's owner on a
+ladder. A bot may also define ``start(game: GameStart)`` and ``finish(result: Finish)``.
 
 :func:`serve` listens on the Unix socket named by ``NIWA_SOCKET`` (the referee sets it),
 prints ``READY`` on stdout once it listens, and answers until it is stopped. The wire
@@ -36,6 +38,11 @@ READY_LINE = "READY"
 NOTE_LIMIT = 200
 #: Bytes (UTF-8) of debug text kept per decision; longer text is cut, with a marker.
 DEBUG_LIMIT = 2048
+#: Actions of a thinking's principal variation kept, and bytes of their JSON in all.
+PV_LIMIT = 16
+PV_BYTES = 2048
+#: How far over 1 a thinking's shares may add up (rounding).
+SHARES_SLACK = 1e-6
 #: Characters of an exception's line sent to the referee (the gRPC status message is a
 #: header: a megabyte of message would break the call instead of reporting it).
 ERROR_LIMIT = 200
@@ -212,15 +219,33 @@ _NO_ACTION: Any = object()
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """What a bot thought of one decision, for the viewer (never rated).
+
+    ``shares``: empty, or one number in [0, 1] per legal action in the order of
+    ``turn.legal_actions`` (a probability or visit share), adding up to at most 1.
+    ``values``: empty, or one value estimate per seat in seat order, each the expected
+    result in [0, 1] (1 = first place, 0 = last). ``pv``: the line of play expected
+    from here, as actions (the first one this decision's); at most PV_LIMIT actions and
+    PV_BYTES bytes of JSON are kept. A thinking that breaks these rules is dropped by
+    the referee and the move's debug text says why: the decision itself stands."""
+
+    shares: tuple[float, ...] | list[float] = ()
+    values: tuple[float, ...] | list[float] = ()
+    pv: tuple[Action, ...] | list[Action] = ()
+
+
+@dataclass(frozen=True)
 class Reply:
     """An answer: ``index`` into the legal actions, or ``action`` itself, a short note
-    (at most NOTE_LIMIT characters are kept) and debug text (at most DEBUG_LIMIT bytes
-    are kept; longer is cut with a marker)."""
+    (at most NOTE_LIMIT characters are kept), debug text (at most DEBUG_LIMIT bytes
+    are kept; longer is cut with a marker) and :class:`Thinking`."""
 
     index: int | None = None
     action: Action = field(default=_NO_ACTION)
     note: str = ""
     debug: str = ""
+    thinking: Thinking | None = None
 
     def __post_init__(self) -> None:
         if (self.index is None) == (self.action is _NO_ACTION):

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import gc
 import math
+import operator
 import random
 import time
 from collections.abc import Callable
@@ -140,6 +141,9 @@ def _more_logs() -> None:
     _LOGS.extend(map(math.log, range(len(_LOGS), 2 * len(_LOGS))))
 
 
+#: Actions of the principal variation a search reports at most.
+PV_LENGTH = 8
+
 #: States a search keeps in its nodes at most (a few kB each): a long think stays bounded.
 KEPT_STATES = 4096
 
@@ -150,6 +154,17 @@ class SearchLimits:
 
     iterations: int | None = None
     seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class RootView:
+    """What the last search saw at its root: each legal action's share of the visits
+    (in legal's order), each seat's mean value over the walks, and the principal
+    variation as action keys (canonical JSON)."""
+
+    shares: list[float]
+    values: list[float]
+    pv: list[str]
 
 
 class ISMCTS:
@@ -175,6 +190,7 @@ class ISMCTS:
         self.rng = rng or random.Random(0)
         self.seed_everywhere = seed_everywhere
         self.iterations = 0
+        self.root_view = RootView([], [], [])
         # Without hidden information a node's state is the same at every visit, so the
         # value seeding computed right after an action is the value of that child when
         # it is expanded: kept, it saves the expansion's apply and evaluation.
@@ -202,6 +218,7 @@ class ISMCTS:
     ) -> tuple[int, dict[str, Any]]:
         """The index into ``legal`` to play, and statistics for a note."""
         if len(legal) == 1:
+            self.root_view = RootView(shares=[1.0], values=[], pv=[])
             return 0, {"iterations": 0}
         root = _Node()
         deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
@@ -231,6 +248,7 @@ class ISMCTS:
         freezing = gc.get_freeze_count() == 0
         if freezing:
             gc.freeze()
+        totals: list[float] = []  # per seat, the values of every walk added up
         try:
             while True:
                 if limits.iterations is not None and self.iterations >= limits.iterations:
@@ -240,7 +258,8 @@ class ISMCTS:
                 if deadline is not None and time.monotonic() >= deadline:
                     break
                 kept = root.state
-                self._walk(root, fresh() if kept is None else kept, kept is None)
+                values = self._walk(root, fresh() if kept is None else kept, kept is None)
+                totals = list(map(operator.add, totals, values)) if totals else list(values)
                 self.iterations += 1
         finally:
             if freezing:
@@ -251,7 +270,32 @@ class ISMCTS:
         best = max(range(len(legal)), key=lambda i: (visits[i], -i))
         arm = stats[best]
         value = arm.total / arm.visits if arm is not None and arm.visits else 0.0
+        all_visits = sum(visits)
+        self.root_view = RootView(
+            shares=[v / all_visits for v in visits] if all_visits else [],
+            values=[t / self.iterations for t in totals],
+            pv=self._line(root, self._key(legal[best])),
+        )
         return best, {"iterations": self.iterations, "visits": visits[best], "value": value}
+
+    def _line(self, root: _Node, first: str) -> list[str]:
+        """The principal variation from ``root`` (action keys), ``first`` its first
+        move: then at each node where one seat decides, its most visited action, while
+        that one was visited past its seeding; it stops at chance and at joint moves
+        (whose edge names several seats' actions)."""
+        line = [first]
+        node = root.children.get(first) if root.children and len(root.arms or ()) == 1 \
+            else None
+        while node is not None and len(line) < PV_LENGTH:
+            if not node.arms or len(node.arms) != 1 or not node.children:
+                break
+            (arms,) = node.arms.values()
+            key = max(arms, key=lambda k: arms[k].visits)
+            if arms[key].visits <= self.prior_visits:
+                break
+            line.append(key)
+            node = node.children.get(key)
+        return line
 
     def _seed(
         self,
@@ -347,10 +391,10 @@ class ISMCTS:
         self._objects[id(action)] = (action, k)
         return k
 
-    def _walk(self, root: _Node, state: State, owned: bool) -> None:
+    def _walk(self, root: _Node, state: State, owned: bool) -> list[float]:
         """One iteration: down the tree by UCB (seeding a node the first time the search
         decides there), through chance by sampling, until the first new node; then its
-        value (rollout and heuristic) is backed up along the path.
+        value (rollout and heuristic) is backed up along the path, and returned.
 
         ``state`` is the root's: a kept one (``owned`` False; nodes then keep theirs,
         :meth:`_enter`) or this walk's own determinization, applied in place."""
@@ -460,6 +504,7 @@ class ISMCTS:
         for arm, s in zip(picked, movers, strict=True):
             arm.visits += 1
             arm.total += values[s]
+        return values
 
     def _seed_listed(
         self, node: _Node, state: State, seats: tuple[int, ...], kept: bool, todo: list[int]

@@ -41,6 +41,7 @@ from niwa.bots.sdk import (
     Bot,
     Finish,
     GameStart,
+    Thinking,
     Turn,
     as_reply,
     exception_line,
@@ -88,6 +89,24 @@ def _json_list(texts: Any) -> list[Any]:
     return values
 
 
+def _json_text(value: Any) -> str:
+    """An action as the wire spells it: canonical JSON (keys sorted, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _put_thinking(out: Any, thinking: Thinking) -> None:
+    """``thinking`` into the reply message; one that does not encode (a share that is
+    no number, an action that is no JSON) is left out with a line on stderr: it is
+    never worth the decision."""
+    try:
+        out.thinking.shares.extend(thinking.shares)
+        out.thinking.values.extend(thinking.values)
+        out.thinking.pv_json.extend(_json_text(a) for a in thinking.pv)
+    except (TypeError, ValueError) as e:
+        out.ClearField("thinking")
+        print(f"niwa: thinking left out of the reply: {exception_line(e)}", file=sys.stderr)
+
+
 class _Servicer:
     """The three calls, from request message to reply message. The bot's exceptions
     come out as :class:`_Raised`, after their traceback went to stderr."""
@@ -133,9 +152,13 @@ class _Servicer:
         except Exception as e:
             raise _raised(e) from e
         if reply.has_action:
-            text = json.dumps(reply.action, sort_keys=True, separators=(",", ":"))
-            return bot_pb2.ActReply(action_json=text, note=reply.note, debug=reply.debug)
-        return bot_pb2.ActReply(index=reply.index, note=reply.note, debug=reply.debug)
+            out = bot_pb2.ActReply(action_json=_json_text(reply.action), note=reply.note,
+                                   debug=reply.debug)
+        else:
+            out = bot_pb2.ActReply(index=reply.index, note=reply.note, debug=reply.debug)
+        if reply.thinking is not None:
+            _put_thinking(out, reply.thinking)
+        return out
 
     def Finish(self, request: Any) -> Any:
         self._hook("finish", Finish(list(request.scores), list(request.places), request.seat))

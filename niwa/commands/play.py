@@ -15,7 +15,7 @@ from niwa import engine
 from niwa.bots.manifest import ManifestError
 from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
-from niwa.commands.replay import read_replay, write_html
+from niwa.commands.replay import read_replay, thinking_line, write_html
 from niwa.engine import CHANCE, State, describe_move
 from niwa.referee import cgroups
 from niwa.referee.clock import TimeControl
@@ -111,7 +111,7 @@ def register(sub: Any) -> None:
                    "while it is not answering)")
     p.add_argument("--quiet", action="store_true", help="print only the result")
     p.add_argument("--debug", action="store_true",
-                   help="print each move's debug text (what the bot attached to its "
+                   help="print each move's debug text and thinking (what the bot attached to its "
                    "answer) under the move")
     p.set_defaults(run=run)
 
@@ -218,7 +218,7 @@ class Narrator:
                 line += f"  # {printable(move.note, NOTE_LIMIT)}"
             print(line, file=self.out)
             if self.debug:
-                for text in debug_lines(move):
+                for text in [*debug_lines(move), *thinking_line(move, DEBUG_SHOWN)]:
                     print(text, file=self.out)
         if after.to_move() != before.to_move() and after.to_move() != (CHANCE,):
             self.table(after)

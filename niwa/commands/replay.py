@@ -94,8 +94,9 @@ def register(sub: Any) -> None:
     s.add_argument("file", help="a replay file (JSON Lines)")
     s.add_argument("--seat", type=int, help="see what this seat saw (default: spectator)")
     s.add_argument("--at", type=int, metavar="N",
-                   help="show only step N: the view before it, the question, the answer "
-                   "and the bot's whole debug text")
+                   help="show only step N: the view before it, the question (with each "
+                   "action's share when the bot sent thinking), the answer and the bot's "
+                   "whole debug text and thinking")
     s.set_defaults(run=run_show)
 
     w = actions.add_parser(
@@ -230,6 +231,22 @@ def _debug_lines(move: Move, width: int | None = DETAIL_SHOWN) -> list[str]:
     return [f"        debug| {text}" for text in printable_lines(move.debug, width)]
 
 
+def thinking_line(move: Move, width: int | None = DETAIL_SHOWN) -> list[str]:
+    """A move's thinking under it, in one line: each seat's value and the principal
+    variation (the shares are listed with the legal actions, by ``--at``)."""
+    t = move.thinking
+    if t is None:
+        return []
+    parts = []
+    if t.values:
+        parts.append("values " + " ".join(f"{v:.3f}" for v in t.values))
+    if t.pv:
+        parts.append("pv " + " ".join(canonical_json(a) for a in t.pv))
+    if t.shares:
+        parts.append(f"shares over {len(t.shares)} actions, top {max(t.shares):.3f}")
+    return [f"     thinking| {printable('; '.join(parts), width)}"]
+
+
 def _check_seat(replay: Replay, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < replay.header.players:
         raise UsageError(f"--seat must be 0 to {replay.header.players - 1}")
@@ -253,7 +270,7 @@ def run_show(args: argparse.Namespace) -> int:
                 last_to_move = before.to_move()
             for move in step.moves:
                 print(_move_line(step, move, before, names), file=out)
-                for text in _debug_lines(move):
+                for text in [*_debug_lines(move), *thinking_line(move)]:
                     print(text, file=out)
             if after.is_over():
                 print(f"\n{after.render(args.seat)}\n", file=out)
@@ -286,15 +303,20 @@ def _show_step(replay: Replay, at: int, seat: int | None, names: list[str], out:
     for move in step.moves:
         if move.seat != CHANCE and (seat is None or seat == move.seat):
             legal = before.legal_actions(move.seat)
+            shares = move.thinking.shares if move.thinking is not None else []
             print(f"seat {move.seat} chose among {len(legal)}:", file=out)
             for i, action in enumerate(legal):
                 mark = "->" if action == move.action else "  "
-                print(f"  {mark} {i:>3}  {describe_move(before, move.seat, action)}", file=out)
+                share = f"  {shares[i]:6.1%}" if shares else ""
+                print(f"  {mark} {i:>3}{share}  {describe_move(before, move.seat, action)}",
+                      file=out)
         print(_move_line(step, move, before, names), file=out)
         if move.debug:
             print(f"seat {move.seat} debug:", file=out)
             for text in _debug_lines(move, width=None):
                 print(text, file=out)
+        for text in thinking_line(move, width=None):
+            print(text, file=out)
     return 0
 
 

@@ -442,7 +442,7 @@ class Reads:
         )  # fmt: skip
 
     def readable_seats(self, match: Match) -> set[int]:
-        """The seats of ``match`` whose private text (debug, notes, stderr) the caller
+        """The seats of ``match`` whose private text (debug, thinking, notes, stderr) the caller
         may read: its own bots', every seat for an admin."""
         owners = {b: self.store.bots.bot(b).owner_id for b in set(match.seats)}
         return {seat for seat, b in enumerate(match.seats) if self.may_read_logs(owners[b])}

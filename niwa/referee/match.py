@@ -44,7 +44,7 @@ from niwa import engine
 from niwa.bots import builtin
 from niwa.bots.manifest import Manifest
 from niwa.bots.manifest import load as load_manifest
-from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, cut_debug
+from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Thinking, cut_debug
 from niwa.engine import CHANCE, Action, Game, Result, State, canonical_json
 from niwa.referee import cgroups, sandbox, stderr_tail, uids
 from niwa.referee.cgroups import LimitsUnavailable
@@ -56,6 +56,7 @@ from niwa.referee.replay import (
     Header,
     Isolation,
     Move,
+    MoveThinking,
     ReplayWriter,
     ResultLine,
     SeatInfo,
@@ -71,6 +72,8 @@ from niwa.referee.replay import (
 )
 from niwa.referee.sandbox import BotLimits
 from niwa.referee.seeds import bot_seed, stream
+from niwa.referee.thinking import dropped_debug
+from niwa.referee.thinking import record as thinking_record
 from niwa.referee.watchdog import CpuWatchdog
 
 __all__ = [
@@ -347,6 +350,7 @@ class _Match:
         used_ms = cpu_ms if self.clock == "cpu" and cpu_ms is not None else wall_ms
         action: Action = None
         note = debug = ""
+        thinking: MoveThinking | None = None
         if (failure is None and reply is None) or (
             failure is not None and failure.kind == Failure.TIMEOUT
         ):  # stopped for time, here or at the gRPC deadline: say so with our numbers
@@ -365,6 +369,9 @@ class _Match:
                         note = clip(reply.note, NOTE_LIMIT)
                     if reply.debug:  # in-process bots bypass the transport's cut
                         debug = cut_debug(reply.debug)
+                    if reply.thinking is not None:
+                        thinking, debug = self.thinking(seat, index, reply.thinking,
+                                                        len(legal), debug)
                 except BotFailure as f:
                     failure = f
                 except Exception as e:  # the bot's answer broke something: its failure
@@ -376,7 +383,7 @@ class _Match:
             seat.clock.charge(used_ms)  # a failed call still spent its time
         if failure is None:
             moves[seat.index] = Move.answered(
-                seat.index, action, wall_ms, cpu_ms, int(time_left), note, debug
+                seat.index, action, wall_ms, cpu_ms, int(time_left), note, debug, thinking
             )
             return
         if failure.kind == Failure.TIMEOUT:
@@ -392,6 +399,20 @@ class _Match:
         )
         if failure.kind in FATAL or seat.failures >= self.spec.max_failures:
             await self.put_out(seat, failure.kind, index, failure.detail)
+
+    def thinking(
+        self, seat: _Seat, step: int, sent: Thinking, legal: int, debug: str
+    ) -> tuple[MoveThinking | None, str]:
+        """A reply's thinking as the move keeps it, and the move's debug text: with a
+        line saying why when the thinking is dropped (:mod:`niwa.referee.thinking`)."""
+        try:
+            kept = thinking_record(sent, legal, self.spec.players)
+        except Exception as e:  # an in-process bot's odd objects: still not its failure
+            kept = f"it could not be read ({type(e).__name__})"
+        if not isinstance(kept, str):
+            return kept, debug
+        seat.log.warning("thinking_dropped", step=step, problem=kept)
+        return None, dropped_debug(debug, kept)
 
     def timeout_detail(self, time_left_ms: float, wall_ms: float, cpu_ms: float | None) -> str:
         """Why a call was stopped before it answered, with the numbers: the limit it

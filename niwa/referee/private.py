@@ -3,7 +3,9 @@
 Public: every action, status, time and the referee's ``detail`` line (what went wrong,
 which a seat's opponents and spectators need to read the match), and the first
 :data:`PUBLIC_NOTE_CHARS` characters of a move's ``note``. Private: a move's ``debug``
-text, the rest of its ``note``, and the ``stderr_tail`` of a seat in the result line.
+text and ``thinking`` (shares, values, principal variation: what a bot thinks is as
+telling to its opponents as its debug text), the rest of its ``note``, and the
+``stderr_tail`` of a seat in the result line.
 The chain and the state hashes cover none of these, so a cut file still verifies.
 """
 
@@ -22,7 +24,9 @@ PUBLIC_NOTE_CHARS = 40
 CUT = "…"
 
 # A line that has none of these bytes has nothing private (JSON spells keys as such).
-_PRIVATE_KEYS = (b'"debug":', b'"note":', b'"stderr_tail":')
+_PRIVATE_KEYS = (b'"debug":', b'"note":', b'"stderr_tail":', b'"thinking":')
+#: A move's keys that go whole.
+_PRIVATE_MOVE_KEYS = ("debug", "thinking")
 
 
 def public_note(note: str) -> str:
@@ -44,8 +48,9 @@ def _cut_line(line: dict[str, Any], keep: Collection[int]) -> bool:
     for move in line.get("moves", ()):
         if move.get("seat") in keep:
             continue
-        if move.pop("debug", None) is not None:
-            changed = True
+        for key in _PRIVATE_MOVE_KEYS:
+            if move.pop(key, None) is not None:
+                changed = True
         note = move.get("note")
         if isinstance(note, str) and public_note(note) != note:
             move["note"] = public_note(note)

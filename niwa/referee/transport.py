@@ -42,7 +42,16 @@ import h2.exceptions
 import hpack
 import trio
 
-from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Turn, cut_debug
+from niwa.bots.sdk import (
+    NOTE_LIMIT,
+    PV_LIMIT,
+    Finish,
+    GameStart,
+    Reply,
+    Thinking,
+    Turn,
+    cut_debug,
+)
 from niwa.engine import JSON, bounded_json, canonical_json
 from niwa.engine.bounded_json import Bounds, UntrustedJsonError
 from niwa.errors import RefereeError
@@ -51,6 +60,7 @@ from niwa.proto.hpack_cache import ReplyDecoder, StaticEncoder
 from niwa.proto.v1 import bot_pb2
 from niwa.referee.failures import BotFailure, Failure, clip
 from niwa.referee.players import Question
+from niwa.referee.thinking import Unreadable
 
 #: Longest ``action_json`` accepted, in characters (legal actions are tens of them).
 MAX_ACTION_CHARS = 64 * 1024
@@ -569,12 +579,28 @@ def reply_from_proto(reply: Any) -> Reply:
     """An ``ActReply`` as a :class:`Reply`; ILLEGAL if it names nothing usable."""
     note = clip(reply.note, NOTE_LIMIT)
     debug = cut_debug(reply.debug)
+    thinking = thinking_from_proto(reply.thinking) if reply.HasField("thinking") else None
     which = reply.WhichOneof("choice")
     if which == "index":
-        return Reply(index=reply.index, note=note, debug=debug)
+        return Reply(index=reply.index, note=note, debug=debug, thinking=thinking)
     if which == "action_json":
-        return Reply(action=decode_action_json(reply.action_json), note=note, debug=debug)
+        action = decode_action_json(reply.action_json)
+        return Reply(action=action, note=note, debug=debug, thinking=thinking)
     raise BotFailure(Failure.ILLEGAL, "the answer sets neither index nor action_json")
+
+
+def thinking_from_proto(message: Any) -> Thinking:
+    """A ``Thinking`` message as :class:`Thinking`, its principal variation decoded
+    like an action (past PV_LIMIT actions it is not read); one whose variation does
+    not decode is :class:`Unreadable`, for the referee to drop, never a failure."""
+    shares, values = tuple(message.shares), tuple(message.values)
+    pv = []
+    for i, text in enumerate(message.pv_json[:PV_LIMIT]):
+        try:
+            pv.append(decode_action_json(text))
+        except BotFailure as f:
+            return Unreadable(shares, values, (), problem=f"pv[{i}]: {f.detail}")
+    return Thinking(shares, values, tuple(pv))
 
 
 #: The bounds of a bot's ``action_json``.

@@ -25,7 +25,7 @@ from typing import Any
 
 from niwa.engine import CHANCE, JSON, Game, State, canonical_json, describe_move
 from niwa.referee import replay as replays
-from niwa.referee.replay import Move, Replay, ReplayError
+from niwa.referee.replay import Move, MoveThinking, Replay, ReplayError
 
 FORMAT = "niwa-viewer/1"
 #: The viewer refuses longer replays: the page would hold every frame (the reader
@@ -97,7 +97,7 @@ def _move(move: Move, before: State) -> dict[str, JSON]:
         return out
     chosen = canonical_json(move.action)
     legal = [canonical_json(a) for a in before.legal_actions(move.seat)]
-    index = legal.index(chosen) if chosen in legal else -1
+    index = found = legal.index(chosen) if chosen in legal else -1
     shown = legal[:LEGAL_SHOWN]
     if index >= LEGAL_SHOWN:
         shown[-1] = chosen
@@ -116,7 +116,23 @@ def _move(move: Move, before: State) -> dict[str, JSON]:
         text = getattr(move, key)
         if text:
             out[key] = text
+    if move.thinking is not None:  # private like debug: only where the replay kept it
+        out["thinking"] = _thinking(move.thinking, found, len(legal))
     return out
+
+
+def _thinking(thinking: MoveThinking, chosen: int, count: int) -> dict[str, JSON]:
+    """A move's thinking as the viewer draws it: the shares of the legal actions
+    shown (cut as the list is, the chosen one's last when it was moved there), the
+    values, and the principal variation as canonical JSON."""
+    shares = thinking.shares[:LEGAL_SHOWN] if len(thinking.shares) == count else []
+    if shares and chosen >= LEGAL_SHOWN:
+        shares[-1] = thinking.shares[chosen]
+    return {
+        "shares": shares,
+        "values": list(thinking.values),
+        "pv": [canonical_json(a) for a in thinking.pv],
+    }
 
 
 def _result(replay: Replay) -> dict[str, JSON] | None:

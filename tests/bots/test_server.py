@@ -23,11 +23,12 @@ from niwa.proto.hpack_cache import StaticEncoder
 from niwa.proto.v1 import bot_pb2, bot_pb2_grpc
 from tests.polling import PATIENCE_S, wait_for
 
-# A bot whose act() raises on decision 1 and, on decision 2, says it is busy (a file)
-# and waits until the test lets it go (another file).
+# A bot whose act() raises on decision 1; on decision 2, says it is busy (a file) and
+# waits until the test lets it go (another file); on 3 and 4 sends thinking, good and
+# not JSON.
 _BOT = """
 import os, sys, time
-from niwa.bots.sdk import serve
+from niwa.bots.sdk import Reply, Thinking, serve
 
 class Bot:
     name = "probe"
@@ -43,6 +44,10 @@ class Bot:
             open(os.environ["BUSY"], "w").close()
             while not os.path.exists(os.environ["RELEASE"]):
                 time.sleep(0.01)
+        if turn.decision == 3:
+            return Reply(index=0, thinking=Thinking([0.5, 0.25, 0.25], [0.6, 0.4], ["a", "b"]))
+        if turn.decision == 4:
+            return Reply(index=0, thinking=Thinking(pv=[object()]))
         return len(turn.legal_actions) - 1
 
     def finish(self, result):
@@ -147,6 +152,23 @@ def test_an_exception_in_act_is_status_unknown_with_its_line_and_a_traceback(bot
     assert raised.value.details() == "ValueError: no answer to decision 1"  # type: ignore[attr-defined]
     err = bot.stderr()
     assert "Traceback (most recent call last)" in err and "ValueError: no answer" in err
+
+
+def test_a_replys_thinking_reaches_the_client_as_its_message(bot: _Bot) -> None:
+    channel, stub = bot.stub()
+    with channel:
+        reply = stub.Act(_act(3), timeout=PATIENCE_S)
+    assert list(reply.thinking.shares) == [0.5, 0.25, 0.25]
+    assert list(reply.thinking.values) == [0.6, 0.4]
+    assert list(reply.thinking.pv_json) == ['"a"', '"b"']
+
+
+def test_a_thinking_that_does_not_encode_is_left_out_with_a_line_on_stderr(bot: _Bot) -> None:
+    channel, stub = bot.stub()
+    with channel:
+        reply = stub.Act(_act(4), timeout=PATIENCE_S)
+    assert reply.index == 0 and not reply.HasField("thinking")
+    assert "niwa: thinking left out of the reply: TypeError: " in bot.stderr()
 
 
 def test_an_unknown_method_is_unimplemented(bot: _Bot) -> None:

@@ -75,6 +75,16 @@ class KitTests:
         moves = [m for s in r.steps for m in s.moves if m.seat == 0]
         assert moves and {m.status for m in moves} == {"OK"}
 
+    def test_its_thinking_is_kept_in_each_of_its_moves(self, built: tuple[Path, Path]) -> None:
+        r = replay.read(built[1])
+        states = {s.index: before for s, before, _ in replay.states(r)}
+        for step in r.steps:
+            for m in (m for m in step.moves if m.seat == 0):
+                n = len(states[step.index].legal_actions(0))
+                assert m.thinking is not None, m.debug[-120:]  # a dropped one says why there
+                assert m.thinking.shares == [round(1 / n, 4)] * n
+                assert m.thinking.pv == [m.action]
+
     def test_its_replay_verifies(
         self, built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
     ) -> None:

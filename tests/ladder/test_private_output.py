@@ -1,7 +1,7 @@
 """A bot's private output on a served ladder (a real server and web pages on loopback,
-a real sandboxed bot): its debug text, the rest of its notes and its stderr reach its
-owner and the admins only, on every path: the API's replay and match reads, the live
-streams, the web's match page, viewer data and replay download."""
+a real sandboxed bot): its debug text, its thinking, the rest of its notes and its
+stderr reach its owner and the admins only, on every path: the API's replay and match
+reads, the live streams, the web's match page, viewer data and replay download."""
 
 from __future__ import annotations
 
@@ -20,14 +20,16 @@ from niwa.proto.v1 import ladder_pb2 as pb
 from niwa.proto.v1 import ladder_pb2_grpc as pb_grpc
 from niwa.referee.private import PUBLIC_NOTE_CHARS
 from tests.ladder.serving import wait_for
-from tests.ladder.tiny_bots import cli, owner_tokens, talking_bot, write_bot
+from tests.ladder.tiny_bots import THINKING_VALUE, cli, owner_tokens, talking_bot, write_bot
 from tests.web.served import page, start_web_ladder
 
 DEBUG = "6:-0.38 14:-0.35 thinker-debug"
 NOTE = "thinker-note " + "".join(f"{i}:-0.{i:02d} " for i in range(12))
 STDERR = "thinker-stderr line"
 
-THINKER = talking_bot("thinker", STDERR, NOTE, DEBUG)
+THINKER = talking_bot("thinker", STDERR, NOTE, DEBUG, thinking=True)
+#: How thinking is spelled in a replay line, and its value in the viewer's data.
+THINKING = (b'"thinking":', str(THINKING_VALUE).encode())
 
 
 @dataclass
@@ -79,6 +81,8 @@ def public_text(content: bytes) -> None:
     assert NOTE[:PUBLIC_NOTE_CHARS].encode() in content
     for private in (DEBUG, NOTE, STDERR):
         assert private.encode() not in content, private
+    for thinking in THINKING:
+        assert thinking not in content, thinking
 
 
 @pytest.mark.parametrize("who", ["nobody", "bob"], ids=["anonymous", "another-owner"])
@@ -96,6 +100,7 @@ def test_the_replay_for_the_owner_and_admins_is_the_recorded_file_whole(
 ) -> None:
     reply = served.replay(who)
     assert DEBUG.encode() in reply.content and NOTE.encode() in reply.content
+    assert all(thinking in reply.content for thinking in THINKING)
     assert not reply.redacted and reply.sha256 == served.match.replay_sha256
 
 

@@ -54,13 +54,22 @@ if __name__ == "__main__":
 """
 
 
-def talking_bot(name: str, stderr: str, note: str, debug: str) -> str:
+#: The value a talking bot with thinking reports for every seat: one to look for.
+THINKING_VALUE = 0.4321
+
+
+def talking_bot(name: str, stderr: str, note: str, debug: str, thinking: bool = False) -> str:
     """A bot (version 1.0.0) that writes ``stderr`` on every decision and answers the
-    first legal action with ``note`` and ``debug``."""
+    first legal action with ``note`` and ``debug``; with ``thinking``, also all the
+    share on it, a value of :data:`THINKING_VALUE` per seat and it as the variation."""
+    sent = (
+        f"Thinking([1.0] + [0.0] * (len(turn.legal_actions) - 1), "
+        f"[{THINKING_VALUE}] * self.players, turn.legal_actions[:1])" if thinking else "None"
+    )
     return f"""
 import sys
 
-from niwa.bots.sdk import Reply, serve
+from niwa.bots.sdk import Reply, Thinking, serve
 
 
 class Talking:
@@ -68,11 +77,11 @@ class Talking:
     version = "1.0.0"
 
     def start(self, game):
-        pass
+        self.players = game.players
 
     def act(self, turn):
         print({stderr!r}, file=sys.stderr, flush=True)
-        return Reply(index=0, note={note!r}, debug={debug!r})
+        return Reply(index=0, note={note!r}, debug={debug!r}, thinking={sent})
 
 
 if __name__ == "__main__":

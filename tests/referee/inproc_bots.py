@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from niwa.bots.sdk import Reply, Turn
+from niwa.bots.sdk import Reply, Thinking, Turn
 
 
 class OutOfRange:
@@ -36,3 +36,14 @@ class Unserialisable:
 
     def act(self, turn: Turn) -> Reply:
         return Reply(action={1, 2}, note="odd \ud800")  # type: ignore[arg-type]
+
+
+class OddThinking:
+    """Answers the first action with thinking the referee cannot read (shares as a
+    generator, which has no length)."""
+
+    version = "0"
+
+    def act(self, turn: Turn) -> Reply:
+        shares = (1.0 for _ in turn.legal_actions)
+        return Reply(index=0, thinking=Thinking(shares=shares))  # type: ignore[arg-type]

@@ -53,3 +53,9 @@ def test_ask_reproduces_a_recorded_answer_of_a_deterministic_bot(
     recorded = next(ln for ln in out.splitlines() if ln.startswith("recorded:"))
     now = next(ln for ln in out.splitlines() if ln.startswith("now:"))
     assert recorded.split()[1] == now.split()[1]
+
+
+def test_the_js_bots_thinking_is_kept_in_each_of_its_moves(match_replay: Path) -> None:
+    moves = [m for s in replay.read(match_replay).steps for m in s.moves if m.seat == 2]
+    assert moves and all(m.thinking is not None and m.thinking.pv == [m.action] for m in moves)
+    assert all(sum(m.thinking.shares) == pytest.approx(1, abs=1e-3) for m in moves if m.thinking)

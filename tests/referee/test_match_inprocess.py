@@ -17,7 +17,7 @@ from tests.referee.toy import GAME
 @pytest.fixture(autouse=True)
 def _test_bots(monkeypatch: pytest.MonkeyPatch) -> None:
     for name, cls in [("oor", "OutOfRange"), ("names", "NamesAnAction"), ("raises", "Raises"),
-                      ("unserialisable", "Unserialisable")]:
+                      ("unserialisable", "Unserialisable"), ("odd-thinking", "OddThinking")]:
         monkeypatch.setitem(builtin.BUILTIN, name, f"tests.referee.inproc_bots:{cls}")
 
 
@@ -134,3 +134,14 @@ def test_an_answer_that_breaks_the_referees_handling_is_the_bots_illegal_move(
     assert moves and {m.status for m in moves} == {"ILLEGAL"}
     assert moves[0].detail == "the answer could not be used (TypeError)"
     assert outcome.seats[0].status == "ok" and outcome.result.places
+
+
+def test_thinking_the_referee_cannot_read_is_dropped_and_the_seat_plays_on(
+    run_toy: RunToy, tmp_path: Path
+) -> None:
+    run_toy("builtin:odd-thinking", "builtin:random")
+    r = replay.read(tmp_path / "toy.jsonl")
+    moves = [m for s in r.steps for m in s.moves if m.seat == 0]
+    assert moves and {m.status for m in moves} == {"OK"}
+    assert all(m.thinking is None for m in moves)
+    assert {m.debug for m in moves} == {"[thinking dropped: it could not be read (TypeError)]"}

@@ -10,13 +10,14 @@ still capped by the clock, so it never times out either.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
 from niwa import engine
 from niwa.bots import heuristics
-from niwa.bots.sdk import GameStart, Reply, Turn
-from niwa.bots.search import ISMCTS, SearchLimits
+from niwa.bots.sdk import GameStart, Reply, Thinking, Turn
+from niwa.bots.search import ISMCTS, RootView, SearchLimits
 
 #: Share of the per-decision time used, and of the whole clock at most.
 DECISION_SHARE = 0.7
@@ -90,4 +91,14 @@ class MctsBot:
         note = f"{stats['iterations']} iterations"
         if "value" in stats:
             note += f", value {stats['value']:.2f}"
-        return Reply(index=index, note=note)
+        return Reply(index=index, note=note, thinking=thinking(self.search.root_view))
+
+
+def thinking(view: RootView) -> Thinking:
+    """The search's root as the viewer draws it: each legal action's share of the
+    visits, each seat's mean value over the walks (within [0, 1], as the protocol
+    asks), and the principal variation."""
+    return Thinking(
+        shares=view.shares, values=[min(max(v, 0.0), 1.0) for v in view.values],
+        pv=[json.loads(key) for key in view.pv],
+    )  # fmt: skip

@@ -67,16 +67,28 @@ class ActRequest(_message.Message):
     def __init__(self, decision: _Optional[int] = ..., seat: _Optional[int] = ..., observation_json: _Optional[str] = ..., legal_actions_json: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ...) -> None: ...
 
 class ActReply(_message.Message):
-    __slots__ = ("index", "action_json", "note", "debug")
+    __slots__ = ("index", "action_json", "note", "debug", "thinking")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     ACTION_JSON_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
     DEBUG_FIELD_NUMBER: _ClassVar[int]
+    THINKING_FIELD_NUMBER: _ClassVar[int]
     index: int
     action_json: str
     note: str
     debug: str
-    def __init__(self, index: _Optional[int] = ..., action_json: _Optional[str] = ..., note: _Optional[str] = ..., debug: _Optional[str] = ...) -> None: ...
+    thinking: Thinking
+    def __init__(self, index: _Optional[int] = ..., action_json: _Optional[str] = ..., note: _Optional[str] = ..., debug: _Optional[str] = ..., thinking: _Optional[_Union[Thinking, _Mapping]] = ...) -> None: ...
+
+class Thinking(_message.Message):
+    __slots__ = ("shares", "values", "pv_json")
+    SHARES_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    PV_JSON_FIELD_NUMBER: _ClassVar[int]
+    shares: _containers.RepeatedScalarFieldContainer[float]
+    values: _containers.RepeatedScalarFieldContainer[float]
+    pv_json: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, shares: _Optional[_Iterable[float]] = ..., values: _Optional[_Iterable[float]] = ..., pv_json: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class FinishRequest(_message.Message):
     __slots__ = ("scores", "places", "seat")

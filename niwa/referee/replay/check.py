@@ -40,7 +40,7 @@ from types import UnionType
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from niwa import engine
-from niwa.bots.sdk import DEBUG_LIMIT, NOTE_LIMIT
+from niwa.bots.sdk import DEBUG_LIMIT, NOTE_LIMIT, PV_LIMIT
 from niwa.engine import CHANCE, JSON, Action, Game, State, canonical_json, describe_move
 from niwa.referee.failures import FATAL, Failure, MoveStatus, SeatStatus
 from niwa.referee.replay.model import (
@@ -50,6 +50,7 @@ from niwa.referee.replay.model import (
     SCHEMA,
     Header,
     Move,
+    MoveThinking,
     Replay,
     ReplayError,
     ResultLine,
@@ -343,7 +344,6 @@ class ReplayMismatch(ReplayError):
         self.problems = problems
 
 
-
 #: Differences listed before the rest are only counted.
 MAX_PROBLEMS = 50
 #: A seat whose moves from some step to its last are exactly its seeded default moves,
@@ -359,6 +359,21 @@ class Report:
     steps: int = 0  # steps re-simulated and checked
     problems: list[str] = field(default_factory=list)
     complete: bool = False  # the replay has a result line, and it was checked
+
+
+def thinking_problems(kept: MoveThinking, legal: int, players: int) -> list[str]:
+    """What is wrong with a replay's recorded thinking for a decision among ``legal``
+    actions (the replay checker's side of :func:`record`); [] if nothing."""
+    problems = []
+    for name, numbers, count in (("shares", kept.shares, legal),
+                                 ("values", kept.values, players)):
+        if numbers and len(numbers) != count:
+            problems.append(f"expected 0 or {count} {name}, found {len(numbers)}")
+        if any(not 0 <= x <= 1 for x in numbers):
+            problems.append(f"expected {name} in [0, 1]")
+    if len(kept.pv) > PV_LIMIT:
+        problems.append(f"expected at most {PV_LIMIT} pv actions, found {len(kept.pv)}")
+    return problems
 
 
 def _show(value: JSON) -> str:
@@ -493,12 +508,17 @@ class _Checker:
                 self.problem(f"{where} note: expected none on a default move, found one")
             if move.debug:
                 self.problem(f"{where} debug: expected none on a default move, found some")
+            if move.thinking is not None:
+                self.problem(f"{where} thinking: expected none on a default move, found some")
         if len(move.note) > NOTE_LIMIT:
             self.problem(f"{where} note: expected at most {NOTE_LIMIT} characters, "
                          f"found {len(move.note)}")
         size = len(move.debug.encode("utf-8", "replace"))
         if size > DEBUG_LIMIT:  # debug text is never rated: only its bound is checked
             self.problem(f"{where} debug: expected at most {DEBUG_LIMIT} bytes, found {size}")
+        if move.thinking is not None:
+            for problem in thinking_problems(move.thinking, len(legal), self.h.players):
+                self.problem(f"{where} thinking: {problem}")
         self.check_clock(where, track, move)
 
     @staticmethod

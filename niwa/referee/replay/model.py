@@ -82,6 +82,21 @@ class Header:
 
 
 @dataclass(frozen=True)
+class MoveThinking:
+    """What a bot thought of its decision (``ActReply.thinking``, checked and rounded
+    by :mod:`niwa.referee.thinking`): ``shares``, one per legal action in the engine's
+    order, or empty; ``values``, one per seat, the expected result in [0, 1], or empty;
+    ``pv``, the line the bot expected, as actions. Private like ``debug``."""
+
+    shares: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    pv: list[Any] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {key: getattr(self, key) for key in ("pv", "shares", "values") if getattr(self, key)}
+
+
+@dataclass(frozen=True)
 class Move:
     """One seat's part of a step. For chance, ``seat`` is -1 and only ``action`` is set.
 
@@ -90,6 +105,7 @@ class Move:
     ``clock_ms`` is the time the seat had for this decision (what ``Act`` was told).
     ``debug`` is the bot's debug text for the decision (at most DEBUG_LIMIT bytes; not
     rated): absent from the file when empty, so older files read and hash the same.
+    ``thinking`` (:class:`MoveThinking`) likewise: absent when the bot sent none.
     """
 
     seat: int
@@ -101,11 +117,12 @@ class Move:
     note: str = ""
     detail: str = ""
     debug: str = ""
+    thinking: MoveThinking | None = None
 
     @classmethod
     def answered(
         cls, seat: int, action: Action, wall_ms: float, cpu_ms: float | None, clock_ms: int,
-        note: str, debug: str,
+        note: str, debug: str, thinking: MoveThinking | None = None,
     ) -> Move:
         """An OK move, made without the frozen ``__init__`` (a guarded setattr per field:
         about 1 µs of each decision the referee records); equal to
@@ -113,7 +130,7 @@ class Move:
         move = object.__new__(cls)
         move.__dict__.update(
             seat=seat, action=action, status=MoveStatus.OK, wall_ms=wall_ms, cpu_ms=cpu_ms,
-            clock_ms=clock_ms, note=note, detail="", debug=debug,
+            clock_ms=clock_ms, note=note, detail="", debug=debug, thinking=thinking,
         )
         return move
 
@@ -132,6 +149,8 @@ class Move:
             d["detail"] = self.detail
         if self.debug:
             d["debug"] = self.debug
+        if self.thinking is not None:
+            d["thinking"] = self.thinking.to_json()
         return d
 
     def line(self, action: str | None = None) -> str:
@@ -149,6 +168,8 @@ class Move:
                                   ("note", self.note))
                 if text
             )
+        thinking = "" if self.thinking is None else \
+            f'"thinking":{canonical_json(self.thinking.to_json())},'
         clock, cpu, wall = self.clock_ms, self.cpu_ms, self.wall_ms
         # The common numbers spelled inline (an int clock, finite float times): a
         # call of _number each cost as much as the rest of the line.
@@ -163,7 +184,7 @@ class Move:
             f'{{"action":{action},"clock_ms":{clock_text},"cpu_ms":{cpu_text},'
             f'{texts}"seat":{self.seat},'
             f'"status":{status_text},'
-            f'"wall_ms":{wall_text}}}'
+            f'{thinking}"wall_ms":{wall_text}}}'
         )
 
 

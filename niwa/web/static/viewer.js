@@ -4,6 +4,7 @@
 // The board is drawn by the game's own renderer module, which the page loads from the
 // payload's `renderer` URL (boot.js) and hands in; without one, generic.js draws it.
 import * as generic from "./generic.js";
+import { shareBar, summary, valueChart } from "./thinking.js";
 
 const PLAY_INTERVAL_MS = 400;
 // Legal lists up to this long are shown open; longer ones are built when opened.
@@ -167,6 +168,8 @@ export function mountViewer(root, payload, renderer = generic) {
   const side = node("aside", { class: "nv-moves" });
   main.append(board, side);
   root.append(head, controls, main);
+  const chart = valueChart(payload);
+  if (chart) root.append(chart.node);
 
   function movesPanel(index) {
     const frame = payload.frames[index];
@@ -186,6 +189,7 @@ export function mountViewer(root, payload, renderer = generic) {
       if (m.detail) box.append(node("p", { class: "nv-detail", text: m.detail }));
       if (m.note) box.append(node("p", { class: "nv-note", text: `note: ${m.note}` }));
       if (m.debug) box.append(node("pre", { class: "nv-debug", text: m.debug }));
+      box.append(summary(m) ?? "");
       const more = m.legal_count > m.legal.length ? ` (first ${m.legal.length} shown)` : "";
       const details = node("details", {}, node("summary", { text: `${m.legal_count} legal${more}` }));
       // A long list is built when opened: stepping stays fast through wide decisions.
@@ -193,7 +197,7 @@ export function mountViewer(root, payload, renderer = generic) {
         if (details.childElementCount > 1) return;
         const legal = node("ol", { class: "nv-legal", start: 0 });
         m.legal.forEach((action, i) => {
-          legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", text: action }));
+          legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "" }, shareBar(m, i), node("span", { text: action })));
         });
         details.append(legal);
       };
@@ -217,6 +221,7 @@ export function mountViewer(root, payload, renderer = generic) {
     const view = state.seat === null ? views[0] : views[state.seat + 1];
     board.replaceChildren(renderer.draw(view, payload, { step, seat: state.seat }));
     side.replaceChildren(...movesPanel(step));
+    chart?.mark(step);
     jump.value = String(step);
     scrubber.value = String(step);
     seatSelect.value = state.seat === null ? "" : String(state.seat);

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from niwa.bots.sdk import READY_LINE, SOCKET_ENV, GameStart, Reply, Turn, serve
+from niwa.bots.sdk import READY_LINE, SOCKET_ENV, GameStart, Reply, Thinking, Turn, serve
 
 BEHAVIOUR = sys.argv[1]
 ARGS = sys.argv[2:]
@@ -200,8 +200,10 @@ def spin_forever() -> None:
 class Hostile:
     def __init__(self) -> None:
         self.calls = 0
+        self.players = 0
 
     def start(self, game: GameStart) -> None:
+        self.players = game.players
         if BEHAVIOUR == "raise-start":
             raise RuntimeError("no weights file")
 
@@ -220,6 +222,14 @@ class Hostile:
         if BEHAVIOUR == "crash" and self.calls == 2:
             print("about to crash on purpose", file=sys.stderr, flush=True)
             os._exit(3)
+        if BEHAVIOUR == "thinking":  # ARGS[0]: good, or the one thing wrong with it
+            n = len(turn.legal_actions)
+            shares = [1 / n] * n + ([0.0] if ARGS[0] == "share-too-many" else [])
+            values = [1 / self.players] * self.players
+            if ARGS[0] == "nan-value":
+                values[0] = float("nan")
+            pv = [turn.legal_actions[0]] * (40 if ARGS[0] == "long-pv" else 1)
+            return Reply(index=0, thinking=Thinking(shares, values, pv))
         if BEHAVIOUR == "debug":  # ARGS[0] bytes of debug text, on several lines
             text = f"decision {turn.decision}\n\x1b[31mred\n" + "d" * int(ARGS[0])
             return Reply(index=0, note="with debug", debug=text)

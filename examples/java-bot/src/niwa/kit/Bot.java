@@ -33,6 +33,7 @@ import niwa.v1.BotOuterClass.FinishReply;
 import niwa.v1.BotOuterClass.FinishRequest;
 import niwa.v1.BotOuterClass.StartReply;
 import niwa.v1.BotOuterClass.StartRequest;
+import niwa.v1.BotOuterClass.Thinking;
 
 public final class Bot extends BotGrpc.BotImplBase {
   private long seed; // written by Start, read by Act: the referee never overlaps them
@@ -78,10 +79,19 @@ public final class Bot extends BotGrpc.BotImplBase {
     // note: one short line beside the move; debug: kept in the replay and shown by
     // `niwa replay show --at N` and `niwa play --debug` (the referee cuts it at 2048
     // bytes of UTF-8).
+    // thinking (optional, private like debug): what the viewer draws. A share per legal
+    // action in [0, 1] (this bot picks uniformly), a value per seat in [0, 1] (none
+    // here: it has no estimate), and the line it expects, as JSON.
+    Thinking.Builder thinking = Thinking.newBuilder()
+        .addPvJson(request.getLegalActionsJson(choice.index()));
+    for (int i = 0; i < legal.size(); i++) {
+      thinking.addShares(1.0 / legal.size());
+    }
     reply.onNext(ActReply.newBuilder()
         .setIndex(choice.index())
         .setNote("picked " + (choice.index() + 1) + " of " + legal.size())
         .setDebug(choice.debug())
+        .setThinking(thinking)
         .build());
     reply.onCompleted();
   }
