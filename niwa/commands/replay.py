@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from niwa import engine
 from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
+from niwa.commands.replay_fork import register_fork
 from niwa.engine import CHANCE, Action, canonical_json, describe_move
 from niwa.ladder.client import CallFailed, LadderClient, ReplayMismatch, checked_replay
 from niwa.referee import replay as replays
@@ -68,7 +69,7 @@ exit status:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "replay",
-        help="verify, show or re-ask a replay file",
+        help="verify, show, re-ask or fork a replay file",
         description="Works on the JSON Lines replays that niwa play --replay and the "
         "ladder write (format: docs/protocol.md).",
     )
@@ -123,6 +124,7 @@ def register(sub: Any) -> None:
     a.add_argument("--json", action="store_true",
                    help="show both answers as the JSON actions instead of in words")
     a.set_defaults(run=run_ask)
+    register_fork(actions)
 
 
 def read_replay(path: str, game: bool = True) -> Replay:
@@ -155,8 +157,15 @@ def run_verify(args: argparse.Namespace) -> int:
         if report.complete
         else "every hash matches (no result line: interrupted)"
     )
-    print(f"{name}: ok: {report.steps} steps of {replay.header.version}, {ending}; "
-          "chance, default moves and statuses follow the seed and the rules")
+    fork = replay.header.fork
+    follows = (
+        "chance, default moves and statuses follow the seed and the rules" if fork is None
+        else f"a fork at step {fork.at} of the replay with SHA-256 {fork.replay_sha256[:16]}: "
+        "before it, chance and default moves follow that replay's seed; from it, default "
+        "moves follow this seed and chance is legal (recorded or drawn: only the original "
+        "tells which)"
+    )
+    print(f"{name}: ok: {report.steps} steps of {replay.header.version}, {ending}; {follows}")
     if args.ladder is None:
         print(f"{name}: {WHAT_OK_PROVES} {_sha256(args.file)}")
     return 0 if from_ladder else 1

@@ -50,6 +50,7 @@ from niwa.referee import cgroups, sandbox, stderr_tail, uids
 from niwa.referee.cgroups import LimitsUnavailable
 from niwa.referee.clock import GRACE_S, WALL_FACTOR, Clock, TimeControl, wall_cap_s
 from niwa.referee.failures import FATAL, BotFailure, Failure, MoveStatus, SeatStatus, clip
+from niwa.referee.fork import ForkStart, RecordedChance
 from niwa.referee.players import InProcessPlayer, Player, Question, make_question
 from niwa.referee.process_player import ProcessPlayer
 from niwa.referee.replay import (
@@ -62,6 +63,7 @@ from niwa.referee.replay import (
     SeatInfo,
     SeatOutcome,
     Step,
+    apply_step,
     chain_next,
     chain_start,
     chance_chain_next,
@@ -172,6 +174,10 @@ class MatchSpec:
     #: False: the replay's result line leaves out every seat's stderr tail (the
     #: MatchOutcome keeps it); the ladder's replays are public, a bot's stderr is not.
     replay_stderr: bool = True
+    #: Play on from a recorded match's step N (``niwa replay fork``): its steps before
+    #: N are played again as recorded (bots not asked), its chance after N reused
+    #: where legal (:mod:`niwa.referee.fork`); the header records the origin.
+    fork: ForkStart | None = None
 
     @property
     def players(self) -> int:
@@ -288,6 +294,9 @@ class _Match:
         self.options = options
         self.match_id = spec.match_id or uuid.uuid4().hex[:12]
         self.chance = stream(spec.seed, "chance")
+        self.forked = (
+            None if spec.fork is None else RecordedChance(spec.fork.recorded, self.chance)
+        )
         self.seats: list[_Seat] = []
         self.clock: ClockKind = "wall"  # what decisions are charged; set once seats start
         #: :attr:`all_in_process`, fixed when the steps begin (the seats' players never
@@ -511,6 +520,8 @@ class _Match:
             writer.header(header)
         chain = chain_start(header)
         index = decisions = 0
+        if spec.fork is not None:
+            chain, index, decisions = self.play_prefix(spec.fork, state, writer, chain)
         over = state.is_over()
         async with AsyncExitStack() as stack:  # tasks that live as long as the steps
             if not self.all_in_process or self.clock == "cpu":  # else none: no nursery
@@ -528,7 +539,10 @@ class _Match:
                 # Tamper evidence per step is the chain over what was played; the full
                 # state is hashed at checkpoints and at the end (it costs 60-300 µs).
                 if to_move == (CHANCE,):  # spelled directly: most steps of some games
-                    action = engine.sample_chance(state, self.chance)
+                    if self.forked is None:
+                        action = engine.sample_chance(state, self.chance)
+                    else:
+                        action = self.forked(state)
                     state.apply({CHANCE: action})
                     over = state.is_over()
                     encoded = canonical_json(action)
@@ -589,6 +603,27 @@ class _Match:
             steps_s,
             tails,
         )
+
+    def play_prefix(
+        self, fork: ForkStart, state: State, writer: ReplayWriter | None, chain: str
+    ) -> tuple[str, int, int]:
+        """A fork's recorded steps, applied and written as recorded (the chain and the
+        checkpoint hashes again, under this match's header): the chain, the next
+        step's index and the decisions so far."""
+        decisions = 0
+        for step in fork.prefix:
+            before = state.clone() if self.spec.on_step is not None else state
+            apply_step(step, state)
+            actions = encoded_actions(step.moves)
+            chain = chain_next(chain, step.kind, step.index, step.moves, actions)
+            digest = engine.state_hash(state) if is_checkpoint(step.index, False) else ""
+            again = Step(step.index, step.kind, step.moves, digest, chain)
+            if writer is not None:
+                writer.step_line(again.line(actions))
+            if self.spec.on_step is not None:
+                self.spec.on_step(again, before, state)
+            decisions += step.kind == "decision"
+        return chain, len(fork.prefix), decisions
 
     @staticmethod
     async def stop(seat: _Seat) -> None:
@@ -655,6 +690,7 @@ class _Match:
             sandbox=any(self.isolation(s.spec) == "sandbox" for s in self.seats),
             clock=self.clock,
             max_failures=self.spec.max_failures,
+            fork=None if self.spec.fork is None else self.spec.fork.origin,
         )
 
 

@@ -164,10 +164,16 @@ def _header(d: dict[str, Any], where: str) -> Header:
         )
     if header.max_failures < 1:
         raise ReplayError(f"{where}: max_failures must be at least 1")
+    fork = header.fork
+    if fork is not None and (fork.at < 0 or not SHA256_HEX.fullmatch(fork.replay_sha256)):
+        raise ReplayError(
+            f"{where}: fork must name a step (0 or more) and a SHA-256 of 64 hex digits"
+        )
     _check_names(header, where)
     return header
 
 
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 #: What a header field that names something may hold: the match id names the bots'
 #: cgroups, their log files and their processes' NIWA_MATCH; game and version pick the
 #: rules. Letters, digits and ``_.@+-``, at most 64, no ``..``: never a path.
@@ -407,8 +413,10 @@ class _Checker:
         self.chained = self.h.schema == SCHEMA  # niwa-replay/2: chains, hashes at checkpoints
         self.chain = chain_start(self.h)
         self.seats = [_SeatTrack() for _ in range(self.h.players)]
-        self.defaults = [stream(self.h.seed, "default", s) for s in range(self.h.players)]
-        self.chance = stream(self.h.seed, "chance")
+        # A fork's recorded steps drew from the seed of the replay it was forked from.
+        first = self.h.seed if self.h.fork is None else self.h.fork.seed
+        self.defaults = [stream(first, "default", s) for s in range(self.h.players)]
+        self.chance: random.Random | None = stream(first, "chance")
         self.decisions = 0
 
     def problem(self, text: str) -> None:
@@ -556,8 +564,20 @@ class _Checker:
             self.problem(f"{where} clock_ms: expected 0 to {most}, found {move.clock_ms}")
         track.last_clock = move.clock_ms
 
+    def start_fork(self) -> None:
+        """From a fork's first own step: its own seed's default streams, fresh clocks
+        and failure counts (its bots started there). Its chance reuses the forked-from
+        replay's where legal, which this file alone cannot tell from its seed's draws:
+        only its legality is checked."""
+        self.defaults = [stream(self.h.seed, "default", s) for s in range(self.h.players)]
+        self.chance = None
+        for track in self.seats:
+            track.last_clock, track.failures, track.shadows = None, 0, []
+
     def check_step(self, step: Step, state: State) -> bool:
         """Check one step and apply it; False when the re-simulation cannot go on."""
+        if self.h.fork is not None and step.index == self.h.fork.at:
+            self.start_fork()
         if not state.is_over():
             kind = "chance" if state.to_move() == (CHANCE,) else "decision"
             if step.kind != kind:
@@ -570,9 +590,9 @@ class _Checker:
             self.problem(str(e))
             return False
         if step.kind == "chance":
-            expected = engine.sample_chance(before, self.chance)
+            expected = None if self.chance is None else engine.sample_chance(before, self.chance)
             found = step.moves[0].action
-            if canonical_json(expected) != canonical_json(found):
+            if expected is not None and canonical_json(expected) != canonical_json(found):
                 self.problem(
                     f"step {step.index} chance outcome: expected {_show(expected)} "
                     f"(drawn from the seed), found {_show(found)}"

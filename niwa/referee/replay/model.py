@@ -56,6 +56,17 @@ class SeatInfo:
 
 
 @dataclass(frozen=True)
+class ForkOrigin:
+    """Where a forked match (``niwa replay fork``) began: the SHA-256 of the replay it
+    was forked from, the step it played on from (its steps before ``at`` are that
+    replay's) and that replay's seed, which drew those steps' chance and defaults."""
+
+    replay_sha256: str
+    at: int
+    seed: int
+
+
+@dataclass(frozen=True)
 class Header:
     game: str
     version: str
@@ -70,9 +81,15 @@ class Header:
     schema: str = SCHEMA
     clock: str = "wall"  # what decisions were charged: "cpu" or "wall" (older files: wall)
     max_failures: int = 3  # failed decisions that put a seat out (absent before: 3)
+    fork: ForkOrigin | None = None  # absent from the file unless the match is a fork
 
     def to_json(self) -> dict[str, JSON]:
-        return {"kind": "header", **_plain(self)}
+        d = _plain(self)
+        if self.fork is None:  # unforked headers keep the bytes they always had
+            del d["fork"]
+        else:
+            d["fork"] = _plain(self.fork)
+        return {"kind": "header", **d}
 
     @classmethod
     def from_json(cls, d: dict[str, JSON]) -> Header:
