@@ -312,13 +312,18 @@ def _text(plan: Plan, line: dict[str, Any]) -> str:
             f"{forked}: {line['difference']:+.3f}; {chance}")
 
 
+def _verdict(paired: Paired) -> str:
+    """As ``niwa match`` words it: the folder ran out before the test decided."""
+    return "inconclusive" if paired.verdict == "continue" else paired.verdict
+
+
 def _summary_text(paired: Paired, sprt: Sprt) -> str:
     interval = ("no interval from one replay" if paired.low is None or paired.high is None
                 else f"95 % interval [{paired.low:+.3f}, {paired.high:+.3f}]")
     return (f"paired over {paired.n} replay(s): mean difference (fork - original) "
             f"{paired.mean:+.3f}, {interval}; SPRT elo0={sprt.elo0:g} elo1={sprt.elo1:g} "
             f"alpha={sprt.alpha:g} beta={sprt.beta:g}: LLR {paired.llr:.3f} "
-            f"[{sprt.lower:.2f}, {sprt.upper:.2f}], {paired.verdict}")
+            f"[{sprt.lower:.2f}, {sprt.upper:.2f}], {_verdict(paired)}")
 
 
 def _summary(paired: Paired, sprt: Sprt, seed: int, games: int, refused: int) -> dict[str, Any]:
@@ -332,7 +337,7 @@ def _summary(paired: Paired, sprt: Sprt, seed: int, games: int, refused: int) ->
         "low": paired.low,
         "high": paired.high,
         "sprt": {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
-                 "beta": sprt.beta, "llr": paired.llr, "verdict": paired.verdict},
+                 "beta": sprt.beta, "llr": paired.llr, "verdict": _verdict(paired)},
     }
 
 

@@ -7,7 +7,8 @@ its fork(s), for one seat (the method: docs/series.md, "Forks: the paired compar
   same position, the same recorded chance where it still applies, so most of the luck
   of the deal cancels.
 * The mean paired difference ``d̄`` with its 95 % Student t interval
-  ``d̄ ± t(n-1) s_d / √n`` (exact t quantiles to 30 degrees of freedom).
+  ``d̄ ± t(n-1) s_d / √n`` (exact t quantiles to 30 degrees of freedom), clipped to
+  [-1, 1], where every d_i lies.
 * The SPRT (:mod:`niwa.series.stats`) on ``x_i = (1 + d_i) / 2``, the fork's score in
   a head-to-head with the original from the same position: with one game per replay
   ``x_i`` is 0, ¼, ½, ¾ or 1 between two players, the pentanomial ladder of a game
@@ -79,7 +80,7 @@ def compare(differences: Sequence[float], games: int, others: int, sprt: Sprt) -
     low = high = None
     if n >= 2:
         half = t975(n - 1) * statistics.stdev(differences) / math.sqrt(n)
-        low, high = mean - half, mean + half
+        low, high = max(-1.0, mean - half), min(1.0, mean + half)  # d_i lie in [-1, 1]
     steps = ladder(games, others)
     counts = [0.0] * len(steps)
     for d in differences:  # x on the ladder: a multiple of 1/(4 games), rounded back
