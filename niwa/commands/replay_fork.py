@@ -47,11 +47,11 @@ def register_fork(actions: Any) -> None:
         "fork",
         help="play on from step N of a replay (or of every replay in a folder) with one "
         "seat's bot replaced, and compare with what happened",
-        description="Plays a recorded match again from the state after its first N "
-        "steps, through the referee (bots sandboxed as in niwa play): the steps before N "
-        "as recorded, the rest by the bots. Chance drawn in the original stays as "
-        "recorded where it is still legal; the rest is drawn from a seed, recorded in "
-        "each forked replay's header with the original's SHA-256 and N.",
+        description="Plays a recorded match again from the state after its first N steps,\n"
+        "through the referee (bots sandboxed as in niwa play): the steps before N as\n"
+        "recorded, the rest by the bots. Chance drawn in the original stays as recorded\n"
+        "where it is still legal; the rest is drawn from a seed, recorded in each forked\n"
+        "replay's header with the original's SHA-256 and N (docs/series.md, \"Forks\").",
         epilog=FORK_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -79,7 +79,8 @@ def register_fork(actions: Any) -> None:
     f.add_argument("--out", type=Path, default=Path("forks"), metavar="DIR",
                    help="where the forked replays go (default ./forks)")
     f.add_argument("--sprt", nargs="+", default=[], metavar="NAME=VALUE",
-                   help="the SPRT's elo0, elo1, alpha, beta (defaults 0, 5, 0.05, 0.05)")
+                   help="the SPRT's elo0, elo1, alpha, beta (defaults 0, 5, 0.05, 0.05); it "
+                   "takes every NAME=VALUE word that follows: put FILE before it")
     f.add_argument("--no-sandbox", action="store_true",
                    help="run bots as plain processes (trusted bots only)")
     f.add_argument("--json", action="store_true",

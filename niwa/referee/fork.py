@@ -37,8 +37,13 @@ class ForkStart:
 def fork_start(replay: Replay, at: int, sha256: str) -> tuple[ForkStart, State]:
     """The start of a fork of ``replay`` (whose file has SHA-256 ``sha256``) after its
     first ``at`` steps, and the state there (to check the seats with). ForkRefused if
-    there is no such step, the game is over there, or a seat was already out: a bot put
-    in its place would be asked nothing, and one left out would skew the result."""
+    the replay is a fork itself, there is no such step, or a seat was already out: a
+    bot put in its place would be asked nothing, and one left out would skew the result."""
+    if replay.header.fork is not None:  # its steps before the fork drew on another seed
+        raise ForkRefused(
+            f"this replay is itself a fork (of step {replay.header.fork.at} of the replay "
+            f"with SHA-256 {replay.header.fork.replay_sha256[:16]}): fork that replay instead"
+        )
     last = len(replay.steps)
     if not 0 <= at < last:
         raise ForkRefused(

@@ -115,6 +115,13 @@ def test_a_fork_of_an_unknown_seat_is_refused(
     assert "no seat 2: the replay has seats 0 to 1" in capsys.readouterr().err
 
 
+def test_a_fork_of_a_fork_is_refused_naming_the_original(
+    forked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", "fork", str(forked), "--at", "3", "--seat", "0"]) == 2
+    assert "is itself a fork" in capsys.readouterr().err
+
+
 def relabelled(src: Path, dst: Path, seat: int, bot: str) -> Path:
     """``src`` with seat ``seat``'s bot named ``bot`` (as a ladder names a submission)."""
     lines = src.read_text().splitlines()
