@@ -269,6 +269,9 @@ def run_show(args: argparse.Namespace) -> int:
     names = [shown(s.bot, NAME_SHOWN) for s in h.seats]
     viewer = "the spectator" if args.seat is None else f"seat {args.seat}"
     print(f"{h.version}, {h.players} players, seed {h.seed}, as seen by {viewer}", file=out)
+    if h.fork is not None:
+        print(f"a fork: steps 0 to {h.fork.at - 1} are those of the replay with SHA-256 "
+              f"{h.fork.replay_sha256} (seed {h.fork.seed})", file=out)
     try:
         if args.at is not None:
             return _show_step(replay, args.at, args.seat, names, out)

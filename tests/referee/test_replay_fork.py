@@ -89,6 +89,15 @@ def test_a_fork_verifies(forked: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert f"a fork at step {AT}" in capsys.readouterr().out
 
 
+def test_show_names_the_replay_a_fork_came_from(
+    original: Path, forked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", "show", str(forked)]) == 0
+    digest = hashlib.sha256(original.read_bytes()).hexdigest()
+    assert f"steps 0 to {AT - 1} are those of the replay with SHA-256 {digest}" in (
+        capsys.readouterr().out)
+
+
 def test_recorded_chance_draws_from_the_seed_when_no_recorded_outcome_is_legal(
     original: Path,
 ) -> None:
