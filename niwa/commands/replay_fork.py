@@ -133,6 +133,10 @@ def run_fork(args: argparse.Namespace) -> int:
             _emit(args, {"kind": "refused", "replay": str(path), "reason": str(e)})
     if not plans:
         raise UsageError(f"no replay in {printable(str(args.folder))} could be forked")
+    for key in extra:  # a misspelt --bot-for would otherwise leave its seat as recorded
+        if not any(key in _names(p.replay, i) for p in plans for i in range(len(p.bots))):
+            raise UsageError(f"--bot-for {printable(key)}=...: no seat of the replays is "
+                             f"{printable(key)}: give a seat number or a bot's label")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -131,6 +131,14 @@ def test_a_fork_of_a_fork_is_refused_naming_the_original(
     assert "is itself a fork" in capsys.readouterr().err
 
 
+def test_a_bot_for_that_names_no_seat_is_refused(
+    original: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["replay", "fork", str(original), "--at", "3", "--bot-for", "gardner=builtin:random"]
+    assert main(argv) == 2
+    assert "no seat of the replays is gardner" in capsys.readouterr().err
+
+
 def relabelled(src: Path, dst: Path, seat: int, bot: str) -> Path:
     """``src`` with seat ``seat``'s bot named ``bot`` (as a ladder names a submission)."""
     lines = src.read_text().splitlines()
