@@ -31,7 +31,8 @@ MAX_PLAYERS = 64
 StepKind = Literal["decision", "chance"]
 #: How a seat's bot ran: its own process in the bubblewrap sandbox, its own process
 #: without it (``niwa play --no-sandbox``), or a built-in inside the referee's process.
-Isolation = Literal["sandbox", "none", "in-process", ""]
+#: ``human``: a person played the seat (``niwa play --human``).
+Isolation = Literal["sandbox", "none", "in-process", "human", ""]
 
 #: What a seat's move may say: OK, a failure (a seeded default move was played), or OUT.
 MOVE_STATUSES = frozenset({*MoveStatus, *Failure})
@@ -53,6 +54,9 @@ class SeatInfo:
     name: str
     version: str
     isolation: Isolation = ""
+    #: The seat's own time control when it differs from the header's (a person's
+    #: seat); absent otherwise.
+    time_control: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,11 @@ class Header:
     max_failures: int = 3  # failed decisions that put a seat out (absent before: 3)
 
     def to_json(self) -> dict[str, JSON]:
-        return {"kind": "header", **_plain(self)}
+        d = _plain(self)
+        for seat in d["seats"]:  # type: ignore[union-attr]  # a list of dicts
+            if seat["time_control"] is None:  # type: ignore[index,call-overload]
+                del seat["time_control"]  # type: ignore[union-attr,arg-type]
+        return {"kind": "header", **d}
 
     @classmethod
     def from_json(cls, d: dict[str, JSON]) -> Header:
