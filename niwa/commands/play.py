@@ -15,6 +15,7 @@ from niwa import engine
 from niwa.bots.manifest import ManifestError
 from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
+from niwa.commands.play_human import add_human_options, play_with_people, seat_people
 from niwa.commands.replay import read_replay, write_html
 from niwa.engine import CHANCE, State, describe_move
 from niwa.referee import cgroups
@@ -81,8 +82,10 @@ def register(sub: Any) -> None:
         action="append",
         required=True,
         metavar="DIR_OR_BUILTIN",
-        help="a bot directory (with bot.toml) or builtin:NAME; once per seat",
+        help="a bot directory (with bot.toml) or builtin:NAME; once per seat (but the "
+        "--human one)",
     )
+    add_human_options(p)
     p.add_argument("--seed", type=int, help="match seed (default: random, printed)")
     p.add_argument("--time", default="1s+30s", help="per-decision time + bank (default 1s+30s)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -276,6 +279,8 @@ def failure_lines(failures: FailureCounter, seat: int, info: SeatOutcome) -> lis
 
 def run(args: argparse.Namespace) -> int:
     configure_cli_logging()
+    if args.human is not None:
+        seat_people(args)
     if args.html is not None and args.replay is None:  # the page is made from a replay
         with tempfile.TemporaryDirectory(prefix="niwa-play-") as tmp:
             return _play(args, Path(tmp) / "match.jsonl", keep_replay=False)
@@ -297,7 +302,7 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
     )
     warn_isolation(spec)
     try:
-        outcome = play_match(spec)
+        outcome = play_match(spec) if args.human is None else play_with_people(spec, args, out)
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
         raise UsageError(str(e)) from None
     failures.settle(outcome.seats)
@@ -306,7 +311,7 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
         write_html(read_replay(str(replay)), args.html)
         print(f"viewer: {printable(str(args.html))}", file=out)
     failed = [
-        fails_run(s.status, counts, bot.is_builtin, args.fail_on)
+        fails_run(s.status, counts, bot.is_builtin or bot.is_human, args.fail_on)
         for s, counts, bot in zip(outcome.seats, failures.counts, spec.bots, strict=True)
     ]
     return 1 if any(failed) else 0

@@ -18,7 +18,7 @@ from typing import Any
 import trio
 
 from niwa.bots.sdk import Finish, GameStart, Reply
-from niwa.engine import JSON, Action, BoardParts, Game, describe_move
+from niwa.engine import JSON, Action, BoardParts, Game, State, describe_move
 from niwa.errors import RefereeError
 from niwa.referee.failures import BotFailure, Failure
 from niwa.referee.players import Question
@@ -190,14 +190,13 @@ class HumanPlayer:
     async def act(self, question: Question, timeout_s: float) -> Reply:
         view = question.observation
         state = question.state
-        choices = tuple(
-            Choice(
-                i,
-                describe_move(state, question.seat, action) if state is not None else str(i),
-                self.parts(view, action),
-            )
+        parts = [self.parts(view, action) for action in question.legal_actions]
+        texts = [
+            describe_move(state, question.seat, action) if state is not None else f"move {i}"
             for i, action in enumerate(question.legal_actions)
-        )
+        ]
+        words = distinct(texts, parts)
+        choices = tuple(Choice(i, words[i], parts[i]) for i in range(len(words)))
         self.desk.show(view)
         index = await self.desk.ask(Asked(question.decision, choices, question.time_left_ms))
         return Reply(index=index)
@@ -224,11 +223,31 @@ class HumanPlayer:
             self.desk.end(None, "the seat is out of the match: the referee plays for it")
 
 
-def shows_views(desks: dict[int, Desk]) -> Callable[[Any, Any, Any], None]:
-    """A step observer that shows each human seat its observation after every step, so
-    the page follows the others' moves and sees the final board."""
+def distinct(texts: list[str], parts: list[tuple[str, ...]]) -> list[str]:
+    """The moves' words, told apart where two read the same (a move described as the
+    others see it, "feeds 2 cards face down", says which cards by its board parts)."""
+    seen: dict[str, int] = {}
+    for text in texts:
+        seen[text] = seen.get(text, 0) + 1
+    out = []
+    for i, (text, where) in enumerate(zip(texts, parts, strict=True)):
+        if seen[text] > 1:
+            named = ", ".join(p.replace(":", " ") for p in where)
+            text = f"{text} ({named})" if named else f"{text} (choice {i + 1})"
+        out.append(text)
+    return out
 
-    def observe(step: Any, before: Any, after: Any) -> None:
+
+def shows_views(
+    desks: dict[int, Desk], first: Callable[[Any, Any, Any], None] | None = None
+) -> Callable[[Any, Any, Any], None]:
+    """A step observer that shows each human seat its observation after every step, so
+    the page follows the others' moves and sees the final board (after calling
+    ``first``, the match's own observer, if any)."""
+
+    def observe(step: Any, before: Any, after: State) -> None:
+        if first is not None:
+            first(step, before, after)
         for seat, desk in desks.items():
             desk.show(after.observe(seat))
 

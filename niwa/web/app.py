@@ -208,16 +208,6 @@ def create_app(
         after = number(request, "after", 0, 0, MAX_ID)
         return site.streams.respond(site.reads, game, after)
 
-    def renderer_module(request: Request) -> Response:
-        """A game's viewer renderer, from its package (Game.renderer_asset)."""
-        name = request.path_params["game"]
-        if name not in engine.games():
-            raise HTTPException(404, f"no game {name!r} is registered")
-        asset = engine.load(name).renderer_asset()
-        if asset is None:
-            raise HTTPException(404, f"{name} ships no renderer: the viewer draws it generically")
-        return Response(asset.read_bytes(), media_type="text/javascript")
-
     routes = [
         Route("/", index),
         Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module),
@@ -236,6 +226,18 @@ def create_app(
     app = _Site(routes=routes, exception_handlers=handlers)
     app.add_middleware(metrics.PageTimer, routes=routes)
     return app
+
+
+def renderer_module(request: Request) -> Response:
+    """A game's viewer renderer, from its package (Game.renderer_asset); served by the
+    ladder's pages and a human seat's page (niwa.web.human) alike."""
+    name = request.path_params["game"]
+    if name not in engine.games():
+        raise HTTPException(404, f"no game {name!r} is registered")
+    asset = engine.load(name).renderer_asset()
+    if asset is None:
+        raise HTTPException(404, f"{name} ships no renderer: the viewer draws it generically")
+    return Response(asset.read_bytes(), media_type="text/javascript")
 
 
 def _label(bot: LadderBot) -> str:
