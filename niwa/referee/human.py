@@ -190,24 +190,12 @@ class HumanPlayer:
     async def act(self, question: Question, timeout_s: float) -> Reply:
         view = question.observation
         state = question.state
-        parts = [self.parts(view, action) for action in question.legal_actions]
-        texts = [
-            describe_move(state, question.seat, action) if state is not None else f"move {i}"
-            for i, action in enumerate(question.legal_actions)
-        ]
-        words = distinct(texts, parts)
-        choices = tuple(Choice(i, words[i], parts[i]) for i in range(len(words)))
+        assert state is not None, "a question is answered before it is sealed"
+        legal = question.legal_actions
+        asked = choices(state, question.seat, legal, view, self.parts_of)
         self.desk.show(view)
-        index = await self.desk.ask(Asked(question.decision, choices, question.time_left_ms))
+        index = await self.desk.ask(Asked(question.decision, asked, question.time_left_ms))
         return Reply(index=index)
-
-    def parts(self, view: dict[str, JSON], action: Action) -> tuple[str, ...]:
-        if self.parts_of is None:
-            return ()
-        try:
-            return tuple(str(p) for p in self.parts_of(view, action))
-        except Exception:  # parts only help a click: the move list still offers the move
-            return ()
 
     async def finish(self, result: Finish, timeout_s: float) -> None:
         self.desk.end({"scores": list(result.scores), "places": list(result.places)})
@@ -221,6 +209,28 @@ class HumanPlayer:
     async def close(self) -> None:
         if not self.desk.closed:  # put out, or the match stopped before its end
             self.desk.end(None, "the seat is out of the match: the referee plays for it")
+
+
+def choices(
+    state: State, seat: int, legal: list[Action], view: dict[str, JSON],
+    parts_of: BoardParts | None,
+) -> tuple[Choice, ...]:
+    """The seat's legal moves as its page shows them: each in words and with the board
+    parts it touches, all from what the seat may see (its observation ``view``, and
+    the game's description of its own moves)."""
+    parts = [_parts(parts_of, view, action) for action in legal]
+    texts = [describe_move(state, seat, action) for action in legal]
+    words = distinct(texts, parts)
+    return tuple(Choice(i, words[i], parts[i]) for i in range(len(words)))
+
+
+def _parts(parts_of: BoardParts | None, view: dict[str, JSON], action: Action) -> tuple[str, ...]:
+    if parts_of is None:
+        return ()
+    try:
+        return tuple(str(p) for p in parts_of(view, action))
+    except Exception:  # parts only help a click: the move list still offers the move
+        return ()
 
 
 def distinct(texts: list[str], parts: list[tuple[str, ...]]) -> list[str]:
