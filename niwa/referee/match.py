@@ -638,7 +638,7 @@ class _Match:
         """How the seat's bot runs: a built-in run in process is niwa's own code,
         inside the referee; every other bot is a process, sandboxed or not."""
         if bot.is_human:
-            return HUMAN
+            return "human"
         if bot.is_builtin and self.spec.in_process:
             return "in-process"
         return "sandbox" if self.spec.sandbox else "none"
