@@ -72,7 +72,8 @@ def register(sub: Any) -> None:
         "play",
         help="referee one match between bots and narrate it",
         description="Plays one match: each --bot takes the next seat. Bots run as\n"
-        "sandboxed processes unless --in-process (built-in bots only) or --no-sandbox.",
+        "sandboxed processes unless --in-process (built-in bots only) or --no-sandbox.\n"
+        "With --human, a person plays a seat in the browser, at the URL printed.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -53,30 +53,31 @@ def add_human_options(p: argparse.ArgumentParser) -> None:
 
 def seat_people(args: argparse.Namespace) -> None:
     """Put the person in ``args.bot`` at the seat ``--human`` names (the bots fill the
-    other seats in order); UsageError for a seat the match will not have."""
+    other seats in order); UsageError for a seat the match will not have, or a bad
+    --human-time or --human-grace."""
     seat = args.human
     if not 0 <= seat <= len(args.bot):
         raise UsageError(
             f"--human {seat}: with {len(args.bot)} --bot the seats are 0 to {len(args.bot)}"
         )
+    if args.human_grace <= 0:
+        raise UsageError("--human-grace must be above 0 seconds")
+    try:
+        TimeControl.parse(args.human_time)
+    except ValueError as e:
+        raise UsageError(f"--human-time: {e}") from None
     args.bot = [*args.bot[:seat], f"human:{args.human_name}", *args.bot[seat:]]
 
 
 def play_with_people(spec: MatchSpec, args: argparse.Namespace, out: TextIO) -> MatchOutcome:
     """Play ``spec`` with the person's seat served on ``args.web``."""
     seat = args.human
-    if args.human_grace <= 0:
-        raise UsageError("--human-grace must be above 0 seconds")
-    try:
-        human_time = TimeControl.parse(args.human_time)
-    except ValueError as e:
-        raise UsageError(f"--human-time: {e}") from None
     names = [str(b.label or b) for b in spec.bots]
     desk = Desk(seat, grace_s=args.human_grace)
     table = Table(spec.game if isinstance(spec.game, str) else spec.game.info.name, names)
     key = table.seat(desk)
     spec = replace(
-        spec, humans={seat: desk}, human_time=human_time,
+        spec, humans={seat: desk}, human_time=TimeControl.parse(args.human_time),
         on_step=shows_views({seat: desk}, spec.on_step),
     )  # fmt: skip
 
