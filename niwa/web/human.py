@@ -48,7 +48,7 @@ KEEPALIVE_S = 10.0
 #: Longest a move request's body may be.
 MAX_BODY = 256
 #: After the match, how long the server waits for an open page to get the final board.
-LINGER_S = 5.0
+LINGER_S = 10.0
 
 
 @dataclass
@@ -59,8 +59,6 @@ class Table:
     game: str
     names: list[str]
     desks: dict[str, Desk] = field(default_factory=dict)
-    #: Per key, the desk version the page's stream last sent.
-    sent: dict[str, int] = field(default_factory=dict)
 
     def seat(self, desk: Desk) -> str:
         """A new secret key for ``desk``: the path its page is served at."""
@@ -78,12 +76,11 @@ class Table:
         return key, desk
 
     async def delivered(self, seconds: float = LINGER_S) -> None:
-        """Wait (at most ``seconds``) until every open page has been sent its desk's
-        last version, so the person sees the final board and result."""
+        """Wait (at most ``seconds``) until every page still open has closed its event
+        stream, which it does once it has the final snapshot: the person sees the
+        final board and result before the server stops."""
         with trio.move_on_after(seconds):
-            while any(
-                d.pages and self.sent.get(k, -1) < d.version for k, d in self.desks.items()
-            ):
+            while any(d.pages for d in self.desks.values()):
                 await trio.sleep(0.05)
 
 
@@ -103,7 +100,7 @@ def human_app(table: Table) -> SecurityHeaders:
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
     async def events(request: Request) -> Response:
-        key, desk = table.desk(request)
+        _, desk = table.desk(request)
 
         async def stream() -> AsyncIterator[str]:
             desk.connect()
@@ -112,9 +109,8 @@ def human_app(table: Table) -> SecurityHeaders:
                 while True:
                     if desk.version != seen:
                         seen = desk.version
-                        snapshot = desk.snapshot()
+                        snapshot = desk.snapshot()  # the page closes the stream once closed
                         yield f"data: {json.dumps(snapshot, separators=(',', ':'))}\n\n"
-                        table.sent[key] = seen
                     with trio.move_on_after(KEEPALIVE_S) as idle:
                         await desk.changed_since(seen)
                     if idle.cancelled_caught:

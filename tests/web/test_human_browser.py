@@ -1,12 +1,18 @@
 """A person at the table, in Chromium: ``niwa play GAME --human --bot builtin:random``
 (the bot a sandboxed process, niwa play's default), a scripted person clicking the
 board on the page niwa prints, and the replay verified afterwards. Also: a closed tab
-puts the seat out (DISCONNECTED) after the grace period."""
+puts the seat out (DISCONNECTED) after the grace period.
+
+Each game's page is photographed at the person's fifth turn; with
+NIWA_WEB_SCREENSHOTS=DIR the picture is also copied to DIR/<game>-human.png (docs/web/
+holds the ones docs/web.md shows)."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.wait import WebDriverWait
@@ -23,10 +30,12 @@ from niwa.referee.failures import Failure, SeatStatus
 from niwa.referee.replay import read
 from niwa.referee.replay.check import verify
 from tests.polling import PATIENCE_S, wait_for
-from tests.web.browser import console_errors
+from tests.web.browser import console_errors, png_colours
 from tests.web.matches import GAMES
 
 URL = re.compile(r"in your browser: (http://\S+)")
+#: The person's turn the page is photographed at.
+SHOT_TURN = 5
 
 
 @dataclass
@@ -46,7 +55,8 @@ def niwa_play(tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
     for process in started:
         if process.poll() is None:
             process.kill()
-        process.wait()
+        _, err = process.communicate()
+        print(err[-4000:])  # shown with a failure: what niwa play said
 
 
 def start(started: list[subprocess.Popen[str]], tmp_path: Path, game: str, seed: int,
@@ -83,7 +93,15 @@ def wait_turn(browser: webdriver.Chrome, after: str) -> str:
             return now
         return None
 
-    result: str = WebDriverWait(browser, PATIENCE_S).until(turn)
+    try:
+        result: str = WebDriverWait(browser, PATIENCE_S).until(turn)
+    except TimeoutException:
+        said = [browser.find_element(By.ID, i).text for i in ("human-status", "human-error")]
+        root = browser.find_element(By.ID, "niwa-human")
+        said += [f"{a} {root.get_attribute(a)}" for a in ("data-sent", "data-version")]
+        raise AssertionError(
+            f"the page asked nothing new after step {after}: {said} {console_errors(browser)}"
+        ) from None
     return result
 
 
@@ -105,6 +123,17 @@ def click_a_move(browser: webdriver.Chrome, rng: random.Random, played: Played) 
         rng.choice(chooser.find_elements(By.CSS_SELECTOR, "button[data-index]")).click()
 
 
+def photograph(browser: webdriver.Chrome, shot: Path) -> None:
+    """A screenshot of the page, not blank; kept in NIWA_WEB_SCREENSHOTS if set."""
+    png = browser.get_screenshot_as_png()
+    shot.write_bytes(png)
+    assert png_colours(png) >= 16, "the screenshot is (nearly) blank"
+    keep = os.environ.get("NIWA_WEB_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(keep) / shot.name)
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_a_person_plays_a_whole_match_by_clicking_the_board(
     browser: webdriver.Chrome, niwa_play: list[subprocess.Popen[str]], tmp_path: Path,
@@ -115,9 +144,14 @@ def test_a_person_plays_a_whole_match_by_clicking_the_board(
     rng = random.Random(game)
     played = Played()
     decision = ""
+    turns = 0
     while wait_turn(browser, decision) == "asked":
         decision = state(browser)[1]
+        turns += 1
+        if turns == SHOT_TURN:
+            photograph(browser, tmp_path / f"{game}-human.png")
         click_a_move(browser, rng, played)
+    assert turns >= SHOT_TURN
     assert process.wait(timeout=PATIENCE_S) == 0
     assert "you placed" in browser.find_element(By.ID, "human-result").text
     replay = read(tmp_path / "human.jsonl")

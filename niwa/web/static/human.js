@@ -35,6 +35,7 @@ function button(move) {
 async function play(index) {
   if (!current || sending) return;
   sending = true;
+  root.dataset.sent = current.decision; // what the page last answered (tests read it)
   chooser.hidden = true;
   error.textContent = "";
   try {
@@ -100,6 +101,7 @@ function describeResult(snapshot) {
 function show(snapshot) {
   const question = snapshot.question;
   current = question;
+  root.dataset.version = snapshot.version;
   chooser.hidden = true;
   if (snapshot.view) {
     board.replaceChildren(renderer.draw(snapshot.view, null, { step: 0, seat }));
