@@ -9,10 +9,8 @@ holds the ones docs/web.md shows)."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -30,7 +28,7 @@ from niwa.referee.failures import Failure, SeatStatus
 from niwa.referee.replay import read
 from niwa.referee.replay.check import verify
 from tests.polling import PATIENCE_S, wait_for
-from tests.web.browser import console_errors, png_colours
+from tests.web.browser import console_errors, keep_screenshot
 from tests.web.matches import GAMES
 
 URL = re.compile(r"in your browser: (http://\S+)")
@@ -123,17 +121,6 @@ def click_a_move(browser: webdriver.Chrome, rng: random.Random, played: Played) 
         rng.choice(chooser.find_elements(By.CSS_SELECTOR, "button[data-index]")).click()
 
 
-def photograph(browser: webdriver.Chrome, shot: Path) -> None:
-    """A screenshot of the page, not blank; kept in NIWA_WEB_SCREENSHOTS if set."""
-    png = browser.get_screenshot_as_png()
-    shot.write_bytes(png)
-    assert png_colours(png) >= 16, "the screenshot is (nearly) blank"
-    keep = os.environ.get("NIWA_WEB_SCREENSHOTS")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(keep) / shot.name)
-
-
 @pytest.mark.parametrize("game", GAMES)
 def test_a_person_plays_a_whole_match_by_clicking_the_board(
     browser: webdriver.Chrome, niwa_play: list[subprocess.Popen[str]], tmp_path: Path,
@@ -149,7 +136,7 @@ def test_a_person_plays_a_whole_match_by_clicking_the_board(
         decision = state(browser)[1]
         turns += 1
         if turns == SHOT_TURN:
-            photograph(browser, tmp_path / f"{game}-human.png")
+            keep_screenshot(browser.get_screenshot_as_png(), tmp_path / f"{game}-human.png")
         click_a_move(browser, rng, played)
     assert turns >= SHOT_TURN
     assert process.wait(timeout=PATIENCE_S) == 0
