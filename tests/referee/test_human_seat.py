@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from niwa import engine
 from niwa.referee.clock import HUMAN_TIME_MS, TimeControl
 from niwa.referee.failures import Failure, SeatStatus
 from niwa.referee.human import AnswerRefused, Desk
@@ -153,3 +154,17 @@ def test_no_answer_within_the_human_clock_is_a_timeout(tmp_path: Path) -> None:
 def test_a_persons_name_must_be_a_bot_name() -> None:
     with pytest.raises(ValueError, match="a person's 'name' must be"):
         BotSpec.parse("human:no spaces")
+
+
+def test_a_game_without_board_parts_offers_its_moves_in_words_only() -> None:
+    from niwa.referee.human import choices
+    from tests.engine.test_plugin_fallbacks import CountGame
+
+    state = CountGame().new_game(1)
+    while state.to_move() != (0,):
+        state.apply({-1: state.chance_outcomes()[0][0]})
+    legal = state.legal_actions(0)
+    listed = choices(state, 0, legal, state.observe(0), None)
+    assert [c.parts for c in listed] == [()] * len(legal)
+    described = [engine.describe_move(state, 0, a) for a in legal]
+    assert all(c.text.startswith(d) for c, d in zip(listed, described, strict=True))
