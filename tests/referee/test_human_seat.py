@@ -168,3 +168,13 @@ def test_a_game_without_board_parts_offers_its_moves_in_words_only() -> None:
     assert [c.parts for c in listed] == [()] * len(legal)
     described = [engine.describe_move(state, 0, a) for a in legal]
     assert all(c.text.startswith(d) for c, d in zip(listed, described, strict=True))
+
+
+def test_a_page_reopened_within_the_grace_period_plays_on(tmp_path: Path) -> None:
+    async def reloads(desk: Desk) -> None:
+        await first_question(desk)
+        desk.disconnect()  # the tab reloads: its stream closes, a new one opens
+        await random_person(desk)
+
+    outcome = play(human_match(tmp_path, Desk(0, grace_s=0.05)), reloads)
+    assert [s.status for s in outcome.seats] == [SeatStatus.OK, SeatStatus.OK]
