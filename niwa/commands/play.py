@@ -15,6 +15,12 @@ from niwa import engine
 from niwa.bots.manifest import ManifestError
 from niwa.bots.sdk import NOTE_LIMIT
 from niwa.cli import UsageError
+from niwa.commands.play_human import (
+    DEFAULT_WEB,
+    add_human_options,
+    play_with_people,
+    seat_people,
+)
 from niwa.commands.replay import read_replay, thinking_line, write_html
 from niwa.engine import CHANCE, State, describe_move
 from niwa.referee import cgroups
@@ -74,7 +80,8 @@ def register(sub: Any) -> None:
         "play",
         help="referee one match between bots and narrate it",
         description="Plays one match: each --bot takes the next seat. Bots run as\n"
-        "sandboxed processes unless --in-process (built-in bots only) or --no-sandbox.",
+        "sandboxed processes unless --in-process (built-in bots only) or --no-sandbox.\n"
+        "With --human, a person plays a seat in the browser, at the URL printed.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -84,8 +91,10 @@ def register(sub: Any) -> None:
         action="append",
         required=True,
         metavar="DIR_OR_BUILTIN",
-        help="a bot directory (with bot.toml) or builtin:NAME; once per seat",
+        help="a bot directory (with bot.toml) or builtin:NAME; once per seat (but the "
+        "--human one)",
     )
+    add_human_options(p)
     p.add_argument("--seed", type=int, help="match seed (default: random, printed)")
     p.add_argument("--time", default="1s+30s", help="per-decision time + bank (default 1s+30s)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -97,7 +106,10 @@ def register(sub: Any) -> None:
     p.add_argument("--web", metavar="HOST:PORT",
                    help="serve the match at a printed URL (e.g. 127.0.0.1:8000; port 0: "
                    "any free one): live as a spectator sees it while it runs, then its "
-                   "full replay, served until Ctrl-C (the exit status is the match's)")
+                   "full replay, served until Ctrl-C (the exit status is the match's); "
+                   "with --human, where the person's page is served instead (default "
+                   f"{DEFAULT_WEB}: this machine only, a free port; the URL printed carries "
+                   "a secret key for the seat)")
     p.add_argument("--log-dir", type=Path, help="keep each bot's stderr here")
     p.add_argument("--max-failures", type=int, default=3,
                    help="failed decisions that put a seat out (default 3)")
@@ -283,6 +295,8 @@ def failure_lines(failures: FailureCounter, seat: int, info: SeatOutcome) -> lis
 
 def run(args: argparse.Namespace) -> int:
     configure_cli_logging()
+    if args.human is not None:
+        seat_people(args)
     if (args.html is not None or args.web) and args.replay is None:  # pages read a replay
         with tempfile.TemporaryDirectory(prefix="niwa-play-") as tmp:
             return _play(args, Path(tmp) / "match.jsonl", keep_replay=False)
@@ -303,9 +317,12 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
         file=out,
     )
     warn_isolation(spec)
-    page = web_page(args.web, replay, f"{args.game}: {' vs '.join(names)}", out)
+    # With a person at the table, --web is where their seat's page is served instead.
+    page = None if args.human is not None else web_page(
+        args.web, replay, f"{args.game}: {' vs '.join(names)}", out
+    )
     try:
-        outcome = play_match(spec)
+        outcome = play_match(spec) if args.human is None else play_with_people(spec, args, out)
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
         raise UsageError(str(e)) from None
     finally:
@@ -317,7 +334,7 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
         write_html(read_replay(str(replay)), args.html)
         print(f"viewer: {printable(str(args.html))}", file=out)
     failed = [
-        fails_run(s.status, counts, bot.is_builtin, args.fail_on)
+        fails_run(s.status, counts, bot.is_builtin or bot.is_human, args.fail_on)
         for s, counts, bot in zip(outcome.seats, failures.counts, spec.bots, strict=True)
     ]
     if page is not None:

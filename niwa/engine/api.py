@@ -251,6 +251,9 @@ Evaluation: TypeAlias = Callable[[State], list[float]]
 ChanceTest: TypeAlias = Callable[[State], bool]
 #: A fresh determinization per call, hidden parts dealt again from the generator.
 Dealer: TypeAlias = Callable[[Rng], State]
+#: The board parts a seat's legal action touches, from the seat's observation: ids
+#: such as ``"hand:3"`` that the game's renderer puts on its SVG as ``data-part``.
+BoardParts: TypeAlias = Callable[[Mapping[str, JSON], Action], Sequence[str]]
 #: Every decision and every chance outcome a game can list at one player count.
 Enumeration: TypeAlias = tuple[Sequence[Action], Sequence[Action]]
 
@@ -317,6 +320,13 @@ class Game(ABC):
         """Whether the chance outcome pending in a state is one ``seat`` will not see (a
         card dealt to another hand, set aside face down). The search then does not
         branch on it. Fallback: every outcome is treated as seen."""
+        return None
+
+    def board_parts(self) -> BoardParts | None:
+        """For a person playing a seat in the browser (``niwa play --human``): which
+        parts of the board each legal action touches, as ids the game's renderer sets
+        as ``data-part`` on the SVG elements that draw them, so clicking one offers the
+        moves that use it. Fallback: the page offers the readable move list only."""
         return None
 
     def redealer(self, base: State, seat: int) -> Dealer | None:

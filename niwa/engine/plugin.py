@@ -8,6 +8,7 @@ None, the fallback, where the module or the name is absent:
 - ``viewer.js`` (package data): :meth:`renderer_asset`
 - ``heuristic.py``: ``evaluate`` (:meth:`heuristic`), ``blind_to_chance``
 - ``space.py``: ``enumerate_actions(players)`` (:meth:`action_space`)
+- ``parts.py``: ``board_parts`` (:meth:`board_parts`)
 - ``redeal.py``: ``unseen(seat)`` (:meth:`unseen_chance`), ``dealer(base, seat)``
   (:meth:`redealer`)
 """
@@ -21,7 +22,7 @@ from importlib.resources.abc import Traversable
 from types import ModuleType
 from typing import Any
 
-from niwa.engine.api import ChanceTest, Dealer, Enumeration, Evaluation, State
+from niwa.engine.api import BoardParts, ChanceTest, Dealer, Enumeration, Evaluation, State
 
 
 class PackagedHooks:
@@ -62,3 +63,7 @@ class PackagedHooks:
     def redealer(self, base: State, seat: int) -> Dealer | None:
         dealer = self._part("redeal", "dealer")
         return None if dealer is None else dealer(base, seat)
+
+    def board_parts(self) -> BoardParts | None:
+        parts: BoardParts | None = self._part("parts", "board_parts")
+        return parts

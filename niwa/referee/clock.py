@@ -16,6 +16,11 @@ WALL_FACTOR = 2
 #: Extra time past a bot's deadline before the referee stops waiting (transport slack).
 GRACE_S = 0.05
 
+#: A person's time control when none is given (``niwa play --human``): two minutes a
+#: move and twenty in the bank, so a slow thought never times out while a walk away
+#: from the table still ends the match.
+HUMAN_TIME_MS = (120_000, 1_200_000)
+
 _PART = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _UNIT_MS = {"ms": 1.0, "s": 1000.0, "m": 60_000.0}
 

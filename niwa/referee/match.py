@@ -42,15 +42,23 @@ import trio
 
 from niwa import engine
 from niwa.bots import builtin
-from niwa.bots.manifest import Manifest
+from niwa.bots.manifest import Manifest, name_problem
 from niwa.bots.manifest import load as load_manifest
 from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Thinking, cut_debug
 from niwa.engine import CHANCE, Action, Game, Result, State, canonical_json
 from niwa.referee import cgroups, sandbox, stderr_tail, uids
 from niwa.referee.cgroups import LimitsUnavailable
-from niwa.referee.clock import GRACE_S, WALL_FACTOR, Clock, TimeControl, wall_cap_s
+from niwa.referee.clock import (
+    GRACE_S,
+    HUMAN_TIME_MS,
+    WALL_FACTOR,
+    Clock,
+    TimeControl,
+    wall_cap_s,
+)
 from niwa.referee.failures import FATAL, BotFailure, Failure, MoveStatus, SeatStatus, clip
 from niwa.referee.fork import ForkStart, RecordedChance
+from niwa.referee.human import HUMAN_VERSION, Desk, HumanPlayer
 from niwa.referee.players import InProcessPlayer, Player, Question, make_question
 from niwa.referee.process_player import ProcessPlayer
 from niwa.referee.replay import (
@@ -90,6 +98,8 @@ __all__ = [
     "run_match",
 ]
 
+#: ``BotSpec.parse("human")`` (or ``"human:NAME"``): a seat a person plays.
+HUMAN = "human"
 #: Time allowed for ``Finish`` at the end of a match.
 FINISH_TIMEOUT_S = 1.0
 
@@ -101,8 +111,8 @@ ClockKind = Literal["cpu", "wall"]
 class BotSpec:
     """A seat's bot: ``builtin:NAME`` or a bot directory holding a ``bot.toml``."""
 
-    kind: str  # "builtin" or "dir"
-    target: str  # the built-in name, or the directory's absolute path
+    kind: str  # "builtin", "dir" or "human" (a person, through MatchSpec.humans)
+    target: str  # the built-in name, the directory's absolute path, or the person's name
     #: How the replay names the seat instead of ``str(self)`` (the ladder: a submitted
     #: bot's ``name@version``, never its storage folder); "" to use ``str(self)``.
     label: str = ""
@@ -110,6 +120,12 @@ class BotSpec:
     @classmethod
     def parse(cls, text: str) -> BotSpec:
         """Raises ValueError (one line, naming the fix) for an unknown bot."""
+        if text == HUMAN or text.startswith(f"{HUMAN}:"):
+            person = text.partition(":")[2] or HUMAN
+            problem = name_problem(person)
+            if problem:
+                raise ValueError(f"{text!r}: a person's {problem}")
+            return cls(HUMAN, person)
         if text.startswith("builtin:"):
             name = text.removeprefix("builtin:")  # may carry options: mcts?seconds=0.1
             try:
@@ -125,13 +141,22 @@ class BotSpec:
     def is_builtin(self) -> bool:
         return self.kind == "builtin"
 
+    @property
+    def is_human(self) -> bool:
+        return self.kind == HUMAN
+
     def manifest(self) -> Manifest:
-        """The bot's identity; built-in bots get one from their class."""
+        """The bot's identity; built-in bots get one from their class, a person from
+        their name."""
+        if self.is_human:
+            return Manifest(name=self.target, version=HUMAN_VERSION, games=("*",), command=())
         if self.is_builtin:
             return _builtin_manifest(self.target)
         return load_manifest(self.target)
 
     def __str__(self) -> str:
+        if self.is_human:
+            return HUMAN if self.target == HUMAN else f"{HUMAN}:{self.target}"
         return f"builtin:{self.target}" if self.is_builtin else self.target
 
 
@@ -178,6 +203,10 @@ class MatchSpec:
     #: N are played again as recorded (bots not asked), its chance after N reused
     #: where legal (:mod:`niwa.referee.fork`); the header records the origin.
     fork: ForkStart | None = None
+    #: The desk of each seat a person plays (its bot is ``BotSpec.parse("human")``).
+    humans: Mapping[int, Desk] = field(default_factory=dict)
+    #: The clock of a person's seat (the bots keep ``time_control``).
+    human_time: TimeControl = field(default_factory=lambda: TimeControl(*HUMAN_TIME_MS))
 
     @property
     def players(self) -> int:
@@ -248,7 +277,7 @@ class _Seat:
         self.index = index
         self.spec = spec
         self.player = player
-        self.clock = Clock(match.time_control)
+        self.clock = Clock(match.human_time if spec.is_human else match.time_control)
         self._defaults: random.Random | None = None  # made on first use: few seats fail
         self._match_seed = match.seed
         self.seed = bot_seed(match.seed, index)  # the bot's own, sent in Start and Act
@@ -664,6 +693,8 @@ class _Match:
     def isolation(self, bot: BotSpec) -> Isolation:
         """How the seat's bot runs: a built-in run in process is niwa's own code,
         inside the referee; every other bot is a process, sandboxed or not."""
+        if bot.is_human:
+            return "human"
         if bot.is_builtin and self.spec.in_process:
             return "in-process"
         return "sandbox" if self.spec.sandbox else "none"
@@ -678,6 +709,7 @@ class _Match:
                 SeatInfo(
                     s.index, s.spec.label or str(s.spec), s.player.name, s.player.version,
                     isolation=self.isolation(s.spec),
+                    time_control=self.spec.human_time.to_json() if s.spec.is_human else None,
                 )
                 for s in self.seats
             ],
@@ -757,6 +789,10 @@ def make_player(
     """The seat's player; a bot process lives in ``nursery`` (None only when the match
     :func:`never_waits`)."""
     manifest = bot.manifest()
+    if bot.is_human:
+        if seat not in spec.humans:
+            raise ValueError(f"seat {seat} is a human seat but the match has no desk for it")
+        return HumanPlayer(spec.humans[seat], load_game(spec.game), manifest.name)
     if bot.is_builtin and spec.in_process:
         return InProcessPlayer(builtin.create(bot.target), manifest.name, manifest.version)
     assert nursery is not None, "a bot process needs a nursery"
@@ -781,7 +817,7 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
     options = game.info.validate(spec.players, spec.options)
     check_bots_play(game.info.name, spec.bots)
     if spec.sandbox and not all(b.is_builtin and spec.in_process for b in spec.bots):
-        check_sandbox([b for b in spec.bots if not b.is_builtin])
+        check_sandbox([b for b in spec.bots if b.kind == "dir"])
         if spec.require_limits:  # refuse before any bot starts, not half-way
             cgroups.check_required(spec.limits)
     match = _Match(spec, game, options)

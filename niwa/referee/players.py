@@ -35,6 +35,12 @@ class Question(Turn):
             return self._state.observe_json(self.seat)
         return canonical_json(self.observation)
 
+    @property
+    def state(self) -> State | None:
+        """The state it is asked in, until sealed (a human seat's page describes its
+        moves from it)."""
+        return self._state
+
     def seal(self) -> None:
         super().seal()
         self._state = None

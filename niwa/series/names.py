@@ -34,7 +34,7 @@ def bot_names(specs: Sequence[BotSpec]) -> list[str]:
 def named(specs: Sequence[BotSpec]) -> list[BotSpec]:
     """The specs with their display names as labels, which replays show (a built-in
     keeps none: its ``builtin:NAME`` is its name)."""
-    return [spec if spec.is_builtin else replace(spec, label=name)
+    return [spec if spec.is_builtin or spec.is_human else replace(spec, label=name)
             for spec, name in zip(specs, bot_names(specs), strict=True)]
 
 

@@ -243,7 +243,8 @@ def create_app(
 
 
 def renderer_module(request: Request) -> Response:
-    """A game's viewer renderer, from its package (Game.renderer_asset)."""
+    """A game's viewer renderer, from its package (Game.renderer_asset); served by the
+    ladder's pages, the local match's server and a human seat's page alike."""
     name = request.path_params["game"]
     if name not in engine.games():
         raise HTTPException(404, f"no game {name!r} is registered")

@@ -4,6 +4,8 @@ helpers to read a page's console errors and to tell a screenshot is not blank.""
 
 from __future__ import annotations
 
+import os
+import shutil
 import struct
 import zlib
 from pathlib import Path
@@ -97,3 +99,14 @@ def png_colours(png: bytes, limit: int = 64) -> int:
             return len(colours)
         previous = line
     return len(colours)
+
+
+def keep_screenshot(png: bytes, shot: Path) -> None:
+    """Write ``png`` to ``shot``, check it is not blank, and copy it to the directory
+    NIWA_WEB_SCREENSHOTS names, if set (how the docs' pictures are made)."""
+    shot.write_bytes(png)
+    assert png_colours(png) >= 16, "the screenshot is (nearly) blank"
+    keep = os.environ.get("NIWA_WEB_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(keep) / shot.name)

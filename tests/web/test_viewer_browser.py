@@ -8,8 +8,6 @@ With NIWA_WEB_SCREENSHOTS=DIR the screenshots are also copied to DIR/<game>-view
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,7 @@ from niwa.referee import replay as replays
 from niwa.web.offline import offline_html
 from niwa.web.replay_view import replay_payload
 from tests.polling import PATIENCE_S
-from tests.web.browser import console_errors, go_offline, png_colours
+from tests.web.browser import console_errors, go_offline, keep_screenshot
 from tests.web.matches import GAMES, play
 
 #: What each renderer draws with data-field/data-seat, read from the observation:
@@ -137,13 +135,7 @@ def test_the_offline_viewer_draws_what_each_seat_saw_at_each_step(
     assert current(browser) == (middle, None)
 
     png = browser.find_element(By.CSS_SELECTOR, ".niwa-viewer").screenshot_as_png
-    shot = tmp_path / f"{game}-viewer.png"
-    shot.write_bytes(png)
-    assert png_colours(png) >= 16, "the screenshot is (nearly) blank"
-    keep = os.environ.get("NIWA_WEB_SCREENSHOTS")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(keep) / shot.name)
+    keep_screenshot(png, tmp_path / f"{game}-viewer.png")
     assert console_errors(browser) == []
 
 

@@ -157,11 +157,11 @@ def _header(d: dict[str, Any], where: str) -> Header:
     for i, s in enumerate(header.seats):
         if s.seat != i:
             raise ReplayError(f"{where}: seats[{i}] says seat {s.seat}: seats must be 0, 1, ...")
-    tc = header.time_control
-    if sorted(tc) != ["bank_ms", "per_decision_ms"] or min(tc.values()) < 0:
-        raise ReplayError(
-            f"{where}: time_control must be per_decision_ms and bank_ms, both 0 or more"
-        )
+    for tc in [header.time_control, *(s.time_control for s in header.seats if s.time_control)]:
+        if sorted(tc) != ["bank_ms", "per_decision_ms"] or min(tc.values()) < 0:
+            raise ReplayError(
+                f"{where}: time_control must be per_decision_ms and bank_ms, both 0 or more"
+            )
     if header.max_failures < 1:
         raise ReplayError(f"{where}: max_failures must be at least 1")
     fork = header.fork
@@ -556,7 +556,7 @@ class _Checker:
     def check_clock(self, where: str, track: _SeatTrack, move: Move) -> None:
         if move.status == MoveStatus.OUT or move.clock_ms is None:
             return
-        tc = self.h.time_control
+        tc = self.h.seats[move.seat].time_control or self.h.time_control
         most = tc["per_decision_ms"] + tc["bank_ms"]
         if track.last_clock is not None:
             most = min(most, track.last_clock)  # the bank only ever shrinks

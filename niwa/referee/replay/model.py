@@ -31,7 +31,8 @@ MAX_PLAYERS = 64
 StepKind = Literal["decision", "chance"]
 #: How a seat's bot ran: its own process in the bubblewrap sandbox, its own process
 #: without it (``niwa play --no-sandbox``), or a built-in inside the referee's process.
-Isolation = Literal["sandbox", "none", "in-process", ""]
+#: ``human``: a person played the seat (``niwa play --human``).
+Isolation = Literal["sandbox", "none", "in-process", "human", ""]
 
 #: What a seat's move may say: OK, a failure (a seeded default move was played), or OUT.
 MOVE_STATUSES = frozenset({*MoveStatus, *Failure})
@@ -53,6 +54,9 @@ class SeatInfo:
     name: str
     version: str
     isolation: Isolation = ""
+    #: The seat's own time control when it differs from the header's (a person's
+    #: seat); absent otherwise.
+    time_control: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,9 @@ class Header:
             del d["fork"]
         else:
             d["fork"] = _plain(self.fork)
+        for seat in d["seats"]:  # a seat's own clock is written only when it has one
+            if seat["time_control"] is None:
+                del seat["time_control"]
         return {"kind": "header", **d}
 
     @classmethod

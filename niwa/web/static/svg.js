@@ -43,3 +43,16 @@ export function canvas(width, height, label) {
 export function seatLabel(seat, view) {
   return view.seat === seat ? `seat ${seat} (you)` : `seat ${seat}`;
 }
+
+// One line of text in pieces, each piece [words, part]: a piece with a part is a tspan a
+// person at the table may click (data-part; niwa/web/static/human.js). The text reads
+// the same as one text() of the pieces joined.
+export function partText(x, y, pieces, attrs = {}) {
+  const node = el("text", { x, y, ...attrs });
+  for (const [words, part] of pieces) {
+    const span = el("tspan", { "data-part": part });
+    span.textContent = String(words);
+    node.append(span);
+  }
+  return node;
+}

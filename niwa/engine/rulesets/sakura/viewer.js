@@ -19,8 +19,9 @@ function spaceXY(q) {
   return [20 + c * CELL, 70 + r * CELL];
 }
 
-function cardBox(x, y, card, label, colour) {
-  const g = el("g", { class: "card" });
+// part: the board part a person may click (niwa/engine/rulesets/sakura/parts.py).
+function cardBox(x, y, card, label, colour, part = undefined) {
+  const g = el("g", { class: "card", "data-part": part });
   g.append(el("rect", { x, y, width: 160, height: 46, rx: 5, fill: "#fff", stroke: colour, "stroke-width": 2 }));
   g.append(text(x + 6, y + 14, `#${card.number} ${label}`, { "font-size": 10, "font-weight": "bold" }));
   g.append(text(x + 6, y + 28, `garden: ${card.garden}`, { "font-size": 9 }));
@@ -69,12 +70,12 @@ export function draw(view) {
     ps.forEach((p, i) => {
       const cx = x + 12 + (i % 3) * 16;
       const cy = y + 30 + Math.floor(i / 3) * 16;
-      svg.append(el("circle", { cx, cy, r: 7, fill: p === view.court ? "#444" : seatColour(p), stroke: "#000", "data-painter": p }));
+      svg.append(el("circle", { cx, cy, r: 7, fill: p === view.court ? "#444" : seatColour(p), stroke: "#000", "data-painter": p, "data-part": `painter:${p}` }));
       svg.append(text(cx, cy + 3, p === view.court ? "C" : p, { "font-size": 9, "text-anchor": "middle", fill: "#fff" }));
     });
   }
   const [ex, ey] = spaceXY(view.emperor);
-  svg.append(el("rect", { x: ex + CELL - 26, y: ey + CELL - 26, width: 16, height: 16, fill: "#ffd400", stroke: "#000", "data-emperor": view.emperor }));
+  svg.append(el("rect", { x: ex + CELL - 26, y: ey + CELL - 26, width: 16, height: 16, fill: "#ffd400", stroke: "#000", "data-emperor": view.emperor, "data-part": "emperor" }));
   svg.append(text(ex + CELL - 18, ey + CELL - 14, "E", { "font-size": 11, "text-anchor": "middle" }));
 
   let y = pathBottom + 20;
@@ -102,7 +103,7 @@ export function draw(view) {
   if (view.hand) {
     svg.append(text(12, y + 12, `your hand (seat ${view.seat})`, { "font-size": 12 }));
     view.hand.forEach((card, i) => {
-      svg.append(cardBox(12 + (i % 4) * 168, y + 18 + Math.floor(i / 4) * 56, card, "", seatColour(view.seat)));
+      svg.append(cardBox(12 + (i % 4) * 168, y + 18 + Math.floor(i / 4) * 56, card, "", seatColour(view.seat), `card:${card.number}`));
     });
   }
   return svg;
