@@ -1,0 +1,170 @@
+"""``niwa tournament --format knockout`` and ``--progress``/``--resume`` end to end, on
+tiny bot directories run in the bubblewrap sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from niwa.cli import main
+from tests.ladder.tiny_bots import write_bot
+from tests.polling import wait_for
+
+#: A bot that takes the legal action ``(decision * STRIDE) % count``: each stride plays
+#: differently, and every game is the same again on the same seed.
+STRIDED = """
+from niwa.bots.sdk import serve
+
+
+class Strided:
+    name = "NAME"
+    version = "1.0"
+
+    def start(self, game):
+        pass
+
+    def act(self, turn):
+        return (turn.decision * STRIDE) % len(turn.legal_actions)
+
+
+if __name__ == "__main__":
+    serve(Strided())
+"""
+
+FAST = ["--time", "1s+5s", "--concurrency", "2", "--seed", "11"]
+
+
+def bots(root: Path, count: int) -> list[str]:
+    """``--bot DIR`` for ``count`` sandboxed bots, strided 1, 2, ..."""
+    root.mkdir()
+    out = []
+    for k in range(count):
+        code = STRIDED.replace("NAME", f"k{k}").replace("STRIDE", str(k + 1))
+        out += ["--bot", str(write_bot(root, f"k{k}", "1.0", code))]
+    return out
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def games_per_tie(path: Path) -> Counter[tuple[object, object]]:
+    return Counter((g["knockout_round"], g["tie"]) for g in lines(path) if g["type"] == "game")
+
+
+def tie_complete(path: Path) -> bool:
+    """Whether one tie of two games has both in the progress file."""
+    return path.exists() and 2 in games_per_tie_so_far(path).values()
+
+
+def games_per_tie_so_far(path: Path) -> Counter[tuple[object, object]]:
+    """As :func:`games_per_tie`, leaving out a last line cut in the middle."""
+    whole = path.read_text()
+    whole = whole[: whole.rfind("\n") + 1]
+    return Counter((g["knockout_round"], g["tie"]) for g in map(json.loads, whole.splitlines())
+                   if g["type"] == "game")
+
+
+def test_a_knockout_of_8_killed_and_resumed_plays_each_tie_exactly_once(tmp_path: Path) -> None:
+    entrants = bots(tmp_path / "bots", 8)
+    progress = tmp_path / "ko.jsonl"
+    argv = ["tournament", "blossom", "--format", "knockout", *entrants, "--games", "2", *FAST]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "niwa.cli", *argv, "--progress", str(progress)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        wait_for("a finished tie in the progress file", lambda: tie_complete(progress))
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)  # the run and its workers, at once
+        child.wait()
+    before = games_per_tie_so_far(progress)
+    kept = progress.read_text()
+    kept = kept[: kept.rfind("\n") + 1]
+    out = tmp_path / "out.jsonl"
+    assert main([*argv, "--resume", str(progress), "--json", str(out)]) == 0
+    played = games_per_tie(progress)
+    # 4 + 2 + 1 ties of two games; every game index once
+    assert sorted(played) == [(1, 0), (1, 1), (1, 2), (1, 3), (2, 0), (2, 1), (3, 0)]
+    assert set(played.values()) == {2}
+    indexes = [g["index"] for g in lines(progress) if g["type"] == "game"]
+    assert len(indexes) == len(set(indexes)) == 14
+    assert progress.read_text().startswith(kept)  # what was kept was not played again
+    assert sum(before.values()) >= 2
+    *_, final = lines(out)
+    assert final["type"] == "bracket" and final["champion"] is not None
+
+
+def test_a_resume_with_other_arguments_is_refused_naming_the_difference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entrants = bots(tmp_path / "bots", 2)
+    progress = tmp_path / "p.jsonl"
+    argv = ["tournament", "blossom", *entrants, *FAST]
+    assert main([*argv, "--format", "knockout", "--games", "2", "--progress", str(progress)]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--format", "round-robin", "--resume", str(progress)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith('has format "knockout", not "round-robin": resume it with the '
+                            "same arguments, or start a new --progress file")
+
+
+def test_a_resume_of_a_finished_round_robin_plays_nothing_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entrants = bots(tmp_path / "bots", 3)
+    progress = tmp_path / "p.jsonl"
+    argv = ["tournament", "blossom", *entrants, *FAST]
+    assert main([*argv, "--progress", str(progress)]) == 0
+    kept = progress.read_text()
+    out = tmp_path / "out.jsonl"
+    assert main([*argv, "--resume", str(progress), "--json", str(out)]) == 0
+    assert progress.read_text() == kept
+    games = [g for g in lines(out) if g["type"] == "game"]
+    assert len(games) == 6  # the standings still count every game
+    assert "6 games already played" in capsys.readouterr().out
+
+
+def test_five_bots_give_the_three_top_seeds_a_bye(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.jsonl"
+    argv = ["tournament", "blossom", "--format", "knockout", *bots(tmp_path / "bots", 5),
+            "--games", "2", *FAST, "--json", str(out)]
+    assert main(argv) == 0
+    first = lines(out)[-1]["rounds"][0]  # type: ignore[index]
+    assert [(t["seed_a"], t["seed_b"], t["decided_by"]) for t in first] == [
+        (1, None, "bye"), (4, 5, first[1]["decided_by"]), (2, None, "bye"), (3, None, "bye")]
+    printed = capsys.readouterr().out
+    assert "1 k0@1.0" in printed and "champion: " in printed
+    drawn = [line for line in printed.splitlines() if set(line) & set("┐┘│├")]
+    assert len(drawn) == 15 and max(map(len, drawn)) <= 80
+
+
+def test_an_sprt_tie_stops_once_the_test_decides(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    argv = ["tournament", "blossom", "--format", "knockout", *bots(tmp_path / "bots", 2),
+            "--games", "40", "--sprt", "elo0=-400", "elo1=400", "alpha=0.2", "beta=0.2",
+            *FAST, "--json", str(out)]
+    assert main(argv) == 0
+    (tie,) = lines(out)[-1]["rounds"][0]  # type: ignore[index,misc]
+    assert tie["decided_by"] == "sprt"
+    assert tie["games"] < 40
+    assert tie["sprt"]["verdict"] in ("H0", "H1")
+    assert tie["winner"] == (tie["a"] if tie["sprt"]["verdict"] == "H1" else tie["b"])
+
+
+def test_a_knockout_of_games_for_more_seats_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["tournament", "sakura", "--format", "knockout", "--bot", "builtin:random",
+            "--bot", "builtin:greedy", "--players", "3"]
+    assert main(argv) == 2
+    assert "a knockout tie is two bots head to head" in capsys.readouterr().err
