@@ -20,7 +20,8 @@ from niwa.ladder.mle import batch_elo
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.pool import cores
 from niwa.referee.text import printable
-from niwa.series import bracket, schedule, stats
+from niwa.series import schedule, stats
+from niwa.series.bracket import Bracket, Tie, tie_seed
 from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.progress import Progress
 from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
@@ -226,7 +227,8 @@ def check_args(args: argparse.Namespace, info: engine.GameInfo) -> int:
         if args.games is not None and args.games < 1:
             raise UsageError("--games must be at least 1")
         return 2
-    return int(args.players or max(2, info.min_players))
+    players: int = args.players or max(2, info.min_players)
+    return players
 
 
 def header(args: argparse.Namespace, specs: list[str], players: int,
@@ -263,14 +265,12 @@ def run(args: argparse.Namespace) -> int:
     for bot in ids[players:]:  # every entrant checked (the game, its bot.toml)
         check_seating(args, [spec_of[bot], *[spec_of[b] for b in ids[:players - 1]]])
     keep = args.resume or args.progress
+    if args.resume is None:  # a new tournament's file keeps the seed it drew
+        args.seed = series_seed(args)
     kept = None if keep is None else Progress(
         keep, header(args, [spec_of[b] for b in ids], players, dict(first.options),
                      first.sandbox), resume=args.resume is not None)
-    if kept is not None:
-        args.seed = kept.header["seed"] if args.seed is None else args.seed
-    seed = series_seed(args)
-    if kept is not None and kept.header["seed"] is None:
-        kept.header["seed"] = seed
+    seed: int = args.seed if kept is None else kept.header["seed"]
     out = sys.stdout if args.json != "-" else sys.stderr
     shape = (f"{args.games or KNOCKOUT_GAMES} games a tie" if args.format == "knockout"
              else f"{args.rounds} rounds")
@@ -340,12 +340,12 @@ class Knockout(Tournament):
     """The bracket played round by round; in a round every tie's games run at once,
     a tie's next deal issued only while it is undecided."""
 
-    bracket: bracket.Bracket
+    bracket: Bracket
 
     def run(self, sprt: stats.Sprt | None) -> None:
         games = self.args.games or KNOCKOUT_GAMES
         self.per_tie = games + games % 2
-        self.bracket = bracket.Bracket(self.ids, sprt)
+        self.bracket = Bracket(self.ids, sprt)
         slots = self.bracket.slots
         self.first_tie = [sum(slots >> (j + 1) for j in range(r))
                           for r in range(self.bracket.total_rounds)]
@@ -370,12 +370,12 @@ class Knockout(Tournament):
                          "seed": self.seed, "time": self.args.time,
                          "games": len(self.records)})
 
-    def ordinal(self, tie: bracket.Tie) -> int:
+    def ordinal(self, tie: Tie) -> int:
         """The tie's number over the whole bracket: its games' indexes start at
         ``ordinal * per_tie``."""
         return self.first_tie[tie.round - 1] + tie.number
 
-    def round_jobs(self, ties: list[bracket.Tie]) -> Iterator[GameJob]:
+    def round_jobs(self, ties: list[Tie]) -> Iterator[GameJob]:
         """Each undecided tie's next deal (both seatings) in turn, until every tie has
         its games or a decision."""
         issued = dict.fromkeys(range(len(ties)), 0)
@@ -394,7 +394,7 @@ class Knockout(Tournament):
                     yield GameJob(
                         index=base + k, game=self.args.game,
                         bots=tuple(self.spec_of[b] for b in seating), ids=seating,
-                        seed=bracket.tie_seed(self.seed, tie.round, tie.number, deal),
+                        seed=tie_seed(self.seed, tie.round, tie.number, deal),
                         time_control=self.args.time, options=self.options,
                         sandbox=self.sandbox, replay=replay, round=deal,
                         labels=tuple(self.names.get(b, b) for b in seating))
@@ -402,7 +402,7 @@ class Knockout(Tournament):
             if not more:
                 return
 
-    def tie_at(self, index: int) -> bracket.Tie:
+    def tie_at(self, index: int) -> Tie:
         ordinal = index // self.per_tie
         for r, ties in enumerate(self.bracket.rounds):
             if self.first_tie[r] <= ordinal < self.first_tie[r] + len(ties):

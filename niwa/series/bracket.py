@@ -186,10 +186,10 @@ class Bracket:
                     rows[y][edge] = "┐" if y == top else "┘" if y == bottom else (
                         "├" if y == mid else "│")
                 rows[mid][edge + 1] = "─"
-                tie = ties[t] if t < len(ties) else None
-                if tie is not None and tie.winner is not None:
-                    score = _score(tie)
-                    put(mid, r + 1, f"{shown(tie.winner, cell - 4 - len(score))} {score}")
+                won = ties[t] if t < len(ties) else None
+                if won is not None and won.winner is not None:
+                    score = _score(won)
+                    put(mid, r + 1, f"{shown(won.winner, cell - 4 - len(score))} {score}")
         out = ["".join(r).rstrip() for r in rows]
         if any(t.decided_by == "seed" for ties in self.rounds for t in ties):
             out.append(SEED_NOTE)

@@ -56,20 +56,17 @@ def lines(path: Path) -> list[dict[str, object]]:
 
 
 def games_per_tie(path: Path) -> Counter[tuple[object, object]]:
-    return Counter((g["knockout_round"], g["tie"]) for g in lines(path) if g["type"] == "game")
-
-
-def tie_complete(path: Path) -> bool:
-    """Whether one tie of two games has both in the progress file."""
-    return path.exists() and 2 in games_per_tie_so_far(path).values()
-
-
-def games_per_tie_so_far(path: Path) -> Counter[tuple[object, object]]:
-    """As :func:`games_per_tie`, leaving out a last line cut in the middle."""
+    """The games of each (round, tie) in a progress file, leaving out a last line cut
+    in the middle."""
     whole = path.read_text()
     whole = whole[: whole.rfind("\n") + 1]
     return Counter((g["knockout_round"], g["tie"]) for g in map(json.loads, whole.splitlines())
                    if g["type"] == "game")
+
+
+def tie_complete(path: Path) -> bool:
+    """Whether one tie of two games has both in the progress file."""
+    return path.exists() and 2 in games_per_tie(path).values()
 
 
 def test_a_knockout_of_8_killed_and_resumed_plays_each_tie_exactly_once(tmp_path: Path) -> None:
@@ -85,7 +82,7 @@ def test_a_knockout_of_8_killed_and_resumed_plays_each_tie_exactly_once(tmp_path
     finally:
         os.killpg(child.pid, signal.SIGKILL)  # the run and its workers, at once
         child.wait()
-    before = games_per_tie_so_far(progress)
+    before = games_per_tie(progress)
     kept = progress.read_text()
     kept = kept[: kept.rfind("\n") + 1]
     out = tmp_path / "out.jsonl"
@@ -121,9 +118,10 @@ def test_a_resume_of_a_finished_round_robin_plays_nothing_again(
 ) -> None:
     entrants = bots(tmp_path / "bots", 3)
     progress = tmp_path / "p.jsonl"
-    argv = ["tournament", "blossom", *entrants, *FAST]
+    argv = ["tournament", "blossom", *entrants, *FAST[:-2]]  # no --seed: the file keeps it
     assert main([*argv, "--progress", str(progress)]) == 0
     kept = progress.read_text()
+    assert isinstance(lines(progress)[0]["seed"], int)
     out = tmp_path / "out.jsonl"
     assert main([*argv, "--resume", str(progress), "--json", str(out)]) == 0
     assert progress.read_text() == kept
