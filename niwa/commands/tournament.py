@@ -298,6 +298,11 @@ def run(args: argparse.Namespace) -> int:
             sink.write({"type": "standings", "game": args.game, "format": args.format,
                         "seed": seed, "time": args.time, "players": players,
                         "rounds": args.rounds, "games": len(t.records), "rows": final})
+    except KeyboardInterrupt:
+        if kept is not None:  # the finished games are in the file
+            print(f"to continue: the same command with --resume {keep} in place of "
+                  f"--progress", file=sys.stderr)
+        raise
     finally:
         sink.close()
         if kept is not None:
