@@ -25,7 +25,8 @@ from niwa.series.bracket import Bracket, Tie, tie_seed
 from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.progress import Progress
 from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
-from niwa.series.setup import check_seating, entrants
+from niwa.series.seeding import read_seeding
+from niwa.series.setup import check_seating, entrants, parse_bots
 
 FORMATS = ("round-robin", "gauntlet", "swiss", "knockout")
 
@@ -38,7 +39,9 @@ formats:
                met least, one deal per group in every seat rotation; bots left over
                sit the round out (the lowest ranked of those with fewest byes)
   knockout     a single-elimination bracket of 2-player ties, seeded in the order of
-               the --bot options (the first is seed 1); seed k meets seed N+1-k
+               the --bot options (the first is seed 1), or with --seed-from DB by the
+               ratings of a ladder store's leaderboard (bots it does not rate after
+               them, in the --bot order); seed k meets seed N+1-k
                (N the next power of two), so seeds 1 and 2 can meet only in the final,
                and when the field is not a power of two the top seeds get the byes.
                A tie plays --games games (rounded up to even: each deal in both
@@ -90,6 +93,10 @@ def register(sub: Any) -> None:
                    help="knockout: end a tie once an SPRT of the better seed against the "
                    "other decides: elo0=0 elo1=5 alpha=0.05 beta=0.05 (defaults of any "
                    "left out), as in niwa match")
+    p.add_argument("--seed-from", metavar="DB",
+                   help="knockout: seed the bots by their rating on this ladder store's "
+                   "leaderboard of GAME (a SQLite file or postgresql:// URL, only read); "
+                   "default: the order of --bot")
     keep = p.add_mutually_exclusive_group()
     keep.add_argument("--progress", type=Path, metavar="FILE",
                       help="append each finished game to FILE (JSON lines, fsynced), so "
@@ -214,9 +221,10 @@ def check_args(args: argparse.Namespace, info: engine.GameInfo) -> int:
     if args.rounds < 1:
         raise UsageError("--rounds must be at least 1")
     knockout = args.format == "knockout"
-    if not knockout and (args.games is not None or args.sprt is not None):
-        raise UsageError(f"--games and --sprt are for --format knockout; {args.format} "
-                         "plays --rounds")
+    if not knockout and (args.games is not None or args.sprt is not None
+                         or args.seed_from is not None):
+        raise UsageError(f"--games, --sprt and --seed-from are for --format knockout; "
+                         f"{args.format} plays --rounds")
     if knockout:
         if args.rounds != 1:
             raise UsageError("--rounds is not for --format knockout: a tie plays --games")
@@ -232,11 +240,32 @@ def check_args(args: argparse.Namespace, info: engine.GameInfo) -> int:
 
 
 def header(args: argparse.Namespace, specs: list[str], players: int,
-           options: dict[str, Any], sandbox: bool) -> dict[str, Any]:
-    """What decides a tournament's games: a resume must match it."""
+           options: dict[str, Any], sandbox: bool, seeding: list[int] | None) -> dict[str, Any]:
+    """What decides a tournament's games: a resume must match it (``seed`` and
+    ``seeding`` None: the file's)."""
     return {"game": args.game, "format": args.format, "bots": specs, "players": players,
             "rounds": args.rounds, "games": args.games, "sprt": args.sprt, "time": args.time,
-            "options": options, "sandbox": sandbox, "seed": args.seed}
+            "options": options, "sandbox": sandbox, "seed": args.seed,
+            "seed_from": args.seed_from, "seeding": seeding}
+
+
+def seeding(args: argparse.Namespace, ids: list[str], spec_of: dict[str, str],
+            out: TextIO) -> list[int] | None:
+    """A knockout's seed order (positions in ``ids``): from ``--seed-from``'s leaderboard,
+    else as given; None on a resume with ``--seed-from`` (the file's, not today's)."""
+    if args.format != "knockout":
+        return None
+    if args.seed_from is None:
+        return list(range(len(ids)))
+    if args.resume is not None:
+        return None
+    specs = parse_bots([spec_of[b] for b in ids])
+    found = read_seeding(args.seed_from, args.game, specs)
+    print(f"seeds from {args.seed_from}: " + ", ".join(
+        f"{n} {printable(ids[i], NAME_SHOWN)} "
+        + (f"({found.elo[i]:.0f})" if i in found.elo else "(not rated there)")
+        for n, i in enumerate(found.order, 1)), file=out)
+    return found.order
 
 
 def run(args: argparse.Namespace) -> int:
@@ -267,11 +296,14 @@ def run(args: argparse.Namespace) -> int:
     keep = args.resume or args.progress
     if args.resume is None:  # a new tournament's file keeps the seed it drew
         args.seed = series_seed(args)
+    out = sys.stdout if args.json != "-" else sys.stderr
+    order = seeding(args, ids, spec_of, out)
     kept = None if keep is None else Progress(
         keep, header(args, [spec_of[b] for b in ids], players, dict(first.options),
-                     first.sandbox), resume=args.resume is not None)
+                     first.sandbox, order), resume=args.resume is not None)
     seed: int = args.seed if kept is None else kept.header["seed"]
-    out = sys.stdout if args.json != "-" else sys.stderr
+    if kept is not None:
+        order = kept.header["seeding"]
     shape = (f"{args.games or KNOCKOUT_GAMES} games a tie" if args.format == "knockout"
              else f"{args.rounds} rounds")
     print(f"{args.game}: {args.format}, {len(ids)} bots, {players} players, {shape}, "
@@ -289,7 +321,7 @@ def run(args: argparse.Namespace) -> int:
         t.options, t.sandbox = dict(first.options), first.sandbox
         t.progress = kept
         if isinstance(t, Knockout):
-            t.run(sprt)
+            t.run([ids[i] for i in order or ()], sprt)
         else:
             groups_of(t, ids, players, seed)
             final = rows(t.standings, t.records)
@@ -347,10 +379,11 @@ class Knockout(Tournament):
 
     bracket: Bracket
 
-    def run(self, sprt: stats.Sprt | None) -> None:
+    def run(self, seeded: list[str], sprt: stats.Sprt | None) -> None:
+        """Play the bracket of ``seeded`` (the best seed first)."""
         games = self.args.games or KNOCKOUT_GAMES
         self.per_tie = games + games % 2
-        self.bracket = Bracket(self.ids, sprt)
+        self.bracket = Bracket(seeded, sprt)
         slots = self.bracket.slots
         self.first_tie = [sum(slots >> (j + 1) for j in range(r))
                           for r in range(self.bracket.total_rounds)]

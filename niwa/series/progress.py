@@ -49,8 +49,9 @@ class Progress:
         if not lines or lines[0].get("type") != "tournament":
             raise UsageError(f"--resume {self.path}: not a niwa tournament progress file")
         saved = lines[0]
-        if self.header.get("seed") is None:
-            self.header["seed"] = saved.get("seed")
+        for key in ("seed", "seeding"):  # None: as the file has it (drawn or read then)
+            if self.header.get(key) is None:
+                self.header[key] = saved.get(key)
         for key, now in self.header.items():
             if saved.get(key) != now:
                 raise UsageError(f"--resume {self.path}: the tournament there has {key} "

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
+from niwa.ladder.store import ACTIVE, Store
+from tests.ladder.test_leaderboard_mean import play
 from tests.ladder.tiny_bots import write_bot
 from tests.polling import wait_for
 
@@ -166,3 +168,24 @@ def test_a_knockout_of_games_for_more_seats_is_refused(
             "--bot", "builtin:greedy", "--players", "3"]
     assert main(argv) == 2
     assert "a knockout tie is two bots head to head" in capsys.readouterr().err
+
+
+def test_seed_from_a_ladder_orders_the_rated_bots_by_rating_then_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entrants = bots(tmp_path / "bots", 3)  # k0, k1, k2
+    db = tmp_path / "ladder.db"
+    store = Store.open(str(db))
+    owner, _ = store.owners.add_owner("alice")
+    k0, k1, k2 = (store.bots.add_bot(f"k{k}", "1.0", "blossom", owner.id, "archive", None,
+                                     ACTIVE).id for k in range(3))
+    for winner, loser in [(k2, k1), (k2, k0), (k1, k0), (k2, k1), (k1, k0), (k0, k2)]:
+        play(store, winner, loser)
+    store.close()
+    out = tmp_path / "out.jsonl"
+    argv = ["tournament", "blossom", "--format", "knockout", "--bot", "builtin:greedy",
+            *entrants, "--games", "2", *FAST, "--seed-from", str(db), "--json", str(out)]
+    assert main(argv) == 0
+    assert lines(out)[-1]["seeds"] == ["k2@1.0", "k1@1.0", "k0@1.0", "builtin:greedy"]
+    printed = capsys.readouterr().out
+    assert "4 builtin:greedy (not rated there)" in printed
