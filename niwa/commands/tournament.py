@@ -385,6 +385,7 @@ class Knockout(Tournament):
         self.per_tie = games + games % 2
         self.bracket = Bracket(seeded, sprt)
         slots = self.bracket.slots
+        planned = self.per_tie * (len(seeded) - 1)  # n bots: n - 1 ties are played
         self.first_tie = [sum(slots >> (j + 1) for j in range(r))
                           for r in range(self.bracket.total_rounds)]
         while True:
@@ -393,8 +394,8 @@ class Knockout(Tournament):
                 first = self.first_tie[ties[0].round - 1] * self.per_tie
                 for index, record in self.progress.done.items():
                     if first <= index < first + len(ties) * self.per_tie:
-                        self.count(record, self.per_tie * (slots - 1))
-            self.play(self.round_jobs(ties), self.per_tie * (slots - 1), count=False)
+                        self.count(record, planned)
+            self.play(self.round_jobs(ties), planned, count=False)
             for tie in ties:
                 tie.settle(cap=sprt is not None)
             if not self.bracket.advance():

@@ -189,3 +189,23 @@ def test_seed_from_a_ladder_orders_the_rated_bots_by_rating_then_the_others(
     assert lines(out)[-1]["seeds"] == ["k2@1.0", "k1@1.0", "k0@1.0", "builtin:greedy"]
     printed = capsys.readouterr().out
     assert "4 builtin:greedy (not rated there)" in printed
+
+
+def test_a_swiss_resumed_from_a_cut_file_plays_the_games_of_a_straight_run(
+    tmp_path: Path,
+) -> None:
+    argv = ["tournament", "blossom", "--format", "swiss", "--rounds", "3",
+            *bots(tmp_path / "bots", 3), *FAST]
+    straight, cut = tmp_path / "straight.jsonl", tmp_path / "cut.jsonl"
+    assert main([*argv, "--progress", str(straight)]) == 0
+    header, first, *_ = straight.read_text().splitlines(keepends=True)
+    cut.write_text(header + first + '{"type": "game", "ind')  # killed while writing
+    assert main([*argv, "--resume", str(cut)]) == 0
+
+    def played(path: Path) -> list[tuple[object, ...]]:
+        return sorted((g["index"], g["seed"], tuple(s["bot"] for s in g["seats"]),  # type: ignore[attr-defined]
+                       tuple(s["place"] for s in g["seats"]))  # type: ignore[attr-defined]
+                      for g in lines(path) if g["type"] == "game")
+
+    assert len(played(straight)) == 6
+    assert played(cut) == played(straight)
