@@ -92,6 +92,9 @@ def register(sub: Any) -> None:
                    help="knockout: seed the bots by their rating on this ladder store's "
                    "leaderboard of GAME (a SQLite file or postgresql:// URL, only read); "
                    "default: the order of --bot")
+    p.add_argument("--html", type=Path, metavar="FILE",
+                   help="knockout: write the bracket as a self-contained web page to FILE "
+                   "after each round (no script, no network)")
     keep = p.add_mutually_exclusive_group()
     keep.add_argument("--progress", type=Path, metavar="FILE",
                       help="append each finished game to FILE (JSON lines, fsynced), so "
@@ -110,9 +113,9 @@ def check_args(args: argparse.Namespace, info: engine.GameInfo) -> int:
         raise UsageError("--rounds must be at least 1")
     knockout = args.format == "knockout"
     if not knockout and (args.games is not None or args.sprt is not None
-                         or args.seed_from is not None):
-        raise UsageError(f"--games, --sprt and --seed-from are for --format knockout; "
-                         f"{args.format} plays --rounds")
+                         or args.seed_from is not None or args.html is not None):
+        raise UsageError(f"--games, --sprt, --seed-from and --html are for --format "
+                         f"knockout; {args.format} plays --rounds")
     if knockout:
         if args.rounds != 1:
             raise UsageError("--rounds is not for --format knockout: a tie plays --games")

@@ -5,6 +5,7 @@ played again. ``niwa tournament`` (:mod:`niwa.commands.tournament`) builds it.""
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,6 +20,7 @@ from niwa.series.bracket import Bracket, Tie, tie_seed
 from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
 from niwa.series.progress import Progress
 from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
+from niwa.web.bracket_page import bracket_html
 
 
 def rows(standings: Standings, records: Sequence[GameRecord]) -> list[dict[str, Any]]:
@@ -184,7 +186,9 @@ class Knockout(Tournament):
             self.play(self.round_jobs(ties), planned, count=False)
             for tie in ties:
                 tie.settle(cap=sprt is not None)
-            if not self.bracket.advance():
+            more = self.bracket.advance()
+            self.page()
+            if not more:
                 break
         champion = self.bracket.champion
         self.live.update([progress(len(self.records), len(self.records), self.started),
@@ -194,6 +198,16 @@ class Knockout(Tournament):
         self.sink.write({**self.bracket.to_json(), "game": self.args.game,
                          "seed": self.seed, "time": self.args.time,
                          "games": len(self.records)})
+
+    def page(self) -> None:
+        """``--html FILE``: the bracket's page as it stands, replaced whole (a reader
+        never sees half of it)."""
+        if self.args.html is None:
+            return
+        title = f"{self.args.game} knockout, seed {self.seed}"
+        temp = self.args.html.with_name(self.args.html.name + ".tmp")
+        temp.write_text(bracket_html(self.bracket.to_json(), title), encoding="utf-8")
+        os.replace(temp, self.args.html)
 
     def ordinal(self, tie: Tie) -> int:
         """The tie's number over the whole bracket: its games' indexes start at

@@ -137,9 +137,10 @@ def test_five_bots_give_the_three_top_seeds_a_bye(
 ) -> None:
     out = tmp_path / "out.jsonl"
     argv = ["tournament", "blossom", "--format", "knockout", *bots(tmp_path / "bots", 5),
-            "--games", "2", *FAST, "--json", str(out)]
+            "--games", "2", *FAST, "--json", str(out), "--html", str(tmp_path / "b.html")]
     assert main(argv) == 0
     first = lines(out)[-1]["rounds"][0]  # type: ignore[index]
+    assert "champion: <b>" in (tmp_path / "b.html").read_text()
     assert [(t["seed_a"], t["seed_b"], t["decided_by"]) for t in first] == [
         (1, None, "bye"), (4, 5, first[1]["decided_by"]), (2, None, "bye"), (3, None, "bye")]
     printed = capsys.readouterr().out
