@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,6 +16,7 @@ from niwa.commands.knockout_seeds import read_seeding
 from niwa.commands.match import add_common, series_seed
 from niwa.commands.play import warn_isolation
 from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import MatchSpec
 from niwa.referee.pool import cores
 from niwa.referee.text import printable
 from niwa.series import stats
@@ -130,13 +132,14 @@ def check_args(args: argparse.Namespace, info: engine.GameInfo) -> int:
     return players
 
 
-def header(args: argparse.Namespace, specs: list[str], players: int,
-           options: dict[str, Any], sandbox: bool, seeding: list[int] | None) -> dict[str, Any]:
-    """What decides a tournament's games: a resume must match it (``seed`` and
-    ``seeding`` None: the file's)."""
+def header(args: argparse.Namespace, specs: list[str], players: int, first: MatchSpec,
+           sprt: stats.Sprt | None, seeding: list[int] | None) -> dict[str, Any]:
+    """What decides a tournament's games, normalised (``0.1s`` is ``100ms``): a resume
+    must match it (``seed`` and ``seeding`` None: the file's)."""
     return {"game": args.game, "format": args.format, "bots": specs, "players": players,
-            "rounds": args.rounds, "games": args.games, "sprt": args.sprt, "time": args.time,
-            "options": options, "sandbox": sandbox, "seed": args.seed,
+            "rounds": args.rounds, "games": args.games,
+            "sprt": None if sprt is None else asdict(sprt), "time": str(first.time_control),
+            "options": dict(first.options), "sandbox": first.sandbox, "seed": args.seed,
             "seed_from": args.seed_from, "seeding": seeding}
 
 
@@ -190,8 +193,8 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout if args.json != "-" else sys.stderr
     order = seeding(args, ids, spec_of, out)
     kept = None if keep is None else Progress(
-        keep, header(args, [spec_of[b] for b in ids], players, dict(first.options),
-                     first.sandbox, order), resume=args.resume is not None)
+        keep, header(args, [spec_of[b] for b in ids], players, first, sprt, order),
+        resume=args.resume is not None)
     seed: int = args.seed if kept is None else kept.header["seed"]
     if kept is not None:
         order = kept.header["seeding"]
