@@ -226,8 +226,8 @@ def run(args: argparse.Namespace) -> int:
                         "rounds": args.rounds, "games": len(t.records), "rows": final})
     except KeyboardInterrupt:
         if kept is not None:  # the finished games are in the file
-            print(f"to continue: the same command with --resume {keep} in place of "
-                  f"--progress", file=sys.stderr)
+            print(f"to continue: the same command with --resume {keep} (in place of "
+                  "any --progress)", file=sys.stderr)
         raise
     finally:
         sink.close()

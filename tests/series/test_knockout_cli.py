@@ -71,20 +71,27 @@ def tie_complete(path: Path) -> bool:
     return path.exists() and 2 in games_per_tie(path).values()
 
 
-def test_a_knockout_of_8_killed_and_resumed_plays_each_tie_exactly_once(tmp_path: Path) -> None:
+def interrupted(tmp_path: Path, how: signal.Signals) -> tuple[list[str], Path, int, str]:
+    """A knockout of 8 bots run as its own process group, sent ``how`` once a tie has
+    finished (as a terminal's Ctrl-C or ``kill -9`` reaches the run and its workers):
+    its arguments, progress file, exit status and stderr."""
     entrants = bots(tmp_path / "bots", 8)
-    progress = tmp_path / "ko.jsonl"
+    progress, err = tmp_path / "ko.jsonl", tmp_path / "stderr"
     argv = ["tournament", "blossom", "--format", "knockout", *entrants, "--games", "2", *FAST]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "niwa.cli", *argv, "--progress", str(progress)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    try:
-        wait_for("a finished tie in the progress file", lambda: tie_complete(progress))
-    finally:
-        os.killpg(child.pid, signal.SIGKILL)  # the run and its workers, at once
-        child.wait()
-    before = games_per_tie(progress)
+    with err.open("w") as stderr:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "niwa.cli", *argv, "--progress", str(progress)],
+            stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+        )
+        try:
+            wait_for("a finished tie in the progress file", lambda: tie_complete(progress))
+        finally:
+            os.killpg(child.pid, how)
+            code = child.wait()
+    return argv, progress, code, err.read_text()
+
+
+def resume_plays_each_tie_once(tmp_path: Path, argv: list[str], progress: Path) -> None:
     kept = progress.read_text()
     kept = kept[: kept.rfind("\n") + 1]
     out = tmp_path / "out.jsonl"
@@ -96,9 +103,22 @@ def test_a_knockout_of_8_killed_and_resumed_plays_each_tie_exactly_once(tmp_path
     indexes = [g["index"] for g in lines(progress) if g["type"] == "game"]
     assert len(indexes) == len(set(indexes)) == 14
     assert progress.read_text().startswith(kept)  # what was kept was not played again
-    assert sum(before.values()) >= 2
     *_, final = lines(out)
     assert final["type"] == "bracket" and final["champion"] is not None
+
+
+def test_a_knockout_of_8_killed_and_resumed_plays_each_tie_exactly_once(tmp_path: Path) -> None:
+    argv, progress, code, _ = interrupted(tmp_path, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    assert sum(games_per_tie(progress).values()) >= 2
+    resume_plays_each_tie_once(tmp_path, argv, progress)
+
+
+def test_a_knockout_stopped_by_ctrl_c_says_how_to_resume_and_resumes(tmp_path: Path) -> None:
+    argv, progress, code, err = interrupted(tmp_path, signal.SIGINT)
+    assert code == 130
+    assert f"the same command with --resume {progress}" in err
+    resume_plays_each_tie_once(tmp_path, argv, progress)
 
 
 def test_a_resume_with_other_arguments_is_refused_naming_the_difference(
