@@ -79,7 +79,7 @@ def db_url(args: argparse.Namespace) -> str:
 
 
 @contextmanager
-def _store(url: str) -> Iterator[Store]:
+def existing_store(url: str) -> Iterator[Store]:
     """The store at ``url`` as it is: not created, not migrated."""
     if not is_postgres_url(url) and not sqlite_path(url).is_file():
         raise UsageError(f"no ladder store at {sqlite_path(url)}: give the right --db")
@@ -94,7 +94,7 @@ def _store(url: str) -> Iterator[Store]:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    with _store(db_url(args)) as store:
+    with existing_store(db_url(args)) as store:
         version = schema.stored_version(store.db)
         where = f"store {redact(args.db)}: schema {version}, this niwa: {schema.LATEST}"
         if version > schema.LATEST:
@@ -115,7 +115,7 @@ def _migrate(args: argparse.Namespace) -> int:
 def _drain(args: argparse.Namespace) -> int:
     if args.deadline < 0:
         raise UsageError("--deadline must be 0 seconds or more")
-    with _store(db_url(args)) as store:
+    with existing_store(db_url(args)) as store:
         version = schema.stored_version(store.db)
         if version > schema.LATEST:
             raise UsageError(str(schema.SchemaTooNew(version)))

@@ -1,29 +1,31 @@
-"""``niwa tournament GAME --bot ... --format round-robin|gauntlet|swiss``: bots in
-groups, standings with points and the ladder's batch Elo ± 95 %."""
+"""``niwa tournament GAME --bot ... --format round-robin|gauntlet|swiss|knockout``:
+bots in groups, standings with points and the ladder's batch Elo ± 95 %, or a
+single-elimination bracket; ``--progress``/``--resume`` keep and continue its games."""
 
 from __future__ import annotations
 
 import argparse
-import random
 import sys
-import time
-from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
 from typing import Any, TextIO
 
 from niwa import engine
 from niwa.cli import UsageError
+from niwa.commands.knockout_seeds import read_seeding
 from niwa.commands.match import add_common, series_seed
 from niwa.commands.play import warn_isolation
-from niwa.ladder.mle import batch_elo
 from niwa.referee.logs import configure_cli_logging
+from niwa.referee.match import MatchSpec
 from niwa.referee.pool import cores
 from niwa.referee.text import printable
-from niwa.series import schedule
-from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
-from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress, short
-from niwa.series.setup import check_seating, entrants
+from niwa.series import stats
+from niwa.series.progress import Progress
+from niwa.series.report import NAME_SHOWN, JsonLines, progress
+from niwa.series.setup import check_seating, entrants, parse_bots
+from niwa.series.tournament import KNOCKOUT_GAMES, Knockout, Tournament, groups_of, rows, table
 
-FORMATS = ("round-robin", "gauntlet", "swiss")
+FORMATS = ("round-robin", "gauntlet", "swiss", "knockout")
 
 EPILOG = """\
 formats:
@@ -33,6 +35,21 @@ formats:
   swiss        --rounds rounds; each round groups bots with similar points who have
                met least, one deal per group in every seat rotation; bots left over
                sit the round out (the lowest ranked of those with fewest byes)
+  knockout     a single-elimination bracket of 2-player ties, seeded in the order of
+               the --bot options (the first is seed 1), or with --seed-from DB by the
+               ratings of a ladder store's leaderboard (bots it does not rate after
+               them, in the --bot order); seed k meets seed N+1-k
+               (N the next power of two), so seeds 1 and 2 can meet only in the final,
+               and when the field is not a power of two the top seeds get the byes.
+               A tie plays --games games (rounded up to even: each deal in both
+               seatings) and the bot with more points goes through; equal points:
+               the better seed. With --sprt the tie stops as soon as the SPRT of the
+               better seed (A) against the other (B) decides: H1 sends A through,
+               H0 sends B; undecided after --games, more points, then the better seed
+
+resume: --progress FILE appends every finished game to FILE (fsynced as it ends);
+--resume FILE continues that tournament after a crash or Ctrl-C without playing
+its finished games again, and refuses other arguments (bots, game, format, ...).
 
 standings: points are each game's share of the other seats a bot placed ahead of
 (1 a win, 1/2 a draw with two players); Elo is the ladder's batch fit (niwa/ladder/mle.py):
@@ -43,14 +60,16 @@ exit codes:
   1  it ran, but a bot that is not built-in went OUT in at least one game, or, with
      --fail-on any, failed a decision at all (each bot's failures by class, with
      the first detail, are printed under the standings)
-  2  usage error (bad option, unknown bot or game, no sandbox)
+  2  usage error (bad option, unknown bot or game, no sandbox, a resume that
+     does not match its progress file)
 """
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "tournament",
-        help="bots in a round-robin, gauntlet or swiss: standings with Elo ± 95%%",
+        help="bots in a round-robin, gauntlet, swiss or knockout bracket: standings "
+        "with Elo ± 95%%, or the bracket",
         description="Plays a tournament of GAME between the given bots, several games at "
         "once, each in its own worker process, the bots sandboxed as in `niwa play`.",
         epilog=EPILOG,
@@ -64,98 +83,97 @@ def register(sub: Any) -> None:
     p.add_argument("--rounds", type=int, default=1,
                    help="rounds: each group's deals (round-robin, gauntlet) or swiss "
                    "rounds (default 1)")
+    p.add_argument("--games", type=int,
+                   help="knockout: games per tie, at most with --sprt (default 10; "
+                   "rounded up to even)")
+    p.add_argument("--sprt", nargs="+", metavar="NAME=VALUE",
+                   help="knockout: end a tie once an SPRT of the better seed against the "
+                   "other decides: elo0=0 elo1=5 alpha=0.05 beta=0.05 (defaults of any "
+                   "left out), as in niwa match")
+    p.add_argument("--seed-from", metavar="DB",
+                   help="knockout: seed the bots by their rating on this ladder store's "
+                   "leaderboard of GAME (a SQLite file or postgresql:// URL, only read); "
+                   "default: the order of --bot")
+    p.add_argument("--html", type=Path, metavar="FILE",
+                   help="knockout: write the bracket as a self-contained web page to FILE "
+                   "after each round (no script, no network)")
+    keep = p.add_mutually_exclusive_group()
+    keep.add_argument("--progress", type=Path, metavar="FILE",
+                      help="append each finished game to FILE (JSON lines, fsynced), so "
+                      "that --resume FILE can continue the tournament")
+    keep.add_argument("--resume", type=Path, metavar="FILE",
+                      help="continue the tournament of a --progress FILE with the same "
+                      "arguments, without playing its finished games again")
     p.set_defaults(run=run)
 
 
-def rows(standings: Standings, records: Sequence[GameRecord]) -> list[dict[str, Any]]:
-    """The standings, best first: points, then Elo."""
-    ratings = batch_elo([[(s.bot, s.place) for s in r.seats] for r in records])
-    out = []
-    for bot, line in standings.lines.items():
-        rating = ratings.get(bot)
-        out.append({"bot": bot, **line.to_json(),
-                    "elo": rating.elo if rating else None,
-                    "elo_ci95": rating.ci95 if rating else None})
-    out.sort(key=lambda r: (-r["points"], -(r["elo"] or 0.0)))
-    for rank, row in enumerate(out, 1):
-        row["rank"] = rank
-    return out
+def check_args(args: argparse.Namespace, info: engine.GameInfo) -> int:
+    """The option checks; returns the seats per game."""
+    if args.concurrency < 0:
+        raise UsageError("--concurrency must be at least 1 (or 0 for one per core)")
+    if args.rounds < 1:
+        raise UsageError("--rounds must be at least 1")
+    knockout = args.format == "knockout"
+    if not knockout and (args.games is not None or args.sprt is not None
+                         or args.seed_from is not None or args.html is not None):
+        raise UsageError(f"--games, --sprt, --seed-from and --html are for --format "
+                         f"knockout; {args.format} plays --rounds")
+    if knockout:
+        if args.rounds != 1:
+            raise UsageError("--rounds is not for --format knockout: a tie plays --games")
+        if args.players not in (None, 2) or info.min_players > 2:
+            raise UsageError(f"a knockout tie is two bots head to head, so its games have "
+                             f"2 players ({args.game}: {info.min_players} to "
+                             f"{info.max_players}): leave out --players")
+        if args.games is not None and args.games < 1:
+            raise UsageError("--games must be at least 1")
+        return 2
+    players: int = args.players or max(2, info.min_players)
+    return players
 
 
-def table(standings_rows: list[dict[str, Any]]) -> list[str]:
-    lines = [f"{'rank':>4}  {'bot':<{NAME_SHOWN}} {'games':>6} {'points':>7} "
-             f"{'Elo ± 95%':>14} {'outs':>5}"]
-    for r in standings_rows:
-        elo = "-" if r["elo"] is None else f"{r['elo']:.0f} ± {r['elo_ci95']:.0f}"
-        lines.append(f"{r['rank']:>4}  {short(r['bot']):<{NAME_SHOWN}} "
-                     f"{r['games']:>6} {r['points']:>7.1f} {elo:>14} {r['outs']:>5}")
-    return lines
+def header(args: argparse.Namespace, specs: list[str], players: int, first: MatchSpec,
+           sprt: stats.Sprt | None, seeding: list[int] | None) -> dict[str, Any]:
+    """What decides a tournament's games, normalised (``0.1s`` is ``100ms``): a resume
+    must match it (``seed`` and ``seeding`` None: the file's)."""
+    return {"game": args.game, "format": args.format, "bots": specs, "players": players,
+            "rounds": args.rounds, "games": args.games,
+            "sprt": None if sprt is None else asdict(sprt), "time": str(first.time_control),
+            "options": dict(first.options), "sandbox": first.sandbox, "seed": args.seed,
+            "seed_from": args.seed_from, "seeding": seeding}
 
 
-class Tournament:
-    def __init__(self, args: argparse.Namespace, ids: list[str], spec_of: dict[str, str],
-                 players: int, seed: int, out: TextIO, sink: JsonLines) -> None:
-        self.args, self.ids, self.spec_of = args, ids, spec_of
-        self.players, self.seed, self.out, self.sink = players, seed, out, sink
-        self.standings = Standings(ids)
-        self.records: list[GameRecord] = []
-        self.live = Live(out)
-        self.started = time.monotonic()
-        self.total = 0
-        self.dir_out = False
-        self.options: dict[str, Any] = {}
-        self.sandbox = True
-        self.deals = 0
-        self.names: dict[str, str] = {}  # each bot's display name, for replays
-
-    def jobs(self, groups: Sequence[tuple[str, ...]], round_: int) -> list[GameJob]:
-        out: list[GameJob] = []
-        for group in groups:
-            game_seed = schedule.game_seed(self.seed, self.deals)
-            self.deals += 1
-            for seating in schedule.rotations(group):
-                n = self.total + len(out)
-                replay = (None if self.args.replays is None
-                          else self.args.replays / f"{self.args.game}-{self.seed}-{n:05d}.jsonl")
-                out.append(GameJob(
-                    index=n, game=self.args.game,
-                    bots=tuple(self.spec_of[b] for b in seating), ids=seating,
-                    seed=game_seed, time_control=self.args.time, options=self.options,
-                    sandbox=self.sandbox, replay=replay, round=round_,
-                    labels=tuple(self.names.get(b, b) for b in seating),
-                ))
-        return out
-
-    def play(self, jobs: list[GameJob], planned: int) -> None:
-        self.total += len(jobs)
-
-        def on_done(record: GameRecord) -> bool:
-            self.records.append(record)
-            self.dir_out = self.dir_out or record.fails_run(self.args.fail_on)
-            self.live.note(self.standings.add(record))
-            self.sink.write(record.to_json())
-            head = progress(len(self.records), planned, self.started)
-            self.live.update([head, *table(rows(self.standings, self.records))])
-            return True
-
-        try:
-            run_jobs(jobs, play_game, self.args.concurrency or cores(), on_done)
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+def seeding(args: argparse.Namespace, ids: list[str], spec_of: dict[str, str],
+            out: TextIO) -> list[int] | None:
+    """A knockout's seed order (positions in ``ids``): from ``--seed-from``'s leaderboard,
+    else as given; None on a resume with ``--seed-from`` (the file's, not today's)."""
+    if args.format != "knockout":
+        return None
+    if args.seed_from is None:
+        return list(range(len(ids)))
+    if args.resume is not None:
+        return None
+    specs = parse_bots([spec_of[b] for b in ids])
+    found = read_seeding(args.seed_from, args.game, specs)
+    print(f"seeds from {args.seed_from}: " + ", ".join(
+        f"{n} {printable(ids[i], NAME_SHOWN)} "
+        + (f"({found.elo[i]:.0f})" if i in found.elo else "(not rated there)")
+        for n, i in enumerate(found.order, 1)), file=out)
+    return found.order
 
 
 def run(args: argparse.Namespace) -> int:
 
     configure_cli_logging()
-    if args.concurrency < 0:
-        raise UsageError("--concurrency must be at least 1 (or 0 for one per core)")
-    if args.rounds < 1:
-        raise UsageError("--rounds must be at least 1")
     try:
         info = engine.load(args.game).info
     except engine.UnknownGame as e:
         raise UsageError(str(e).strip("'\"")) from None
-    players = args.players or max(2, info.min_players)
+    players = check_args(args, info)
+    try:
+        sprt = stats.Sprt.parse(args.sprt) if args.sprt is not None else None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if len(args.bot) < max(players, 2):
         raise UsageError(f"a tournament of {players}-player games needs at least "
                          f"{max(players, 2)} --bot, not {len(args.bot)}")
@@ -169,47 +187,51 @@ def run(args: argparse.Namespace) -> int:
     first = check_seating(args, [spec_of[b] for b in ids[:players]])
     for bot in ids[players:]:  # every entrant checked (the game, its bot.toml)
         check_seating(args, [spec_of[bot], *[spec_of[b] for b in ids[:players - 1]]])
-    seed = series_seed(args)
+    keep = args.resume or args.progress
+    if args.resume is None:  # a new tournament's file keeps the seed it drew
+        args.seed = series_seed(args)
     out = sys.stdout if args.json != "-" else sys.stderr
-    print(f"{args.game}: {args.format}, {len(ids)} bots, {players} players, {args.rounds} "
-          f"rounds, seed {seed}, time {first.time_control}, concurrency "
-          f"{args.concurrency or cores()}{'' if first.sandbox else ' (NOT sandboxed)'}",
+    order = seeding(args, ids, spec_of, out)
+    kept = None if keep is None else Progress(
+        keep, header(args, [spec_of[b] for b in ids], players, first, sprt, order),
+        resume=args.resume is not None)
+    seed: int = args.seed if kept is None else kept.header["seed"]
+    if kept is not None:
+        order = kept.header["seeding"]
+    shape = (f"{args.games or KNOCKOUT_GAMES} games a tie" if args.format == "knockout"
+             else f"{args.rounds} rounds")
+    print(f"{args.game}: {args.format}, {len(ids)} bots, {players} players, {shape}, "
+          f"seed {seed}, time {first.time_control}, concurrency "
+          f"{args.concurrency or cores()}{'' if first.sandbox else ' (NOT sandboxed)'}"
+          + ("" if kept is None or not kept.done
+             else f", {len(kept.done)} games already played ({keep})"),
           file=out)
     warn_isolation(first)
     sink = JsonLines(args.json)
     try:
-        t = Tournament(args, ids, spec_of, players, seed, out, sink)
+        cls = Knockout if args.format == "knockout" else Tournament
+        t = cls(args, ids, spec_of, players, seed, out, sink)
         t.names = who.name
         t.options, t.sandbox = dict(first.options), first.sandbox
-        if args.format == "swiss":
-            per_round = (len(ids) // players) * len(schedule.rotations(ids[:players]))
-            rng = random.Random(seed)
-            met: dict[frozenset[str], int] = {}
-            byes: dict[str, int] = {}
-            for r in range(args.rounds):
-                pts = {b: line.points for b, line in t.standings.lines.items()}
-                groups, bye = schedule.swiss_groups(ids, players, pts, met, rng, byes)
-                for b in bye:
-                    byes[b] = byes.get(b, 0) + 1
-                for group in groups:
-                    for i, a in enumerate(group):
-                        for b in group[i + 1:]:
-                            met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
-                if bye:
-                    t.live.note([f"round {r + 1}: sits out: "
-                                 + ", ".join(printable(b, NAME_SHOWN) for b in bye)])
-                t.play(t.jobs(groups, r), per_round * args.rounds)
+        t.progress = kept
+        if isinstance(t, Knockout):
+            t.run([ids[i] for i in order or ()], sprt)
         else:
-            groups = (schedule.round_robin_groups(ids, players) if args.format == "round-robin"
-                      else schedule.gauntlet_groups(ids, players))
-            jobs = [job for r in range(args.rounds) for job in t.jobs(groups, r)]
-            t.play(jobs, len(jobs))
-        final = rows(t.standings, t.records)
-        t.live.update([progress(len(t.records), len(t.records), t.started), *table(final),
-                       *t.standings.failure_lines()], final=True)
-        sink.write({"type": "standings", "game": args.game, "format": args.format,
-                    "seed": seed, "time": args.time, "players": players,
-                    "rounds": args.rounds, "games": len(t.records), "rows": final})
+            groups_of(t, ids, players, seed)
+            final = rows(t.standings, t.records)
+            t.live.update([progress(len(t.records), len(t.records), t.started),
+                           *table(final), *t.standings.failure_lines()], final=True)
+            sink.write({"type": "standings", "game": args.game, "format": args.format,
+                        "seed": seed, "time": args.time, "players": players,
+                        "rounds": args.rounds, "games": len(t.records), "rows": final})
+    except KeyboardInterrupt:
+        if kept is not None:  # the finished games are in the file
+            print(f"to continue: the same command with --resume {keep} (in place of "
+                  "any --progress)", file=sys.stderr)
+        raise
     finally:
         sink.close()
+        if kept is not None:
+            kept.close()
     return 1 if t.dir_out else 0
+
