@@ -10,18 +10,21 @@ None, the fallback, where the module or the name is absent:
 - ``space.py``: ``enumerate_actions(players)`` (:meth:`action_space`)
 - ``redeal.py``: ``unseen(seat)`` (:meth:`unseen_chance`), ``dealer(base, seat)``
   (:meth:`redealer`)
+- ``scoreboard.py``: ``score_now`` (:meth:`score_now`), ``breakdown``
+  (:meth:`score_breakdown`), ``GLOSSARY`` (:meth:`glossary`)
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from types import ModuleType
 from typing import Any
 
-from niwa.engine.api import ChanceTest, Dealer, Enumeration, Evaluation, State
+from niwa.engine.api import Breakdown, ChanceTest, Dealer, Enumeration, Evaluation, ScoreNow, State
 
 
 class PackagedHooks:
@@ -62,3 +65,15 @@ class PackagedHooks:
     def redealer(self, base: State, seat: int) -> Dealer | None:
         dealer = self._part("redeal", "dealer")
         return None if dealer is None else dealer(base, seat)
+
+    def score_now(self) -> ScoreNow | None:
+        score: ScoreNow | None = self._part("scoreboard", "score_now")
+        return score
+
+    def score_breakdown(self) -> Breakdown | None:
+        breakdown: Breakdown | None = self._part("scoreboard", "breakdown")
+        return breakdown
+
+    def glossary(self) -> Mapping[str, str] | None:
+        words: Mapping[str, str] | None = self._part("scoreboard", "GLOSSARY")
+        return words
