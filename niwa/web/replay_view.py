@@ -205,7 +205,7 @@ def replay_payload(replay: Replay) -> dict[str, JSON]:
     score_now = game.score_now()
 
     def score(spectator: JSON) -> JSON:
-        return None if score_now is None else score_now(spectator)  # type: ignore[arg-type]
+        return None if score_now is None else score_now(spectator)
 
     frames = [_frame(state, start, renderer is None, score(first))]
     breakdown: JSON = None

@@ -43,8 +43,8 @@ def test_the_breakdown_has_a_value_per_seat_in_every_row_and_the_places_last(gam
     assert hook is not None
     out = hook(state)
     json.dumps(out)  # plain JSON for the payload
-    assert all(len(row["values"]) == 3 for row in out["rows"])  # type: ignore[index, arg-type, union-attr]
-    assert out["rows"][-1] == {  # type: ignore[index]
+    assert all(len(row["values"]) == 3 for row in out["rows"])
+    assert out["rows"][-1] == {
         "label": "place", "values": [ordinal(p) for p in state.result().places]}
     assert "tie" in str(out["tie_rule"])
 
@@ -78,6 +78,6 @@ def test_sakura_cards_and_bonsai_cards_and_goals_have_words_for_every_id() -> No
     bonsai = engine.load("bonsai").glossary()
     assert bonsai is not None
     state = finished("bonsai", 2)
-    ids = {c for seat in state.observe(None)["seats"] for c in seat["cards"]}  # type: ignore[union-attr, index]
+    ids = {c for seat in state.observe(None)["seats"] for c in seat["cards"]}
     assert ids <= set(bonsai)
     assert not any(re.search(r"[a-z]+:[a-z]", words) for words in bonsai.values())

@@ -181,7 +181,11 @@ def test_a_decision_shows_its_legal_list_with_the_choice_marked(
     chosen = WebDriverWait(browser, PATIENCE_S).until(
         lambda b: b.find_element(By.CSS_SELECTOR, ".nv-moves .nv-chosen")
     )
-    assert chosen.get_attribute("textContent") == replays.encode(step.moves[0].action)
+    before = next(b for s, b, _ in replays.states(replay) if s.index == step.index)
+    move = step.moves[0]
+    words = engine.describe_move(before, move.seat, move.action)
+    assert chosen.get_attribute("textContent") == words
+    assert chosen.get_attribute("title") == replays.encode(move.action)
     assert console_errors(browser) == []
 
 

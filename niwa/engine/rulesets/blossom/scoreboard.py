@@ -18,9 +18,9 @@ def breakdown(state: State) -> dict[str, JSON]:
     view = state.observe(None)
     seats = view["seats"]
     assert isinstance(seats, list)
-    hand = [int(s["hand"]) for s in seats]  # type: ignore[index, call-overload]
-    up = [sum(s["yard_up"].values()) for s in seats]  # type: ignore[index, union-attr]
-    down = [int(s["yard_down"]) for s in seats]  # type: ignore[index, call-overload]
+    hand = [int(s["hand"]) for s in seats]
+    up = [sum(s["yard_up"].values()) for s in seats]
+    down = [int(s["yard_down"]) for s in seats]
     cards = [h + u + d for h, u, d in zip(hand, up, down, strict=True)]
     rows = [
         ("points", [int(x) for x in score_now(view)]),

@@ -46,7 +46,7 @@ def score_now(view: Mapping[str, Any]) -> list[float]:
 
 def breakdown(state: State) -> dict[str, JSON]:
     view = state.observe(None)
-    scores: list[dict[str, int]] = view["scores"]  # type: ignore[assignment]
+    scores: list[dict[str, int]] = view["scores"]
     parts = (("leaf tiles", "leaf"), ("flower tiles", "flower"), ("fruit tiles", "fruit"),
              ("Parchments", "parchments"), ("goal tiles", "goals"), ("total", "total"))  # fmt: skip
     rows = [(label, [s[key] for s in scores]) for label, key in parts]

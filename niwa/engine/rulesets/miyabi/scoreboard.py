@@ -16,8 +16,8 @@ def score_now(view: Mapping[str, Any]) -> list[float]:
 
 def breakdown(state: State) -> dict[str, JSON]:
     view = state.observe(None)
-    gardens: list[dict[str, Any]] = view["gardens"]  # type: ignore[assignment]
-    options: dict[str, Any] = view["options"]  # type: ignore[assignment]
+    gardens: list[dict[str, Any]] = view["gardens"]
+    options: dict[str, Any] = view["options"]
     bonus = [sum(options[f"bonusLayer5Points.{o}"] for o in g["bonuses"]) for g in gardens]
     ends = [dict(g.get("end_scoring") or {}) for g in gardens]
     kinds = list(dict.fromkeys(k for e in ends for k in e))

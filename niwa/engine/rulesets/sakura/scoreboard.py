@@ -20,8 +20,8 @@ def score_now(view: Mapping[str, Any]) -> list[float]:
 
 def breakdown(state: State) -> dict[str, JSON]:
     view = state.observe(None)
-    players = int(view["players"])  # type: ignore[call-overload]
-    painters: list[int] = view["painters"]  # type: ignore[assignment]
+    players = int(view["players"])
+    painters: list[int] = view["painters"]
     spaces = painters[:players]
     rows: list[tuple[str, list[JSON]]] = [
         ("tokens", [int(t) for t in score_now(view)]),
