@@ -43,3 +43,9 @@ export function canvas(width, height, label) {
 export function seatLabel(seat, view) {
   return view.seat === seat ? `seat ${seat} (you)` : `seat ${seat}`;
 }
+
+// The words the game's rules data give an id (the payload's glossary), else the id.
+export function words(payload, id) {
+  const glossary = payload && payload.glossary;
+  return glossary && Object.hasOwn(glossary, id) ? glossary[id] : id;
+}

@@ -74,8 +74,12 @@ export function draw(view) {
     g.append(faceDown(420, y + 20, s.yard_down, { "data-field": "yard_down", "data-seat": i }));
     const known = Object.entries(s.known).filter(([, n]) => n > 0);
     if (known.length) {
-      const words = known.map(([kind, n]) => `${kind}×${n}`).join(", ");
-      g.append(text(480, y + 40, `known taken: ${words}`, { "font-size": 11 }));
+      // Three kinds a line: six would run past the seat's box.
+      const items = known.map(([kind, n]) => `${kind}×${n}`);
+      for (let k = 0; k < items.length; k += 3) {
+        const line = items.slice(k, k + 3).join(", ");
+        g.append(text(480, y + 40 + (k / 3) * 14, k ? line : `known taken: ${line}`, { "font-size": 11 }));
+      }
     }
     if (view.dealer === i) g.append(text(480, y + 20, "dealer", { "font-size": 11 }));
     svg.append(g);

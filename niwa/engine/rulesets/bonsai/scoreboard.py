@@ -7,35 +7,13 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from niwa.engine.api import JSON, State
-from niwa.engine.rulesets.bonsai.rules import _CARDS, _GOALS
+from niwa.engine.rulesets.bonsai.render import card_name
+from niwa.engine.rulesets.bonsai.rules import CARD_KINDS, GOALS
 from niwa.engine.scoreboard import table
 
-
-def _card(kind: str, card: Mapping[str, Any]) -> str:
-    what = card["type"]
-    if what == "tool":
-        return f"Tool (capacity +{card['capacity']})"
-    if what == "growth":
-        return f"Growth: +1 {card['tile']} per Cultivate"
-    if what == "master":
-        tiles = " + ".join("any tile" if t == "any" else t for t in card["tiles"])
-        return f"Master: take {tiles}"
-    if what == "helper":
-        return f"Helper: place any tile + 1 {card['tile']}"
-    if what == "parchment":
-        per = card["per"]
-        unit = f"{per} tile" if per in ("wood", "leaf", "flower", "fruit") else f"{per} card"
-        return f"Parchment: {card['points']} per {unit}"
-    return kind
-
-
-def _goal(goal: Mapping[str, Any]) -> str:
-    return f"{goal['style']} ({goal['colour']} {goal['level']}, {goal['points']} points)"
-
-
 GLOSSARY: Final[Mapping[str, str]] = {
-    **{kind: _card(kind, c) for kind, c in _CARDS["kinds"].items()},
-    **{g["id"]: _goal(g) for g in _GOALS["goals"]},
+    **{kind: card_name(kind) for kind in CARD_KINDS},
+    **{g.id: f"{g.style} {g.level} ({g.points})" for g in GOALS.values()},
 }
 
 

@@ -1,12 +1,36 @@
 // Bonsai: each seat's hex tree(s) over its pot, its supply, cards, goal tiles and score;
 // the four board slots, the open goals and the deck (docs/games/bonsai.md).
-import { canvas, el, field, seatColour, seatLabel, text } from "../svg.js";
+import { canvas, el, field, seatColour, seatLabel, text, words } from "../svg.js";
 
 const TILE_COLOURS = { wood: "#8b5a2b", leaf: "#4caf50", flower: "#f48fb1", fruit: "#ff9800" };
 // The pot's cells (u, v) from niwa/engine/rulesets/bonsai/data/setup.json; flipped: u mirrored.
 const POT = [[-4, 0], [-3, -1], [-2, -2], [-2, 0], [-1, -1], [0, -2], [1, -1], [2, -2], [2, 0],
   [3, -1], [4, -2], [4, 0], [5, -1], [6, 0]];
 const PANEL_W = 360;
+// The goal tiles' colours (bonsai.md §4.1).
+const GOAL_COLOURS = { brown: "#a1887f", green: "#81c784", orange: "#ffb74d", pink: "#f48fb1", blue: "#64b5f6" };
+const GOAL_W = 150;
+
+// A seat's cards by kind in words, counted: "Growth (leaf) ×2".
+function cardCounts(payload, cards) {
+  const counts = new Map();
+  for (const c of cards) counts.set(c, (counts.get(c) || 0) + 1);
+  return [...counts].map(([c, n]) => `${words(payload, c)}${n > 1 ? ` ×${n}` : ""}`);
+}
+
+// Text lines of at most `width` characters from `items`, joined by ", ".
+function lines(items, width) {
+  const out = [];
+  let line = "";
+  for (const item of items) {
+    if (line && line.length + item.length + 2 > width) {
+      out.push(`${line},`);
+      line = item;
+    } else line = line ? `${line}, ${item}` : item;
+  }
+  if (line) out.push(line);
+  return out;
+}
 const TREE_H = 210;
 
 function hexPoints(cx, cy, s) {
@@ -46,11 +70,11 @@ function tree(x, y, cells, flipped, label) {
   return g;
 }
 
-export function draw(view) {
+export function draw(view, payload) {
   const perRow = Math.min(view.seats.length, 2);
   const rows = Math.ceil(view.seats.length / perRow);
-  const panelH = TREE_H * Math.max(...view.seats.map((s) => s.trees.length)) + 150;
-  const svg = canvas(Math.max(740, perRow * (PANEL_W + 16) + 12), 150 + rows * panelH, `Bonsai, ${view.phase}`);
+  const panelH = TREE_H * Math.max(...view.seats.map((s) => s.trees.length)) + 170;
+  const svg = canvas(Math.max(740, perRow * (PANEL_W + 16) + 12), 166 + rows * panelH, `Bonsai, ${view.phase}`);
   svg.append(text(12, 22, `Bonsai · ${view.phase}${view.end_triggered ? ` · last round (${view.turns_left} turns left)` : ""}`, { "font-size": 16, "font-weight": "bold" }));
   svg.append(text(460, 22, "deck", { "font-size": 13 }));
   svg.append(field(495, 22, "deck", -1, view.deck_size, { "font-size": 13 }));
@@ -59,16 +83,23 @@ export function draw(view) {
     const x = 12 + i * 180;
     svg.append(el("rect", { x, y: 36, width: 170, height: 34, rx: 4, fill: "#fff", stroke: "#888" }));
     svg.append(text(x + 6, 50, `slot ${i + 1}`, { "font-size": 10 }));
-    svg.append(text(x + 6, 64, card ?? "(empty)", { "font-size": 11, "data-field": "slot", "data-slot": i }));
+    svg.append(text(x + 6, 64, card === null ? "(empty)" : words(payload, card), { "font-size": 11, "data-slot": i }));
   });
-  svg.append(text(12, 92, `goals open: ${view.goals_open.join(", ") || "none"}`, { "font-size": 11 }));
+  // The open goal tiles, in their colours, four to a row.
+  view.goals_open.forEach((goal, i) => {
+    const x = 12 + (i % 4) * (GOAL_W + 6);
+    const y = 76 + Math.floor(i / 4) * 20;
+    svg.append(el("rect", { x, y, width: GOAL_W, height: 17, rx: 3, fill: GOAL_COLOURS[goal.split("-")[0]] || "#ddd", stroke: "#777" }));
+    svg.append(text(x + 5, y + 12, words(payload, goal), { "font-size": 10, "data-goal": goal }));
+  });
+  if (!view.goals_open.length) svg.append(text(12, 88, "no goal tiles open", { "font-size": 11 }));
   if (view.solo) {
     const solo = view.solo;
-    svg.append(text(12, 110, `solo ${solo.scenario}: target ${JSON.stringify(solo.target)}, goals ${solo.goals_claimed}, ${solo.won ? "won" : "not won yet"}`, { "font-size": 11 }));
+    svg.append(text(12, 132, `solo ${solo.scenario}: target ${JSON.stringify(solo.target)}, goals ${solo.goals_claimed}, ${solo.won ? "won" : "not won yet"}`, { "font-size": 11 }));
   }
   view.seats.forEach((seat, i) => {
     const x = 12 + (i % perRow) * (PANEL_W + 16);
-    const y = 124 + Math.floor(i / perRow) * panelH;
+    const y = 140 + Math.floor(i / perRow) * panelH;
     const turn = view.to_move.includes(i);
     svg.append(el("rect", { x, y, width: PANEL_W, height: panelH - 10, rx: 6, fill: "none", stroke: seatColour(i), "stroke-width": turn ? 3 : 1 }));
     svg.append(text(x + 8, y + 18, seatLabel(i, view), { "font-size": 14, fill: seatColour(i) }));
@@ -86,10 +117,13 @@ export function draw(view) {
     const supply = Object.entries(seat.supply).map(([t, n]) => `${t} ${n}`).join(", ");
     svg.append(text(x + 8, ty, `supply (capacity ${view.capacity[i]}): ${supply}`, { "font-size": 11 }));
     ty += 16;
-    const cards = seat.cards.join(", ");
-    svg.append(text(x + 8, ty, `cards (${seat.cards.length}): ${cards.length > 52 ? `${cards.slice(0, 52)}…` : cards}`, { "font-size": 10 }));
-    ty += 16;
-    svg.append(text(x + 8, ty, `goals claimed: ${seat.claimed.join(", ") || "none"}${seat.renounced.length ? `; renounced: ${seat.renounced.join(", ")}` : ""}`, { "font-size": 10 }));
+    const cards = lines([`cards (${seat.cards.length}): ${seat.cards.length ? "" : "none"}`.trim(), ...cardCounts(payload, seat.cards)], 58);
+    const goals = lines([`goals claimed: ${seat.claimed.length ? "" : "none"}`.trim(), ...seat.claimed.map((g) => words(payload, g)),
+      ...seat.renounced.map((g) => `renounced ${words(payload, g)}`)], 58);
+    for (const line of [...cards, ...goals].slice(0, 7)) {
+      svg.append(text(x + 8, ty, line, { "font-size": 10 }));
+      ty += 13;
+    }
   });
   return svg;
 }

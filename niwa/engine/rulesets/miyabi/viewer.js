@@ -65,10 +65,14 @@ export function draw(view) {
     svg.append(field(x + 150, y + 18, "score", i, g.score, { "font-size": 16, "font-weight": "bold" }));
     if (g.passed && view.phase !== "over") svg.append(text(x + 200, y + 18, "passed", { "font-size": 12 }));
     svg.append(garden(x, y + 24, g));
-    const end = Object.entries(g.end_scoring || {}).filter(([, p]) => p).map(([k, p]) => `${k} ${p}`).join(", ");
-    const bonuses = g.bonuses.length ? `bonuses: ${g.bonuses.join(", ")}` : "";
-    svg.append(text(x, y + 24 + 20 + 6 * CELL + 16, [bonuses, end ? `end scoring: ${end}` : ""].filter(Boolean).join(" · "), { "font-size": 10 }));
-    svg.append(text(x, y + 24 + 20 + 6 * CELL + 32, `tiles placed ${g.tiles.length}`, { "font-size": 10 }));
+    // One short fact a line, so no line runs into the next garden; the end scoring's
+    // parts are in the viewer's end-of-game table.
+    const end = Object.values(g.end_scoring || {}).reduce((a, b) => a + b, 0);
+    const facts = [
+      `tiles placed ${g.tiles.length}${end ? ` · end scoring +${end}` : ""}`,
+      g.bonuses.length ? `layer-5 bonus: ${g.bonuses.join(", ")}` : "",
+    ].filter(Boolean);
+    facts.forEach((line, k) => svg.append(text(x, y + 24 + 20 + 6 * CELL + 16 + 14 * k, line, { "font-size": 10 })));
   });
   return svg;
 }

@@ -1,11 +1,14 @@
 // Sakura: the path of spaces (bridges, torii, sakura trees scored or not), the painters
 // and the Emperor on it, tokens, the cards played this round and the viewer's hand,
 // from the observation (docs/games/sakura.md).
-import { canvas, el, field, seatColour, seatLabel, text } from "../svg.js";
+import { canvas, el, field, seatColour, seatLabel, text, words } from "../svg.js";
 
 const PER_ROW = 10;
 const CELL = 64;
 const GATE = 0;
+// Cards drawn three to a row, wide enough for their actions in words.
+const CARD_W = 220;
+const CARDS_PER_ROW = 3;
 
 function painterName(view, p) {
   return p === view.court ? "court painter" : seatLabel(p, view);
@@ -19,21 +22,26 @@ function spaceXY(q) {
   return [20 + c * CELL, 70 + r * CELL];
 }
 
-function cardBox(x, y, card, label, colour) {
-  const g = el("g", { class: "card" });
-  g.append(el("rect", { x, y, width: 160, height: 46, rx: 5, fill: "#fff", stroke: colour, "stroke-width": 2 }));
+// A card: its order number, then its garden action and its painter action in words.
+function cardBox(x, y, card, label, colour, payload) {
+  const g = el("g", { class: "card", "data-card": card.number });
+  g.append(el("rect", { x, y, width: CARD_W - 8, height: 46, rx: 5, fill: "#fff", stroke: colour, "stroke-width": 2 }));
   g.append(text(x + 6, y + 14, `#${card.number} ${label}`, { "font-size": 10, "font-weight": "bold" }));
-  g.append(text(x + 6, y + 28, `garden: ${card.garden}`, { "font-size": 9 }));
-  g.append(text(x + 6, y + 40, `painter: ${card.painter}`, { "font-size": 9 }));
+  g.append(text(x + 6, y + 28, `garden: ${words(payload, card.garden)}`, { "font-size": 10 }));
+  g.append(text(x + 6, y + 40, `painter: ${words(payload, card.painter)}`, { "font-size": 10 }));
   return g;
 }
 
-export function draw(view) {
+function cardXY(top, i) {
+  return [12 + (i % CARDS_PER_ROW) * CARD_W, top + 18 + Math.floor(i / CARDS_PER_ROW) * 56];
+}
+
+export function draw(view, payload) {
   const board = view.board;
   const rows = Math.ceil(board.length / PER_ROW);
   const painters = view.painters.length;
-  const handRows = view.hand ? Math.ceil(view.hand.length / 4) : 0;
-  const playedRows = Math.ceil(view.played.length / 4);
+  const handRows = view.hand ? Math.ceil(view.hand.length / CARDS_PER_ROW) : 0;
+  const playedRows = Math.ceil(view.played.length / CARDS_PER_ROW);
   const pathBottom = 70 + rows * CELL;
   const height = pathBottom + 40 + painters * 22 + (playedRows + handRows) * 56 + 60;
   const svg = canvas(700, height, `Sakura, round ${view.round}`);
@@ -95,14 +103,14 @@ export function draw(view) {
     svg.append(text(12, y + 12, "played this round", { "font-size": 12 }));
     view.played.forEach((entry, i) => {
       const status = i === view.cursor && view.phase === "resolve" ? `resolving ${view.step}` : entry.status;
-      svg.append(cardBox(12 + (i % 4) * 168, y + 18 + Math.floor(i / 4) * 56, entry.card, `${painterName(view, entry.painter)} · ${status}`, seatColour(entry.painter)));
+      svg.append(cardBox(...cardXY(y, i), entry.card, `${painterName(view, entry.painter)} · ${status}`, seatColour(entry.painter), payload));
     });
     y += 18 + playedRows * 56;
   }
   if (view.hand) {
     svg.append(text(12, y + 12, `your hand (seat ${view.seat})`, { "font-size": 12 }));
     view.hand.forEach((card, i) => {
-      svg.append(cardBox(12 + (i % 4) * 168, y + 18 + Math.floor(i / 4) * 56, card, "", seatColour(view.seat)));
+      svg.append(cardBox(...cardXY(y, i), card, "", seatColour(view.seat), payload));
     });
   }
   return svg;
