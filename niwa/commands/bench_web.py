@@ -10,6 +10,9 @@ CPU time (``time.process_time``: the request's worker thread included) and wall 
 per request; ``--repeat`` runs, each on a fresh app and store connection. The load
 average is printed with every run.
 
+``--viewer`` instead times the replay viewer's frames in Chromium
+(:mod:`niwa.commands.bench_viewer`).
+
 ``--replay FILE`` (repeatable) instead times what a match page does the first time it
 is opened: re-simulating the replay into the viewer's payload and encoding it (the
 server keeps the last few payloads, so later opens skip it).
@@ -29,6 +32,7 @@ import anyio
 
 from niwa import engine
 from niwa.cli import UsageError
+from niwa.commands import bench_viewer
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.ladder_synthetic import fill
 from niwa.ladder.store import Store
@@ -52,6 +56,13 @@ def register(sub: Any) -> None:
     p.add_argument("--repeat", type=int, default=3, help="runs on a fresh app (default 3)")
     p.add_argument("--replay", type=Path, action="append", metavar="FILE",
                    help="time the match page's payload of this replay instead (repeatable)")
+    p.add_argument("--viewer", action="store_true",
+                   help="time the replay viewer's frames in Chromium instead, per game "
+                        "(niwa/commands/bench_viewer.py)")
+    p.add_argument("--steps", type=int, default=500,
+                   help="--viewer: steps of each game's replay (default 500)")
+    p.add_argument("--baseline", type=Path, metavar="CHECKOUT",
+                   help="--viewer: also measure this niwa checkout's viewer")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -140,6 +151,8 @@ def run_replays(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.viewer:
+        return bench_viewer.run(args)
     if args.replay:
         return run_replays(args)
     if args.game not in engine.games():

@@ -6,6 +6,7 @@
 import * as generic from "./generic.js";
 import { scoreChart } from "./chart.js";
 import { breakdownTable, failureSummary } from "./summary.js";
+import { patchChild } from "./morph.js";
 
 // One step per this at 1x; the speed control divides it.
 const PLAY_INTERVAL_MS = 400;
@@ -229,7 +230,7 @@ export function mountViewer(root, payload, renderer = generic) {
     state.step = step;
     const views = frames.at(step);
     const view = state.seat === null ? views[0] : views[state.seat + 1];
-    board.replaceChildren(renderer.draw(view, payload, { step, seat: state.seat }));
+    patchChild(board, renderer.draw(view, payload, { step, seat: state.seat }));
     side.replaceChildren(...movesPanel(step));
     jump.value = String(step);
     scrubber.value = String(step);
