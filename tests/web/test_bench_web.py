@@ -48,8 +48,10 @@ def test_bench_web_viewer_times_every_games_frames_beside_a_baseline(
         assert figures["frames"] > 30
         assert {"this", "baseline"} <= set(figures)
         assert all(run["max_ms"] >= run["p95_ms"] > 0 for run in figures["this"])
+        assert figures["this_best"]["max_ms"] <= figures["this"][0]["max_ms"]
     assert document["slowest_game"] in document["games"]
-    assert "slowest game: " in out.err and "; baseline " in out.err and "load average" in out.err
+    assert "each frame's best of 1 runs" in out.err and "load average" in out.err
+    assert "slowest game: " in out.err and "; baseline " in out.err
 
 
 def test_bench_web_viewer_refuses_a_baseline_that_is_no_checkout(
