@@ -1,6 +1,6 @@
 """``niwa bench web --viewer``: the replay viewer's frames in Chromium, per game.
 
-Each game gets a replay of at least ``--steps`` steps: real four-seat matches between
+Each registered game gets a replay of at least ``--steps`` steps: real four-seat matches between
 built-in bots (random and greedy, in process), joined into one payload as the viewer
 tests do (a later match starts with a frame that replaces every view; no built-in bot
 plays a game that long). Each payload's offline page is opened in headless Chromium
@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from niwa import engine
 from niwa.cli import UsageError
 from niwa.commands.bench import text_out, write_json
 from niwa.referee import replay as replays
@@ -33,7 +34,7 @@ from niwa.referee.match import BotSpec, MatchSpec, play_match
 from niwa.web.offline import offline_html
 from niwa.web.replay_view import replay_payload, views_at
 
-GAMES = ("blossom", "sakura", "bonsai", "miyabi")
+#: Seats per match, or the game's most if fewer.
 SEATS = 4
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -57,8 +58,9 @@ def long_payload(game: str, steps: int, folder: Path) -> dict[str, Any]:
     while joined is None or len(joined["frames"]) <= steps:
         seed += 1
         path = folder / f"{game}-{seed}.jsonl"
+        seats = min(SEATS, engine.load(game).info.max_players)
         bots = [BotSpec.parse("builtin:random" if i % 2 == 0 else "builtin:greedy")
-                for i in range(SEATS)]  # fmt: skip
+                for i in range(seats)]  # fmt: skip
         play_match(MatchSpec(game=game, bots=bots, seed=seed, in_process=True, replay_path=path))
         payload = replay_payload(replays.read(path))
         if joined is None:
@@ -127,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if baseline is not None and not (baseline / "niwa" / "web" / "static" / "viewer.js").is_file():
         raise UsageError(f"--baseline {baseline} has no niwa/web/static/viewer.js: give a "
                          "niwa checkout's root")  # fmt: skip
+    games = sorted(engine.games())
     sides: dict[str, Path | None] = {"this": None}
     if baseline is not None:
         sides["baseline"] = baseline
@@ -134,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="niwa-bench-viewer-") as tmp:
         folder = Path(tmp)
         pages: dict[tuple[str, str], tuple[Path, int]] = {}
-        for game in GAMES:
+        for game in games:
             with contextlib.redirect_stdout(io.StringIO()):
                 payload = long_payload(game, args.steps, folder)
             for side, checkout in sides.items():
@@ -147,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
                 load = os.getloadavg()
                 print(f"run {number}, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
                       file=out)  # fmt: skip
-                for game in GAMES:
+                for game in games:
                     for side in sides:
                         page, frames = pages[game, side]
                         steps = measure(driver, page, frames)
@@ -166,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         figures[game][f"{side}_best"] = best
         print(f"  {game:<8} {side:<8} slowest {best['max_ms']:6.1f} ms, p95 "
               f"{best['p95_ms']:5.1f}, mean {best['mean_ms']:5.2f}", file=out)  # fmt: skip
-    slowest = max(GAMES, key=lambda g: figures[g]["this_best"]["max_ms"])
+    slowest = max(games, key=lambda g: figures[g]["this_best"]["max_ms"])
     line = (f"slowest game: {slowest}, its slowest frame "
             f"{figures[slowest]['this_best']['max_ms']:.1f} ms")  # fmt: skip
     if baseline is not None:
