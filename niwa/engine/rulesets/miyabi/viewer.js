@@ -10,6 +10,26 @@ const OBJECT_COLOURS = {
 const CELL = 40;
 const PANEL_W = CELL * 6 + 110;
 
+// Each object type as a small white picture of the thing on its tile (miyabi.md §3),
+// in the cell's top left, the stack height beside it; the name is the tooltip.
+const ICONS = {
+  maple: (x, y) => [el("polygon", { points: [0, -8, 2, -3, 7, -4, 4, 0, 7, 5, 1, 3, 0, 8, -1, 3, -7, 5, -4, 0, -7, -4, -2, -3].map((v, i) => (i % 2 ? y + v : x + v)).join(" ") })],
+  pagoda: (x, y) => [0, 1, 2].map((k) => el("path", { d: `M${x - 8 + k * 2} ${y + 7 - k * 6} l${16 - k * 4} 0 l-3 -4 l${-10 + k * 4} 0 Z` })),
+  fish: (x, y) => [el("ellipse", { cx: x - 1, cy: y, rx: 6, ry: 3.5 }), el("path", { d: `M${x + 4} ${y} l5 -4 l0 8 Z` })],
+  azalea: (x, y) => [0, 1, 2, 3, 4].map((k) => el("circle", { cx: x + 4 * Math.cos((k * 2 * Math.PI) / 5), cy: y + 4 * Math.sin((k * 2 * Math.PI) / 5), r: 2.6 })),
+  boxwood: (x, y) => [el("circle", { cx: x - 4, cy: y + 2, r: 4 }), el("circle", { cx: x + 4, cy: y + 2, r: 4 }), el("circle", { cx: x, cy: y - 3, r: 4.5 })],
+  stone: (x, y) => [el("ellipse", { cx: x, cy: y + 1, rx: 7, ry: 4.5 })],
+};
+
+function objectIcon(kind, x, y) {
+  const g = el("g", { class: "object", fill: "#fff", stroke: "none", "data-object": kind });
+  for (const shape of (ICONS[kind] || (() => []))(x, y)) g.append(shape);
+  const title = el("title");
+  title.textContent = kind;
+  g.append(title);
+  return g;
+}
+
 function garden(x, y, g) {
   const out = el("g", { class: "garden" });
   g.lanterns.forEach((lit, c) => {
@@ -26,7 +46,7 @@ function garden(x, y, g) {
       if (top === "green") fill = h > 1 ? "#7cb342" : "#aed581";
       else if (top) fill = OBJECT_COLOURS[top] || "#999";
       out.append(el("rect", { x: cx, y: cy, width: CELL - 2, height: CELL - 2, rx: 3, fill, stroke: "#555", "data-top": top ?? "", "data-height": h }));
-      if (top && top !== "green") out.append(text(cx + 4, cy + 14, top.slice(0, 3), { "font-size": 10, fill: "#fff" }));
+      if (top && top !== "green") out.append(objectIcon(top, cx + 12, cy + 12));
       if (h > 0) out.append(text(cx + CELL - 6, cy + CELL - 7, h, { "font-size": 12, "text-anchor": "end", fill: top && top !== "green" ? "#fff" : "#222", "font-weight": "bold" }));
     }
     const visible = Object.values(g.visible_objects)[r];
