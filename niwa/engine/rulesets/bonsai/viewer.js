@@ -18,17 +18,18 @@ function cardCounts(payload, cards) {
   return [...counts].map(([c, n]) => `${words(payload, c)}${n > 1 ? ` ×${n}` : ""}`);
 }
 
-// Text lines of at most `width` characters from `items`, joined by ", ".
-function lines(items, width) {
+// Text lines of at most `width` characters: `head`, then `items` joined by ", ".
+function lines(head, items, width) {
   const out = [];
-  let line = "";
-  for (const item of items) {
-    if (line && line.length + item.length + 2 > width) {
+  let line = head;
+  items.forEach((item, i) => {
+    const sep = i === 0 ? " " : ", ";
+    if (i > 0 && line.length + item.length + 2 > width) {
       out.push(`${line},`);
       line = item;
-    } else line = line ? `${line}, ${item}` : item;
-  }
-  if (line) out.push(line);
+    } else line = `${line}${sep}${item}`;
+  });
+  out.push(line);
   return out;
 }
 const TREE_H = 210;
@@ -58,8 +59,27 @@ function tree(x, y, cells, flipped, label) {
   const cx = (u) => x + 10 + (u - umin + 1) * (w / 2);
   const cy = (v) => y + 10 + s + (vmax - v) * 1.5 * s;
   const g = el("g", { class: "tree", "aria-label": label });
+  // The pot as a glazed bowl under its cells (its top row is where the trunk stands),
+  // the cells themselves faint on it: the rules' geometry stays readable.
+  const rowsOf = (v) => pot.filter(([, pv]) => pv === v).map(([u]) => cx(u));
+  const top = rowsOf(0);
+  const bottom = rowsOf(Math.min(...pot.map(([, v]) => v)));
+  const yTop = cy(0) - s * 0.9;
+  const yBottom = cy(Math.min(...pot.map(([, v]) => v))) + s;
+  const left = Math.min(...top) - w / 2;
+  const right = Math.max(...top) + w / 2;
+  const bowl = el("g", { class: "pot" });
+  bowl.append(el("path", {
+    d: `M${left} ${yTop} L${right} ${yTop} L${Math.max(...bottom) + w / 2} ${yBottom} L${Math.min(...bottom) - w / 2} ${yBottom} Z`,
+    fill: "#4f7ca8", stroke: "#2c4f73", "stroke-width": 2,
+  }));
+  bowl.append(el("rect", { x: left - 4, y: yTop - 4, width: right - left + 8, height: 6, rx: 3, fill: "#2c4f73" }));
+  const potTitle = el("title");
+  potTitle.textContent = "the pot";
+  bowl.append(potTitle);
+  g.append(bowl);
   for (const [u, v] of pot) {
-    g.append(el("polygon", { points: hexPoints(cx(u), cy(v), s * 0.95), fill: "#b0bec5", stroke: "#607d8b" }));
+    g.append(el("polygon", { points: hexPoints(cx(u), cy(v), s * 0.95), fill: "none", stroke: "#9fbcd8", "stroke-width": 0.8 }));
   }
   for (const [u, v, tile] of cells) {
     g.append(el("polygon", {
@@ -73,7 +93,7 @@ function tree(x, y, cells, flipped, label) {
 export function draw(view, payload) {
   const perRow = Math.min(view.seats.length, 2);
   const rows = Math.ceil(view.seats.length / perRow);
-  const panelH = TREE_H * Math.max(...view.seats.map((s) => s.trees.length)) + 170;
+  const panelH = TREE_H * Math.max(...view.seats.map((s) => s.trees.length)) + 190;
   const svg = canvas(Math.max(740, perRow * (PANEL_W + 16) + 12), 166 + rows * panelH, `Bonsai, ${view.phase}`);
   svg.append(text(12, 22, `Bonsai · ${view.phase}${view.end_triggered ? ` · last round (${view.turns_left} turns left)` : ""}`, { "font-size": 16, "font-weight": "bold" }));
   svg.append(text(460, 22, "deck", { "font-size": 13 }));
@@ -117,10 +137,10 @@ export function draw(view, payload) {
     const supply = Object.entries(seat.supply).map(([t, n]) => `${t} ${n}`).join(", ");
     svg.append(text(x + 8, ty, `supply (capacity ${view.capacity[i]}): ${supply}`, { "font-size": 11 }));
     ty += 16;
-    const cards = lines([`cards (${seat.cards.length}): ${seat.cards.length ? "" : "none"}`.trim(), ...cardCounts(payload, seat.cards)], 58);
-    const goals = lines([`goals claimed: ${seat.claimed.length ? "" : "none"}`.trim(), ...seat.claimed.map((g) => words(payload, g)),
-      ...seat.renounced.map((g) => `renounced ${words(payload, g)}`)], 58);
-    for (const line of [...cards, ...goals].slice(0, 7)) {
+    const cards = lines(`cards (${seat.cards.length}):`, seat.cards.length ? cardCounts(payload, seat.cards) : ["none"], 58);
+    const claimed = [...seat.claimed.map((g) => words(payload, g)), ...seat.renounced.map((g) => `renounced ${words(payload, g)}`)];
+    const goals = lines("goals claimed:", claimed.length ? claimed : ["none"], 58);
+    for (const line of [...cards, ...goals].slice(0, 9)) {
       svg.append(text(x + 8, ty, line, { "font-size": 10 }));
       ty += 13;
     }
