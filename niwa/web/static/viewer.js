@@ -158,14 +158,14 @@ export function mountViewer(root, payload, renderer = generic) {
     seatSelect.blur(); // the arrow keys step through the match again, not the seats
   });
   controls.append(node("label", {}, "seen by ", seatSelect));
-  const chart = scoreChart(payload, (i) => show(i));
+  const scoreView = scoreChart(payload, (i) => show(i));
 
   const main = node("div", { class: "nv-main" });
   const board = node("div", { class: "nv-board" });
   const side = node("aside", { class: "nv-moves" });
   main.append(board, side);
   root.append(head, controls);
-  if (chart) root.append(chart.node);
+  if (scoreView) root.append(scoreView.node);
   root.append(main);
   const endTable = breakdownTable(payload);
 
@@ -235,7 +235,7 @@ export function mountViewer(root, payload, renderer = generic) {
     jump.value = String(step);
     scrubber.value = String(step);
     seatSelect.value = state.seat === null ? "" : String(state.seat);
-    if (chart) chart.mark(step);
+    if (scoreView) scoreView.mark(step);
     if (!fromHash) {
       const hash = `#step=${step}${state.seat === null ? "" : `&seat=${state.seat}`}`;
       if (location.hash !== hash) history.replaceState(null, "", hash);
