@@ -39,6 +39,17 @@ const FLOWERS = {
     el("circle", { cx, cy, r: 3.5, fill: "#212121" })],
 };
 
+// Each flower once, centred on (0, 0), for the cards to <use>.
+function flowerDefs() {
+  const defs = el("defs");
+  for (const [kind, shapes] of Object.entries(FLOWERS)) {
+    const g = el("g", { id: `nv-flower-${kind}` });
+    for (const shape of shapes(0, 0)) g.append(shape);
+    defs.append(g);
+  }
+  return defs;
+}
+
 function card(x, y, kind, count, attrs = {}) {
   const g = el("g", { class: "card", "data-kind": kind });
   g.append(el("rect", {
@@ -46,9 +57,9 @@ function card(x, y, kind, count, attrs = {}) {
     stroke: KIND_COLOURS[kind] || "#444", "stroke-width": 2.5, opacity: count ? 1 : 0.3,
   }));
   g.append(text(x + CARD_W / 2, y + 11, kind, { "text-anchor": "middle", "font-size": 9 }));
-  const flower = el("g", { opacity: count ? 1 : 0.3 });
-  for (const shape of (FLOWERS[kind] || (() => []))(x + CARD_W / 2, y + 28)) flower.append(shape);
-  g.append(flower);
+  // One <use> of the flower drawn once in the board's <defs> (flowerDefs): a card is
+  // a handful of nodes, not a few dozen, so stepping stays cheap.
+  if (FLOWERS[kind]) g.append(el("use", { href: `#nv-flower-${kind}`, x: x + CARD_W / 2, y: y + 28, opacity: count ? 1 : 0.3 }));
   g.append(text(x + CARD_W / 2, y + 54, count, {
     "text-anchor": "middle", "font-size": 14, "font-weight": "bold", ...attrs,
   }));
@@ -81,6 +92,7 @@ export function draw(view) {
   const seats = view.seats;
   const height = 130 + seats.length * 92 + (view.hand ? 90 : 0);
   const svg = canvas(760, height, `Blossom, ${view.phase}`);
+  svg.append(flowerDefs());
   const status = view.phase === "play"
     ? `turn ${view.turn}: seat ${view.current} to act (${view.actions_done + 1} of 2)`
     : view.phase;

@@ -11,7 +11,7 @@ const CELL = 40;
 const PANEL_W = CELL * 6 + 110;
 
 // Each object type as a small white picture of the thing on its tile (miyabi.md §3),
-// in the cell's top left, the stack height beside it; the name is the tooltip.
+// in the cell's top left, the stack height beside it; the row's label names it.
 const ICONS = {
   maple: (x, y) => [el("polygon", { points: [0, -8, 2, -3, 7, -4, 4, 0, 7, 5, 1, 3, 0, 8, -1, 3, -7, 5, -4, 0, -7, -4, -2, -3].map((v, i) => (i % 2 ? y + v : x + v)).join(" ") })],
   pagoda: (x, y) => [0, 1, 2].map((k) => el("path", { d: `M${x - 8 + k * 2} ${y + 7 - k * 6} l${16 - k * 4} 0 l-3 -4 l${-10 + k * 4} 0 Z` })),
@@ -21,13 +21,20 @@ const ICONS = {
   stone: (x, y) => [el("ellipse", { cx: x, cy: y + 1, rx: 7, ry: 4.5 })],
 };
 
+// Each object's picture once, centred on (0, 0), in the board's <defs>; a cell <use>s it
+// (one node a cell, not a few: stepping through four gardens stays cheap).
+function objectDefs() {
+  const defs = el("defs");
+  for (const [kind, shapes] of Object.entries(ICONS)) {
+    const g = el("g", { id: `nv-object-${kind}`, fill: "#fff", stroke: "none" });
+    for (const shape of shapes(0, 0)) g.append(shape);
+    defs.append(g);
+  }
+  return defs;
+}
+
 function objectIcon(kind, x, y) {
-  const g = el("g", { class: "object", fill: "#fff", stroke: "none", "data-object": kind });
-  for (const shape of (ICONS[kind] || (() => []))(x, y)) g.append(shape);
-  const title = el("title");
-  title.textContent = kind;
-  g.append(title);
-  return g;
+  return ICONS[kind] ? el("use", { href: `#nv-object-${kind}`, x, y, "data-object": kind }) : null;
 }
 
 function garden(x, y, g) {
@@ -46,7 +53,8 @@ function garden(x, y, g) {
       if (top === "green") fill = h > 1 ? "#7cb342" : "#aed581";
       else if (top) fill = OBJECT_COLOURS[top] || "#999";
       out.append(el("rect", { x: cx, y: cy, width: CELL - 2, height: CELL - 2, rx: 3, fill, stroke: "#555", "data-top": top ?? "", "data-height": h }));
-      if (top && top !== "green") out.append(objectIcon(top, cx + 12, cy + 12));
+      const icon = top && top !== "green" ? objectIcon(top, cx + 12, cy + 12) : null;
+      if (icon) out.append(icon);
       if (h > 0) out.append(text(cx + CELL - 6, cy + CELL - 7, h, { "font-size": 12, "text-anchor": "end", fill: top && top !== "green" ? "#fff" : "#222", "font-weight": "bold" }));
     }
     const visible = Object.values(g.visible_objects)[r];
@@ -69,6 +77,7 @@ export function draw(view) {
   const rows = Math.ceil(view.gardens.length / perRow);
   const panelH = 20 + 6 * CELL + 80;
   const svg = canvas(Math.max(720, perRow * (PANEL_W + 20) + 12), 110 + rows * panelH, `Miyabi, round ${view.round}`);
+  svg.append(objectDefs());
   svg.append(text(12, 22, `Miyabi · round ${view.round} of ${view.rounds} · ${view.phase}`, { "font-size": 16, "font-weight": "bold" }));
   svg.append(text(12, 44, `middle: ${counts(view.display)}`, { "font-size": 12, "data-field": "middle" }));
   const taken = view.chosen ? `taken: ${view.chosen.shape} ${view.chosen.object}` : "";
