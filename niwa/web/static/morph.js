@@ -30,6 +30,8 @@ export function morph(old, fresh) {
     const next = f.nextSibling; // f may move to old below
     if (!o) {
       old.append(f);
+    } else if (o.isEqualNode(f)) {
+      o = o.nextSibling; // unchanged: the browser compares whole subtrees natively
     } else if (sameKind(o, f)) {
       morph(o, f);
       o = o.nextSibling;
