@@ -49,3 +49,16 @@ export function words(payload, id) {
   const glossary = payload && payload.glossary;
   return glossary && Object.hasOwn(glossary, id) ? glossary[id] : id;
 }
+
+// One line of text in pieces, each piece [words, part]: a piece with a part is a tspan
+// tagged data-part, a board part a person at the table may click. The text reads the
+// same as one text() of the pieces joined.
+export function partText(x, y, pieces, attrs = {}) {
+  const node = el("text", { x, y, ...attrs });
+  for (const [words, part] of pieces) {
+    const span = el("tspan", { "data-part": part });
+    span.textContent = String(words);
+    node.append(span);
+  }
+  return node;
+}

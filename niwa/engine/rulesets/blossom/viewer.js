@@ -50,8 +50,9 @@ function flowerDefs() {
   return defs;
 }
 
-function card(x, y, kind, count, attrs = {}) {
-  const g = el("g", { class: "card", "data-kind": kind });
+// part: the board part a person at the table may click (data-part).
+function card(x, y, kind, count, attrs = {}, part = undefined) {
+  const g = el("g", { class: "card", "data-kind": kind, "data-part": part });
   g.append(el("rect", {
     x, y, width: CARD_W, height: CARD_H, rx: 5, fill: "#fffdf7",
     stroke: KIND_COLOURS[kind] || "#444", "stroke-width": 2.5, opacity: count ? 1 : 0.3,
@@ -80,10 +81,11 @@ function faceDown(x, y, count, attrs) {
   return g;
 }
 
-function row(x, y, counts, attrs) {
+function row(x, y, counts, attrs, part = undefined) {
   const g = el("g");
   Object.entries(counts).forEach(([kind, n], i) => {
-    g.append(card(x + i * (CARD_W + 4), y, kind, n, attrs ? attrs(kind) : {}));
+    const where = part ? `${part}:${kind}` : undefined;
+    g.append(card(x + i * (CARD_W + 4), y, kind, n, attrs ? attrs(kind) : {}, where));
   });
   return g;
 }
@@ -98,11 +100,15 @@ export function draw(view) {
     : view.phase;
   svg.append(text(12, 22, `Blossom · ${status}${view.end_triggered ? " · last round" : ""}`,
     { "font-size": 16, "font-weight": "bold" }));
+  svg.append(el("rect", {
+    x: 552, y: 4, width: 80, height: 26, rx: 4, fill: "#efe6d2", "data-part": "deck",
+  }));
   svg.append(text(560, 22, "deck ", { "font-size": 14 }));
   svg.append(field(600, 22, "deck", -1, view.deck, { "font-size": 14 }));
   svg.append(text(640, 22, `removed ${view.removed}`, { "font-size": 14 }));
   svg.append(text(12, 50, "garden", { "font-size": 13 }));
-  svg.append(row(70, 34, view.garden, (kind) => ({ "data-field": "garden", "data-kind": kind })));
+  svg.append(row(70, 34, view.garden, (kind) => ({ "data-field": "garden", "data-kind": kind }),
+    "garden"));
   let y = 120;
   seats.forEach((s, i) => {
     const g = el("g", { class: "seat" });
@@ -117,7 +123,7 @@ export function draw(view) {
     g.append(text(14, y + 64, "hand", { "font-size": 12 }));
     g.append(field(60, y + 64, "hand", i, s.hand, { "font-size": 14 }));
     g.append(text(100, y + 14, "yard, face up", { "font-size": 10 }));
-    g.append(row(100, y + 20, s.yard_up));
+    g.append(row(100, y + 20, s.yard_up, undefined, i === view.seat ? "yard" : undefined));
     g.append(text(420, y + 14, "face down", { "font-size": 10 }));
     g.append(faceDown(420, y + 20, s.yard_down, { "data-field": "yard_down", "data-seat": i }));
     const known = Object.entries(s.known).filter(([, n]) => n > 0);
@@ -135,9 +141,10 @@ export function draw(view) {
   });
   if (view.hand) {
     svg.append(text(12, y + 14, `your hand (seat ${view.seat})`, { "font-size": 13 }));
-    svg.append(row(12, y + 20, view.hand, (kind) => ({ "data-field": "own-hand", "data-kind": kind })));
+    svg.append(row(12, y + 20, view.hand, (kind) => ({ "data-field": "own-hand", "data-kind": kind }),
+      "hand"));
     svg.append(text(380, y + 14, "your face-down yard", { "font-size": 11 }));
-    svg.append(row(380, y + 20, view.yard_down));
+    svg.append(row(380, y + 20, view.yard_down, undefined, "down"));
   }
   return svg;
 }

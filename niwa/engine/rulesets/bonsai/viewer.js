@@ -1,6 +1,6 @@
 // Bonsai: each seat's hex tree(s) over its pot, its supply, cards, goal tiles and score;
 // the four board slots, the open goals and the deck (docs/games/bonsai.md).
-import { canvas, el, field, seatColour, seatLabel, text, words } from "../svg.js";
+import { canvas, el, field, partText, seatColour, seatLabel, text, words } from "../svg.js";
 
 const TILE_COLOURS = { wood: "#8b5a2b", leaf: "#4caf50", flower: "#f48fb1", fruit: "#ff9800" };
 // The pot's cells (u, v) from niwa/engine/rulesets/bonsai/data/setup.json; flipped: u mirrored.
@@ -43,10 +43,25 @@ function hexPoints(cx, cy, s) {
   return pts.join(" ");
 }
 
-function tree(x, y, cells, flipped, label) {
+// The empty cells next to a tree's tiles, off the pot: where a tile may grow, drawn
+// faint on the tree a person at the table plays (data-part "cell:U,V").
+function openCells(cells, pot) {
+  const taken = new Set([...cells, ...pot].map(([u, v]) => `${u},${v}`));
+  const open = new Map();
+  for (const [u, v] of cells) {
+    for (const [du, dv] of [[2, 0], [-2, 0], [1, 1], [-1, 1], [1, -1], [-1, -1]]) {
+      const key = `${u + du},${v + dv}`;
+      if (!taken.has(key)) open.set(key, [u + du, v + dv]);
+    }
+  }
+  return [...open.values()];
+}
+
+function tree(x, y, cells, flipped, label, playable = false) {
   // Doubled-width hex coordinates: (u±2, v) and (u±1, v±1) are neighbours.
   const pot = POT.map(([u, v]) => [flipped ? -u : u, v]);
-  const all = [...cells.map(([u, v]) => [u, v]), ...pot];
+  const open = playable ? openCells(cells, pot) : [];
+  const all = [...cells.map(([u, v]) => [u, v]), ...pot, ...open];
   const us = all.map(([u]) => u);
   const vs = all.map(([, v]) => v);
   const umin = Math.min(...us);
@@ -81,10 +96,16 @@ function tree(x, y, cells, flipped, label) {
   for (const [u, v] of pot) {
     g.append(el("polygon", { points: hexPoints(cx(u), cy(v), s * 0.95), fill: "none", stroke: "#9fbcd8", "stroke-width": 0.8 }));
   }
+  for (const [u, v] of open) {
+    g.append(el("polygon", {
+      points: hexPoints(cx(u), cy(v), s * 0.95), fill: "#fbf8f1", stroke: "#cfc6b0",
+      "stroke-dasharray": "3 2", "data-part": `cell:${u},${v}`,
+    }));
+  }
   for (const [u, v, tile] of cells) {
     g.append(el("polygon", {
       points: hexPoints(cx(u), cy(v), s * 0.95), fill: TILE_COLOURS[tile] || "#999",
-      stroke: "#222", "data-tile": tile,
+      stroke: "#222", "data-tile": tile, "data-part": playable ? `cell:${u},${v}` : undefined,
     }));
   }
   return g;
@@ -101,7 +122,7 @@ export function draw(view, payload) {
   svg.append(text(540, 22, `discards ${view.discards.length}`, { "font-size": 13 }));
   view.board.forEach((card, i) => {
     const x = 12 + i * 180;
-    svg.append(el("rect", { x, y: 36, width: 170, height: 34, rx: 4, fill: "#fff", stroke: "#888" }));
+    svg.append(el("rect", { x, y: 36, width: 170, height: 34, rx: 4, fill: "#fff", stroke: "#888", "data-part": `slot:${i + 1}` }));
     svg.append(text(x + 6, 50, `slot ${i + 1}`, { "font-size": 10 }));
     svg.append(text(x + 6, 64, card === null ? "(empty)" : words(payload, card), { "font-size": 11, "data-slot": i }));
   });
@@ -129,13 +150,16 @@ export function draw(view, payload) {
     svg.append(text(x + 200, y + 18, `leaf ${sc.leaf} flower ${sc.flower} fruit ${sc.fruit} parch ${sc.parchments} goals ${sc.goals}`, { "font-size": 8 }));
     seat.trees.forEach((cells, b) => {
       const label = `seat ${i} bonsai ${b + 1}`;
-      svg.append(tree(x, y + 24 + b * TREE_H, cells, seat.pot_flipped[b], label));
+      const playable = i === view.seat && b === seat.active;
+      svg.append(tree(x, y + 24 + b * TREE_H, cells, seat.pot_flipped[b], label, playable));
       svg.append(field(x + PANEL_W - 10, y + 40 + b * TREE_H, "tiles", i, cells.length, { "font-size": 11, "text-anchor": "end" }));
       svg.append(text(x + PANEL_W - 28, y + 40 + b * TREE_H, "tiles ", { "font-size": 11, "text-anchor": "end" }));
     });
     let ty = y + 24 + seat.trees.length * TREE_H + 14;
-    const supply = Object.entries(seat.supply).map(([t, n]) => `${t} ${n}`).join(", ");
-    svg.append(text(x + 8, ty, `supply (capacity ${view.capacity[i]}): ${supply}`, { "font-size": 11 }));
+    const supply = Object.entries(seat.supply).flatMap(([t, n], k) => [
+      [k ? ", " : "", undefined], [`${t} ${n}`, i === view.seat ? `supply:${t}` : undefined],
+    ]);
+    svg.append(partText(x + 8, ty, [[`supply (capacity ${view.capacity[i]}): `, undefined], ...supply], { "font-size": 11 }));
     ty += 16;
     const cards = lines(`cards (${seat.cards.length}):`, seat.cards.length ? cardCounts(payload, seat.cards) : ["none"], 58);
     const claimed = [...seat.claimed.map((g) => words(payload, g)), ...seat.renounced.map((g) => `renounced ${words(payload, g)}`)];

@@ -1,7 +1,7 @@
 // Miyabi: each seat's 6 x 6 garden (what lies on top of each cell and the height of its
 // stack), the lantern fields over the columns, scores and bonuses; the middle display
 // and the layer-5 bonus tiles left (docs/games/miyabi.md).
-import { canvas, el, field, seatColour, seatLabel, text } from "../svg.js";
+import { canvas, el, field, partText, seatColour, seatLabel, text } from "../svg.js";
 
 const OBJECT_COLOURS = {
   maple: "#c0392b", pagoda: "#8e44ad", fish: "#2980b9", azalea: "#e91e63",
@@ -34,10 +34,13 @@ function objectDefs() {
 }
 
 function objectIcon(kind, x, y) {
-  return ICONS[kind] ? el("use", { href: `#nv-object-${kind}`, x, y, "data-object": kind }) : null;
+  // pointer-events none: a click on the picture reaches the cell under it
+  return ICONS[kind] ? el("use", { href: `#nv-object-${kind}`, x, y, "data-object": kind, "pointer-events": "none" }) : null;
 }
 
-function garden(x, y, g) {
+// playable: the garden of the seat a person plays; its cells carry data-part
+// "cell:ROW,COL" (1-based).
+function garden(x, y, g, playable = false) {
   const out = el("g", { class: "garden" });
   g.lanterns.forEach((lit, c) => {
     out.append(el("circle", { cx: x + c * CELL + CELL / 2, cy: y + 8, r: 6, fill: lit ? "#ffd54f" : "#ddd", stroke: "#888" }));
@@ -52,10 +55,10 @@ function garden(x, y, g) {
       let fill = "#efe9dc";
       if (top === "green") fill = h > 1 ? "#7cb342" : "#aed581";
       else if (top) fill = OBJECT_COLOURS[top] || "#999";
-      out.append(el("rect", { x: cx, y: cy, width: CELL - 2, height: CELL - 2, rx: 3, fill, stroke: "#555", "data-top": top ?? "", "data-height": h }));
+      out.append(el("rect", { x: cx, y: cy, width: CELL - 2, height: CELL - 2, rx: 3, fill, stroke: "#555", "data-top": top ?? "", "data-height": h, "data-part": playable ? `cell:${r + 1},${c + 1}` : undefined }));
       const icon = top && top !== "green" ? objectIcon(top, cx + 12, cy + 12) : null;
       if (icon) out.append(icon);
-      if (h > 0) out.append(text(cx + CELL - 6, cy + CELL - 7, h, { "font-size": 12, "text-anchor": "end", fill: top && top !== "green" ? "#fff" : "#222", "font-weight": "bold" }));
+      if (h > 0) out.append(text(cx + CELL - 6, cy + CELL - 7, h, { "font-size": 12, "text-anchor": "end", fill: top && top !== "green" ? "#fff" : "#222", "font-weight": "bold", "pointer-events": "none" }));
     }
     const visible = Object.values(g.visible_objects)[r];
     out.append(text(x + 6 * CELL + 6, y + 20 + r * CELL + 24, `${Object.keys(g.visible_objects)[r]} ${visible}`, { "font-size": 11 }));
@@ -63,37 +66,52 @@ function garden(x, y, g) {
   return out;
 }
 
+// The middle display, a line of text pieces per shape, each tile kind one a person
+// may click ("middle:SHAPE:OBJECT").
+const MIDDLE_LINE = 14;
+const SHAPES = 4;
+
 function counts(display) {
-  const parts = [];
+  const lines = [];
   for (const [shape, objects] of Object.entries(display)) {
-    const items = Object.entries(objects).filter(([, n]) => n > 0).map(([o, n]) => `${o}×${n}`);
-    if (items.length) parts.push(`${shape}: ${items.join(" ")}`);
+    const items = Object.entries(objects).filter(([, n]) => n > 0);
+    if (!items.length) continue;
+    const pieces = [[`${shape}: `, undefined]];
+    items.forEach(([o, n], k) => {
+      if (k) pieces.push([" ", undefined]);
+      pieces.push([`${o}×${n}`, `middle:${shape}:${o}`]);
+    });
+    lines.push(pieces);
   }
-  return parts.join("; ") || "empty";
+  return lines.length ? lines : [[["empty", undefined]]];
 }
 
 export function draw(view) {
   const perRow = Math.min(view.gardens.length, 2);
   const rows = Math.ceil(view.gardens.length / perRow);
   const panelH = 20 + 6 * CELL + 80;
-  const svg = canvas(Math.max(720, perRow * (PANEL_W + 20) + 12), 110 + rows * panelH, `Miyabi, round ${view.round}`);
+  const top = (SHAPES - 1) * MIDDLE_LINE; // the middle's lines push the rest down
+  const svg = canvas(Math.max(720, perRow * (PANEL_W + 20) + 12), 110 + top + rows * panelH, `Miyabi, round ${view.round}`);
   svg.append(objectDefs());
   svg.append(text(12, 22, `Miyabi · round ${view.round} of ${view.rounds} · ${view.phase}`, { "font-size": 16, "font-weight": "bold" }));
-  svg.append(text(12, 44, `middle: ${counts(view.display)}`, { "font-size": 12, "data-field": "middle" }));
+  svg.append(text(12, 44, "middle:", { "font-size": 12 }));
+  counts(view.display).forEach((pieces, k) => {
+    svg.append(partText(62, 44 + k * MIDDLE_LINE, pieces, { "font-size": 12, "data-field": "middle" }));
+  });
   const taken = view.chosen ? `taken: ${view.chosen.shape} ${view.chosen.object}` : "";
-  svg.append(text(12, 62, taken, { "font-size": 12 }));
+  svg.append(text(12, 62 + top, taken, { "font-size": 12 }));
   const bonus = Object.entries(view.bonus_tiles).map(([o, p]) => `${o} ${p}`).join(", ");
-  svg.append(text(12, 80, `layer-5 bonus tiles left: ${bonus || "none"}`, { "font-size": 12 }));
+  svg.append(text(12, 80 + top, `layer-5 bonus tiles left: ${bonus || "none"}`, { "font-size": 12 }));
   view.gardens.forEach((g, i) => {
     const x = 12 + (i % perRow) * (PANEL_W + 20);
-    const y = 96 + Math.floor(i / perRow) * panelH;
+    const y = 96 + top + Math.floor(i / perRow) * panelH;
     const turn = view.to_move.includes(i);
     svg.append(el("rect", { x: x - 6, y, width: PANEL_W + 6, height: panelH - 10, rx: 6, fill: "none", stroke: seatColour(i), "stroke-width": turn ? 3 : 1 }));
     svg.append(text(x, y + 18, seatLabel(i, view), { "font-size": 14, fill: seatColour(i) }));
     svg.append(text(x + 110, y + 18, "score", { "font-size": 12 }));
     svg.append(field(x + 150, y + 18, "score", i, g.score, { "font-size": 16, "font-weight": "bold" }));
     if (g.passed && view.phase !== "over") svg.append(text(x + 200, y + 18, "passed", { "font-size": 12 }));
-    svg.append(garden(x, y + 24, g));
+    svg.append(garden(x, y + 24, g, i === view.seat));
     // One short fact a line, so no line runs into the next garden; the end scoring's
     // parts are in the viewer's end-of-game table.
     const end = Object.values(g.end_scoring || {}).reduce((a, b) => a + b, 0);

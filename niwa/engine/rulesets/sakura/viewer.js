@@ -23,8 +23,9 @@ function spaceXY(q) {
 }
 
 // A card: its order number, then its garden action and its painter action in words.
-function cardBox(x, y, card, label, colour, payload) {
-  const g = el("g", { class: "card", "data-card": card.number });
+// part: the board part a person at the table may click (data-part).
+function cardBox(x, y, card, label, colour, payload, part = undefined) {
+  const g = el("g", { class: "card", "data-card": card.number, "data-part": part });
   g.append(el("rect", { x, y, width: CARD_W - 8, height: 46, rx: 5, fill: "#fff", stroke: colour, "stroke-width": 2 }));
   g.append(text(x + 6, y + 14, `#${card.number} ${label}`, { "font-size": 10, "font-weight": "bold" }));
   g.append(text(x + 6, y + 28, `garden: ${words(payload, card.garden)}`, { "font-size": 10 }));
@@ -91,7 +92,7 @@ function bridge(cx, cy) {
 }
 
 function pawn(cx, cy, colour, label, painter) {
-  const g = el("g", { class: "painter", "data-painter": painter });
+  const g = el("g", { class: "painter", "data-painter": painter, "data-part": `painter:${painter}` });
   g.append(el("path", { d: `M${cx - 7} ${cy + 10} L${cx - 3.5} ${cy - 1} L${cx + 3.5} ${cy - 1} L${cx + 7} ${cy + 10} Z`, fill: colour, stroke: "#000", "stroke-width": 0.8 }));
   g.append(el("circle", { cx, cy: cy - 5, r: 5.5, fill: colour, stroke: "#000", "stroke-width": 0.8 }));
   return titled(g, label);
@@ -118,7 +119,7 @@ function garden(view, board) {
   }
   // The Emperor's palanquin, then the painters side by side on their space.
   const [ex, ey] = centre(view.emperor);
-  const emperor = el("g", { class: "emperor", "data-emperor": view.emperor });
+  const emperor = el("g", { class: "emperor", "data-emperor": view.emperor, "data-part": "emperor" });
   emperor.append(el("path", { d: `M${ex + 4} ${ey + 20} l0 -12 l8 -8 l8 8 l0 12 Z`, fill: "#ffd54f", stroke: "#5d4037" }));
   emperor.append(el("rect", { x: ex - 1, y: ey + 19, width: 30, height: 3, fill: "#5d4037" }));
   out.append(titled(emperor, "the Emperor"));
@@ -181,7 +182,7 @@ export function draw(view, payload) {
   if (view.hand) {
     svg.append(text(12, y + 12, `your hand (seat ${view.seat})`, { "font-size": 12 }));
     view.hand.forEach((card, i) => {
-      svg.append(cardBox(...cardXY(y, i), card, "", seatColour(view.seat), payload));
+      svg.append(cardBox(...cardXY(y, i), card, "", seatColour(view.seat), payload, `card:${card.number}`));
     });
   }
   return svg;
