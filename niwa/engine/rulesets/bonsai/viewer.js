@@ -123,8 +123,9 @@ export function draw(view, payload) {
   view.board.forEach((card, i) => {
     const x = 12 + i * 180;
     svg.append(el("rect", { x, y: 36, width: 170, height: 34, rx: 4, fill: "#fff", stroke: "#888", "data-part": `slot:${i + 1}` }));
-    svg.append(text(x + 6, 50, `slot ${i + 1}`, { "font-size": 10 }));
-    svg.append(text(x + 6, 64, card === null ? "(empty)" : words(payload, card), { "font-size": 11, "data-slot": i }));
+    // pointer-events none: a click on the words reaches the slot under them
+    svg.append(text(x + 6, 50, `slot ${i + 1}`, { "font-size": 10, "pointer-events": "none" }));
+    svg.append(text(x + 6, 64, card === null ? "(empty)" : words(payload, card), { "font-size": 11, "data-slot": i, "pointer-events": "none" }));
   });
   // The open goal tiles, in their colours, four to a row.
   view.goals_open.forEach((goal, i) => {
