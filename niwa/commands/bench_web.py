@@ -10,6 +10,9 @@ CPU time (``time.process_time``: the request's worker thread included) and wall 
 per request; ``--repeat`` runs, each on a fresh app and store connection. The load
 average is printed with every run.
 
+``--viewer`` instead times the replay viewer's frames in Chromium
+(:mod:`niwa.commands.bench_viewer`).
+
 ``--replay FILE`` (repeatable) instead times what a match page does the first time it
 is opened: re-simulating the replay into the viewer's payload and encoding it (the
 server keeps the last few payloads, so later opens skip it).
@@ -29,6 +32,7 @@ import anyio
 
 from niwa import engine
 from niwa.cli import UsageError
+from niwa.commands import bench_viewer
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.ladder_synthetic import fill
 from niwa.ladder.store import Store
@@ -64,6 +68,13 @@ def register(sub: Any) -> None:
                       help="one step written every this many ms (default 600)")
     live.add_argument("--live-steps", type=int, default=40,
                       help="steps written a match (default 40)")
+    p.add_argument("--viewer", action="store_true",
+                   help="time the replay viewer's frames in Chromium instead, per game "
+                        "(niwa/commands/bench_viewer.py)")
+    p.add_argument("--steps", type=int, default=500,
+                   help="--viewer: steps of each game's replay (default 500)")
+    p.add_argument("--baseline", type=Path, metavar="CHECKOUT",
+                   help="--viewer: also measure this niwa checkout's viewer")
     add_json_option(p)
     p.set_defaults(run=run)
 
@@ -159,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
         if min(args.watchers) < 1 or args.pace_ms < 1 or args.live_steps < 1:
             raise UsageError("--watchers, --pace-ms and --live-steps must be at least 1")
         return run_live(args)
+    if args.viewer:
+        return bench_viewer.run(args)
     if args.replay:
         return run_replays(args)
     if args.game not in engine.games():

@@ -256,6 +256,12 @@ Dealer: TypeAlias = Callable[[Rng], State]
 BoardParts: TypeAlias = Callable[[Mapping[str, JSON], Action], Sequence[str]]
 #: Every decision and every chance outcome a game can list at one player count.
 Enumeration: TypeAlias = tuple[Sequence[Action], Sequence[Action]]
+#: Each seat's score so far, read from the spectator's observation only (so it can show
+#: nothing hidden); None where the game keeps no running score at that point.
+ScoreNow: TypeAlias = Callable[[Mapping[str, JSON]], list[float] | None]
+#: The end-of-game breakdown of a finished state: ``{"rows": [{"label", "values"}],
+#: "tie_rule": str, "tie_break": [sentences]}`` (niwa.engine.scoreboard builds it).
+Breakdown: TypeAlias = Callable[[State], dict[str, JSON]]
 
 
 class Game(ABC):
@@ -334,6 +340,21 @@ class Game(ABC):
         ``seat``, never asked for legal actions): each call copies it and deals the
         hidden parts again, with :meth:`determinize`'s distribution. Fallback: the
         search calls :meth:`determinize` per iteration."""
+        return None
+
+    def score_now(self) -> ScoreNow | None:
+        """The viewer's score chart: each seat's score per step, from the spectator's
+        observation. Fallback: no chart."""
+        return None
+
+    def score_breakdown(self) -> Breakdown | None:
+        """The viewer's end-of-game table: the score's parts per seat and the tie-break
+        the result applied. Fallback: the result's scores and places only."""
+        return None
+
+    def glossary(self) -> Mapping[str, str] | None:
+        """Words for the ids an observation holds (card and tile names from the rules
+        data), which the viewer shows instead of the ids. Fallback: the ids."""
         return None
 
 

@@ -11,18 +11,30 @@ None, the fallback, where the module or the name is absent:
 - ``parts.py``: ``board_parts`` (:meth:`board_parts`)
 - ``redeal.py``: ``unseen(seat)`` (:meth:`unseen_chance`), ``dealer(base, seat)``
   (:meth:`redealer`)
+- ``scoreboard.py``: ``score_now`` (:meth:`score_now`), ``breakdown``
+  (:meth:`score_breakdown`), ``GLOSSARY`` (:meth:`glossary`)
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from types import ModuleType
 from typing import Any
 
-from niwa.engine.api import BoardParts, ChanceTest, Dealer, Enumeration, Evaluation, State
+from niwa.engine.api import (
+    BoardParts,
+    Breakdown,
+    ChanceTest,
+    Dealer,
+    Enumeration,
+    Evaluation,
+    ScoreNow,
+    State,
+)
 
 
 class PackagedHooks:
@@ -67,3 +79,15 @@ class PackagedHooks:
     def board_parts(self) -> BoardParts | None:
         parts: BoardParts | None = self._part("parts", "board_parts")
         return parts
+
+    def score_now(self) -> ScoreNow | None:
+        score: ScoreNow | None = self._part("scoreboard", "score_now")
+        return score
+
+    def score_breakdown(self) -> Breakdown | None:
+        breakdown: Breakdown | None = self._part("scoreboard", "breakdown")
+        return breakdown
+
+    def glossary(self) -> Mapping[str, str] | None:
+        words: Mapping[str, str] | None = self._part("scoreboard", "GLOSSARY")
+        return words

@@ -26,6 +26,7 @@ import anyio
 import structlog
 
 from niwa.engine import CHANCE, JSON, Game, State
+from niwa.engine.api import ScoreNow
 from niwa.referee import replay as replays
 from niwa.referee.replay import Header, Replay, ReplayError, ResultLine, Step
 from niwa.web.replay_view import FORMAT, MAX_STEPS, diff, renderer_url
@@ -82,6 +83,7 @@ class Tail:
         self.view: JSON = None
         self.steps = 0
         self.texts = False
+        self.score_now: ScoreNow | None = None
         self.events: list[str] = []
         self.ended = False
         #: Why the tail stopped before the end (a damaged file), for the watchers.
@@ -142,7 +144,8 @@ class Tail:
         self.view = self.state.observe(None)
         renderer = renderer_url(self.game)
         self.texts = renderer is None
-        frame = self.frame([[[], self.view]])
+        self.score_now = self.game.score_now()
+        frame = self.frame([[[], self.view]], self.view)
         self.events.append(sse("start", {
             "format": FORMAT, "live": True, "game": header.game, "renderer": renderer,
             "version": header.version, "players": header.players, "seed": SEED_HIDDEN,
@@ -151,6 +154,7 @@ class Tail:
             "seats": [{"seat": s.seat, "bot": s.bot, "name": s.name, "version": s.version}
                       for s in header.seats],
             "delay": self.delay, "result": None, "frames": [frame],
+            "glossary": dict(self.game.glossary() or {}),
         }, 0))  # fmt: skip
 
     def step(self, step: Step) -> None:
@@ -159,18 +163,22 @@ class Tail:
         replays.apply_step(step, self.state)
         self.steps += 1
         view = self.state.observe(None)
-        frame = self.frame(diff(self.view, view))
+        frame = self.frame(diff(self.view, view), view)
         self.view = view
         self.events.append(
             sse("frame", {"moves": public_moves(step), "frame": frame}, self.steps)
         )
 
-    def frame(self, ops: list[Any]) -> dict[str, JSON]:
+    def frame(self, ops: list[Any], view: JSON) -> dict[str, JSON]:
+        """The frame of the state now, ``view`` its spectator's view; its running score
+        is the public one (score_now reads the spectator's view only)."""
         assert self.state is not None
         frame: dict[str, JSON] = {
             "to_move": list(self.state.to_move()), "over": self.state.is_over(),
             "ops": [ops], "moves": [],
         }  # fmt: skip
+        if self.score_now is not None:
+            frame["score"] = self.score_now(view)
         if self.texts:
             frame["text"] = [self.state.render(None)]
         return frame

@@ -120,8 +120,11 @@ window.niwaViewer = __modules["viewer.js"].mountViewer(
 """
 
 
-def _renderer(payload: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """The game's renderer module as an extra for :func:`bundle`, if it ships one."""
+def _renderer(payload: dict[str, Any], source: str | None = None) -> tuple[tuple[str, str], ...]:
+    """The game's renderer module (``source``, else the game's own) as an extra for
+    :func:`bundle`, if it ships one."""
+    if source is not None:
+        return ((RENDERER, source),)
     name = payload.get("game")
     if not payload.get("renderer") or name not in games():
         return ()
@@ -133,10 +136,13 @@ def _sha256(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
-def offline_html(payload: dict[str, Any], static: Path = STATIC_DIR) -> str:
+def offline_html(
+    payload: dict[str, Any], static: Path = STATIC_DIR, renderer: str | None = None
+) -> str:
     """The viewer for ``payload`` (niwa.web.replay_view.replay_payload) as one HTML page;
-    ``static``: another copy of niwa/web/static (a benchmark's baseline)."""
-    code = bundle(ENTRY, static, _renderer(payload))
+    ``static``: another copy of niwa/web/static and ``renderer`` another copy of the
+    game's renderer module (a benchmark's baseline)."""
+    code = bundle(ENTRY, static, _renderer(payload, renderer))
     script = "(() => {\n\"use strict\";\n" + code + _BOOT + "})();\n"
     style = (static / "viewer.css").read_text(encoding="utf-8")
     if "</" in script or "</" in style:  # would end the element early: none is written so

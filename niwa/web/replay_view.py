@@ -16,6 +16,11 @@ Operations, with ``path`` a list of object keys and array indexes from the view'
   length appends);
 * ``[path]``: delete the object key at ``path``;
 * ``[path, "len", n]``: cut the array at ``path`` to ``n`` items.
+
+Besides the views: each frame's ``score`` (the game's ``score_now`` hook on the
+spectator's view), each decision's ``legal_text`` (the legal list in words), the
+payload's ``breakdown`` (the end-of-game table, once the game is over) and
+``glossary`` (words for the ids in the views).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from niwa.engine import CHANCE, JSON, Game, State, canonical_json, describe_move
+from niwa.engine import CHANCE, JSON, Game, State, canonical_json, describe_move, scoreboard
 from niwa.referee import replay as replays
 from niwa.referee.replay import Move, MoveThinking, Replay, ReplayError
 
@@ -96,16 +101,20 @@ def _move(move: Move, before: State) -> dict[str, JSON]:
     if move.seat == CHANCE:
         return out
     chosen = canonical_json(move.action)
-    legal = [canonical_json(a) for a in before.legal_actions(move.seat)]
+    actions = before.legal_actions(move.seat)
+    legal = [canonical_json(a) for a in actions]
     index = found = legal.index(chosen) if chosen in legal else -1
     shown = legal[:LEGAL_SHOWN]
+    words = [describe_move(before, move.seat, a) for a in actions[:LEGAL_SHOWN]]
     if index >= LEGAL_SHOWN:
         shown[-1] = chosen
+        words[-1] = text
         index = LEGAL_SHOWN - 1
     out |= {
         "action": chosen,
         "status": move.status,
         "legal": shown,
+        "legal_text": words,
         "legal_count": len(legal),
         "chosen": index,
         "wall_ms": move.wall_ms,
@@ -152,7 +161,9 @@ def _result(replay: Replay) -> dict[str, JSON] | None:
     }
 
 
-def _frame(state: State, ops: list[list[Op] | None] | None, texts: bool) -> dict[str, JSON]:
+def _frame(
+    state: State, ops: list[list[Op] | None] | None, texts: bool, score: JSON = None
+) -> dict[str, JSON]:
     """A frame; with ``texts`` (a game without a renderer) also :meth:`State.render`'s
     picture for the spectator and each seat, which the generic renderer shows."""
     frame: dict[str, JSON] = {
@@ -161,10 +172,22 @@ def _frame(state: State, ops: list[list[Op] | None] | None, texts: bool) -> dict
         "ops": ops,
         "moves": [],
     }
+    if score is not None:
+        frame["score"] = score
     if texts:
         players = len(ops) - 1 if ops else 0
         frame["text"] = [state.render(None), *(state.render(s) for s in range(players))]
     return frame
+
+
+def _breakdown(game: Game, final: State) -> JSON:
+    """The end-of-game table of the game's hook (the final state is public), else the
+    result's scores and places alone."""
+    hook = game.score_breakdown()
+    if hook is not None:
+        return hook(final)
+    return scoreboard.table([("score", list(final.result().scores))], final.result(),
+                            "Tied seats share the place.")  # fmt: skip
 
 
 #: Where the web front serves a game's renderer module (niwa.web.app).
@@ -195,13 +218,21 @@ def replay_payload(replay: Replay) -> dict[str, JSON]:
     first = views[0]
     start: list[list[Op] | None] = [[[[], first]], *(diff(first, v) for v in views[1:])]
     renderer = renderer_url(game)
-    frames = [_frame(state, start, renderer is None)]
+    score_now = game.score_now()
+
+    def score(spectator: JSON) -> JSON:
+        return None if score_now is None else score_now(spectator)
+
+    frames = [_frame(state, start, renderer is None, score(first))]
+    breakdown: JSON = None
     for step, before, after in replays.states(replay, game):
         frames[-1]["moves"] = [_move(m, before) for m in step.moves]
         now = _views(after, h.players)
         ops = [diff(old, new) for old, new in zip(views, now, strict=True)]
-        frames.append(_frame(after, _seat_ops(ops[0], ops[1:]), renderer is None))
+        frames.append(_frame(after, _seat_ops(ops[0], ops[1:]), renderer is None, score(now[0])))
         views = now
+        if after.is_over():
+            breakdown = _breakdown(game, after)
     return {
         "format": FORMAT,
         "game": h.game,
@@ -218,6 +249,8 @@ def replay_payload(replay: Replay) -> dict[str, JSON]:
             for s in h.seats
         ],
         "result": _result(replay),
+        "breakdown": breakdown,
+        "glossary": dict(game.glossary() or {}),
         "frames": frames,
     }
 

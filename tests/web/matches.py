@@ -22,3 +22,13 @@ def play(game: str, directory: Path, seed: int = 3, seats: int = 2,
         args += ["--html", str(html)]
     assert main(args) == 0
     return replay
+
+
+def forged_page(lines: list[str], directory: Path, name: str) -> Path:
+    """An offline viewer page of the replay ``lines`` (an edited real replay), written
+    to ``directory`` as ``name``.jsonl and ``name``.html."""
+    replay = directory / f"{name}.jsonl"
+    replay.write_text("\n".join(lines) + "\n")
+    page = directory / f"{name}.html"
+    assert main(["replay", "html", str(replay), "-o", str(page)]) == 0
+    return page

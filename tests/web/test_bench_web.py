@@ -45,3 +45,31 @@ def test_bench_web_live_times_frames_reaching_watchers_and_the_web_process_s_cpu
     assert runs[0]["latency_ms"] == [] and len(runs[1]["latency_ms"]) == 2 * 3
     assert all(r["cpu_s"] >= 0 and r["steps"] == 3 for r in runs)
     assert "load average" in out.err
+
+
+def test_bench_web_viewer_times_every_games_frames_beside_a_baseline(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    checkout = Path(__file__).resolve().parents[2]  # this checkout stands in for a baseline
+    args = ["bench", "web", "--viewer", "--steps", "30", "--repeat", "1",
+            "--baseline", str(checkout)]
+    assert main([*args, "--json", "-"]) == 0
+    out = capsys.readouterr()
+    document = json.loads(out.out)
+    assert set(document["games"]) == {"blossom", "sakura", "bonsai", "miyabi"}
+    for figures in document["games"].values():
+        assert figures["frames"] > 30
+        assert {"this", "baseline"} <= set(figures)
+        assert all(run["max_ms"] >= run["p95_ms"] > 0 for run in figures["this"])
+        assert figures["this_best"]["max_ms"] <= figures["this"][0]["max_ms"]
+    assert document["slowest_game"] in document["games"]
+    assert "each frame's best of 1 runs" in out.err and "load average" in out.err
+    assert "slowest game: " in out.err and "; baseline " in out.err
+
+
+def test_bench_web_viewer_refuses_a_baseline_that_is_no_checkout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bench", "web", "--viewer", "--baseline", str(tmp_path)]) != 0
+    err = capsys.readouterr().err
+    assert "has no niwa/web/static/viewer.js: give a niwa checkout's root" in err

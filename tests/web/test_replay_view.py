@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,13 +28,19 @@ def _plain(value: object) -> JSON:
     return json.loads(json.dumps(value))  # type: ignore[no-any-return]
 
 
+def _payload(replay: replays.Replay) -> dict[str, Any]:
+    """The payload as the browser gets it (through JSON)."""
+    payload = _plain(replay_payload(replay))
+    assert isinstance(payload, dict)
+    return payload
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_every_frame_rebuilds_every_seats_observation(
     game: str, replay_files: dict[str, Path]
 ) -> None:
     replay = replays.read(replay_files[game])
-    payload = _plain(replay_payload(replay))
-    assert isinstance(payload, dict)
+    payload = _payload(replay)
     frames = payload["frames"]
     players = replay.header.players
     states = [replays.new_game(replay, replay.game())]
@@ -131,3 +138,30 @@ def test_the_seed_travels_as_a_string_that_keeps_every_digit(tmp_path: Path) -> 
     assert replay.header.seed == seed  # the file keeps the number (its format is a contract)
     payload = json.loads(json.dumps(replay_payload(replay)))
     assert payload["seed"] == str(seed)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_frame_carries_the_spectators_running_score_and_the_last_the_breakdown(
+    game: str, replay_files: dict[str, Path]
+) -> None:
+    replay = replays.read(replay_files[game])
+    payload = _payload(replay)
+    frames = payload["frames"]
+    score_now = replay.game().score_now()
+    assert score_now is not None
+    for index in (0, len(frames) // 2, len(frames) - 1):
+        spectator = replay_view.views_at(payload, index)[0]
+        assert isinstance(spectator, dict)
+        assert frames[index]["score"] == score_now(spectator)
+    assert payload["result"] is not None
+    assert frames[-1]["score"] == payload["result"]["scores"]
+    assert payload["breakdown"]["rows"][-1]["label"] == "place"
+
+
+def test_a_decisions_legal_list_has_its_words_beside_the_json(
+    replay_files: dict[str, Path]
+) -> None:
+    payload = _payload(replays.read(replay_files["sakura"]))
+    move = next(m for f in payload["frames"] for m in f["moves"] if m["seat"] >= 0)
+    assert len(move["legal_text"]) == len(move["legal"])
+    assert move["legal_text"][move["chosen"]] == move["text"]

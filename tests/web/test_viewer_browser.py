@@ -22,13 +22,12 @@ from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
 
 from niwa import engine
-from niwa.cli import main
 from niwa.referee import replay as replays
 from niwa.web.offline import offline_html
 from niwa.web.replay_view import replay_payload
 from tests.polling import PATIENCE_S
 from tests.web.browser import console_errors, go_offline, keep_screenshot
-from tests.web.matches import GAMES, play
+from tests.web.matches import GAMES, forged_page, play
 
 #: What each renderer draws with data-field/data-seat, read from the observation:
 #: (field, seat) -> the text it must show (seat -1: the table's own numbers).
@@ -89,17 +88,6 @@ def observations(replay_path: Path, step: int) -> list[dict[str, Any]]:
     state = next(before for s, before, _ in replays.states(replay) if s.index == step)
     return [state.observe(seat) for seat in (None, *range(replay.header.players))]
 
-
-@pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
-    """Each game's replay and offline page, from one real match."""
-    directory = tmp_path_factory.mktemp("viewer")
-    out = {}
-    for game in GAMES:
-        html = directory / f"{game}.html"
-        replay = play(game, directory, seats=3 if game == "sakura" else 2, html=html)
-        out[game] = (replay, html)
-    return out
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -173,7 +161,11 @@ def test_a_decision_shows_its_legal_list_with_the_choice_marked(
     chosen = WebDriverWait(browser, PATIENCE_S).until(
         lambda b: b.find_element(By.CSS_SELECTOR, ".nv-moves .nv-chosen")
     )
-    assert chosen.get_attribute("textContent") == replays.encode(step.moves[0].action)
+    before = next(b for s, b, _ in replays.states(replay) if s.index == step.index)
+    move = step.moves[0]
+    words = engine.describe_move(before, move.seat, move.action)
+    assert chosen.get_attribute("textContent") == words
+    assert chosen.get_attribute("title") == replays.encode(move.action)
     assert console_errors(browser) == []
 
 
@@ -187,10 +179,7 @@ def test_bot_written_names_and_notes_show_as_text_and_run_nothing(
     first = next(i for i, line in enumerate(lines) if '"kind":"decision"' in line)
     forged = text.splitlines()
     forged[first] = forged[first].replace('"seat":', f'"note":{replays.encode(hostile)},"seat":', 1)
-    replay = tmp_path / "hostile.jsonl"
-    replay.write_text("\n".join(forged) + "\n")
-    page = tmp_path / "hostile.html"
-    assert main(["replay", "html", str(replay), "-o", str(page)]) == 0
+    page = forged_page(forged, tmp_path, "hostile")
     open_viewer(browser, page, f"#step={first - 1}")
     names = browser.find_element(By.CSS_SELECTOR, ".nv-seats").text
     assert hostile in names
@@ -208,10 +197,7 @@ def test_a_failure_is_highlighted_and_its_link_jumps_to_its_step(
     lines = replay_path.read_text().splitlines()
     at = next(i for i, line in enumerate(lines) if '"kind":"decision"' in line and i > 20) - 1
     lines[at + 1] = lines[at + 1].replace('"status":"OK"', '"status":"TIMEOUT"', 1)
-    forged = tmp_path / "failure.jsonl"
-    forged.write_text("\n".join(lines) + "\n")
-    page = tmp_path / "failure.html"
-    assert main(["replay", "html", str(forged), "-o", str(page)]) == 0
+    page = forged_page(lines, tmp_path, "failure")
     open_viewer(browser, page)
     link = browser.find_element(By.CSS_SELECTOR, ".nv-failures a")
     assert "TIMEOUT" in link.text

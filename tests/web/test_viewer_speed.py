@@ -1,7 +1,8 @@
 """How fast the viewer opens and steps in Chromium, measured in the page with the
 Performance API and printed (figures in docs/benchmarks.md; nothing here is a timed
-assertion). No built-in bot plays a game past ~300 steps, so the long replay is two
-real four-seat Miyabi matches joined into one payload: every frame still holds real
+assertion). No built-in bot plays a game past ~300 steps, so the long replay is real
+four-seat Miyabi matches joined into one payload (niwa.commands.bench_viewer, which
+`niwa bench web --viewer` also uses): every frame still holds real
 observations for four seats, and the second match starts with a frame that replaces
 every view."""
 
@@ -16,20 +17,10 @@ from typing import Any
 from selenium import webdriver
 from selenium.webdriver.support.wait import WebDriverWait
 
-from niwa.referee import replay as replays
+from niwa.commands.bench_viewer import STEP_THROUGH, long_payload
 from niwa.web.offline import offline_html
-from niwa.web.replay_view import replay_payload, views_at
 from tests.polling import PATIENCE_S
 from tests.web.browser import console_errors, go_offline
-from tests.web.matches import play
-
-SEATS = 4
-
-
-def joined(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    """``second``'s frames after ``first``'s, its first frame replacing every view."""
-    start = dict(second["frames"][0], ops=[[[[], view]] for view in views_at(second, 0)])
-    return dict(first, frames=[*first["frames"], start, *second["frames"][1:]])
 
 
 def measure(browser: webdriver.Chrome, page: Path, frames: int) -> dict[str, Any]:
@@ -39,17 +30,7 @@ def measure(browser: webdriver.Chrome, page: Path, frames: int) -> dict[str, Any
     WebDriverWait(browser, PATIENCE_S).until(lambda d: d.execute_script(viewer_ready))
     ready = browser.execute_script("return window.niwaViewer.timings.ready_ms")
     # Every frame in turn, each drawn and laid out: what a held-down arrow key costs.
-    steps = browser.execute_script("""
-        const v = window.niwaViewer, root = document.getElementById("niwa-viewer");
-        const out = [];
-        for (let i = 1; i < arguments[0]; i += 1) {
-          const t0 = performance.now();
-          v.show(i);
-          root.getBoundingClientRect();
-          out.push(performance.now() - t0);
-        }
-        return out;
-    """, frames)
+    steps = browser.execute_script(STEP_THROUGH, frames)
     assert len(steps) == frames - 1
     back = browser.execute_script("""
         const v = window.niwaViewer, t0 = performance.now();
@@ -68,11 +49,7 @@ def measure(browser: webdriver.Chrome, page: Path, frames: int) -> dict[str, Any
 def test_a_long_replay_opens_and_steps_fast(browser: webdriver.Chrome, tmp_path: Path) -> None:
     """With NIWA_VIEWER_BASELINE=DIR (another checkout's niwa/web/static), that viewer is
     measured too, alternating with this one, three times each."""
-    payloads = []
-    for seed in (1, 2):
-        replay = play("miyabi", tmp_path, seed=seed, seats=SEATS)
-        payloads.append(replay_payload(replays.read(replay)))
-    payload = joined(*payloads)
+    payload = long_payload("miyabi", 500, tmp_path)
     frames = len(payload["frames"])
     assert frames >= 500
     pages = {"this": tmp_path / "long.html"}

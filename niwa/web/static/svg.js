@@ -44,9 +44,15 @@ export function seatLabel(seat, view) {
   return view.seat === seat ? `seat ${seat} (you)` : `seat ${seat}`;
 }
 
-// One line of text in pieces, each piece [words, part]: a piece with a part is a tspan a
-// person at the table may click (data-part; niwa/web/static/human.js). The text reads
-// the same as one text() of the pieces joined.
+// The words the game's rules data give an id (the payload's glossary), else the id.
+export function words(payload, id) {
+  const glossary = payload && payload.glossary;
+  return glossary && Object.hasOwn(glossary, id) ? glossary[id] : id;
+}
+
+// One line of text in pieces, each piece [words, part]: a piece with a part is a tspan
+// tagged data-part, a board part a person at the table may click. The text reads the
+// same as one text() of the pieces joined.
 export function partText(x, y, pieces, attrs = {}) {
   const node = el("text", { x, y, ...attrs });
   for (const [words, part] of pieces) {

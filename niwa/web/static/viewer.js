@@ -5,8 +5,15 @@
 // payload's `renderer` URL (boot.js) and hands in; without one, generic.js draws it.
 import * as generic from "./generic.js";
 import { shareBar, summary, valueChart } from "./thinking.js";
+import { scoreChart } from "./chart.js";
+import { breakdownTable, failureSummary } from "./summary.js";
+import { patchChild } from "./morph.js";
 
+// One step per this at 1x; the speed control divides it.
 const PLAY_INTERVAL_MS = 400;
+const SPEEDS = [0.5, 1, 2, 4, 8];
+// A horizontal swipe on the board this long (CSS px) steps once.
+const SWIPE_PX = 40;
 // Legal lists up to this long are shown open; longer ones are built when opened.
 const SHORT_LIST = 12;
 
@@ -91,7 +98,7 @@ function parseHash() {
 export function mountViewer(root, payload, renderer = generic) {
   const frames = new Frames(payload.frames);
   let last = payload.frames.length - 1; // grows as a live match's frames arrive (append)
-  const state = { step: 0, seat: null, timer: null };
+  const state = { step: 0, seat: null, timer: null, speed: 1, interval: PLAY_INTERVAL_MS };
   const timings = { mount_ms: 0, steps_ms: [] };
   const started = performance.now();
 
@@ -99,7 +106,7 @@ export function mountViewer(root, payload, renderer = generic) {
   root.classList.add("niwa-viewer");
   root.tabIndex = 0;
 
-  // Header: the match, who sat where, how they ended, and links to every failure.
+  // Header: the match, who sat where, how they ended, and one failure line per seat.
   const head = node("header", { class: "nv-head" });
   head.append(node("h2", { text: `${payload.version} · seed ${payload.seed}${payload.match_id ? ` · match ${payload.match_id}` : ""}` }));
   const seatList = node("ol", { class: "nv-seats", start: 0 });
@@ -107,44 +114,36 @@ export function mountViewer(root, payload, renderer = generic) {
     const li = node("li", { class: `nv-seat seat-${i % 6}` });
     li.append(node("span", { class: "nv-seat-name", text: `seat ${i}: ${seatName(payload, i)}` }));
     const r = payload.result;
-    if (r) {
-      li.append(node("span", { class: "nv-place", text: ` · place ${r.places[i] + 1}, score ${r.scores[i]}` }));
-      const out = r.seats[i];
-      if (out.status === "out") {
-        const where = out.at === null ? "start-up" : `step ${out.at}`;
-        const badge = node("a", { class: "nv-out", href: out.at === null ? "#" : `#step=${out.at}`, text: ` OUT: ${out.reason} at ${where}` });
-        li.append(badge);
-      }
-    }
+    if (r) li.append(node("span", { class: "nv-place", text: ` · place ${r.places[i] + 1}, score ${r.scores[i]}` }));
     seatList.append(li);
   });
   head.append(seatList);
-  const failures = [];
-  payload.frames.forEach((f, i) => {
-    for (const m of f.moves) if (m.seat >= 0 && m.status !== "OK") failures.push([i, m]);
-  });
-  if (failures.length) {
-    const list = node("p", { class: "nv-failures", text: "failures: " });
-    for (const [i, m] of failures.slice(0, 50)) {
-      list.append(node("a", { href: `#step=${i}`, class: "nv-failure", text: `seat ${m.seat} ${m.status} at step ${i}` }), " ");
-    }
-    head.append(list);
-  }
+  const failed = failureSummary(payload, (seat) => seatName(payload, seat));
+  if (failed) head.append(failed);
   if (!payload.result && !payload.live) head.append(node("p", { class: "nv-note", text: "no result line: the match was interrupted" }));
 
-  // Controls.
+  // Controls: big enough to tap; the keys do the same (see the keydown handler).
   const controls = node("div", { class: "nv-controls" });
   const button = (label, title, action) => {
-    const b = node("button", { type: "button", title, text: label });
+    const b = node("button", { type: "button", title, "aria-label": title, text: label });
     b.addEventListener("click", action);
     controls.append(b);
     return b;
   };
   button("«", "first step (Home)", () => show(0));
   button("‹", "step back (←)", () => show(state.step - 1));
-  const playButton = button("play", "play / pause (space)", () => togglePlay());
+  const playButton = button("▶", "play / pause (space)", () => togglePlay());
+  playButton.classList.add("nv-play");
   button("›", "step forward (→)", () => show(state.step + 1));
   button("»", "last step (End)", () => show(last));
+  const speedSelect = node("select", { class: "nv-speed", "aria-label": "playback speed" });
+  for (const x of SPEEDS) speedSelect.append(node("option", { value: x, text: `${x}×` }));
+  speedSelect.value = "1";
+  speedSelect.addEventListener("change", () => {
+    setSpeed(Number(speedSelect.value));
+    speedSelect.blur();
+  });
+  controls.append(node("label", {}, "speed ", speedSelect));
   const jump = node("input", { type: "number", min: 0, max: last, value: 0, class: "nv-jump", "aria-label": "step" });
   jump.addEventListener("change", () => show(Number(jump.value)));
   const ofLast = node("span", { text: ` of ${last}` });
@@ -162,14 +161,30 @@ export function mountViewer(root, payload, renderer = generic) {
   });
   controls.append(node("label", {}, "seen by ", seatSelect));
   seatSelect.disabled = Boolean(payload.live); // a live match shows the spectator only
+  const scoreView = scoreChart(payload, (i) => show(i));
 
   const main = node("div", { class: "nv-main" });
   const board = node("div", { class: "nv-board" });
   const side = node("aside", { class: "nv-moves" });
   main.append(board, side);
-  root.append(head, controls, main);
+  root.append(head, controls);
+  if (scoreView) root.append(scoreView.node);
+  root.append(main);
   const chart = valueChart(payload);
   if (chart) root.append(chart.node);
+  const endTable = breakdownTable(payload);
+
+  // A swipe across the board steps (touch or pen; a mouse drag too).
+  let swipeFrom = null;
+  board.addEventListener("pointerdown", (event) => { swipeFrom = [event.clientX, event.clientY]; });
+  board.addEventListener("pointerup", (event) => {
+    if (!swipeFrom) return;
+    const dx = event.clientX - swipeFrom[0];
+    const dy = event.clientY - swipeFrom[1];
+    swipeFrom = null;
+    if (Math.abs(dx) >= SWIPE_PX && Math.abs(dx) > 2 * Math.abs(dy)) show(state.step + (dx < 0 ? 1 : -1));
+  });
+  board.addEventListener("pointercancel", () => { swipeFrom = null; });
 
   function movesPanel(index) {
     const frame = payload.frames[index];
@@ -197,7 +212,8 @@ export function mountViewer(root, payload, renderer = generic) {
         if (details.childElementCount > 1) return;
         const legal = node("ol", { class: "nv-legal", start: 0 });
         m.legal.forEach((action, i) => {
-          legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "" }, shareBar(m, i), node("span", { text: action })));
+          const words = m.legal_text ? m.legal_text[i] : action;
+          legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", title: action }, shareBar(m, i), node("span", { text: words })));
         });
         details.append(legal);
       };
@@ -210,6 +226,7 @@ export function mountViewer(root, payload, renderer = generic) {
       box.append(details);
       parts.push(box);
     }
+    if (frame.over && endTable) parts.push(endTable);
     return parts;
   }
 
@@ -219,12 +236,13 @@ export function mountViewer(root, payload, renderer = generic) {
     state.step = step;
     const views = frames.at(step);
     const view = state.seat === null ? views[0] : views[state.seat + 1];
-    board.replaceChildren(renderer.draw(view, payload, { step, seat: state.seat }));
+    patchChild(board, renderer.draw(view, payload, { step, seat: state.seat }));
     side.replaceChildren(...movesPanel(step));
     chart?.mark(step);
     jump.value = String(step);
     scrubber.value = String(step);
     seatSelect.value = state.seat === null ? "" : String(state.seat);
+    if (scoreView) scoreView.mark(step);
     if (!fromHash) {
       const hash = `#step=${step}${state.seat === null ? "" : `&seat=${state.seat}`}`;
       if (location.hash !== hash) history.replaceState(null, "", hash);
@@ -239,9 +257,27 @@ export function mountViewer(root, payload, renderer = generic) {
       state.timer = null;
     } else {
       if (state.step === last) show(0);
-      state.timer = setInterval(() => show(state.step + 1), PLAY_INTERVAL_MS);
+      state.timer = setInterval(() => show(state.step + 1), state.interval);
     }
-    playButton.textContent = state.timer === null ? "play" : "pause";
+    playButton.textContent = state.timer === null ? "▶" : "❙❙";
+    playButton.classList.toggle("nv-playing", state.timer !== null);
+  }
+
+  // A new speed takes effect at once, also while playing.
+  function setSpeed(speed) {
+    const x = SPEEDS.includes(speed) ? speed : 1;
+    state.speed = x;
+    state.interval = PLAY_INTERVAL_MS / x;
+    speedSelect.value = String(x);
+    if (state.timer !== null) {
+      clearInterval(state.timer);
+      state.timer = setInterval(() => show(state.step + 1), state.interval);
+    }
+  }
+
+  function faster(by) {
+    const i = SPEEDS.indexOf(state.speed) + by;
+    setSpeed(SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, i))]);
   }
 
   function fromHash() {
@@ -262,6 +298,9 @@ export function mountViewer(root, payload, renderer = generic) {
       Home: () => show(0),
       End: () => show(last),
       " ": () => togglePlay(),
+      "+": () => faster(1),
+      "=": () => faster(1),
+      "-": () => faster(-1),
     };
     const action = keys[event.key];
     if (action) {
@@ -277,11 +316,12 @@ export function mountViewer(root, payload, renderer = generic) {
     last = payload.frames.length - 1;
     jump.max = scrubber.max = String(last);
     ofLast.textContent = ` of ${last}`;
+    scoreView?.update();
     if (following) show(last);
   }
 
   fromHash();
   timings.mount_ms = performance.now() - started;
   timings.ready_ms = performance.now(); // since the page's navigation began
-  return { show, timings, state, views: (i) => frames.at(i), togglePlay, append };
+  return { show, timings, state, views: (i) => frames.at(i), togglePlay, setSpeed, append };
 }
