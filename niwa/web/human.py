@@ -91,11 +91,13 @@ def human_app(table: Table) -> SecurityHeaders:
     )  # fmt: skip
     game = engine.load(table.game)
     renderer = RENDERER_URL.format(game=table.game) if game.renderer_asset() else ""
+    glossary = dict(game.glossary() or {})  # the renderers' words for card and goal ids
 
     def page(request: Request) -> HTMLResponse:
         key, desk = table.desk(request)
         html = templates.get_template("human.html").render(
             game=table.game, seat=desk.seat, names=table.names, key=key, renderer=renderer,
+            glossary=glossary,
         )  # fmt: skip
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 

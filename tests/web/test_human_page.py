@@ -3,12 +3,15 @@ move requests refused with a reason, and the page's strict headers."""
 
 from __future__ import annotations
 
+import html
+import json
 from collections.abc import Iterator
 
 import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from niwa import engine
 from niwa.referee.human import Asked, Choice, Desk
 from niwa.web.human import Table, human_app
 
@@ -91,3 +94,14 @@ def test_a_move_from_another_origin_is_refused(seat: tuple[TestClient, Desk, str
     waiting(desk)
     answer = move(seat, 4, 0, origin="http://elsewhere.example")
     assert answer.status_code == 403 and desk.snapshot()["question"] is not None
+
+
+def test_the_page_carries_the_games_words_for_its_card_ids() -> None:
+    table = Table("sakura", ["human", "builtin:random"])
+    key = table.seat(Desk(0))
+    with TestClient(human_app(table), backend="trio") as client:
+        page = client.get(f"/play/{key}").text
+    glossary = engine.load("sakura").glossary()
+    assert glossary
+    carried = json.loads(html.unescape(page.split('data-glossary="', 1)[1].split('"', 1)[0]))
+    assert carried == dict(glossary)

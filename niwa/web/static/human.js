@@ -10,6 +10,8 @@ const root = document.getElementById("niwa-human");
 const key = root.dataset.key;
 const seat = Number(root.dataset.seat);
 const names = JSON.parse(root.dataset.names);
+// What the renderer reads of a viewer's payload here: the words for card and goal ids.
+const payload = { glossary: JSON.parse(root.dataset.glossary) };
 const board = document.getElementById("human-board");
 const status = document.getElementById("human-status");
 const clock = document.getElementById("human-clock");
@@ -104,7 +106,7 @@ function show(snapshot) {
   root.dataset.version = snapshot.version;
   chooser.hidden = true;
   if (snapshot.view) {
-    board.replaceChildren(renderer.draw(snapshot.view, null, { step: 0, seat }));
+    board.replaceChildren(renderer.draw(snapshot.view, payload, { step: 0, seat }));
   }
   list.replaceChildren(...(question ? question.moves.map((m) => {
     const item = document.createElement("li");
