@@ -124,9 +124,14 @@ class InProcessPlayer:
             self._call(hook, game)
 
     async def act(self, question: Question, timeout_s: float) -> Reply:
+        # _call spelled here: it runs once or more a decision.
+        cpu0 = time.thread_time()
         try:
-            answer = self._call(self.bot.act, question)
+            answer = self.bot.act(question)
+        except Exception as e:
+            raise BotFailure(Failure.CRASHED, f"{type(e).__name__}: {e}") from None
         finally:
+            self._cpu += time.thread_time() - cpu0
             if self._keeps_turns:
                 question.observation  # noqa: B018  # built now, from the state it was asked in
             question.seal()

@@ -149,21 +149,16 @@ class Move:
                                   ("note", self.note))
                 if text
             )
-        clock, cpu, wall = self.clock_ms, self.cpu_ms, self.wall_ms
-        # The common numbers spelled inline (an int clock, finite float times): a
-        # call of _number each cost as much as the rest of the line.
-        clock_text = repr(clock) if type(clock) is int else _number(clock)
-        cpu_text = repr(round(cpu, 3)) if type(cpu) is float and cpu - cpu == 0 \
-            else _number(cpu, 3)
-        wall_text = repr(round(wall, 3)) if type(wall) is float and wall - wall == 0 \
-            else _number(wall, 3)
-        status = self.status
-        status_text = f'"{status}"' if status in _PLAIN_WORDS else _word(status)
+        clock, cpu, wall, status = self.clock_ms, self.cpu_ms, self.wall_ms, self.status
+        status = f'"{status}"' if status in _PLAIN_WORDS else _word(status)
+        # The common values spelled inline (an int clock, finite float times, a plain
+        # status): a call of _number each cost as much as the rest of the line.
         return (
-            f'{{"action":{action},"clock_ms":{clock_text},"cpu_ms":{cpu_text},'
-            f'{texts}"seat":{self.seat},'
-            f'"status":{status_text},'
-            f'"wall_ms":{wall_text}}}'
+            f'{{"action":{action},"clock_ms":'
+            f'{clock if type(clock) is int else _number(clock)},"cpu_ms":'
+            f'{round(cpu, 3) if type(cpu) is float and cpu - cpu == 0 else _number(cpu, 3)},'
+            f'{texts}"seat":{self.seat},"status":{status},"wall_ms":'
+            f'{round(wall, 3) if type(wall) is float and wall - wall == 0 else _number(wall, 3)}}}'
         )
 
 
@@ -283,10 +278,8 @@ def chain_next(
     already encoded (:func:`encoded_actions`), if the caller has them."""
     if actions is None:
         actions = encoded_actions(moves)
-    parts = [chain, kind, str(index)]
-    for m, action in zip(moves, actions, strict=True):
-        parts += (str(m.seat), action)
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+    seats = "".join([f"|{m.seat}|{action}" for m, action in zip(moves, actions, strict=True)])
+    return hashlib.sha256(f"{chain}|{kind}|{index}{seats}".encode()).hexdigest()[:16]
 
 
 def chance_chain_next(chain: str, index: int, encoded_action: str) -> str:
