@@ -149,16 +149,14 @@ class Move:
                                   ("note", self.note))
                 if text
             )
-        clock, cpu, wall, status = self.clock_ms, self.cpu_ms, self.wall_ms, self.status
+        clock, status = self.clock_ms, self.status
         status = f'"{status}"' if status in _PLAIN_WORDS else _word(status)
-        # The common values spelled inline (an int clock, finite float times, a plain
-        # status): a call of _number each cost as much as the rest of the line.
+        # The common values spelled inline (an int clock, a plain status): a call of
+        # _number each cost as much as the rest of the line.
         return (
             f'{{"action":{action},"clock_ms":'
-            f'{clock if type(clock) is int else _number(clock)},"cpu_ms":'
-            f'{round(cpu, 3) if type(cpu) is float and cpu - cpu == 0 else _number(cpu, 3)},'
-            f'{texts}"seat":{self.seat},"status":{status},"wall_ms":'
-            f'{round(wall, 3) if type(wall) is float and wall - wall == 0 else _number(wall, 3)}}}'
+            f'{clock if type(clock) is int else _number(clock)},"cpu_ms":{_ms(self.cpu_ms)},'
+            f'{texts}"seat":{self.seat},"status":{status},"wall_ms":{_ms(self.wall_ms)}}}'
         )
 
 
@@ -170,6 +168,17 @@ def _word(text: str) -> str:
     """``text`` in canonical JSON; a status or step kind without the encoder, which
     would add only the quotes."""
     return f'"{text}"' if text in _PLAIN_WORDS else canonical_json(text)
+
+
+def _ms(value: float | None) -> str:
+    """``_number(value, 3)``: a time in ms to the microsecond. A float of sensible size
+    is spelled by "%.3f" less its trailing zeros, the same digits as
+    ``repr(round(value, 3))`` (both round the exact value correctly to 3 decimals, and
+    below 1e12 the shortest repr of that result is those decimals) in a third of the time."""
+    if type(value) is float and -1e12 < value < 1e12:  # finite: NaN fails both
+        text = f"{value:.3f}".rstrip("0")
+        return text + "0" if text[-1] == "." else text
+    return _number(value, 3)
 
 
 def _number(value: float | None, digits: int | None = None) -> str:
