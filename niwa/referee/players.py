@@ -11,7 +11,7 @@ import functools
 import time
 from typing import Any, Protocol
 
-from niwa.bots.sdk import Finish, GameStart, Reply, Turn, as_reply
+from niwa.bots.sdk import Finish, GameStart, Reply, Turn, _past_observation, as_reply
 from niwa.engine import State, canonical_json
 from niwa.referee.failures import BotFailure, Failure
 
@@ -42,7 +42,9 @@ class Question(Turn):
         return self._state
 
     def seal(self) -> None:
-        super().seal()
+        # Turn.seal spelled here: a question is sealed once or twice a decision.
+        if self._observation is None:
+            self._observe = _past_observation
         self._state = None
 
 
@@ -56,13 +58,25 @@ def make_question(
     pays), or spelled as text straight from the state for a bot process. ``state`` must
     not change before then: the referee applies the step only after every seat has
     answered."""
-    question = Question(
-        decision, seat, None, state.legal_actions(seat), time_left_ms, seed,
-        per_decision_ms, max(0, time_left_ms - per_decision_ms),
-        observe=functools.partial(state.observe, seat),
-    )  # fmt: skip
+    # Filled in without Turn.__init__ (its arguments checked, passed on by keyword):
+    # the referee makes one or more a decision; equal to
+    # Question(decision, seat, None, legal, time_left_ms, seed, per_decision_ms,
+    # bank, observe=functools.partial(state.observe, seat)).
+    question = _new_question(Question)
+    question.decision = decision
+    question.seat = seat
+    question._observation = None
+    question._observe = functools.partial(state.observe, seat)
+    question.legal_actions = state.legal_actions(seat)
+    question.time_left_ms = time_left_ms
+    question.seed = seed
+    question.per_decision_ms = per_decision_ms
+    question.bank_ms = max(0, time_left_ms - per_decision_ms)
     question._state = state
     return question
+
+
+_new_question = object.__new__
 
 
 class Player(Protocol):
@@ -116,9 +130,14 @@ class InProcessPlayer:
             self._call(hook, game)
 
     async def act(self, question: Question, timeout_s: float) -> Reply:
+        # _call spelled here: it runs once or more a decision.
+        cpu0 = time.thread_time()
         try:
-            answer = self._call(self.bot.act, question)
+            answer = self.bot.act(question)
+        except Exception as e:
+            raise BotFailure(Failure.CRASHED, f"{type(e).__name__}: {e}") from None
         finally:
+            self._cpu += time.thread_time() - cpu0
             if self._keeps_turns:
                 question.observation  # noqa: B018  # built now, from the state it was asked in
             question.seal()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from niwa.bots.sdk import Reply, Thinking, Turn
 
 
@@ -19,6 +21,16 @@ class NamesAnAction:
 
     def act(self, turn: Turn) -> Reply:
         return Reply(action=turn.legal_actions[-1], note="last one")
+
+
+class Slow:
+    """Answers after 20 ms: past a 1 ms allowance with no bank, however fast the machine."""
+
+    version = "0"
+
+    def act(self, turn: Turn) -> int:
+        time.sleep(0.02)
+        return 0
 
 
 class Raises:

@@ -8,6 +8,7 @@ import pytest
 
 from niwa.bots import builtin
 from niwa.referee import replay
+from niwa.referee.clock import TimeControl
 from niwa.referee.match import SeatOutcome, final_places
 from niwa.referee.replay import check as replay_check
 from tests.referee.conftest import RunToy
@@ -17,7 +18,8 @@ from tests.referee.toy import GAME
 @pytest.fixture(autouse=True)
 def _test_bots(monkeypatch: pytest.MonkeyPatch) -> None:
     for name, cls in [("oor", "OutOfRange"), ("names", "NamesAnAction"), ("raises", "Raises"),
-                      ("unserialisable", "Unserialisable"), ("odd-thinking", "OddThinking")]:
+                      ("slow", "Slow"), ("unserialisable", "Unserialisable"),
+                      ("odd-thinking", "OddThinking")]:
         monkeypatch.setitem(builtin.BUILTIN, name, f"tests.referee.inproc_bots:{cls}")
 
 
@@ -107,6 +109,19 @@ def test_a_bot_that_raises_in_process_is_crashed_and_out(run_toy: RunToy) -> Non
     outcome = run_toy("builtin:raises", "builtin:random")
     assert outcome.seats[0].reason == "CRASHED"
     assert "boom" in outcome.seats[0].detail
+
+
+def test_an_answer_past_the_time_left_in_process_is_a_timeout_with_a_default_move(
+    run_toy: RunToy, tmp_path: Path
+) -> None:
+    # The bot runs in the referee's thread: nothing stops it, the clock classifies it.
+    outcome = run_toy("builtin:slow", "builtin:random", time_control=TimeControl(1, 0),
+                      max_failures=100)
+    first = next(
+        m for s in replay.read(tmp_path / "toy.jsonl").steps for m in s.moves if m.seat == 0
+    )
+    assert (first.status, outcome.seats[0].status) == ("TIMEOUT", "ok")
+    assert first.detail.startswith("answered after") and first.cpu_ms is not None
 
 
 def test_out_seats_place_below_every_seat_still_in() -> None:

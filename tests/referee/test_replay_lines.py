@@ -25,6 +25,16 @@ def test_a_move_is_spelled_as_its_canonical_json(move: Move) -> None:
     assert move.line() == canonical_json(move.to_json())
 
 
+@pytest.mark.parametrize("ms", [
+    0.0, -0.0, 0.0005, 0.0015, 2.0005, -0.0004, 5.0004, 7.9996, 1e-9, 123456.7895,
+    999_999_999_999.9995, 1e12, -1e12, 1e20, float("nan"), float("inf"), -float("inf"),
+])
+def test_a_time_is_spelled_as_its_rounded_canonical_json(ms: float) -> None:
+    # Times are spelled with "%.3f" in the line, with round() in to_json: the same text.
+    move = Move(0, 1, "OK", ms, ms, 5)
+    assert move.line() == canonical_json(move.to_json())
+
+
 @pytest.mark.parametrize("digest", ["", "0123456789abcdef"])
 @pytest.mark.parametrize("chain", ["", "fedcba9876543210"])
 def test_a_decision_step_is_spelled_as_its_canonical_json(digest: str, chain: str) -> None:

@@ -194,21 +194,15 @@ class Move:
             )
         thinking = "" if self.thinking is None else \
             f'"thinking":{canonical_json(self.thinking.to_json())},'
-        clock, cpu, wall = self.clock_ms, self.cpu_ms, self.wall_ms
-        # The common numbers spelled inline (an int clock, finite float times): a
-        # call of _number each cost as much as the rest of the line.
-        clock_text = repr(clock) if type(clock) is int else _number(clock)
-        cpu_text = repr(round(cpu, 3)) if type(cpu) is float and cpu - cpu == 0 \
-            else _number(cpu, 3)
-        wall_text = repr(round(wall, 3)) if type(wall) is float and wall - wall == 0 \
-            else _number(wall, 3)
-        status = self.status
-        status_text = f'"{status}"' if status in _PLAIN_WORDS else _word(status)
+        clock, status = self.clock_ms, self.status
+        status = f'"{status}"' if status in _PLAIN_WORDS else _word(status)
+        # The common values spelled inline (an int clock, a plain status): a call of
+        # _number each cost as much as the rest of the line.
         return (
-            f'{{"action":{action},"clock_ms":{clock_text},"cpu_ms":{cpu_text},'
-            f'{texts}"seat":{self.seat},'
-            f'"status":{status_text},'
-            f'{thinking}"wall_ms":{wall_text}}}'
+            f'{{"action":{action},"clock_ms":'
+            f'{clock if type(clock) is int else _number(clock)},"cpu_ms":{_ms(self.cpu_ms)},'
+            f'{texts}"seat":{self.seat},"status":{status},{thinking}'
+            f'"wall_ms":{_ms(self.wall_ms)}}}'
         )
 
 
@@ -220,6 +214,17 @@ def _word(text: str) -> str:
     """``text`` in canonical JSON; a status or step kind without the encoder, which
     would add only the quotes."""
     return f'"{text}"' if text in _PLAIN_WORDS else canonical_json(text)
+
+
+def _ms(value: float | None) -> str:
+    """``_number(value, 3)``: a time in ms to the microsecond. A float of sensible size
+    is spelled by "%.3f" less its trailing zeros, the same digits as
+    ``repr(round(value, 3))`` (both round the exact value correctly to 3 decimals, and
+    below 1e12 the shortest repr of that result is those decimals) in a third of the time."""
+    if type(value) is float and -1e12 < value < 1e12:  # finite: NaN fails both
+        text = f"{value:.3f}".rstrip("0")
+        return text + "0" if text[-1] == "." else text
+    return _number(value, 3)
 
 
 def _number(value: float | None, digits: int | None = None) -> str:
@@ -328,10 +333,8 @@ def chain_next(
     already encoded (:func:`encoded_actions`), if the caller has them."""
     if actions is None:
         actions = encoded_actions(moves)
-    parts = [chain, kind, str(index)]
-    for m, action in zip(moves, actions, strict=True):
-        parts += (str(m.seat), action)
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+    seats = "".join([f"|{m.seat}|{action}" for m, action in zip(moves, actions, strict=True)])
+    return hashlib.sha256(f"{chain}|{kind}|{index}{seats}".encode()).hexdigest()[:16]
 
 
 def chance_chain_next(chain: str, index: int, encoded_action: str) -> str:

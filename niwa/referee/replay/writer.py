@@ -6,7 +6,6 @@ import os
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
 from niwa.engine import JSON, canonical_json
 from niwa.referee.replay.model import FLUSH_INTERVAL_S, Header, ResultLine, Step
@@ -22,9 +21,11 @@ class ReplayWriter:
     def __init__(self, path: str | Path, flush_interval_s: float = FLUSH_INTERVAL_S) -> None:
         self.path = Path(path)
         self.flush_interval_s = flush_interval_s
-        # Unbuffered: every write is whole lines, so the file never ends mid-line
-        # because a buffer filled up.
-        self._file: IO[bytes] = self.path.open("wb", buffering=0)
+        # A bare descriptor, unbuffered: every write is whole lines, so the file never
+        # ends mid-line because a buffer filled up (and no file object per match).
+        self._fd: int | None = os.open(
+            self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666
+        )
         self._pending: list[str] = []
         self._flushed_at = time.monotonic()
 
@@ -37,7 +38,9 @@ class ReplayWriter:
             data = memoryview("".join(self._pending).encode())
             self._pending.clear()
             while data:
-                data = data[os.write(self._file.fileno(), data):]
+                if self._fd is None:
+                    raise ValueError(f"{self.path}: the replay writer is closed")
+                data = data[os.write(self._fd, data):]
             # Timed from the last write, not the last call: a step after a quiet
             # interval (a bot thinking) is written at once, for the live view.
             self._flushed_at = time.monotonic()
@@ -60,11 +63,12 @@ class ReplayWriter:
         self.flush()
 
     def close(self) -> None:
-        if not self._file.closed:
+        if self._fd is not None:
             try:
                 self.flush()
             finally:
-                self._file.close()
+                fd, self._fd = self._fd, None
+                os.close(fd)
 
     def __enter__(self) -> ReplayWriter:
         return self

@@ -330,6 +330,9 @@ class SakuraState(State):
     def to_json(self) -> dict[str, JSON]:
         return codec.FORMAT.wrap(codec.encode(self))
 
+    def snapshot_text(self) -> str:
+        return views_json.snapshot_json(self)
+
     def render(self, seat: int | None = None) -> str:
         return render.table(self, seat)
 
