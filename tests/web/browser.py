@@ -101,11 +101,12 @@ def png_colours(png: bytes, limit: int = 64) -> int:
     return len(colours)
 
 
-def keep_screenshot(png: bytes, shot: Path) -> None:
-    """Write ``png`` to ``shot``, check it is not blank, and copy it to the directory
-    NIWA_WEB_SCREENSHOTS names, if set (how the docs' pictures are made)."""
+def keep_screenshot(png: bytes, shot: Path, colours: int = 16) -> None:
+    """Write ``png`` to ``shot``, check it is not blank (at least ``colours`` colours),
+    and copy it to the directory NIWA_WEB_SCREENSHOTS names, if set (how the docs'
+    pictures are made)."""
     shot.write_bytes(png)
-    assert png_colours(png) >= 16, "the screenshot is (nearly) blank"
+    assert png_colours(png) >= colours, f"{shot.name}: the screenshot is (nearly) blank"
     keep = os.environ.get("NIWA_WEB_SCREENSHOTS")
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)

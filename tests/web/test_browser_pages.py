@@ -2,13 +2,12 @@
 ``--web`` plays every game with built-in bots; for each game the test opens the
 leaderboard and a match, steps with the keyboard, switches seats, and checks what is
 drawn against the replay's views, with no console errors. Screenshots go under the
-test's tmp dir (``NIWA_WEB_SHOTS``: also there, for docs/web.md)."""
+test's tmp dir (``NIWA_WEB_SCREENSHOTS``: also there, for docs/web.md)."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from niwa.ladder import submission
 from niwa.ladder.store import ACTIVE, Store
 from tests.ladder.serving import stop
 from tests.polling import PATIENCE_S, wait_for
-from tests.web.browser import console_errors, png_colours
+from tests.web.browser import console_errors, keep_screenshot
 from tests.web.ladders import BUILTINS
 from tests.web.served import done_matches, start_web_ladder
 
@@ -56,15 +55,10 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
 
 def shot(driver: webdriver.Chrome, folder: Path, name: str) -> Path:
-    """A screenshot that is not blank, kept under ``folder`` (and NIWA_WEB_SHOTS)."""
+    """A screenshot of the window that is not blank, kept under ``folder`` (and
+    NIWA_WEB_SCREENSHOTS)."""
     path = folder / f"{name}.png"
-    png = driver.get_screenshot_as_png()
-    assert png_colours(png) > 4, f"{name}: the screenshot is blank"
-    path.write_bytes(png)
-    extra = os.environ.get("NIWA_WEB_SHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(extra) / path.name)
+    keep_screenshot(driver.get_screenshot_as_png(), path, colours=5)
     return path
 
 

@@ -96,7 +96,7 @@ def test_a_live_match_s_frames_appear_before_it_ends_then_its_replay(
                                  .get_attribute("value") or 0) >= frames)  # fmt: skip
     assert shown
     assert browser.find_element(By.CSS_SELECTOR, ".nv-seat-select").get_attribute("disabled")
-    shot(browser, tmp_path, "live-match")  # NIWA_WEB_SHOTS=docs/web: the one web.md shows
+    shot(browser, tmp_path, "live-match")  # NIWA_WEB_SCREENSHOTS=docs/web: the one web.md shows
     # the match ends; the page loads again, now with the full replay
     wait_for("the full replay", lambda: browser.find_elements(By.ID, "niwa-payload"))
     steps = len(replays.read(replay).steps)

@@ -7,8 +7,6 @@ the same replay (``niwa ladder replay --token``, then ``niwa replay html``) does
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from niwa.web.replay_view import LEGAL_SHOWN
 from tests.ladder.serving import wait_for
 from tests.ladder.tiny_bots import THINKING_VALUE, cli, owner_tokens, talking_bot, write_bot
 from tests.polling import PATIENCE_S
-from tests.web.browser import console_errors
+from tests.web.browser import console_errors, keep_screenshot
 from tests.web.matches import GAMES
 from tests.web.served import done_matches, start_web_ladder
 from tests.web.test_viewer_browser import current, open_viewer
@@ -85,12 +83,8 @@ def test_a_decision_shows_a_share_bar_on_each_legal_action(
     fills = browser.find_elements(By.CSS_SELECTOR, ".nv-legal .nv-share-fill")
     widths = [float(str(f.get_attribute("width"))) for f in fills]
     assert max(widths) > 0 and widths.index(max(widths)) == shares.index(max(shares))
-    shot = tmp_path / f"{game}-thinking.png"
-    shot.write_bytes(browser.find_element(By.CSS_SELECTOR, ".niwa-viewer").screenshot_as_png)
-    keep = os.environ.get("NIWA_WEB_SCREENSHOTS")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(keep) / shot.name)
+    png = browser.find_element(By.CSS_SELECTOR, ".niwa-viewer").screenshot_as_png
+    keep_screenshot(png, tmp_path / f"{game}-thinking.png")
     assert console_errors(browser) == []
 
 
