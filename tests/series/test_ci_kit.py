@@ -75,21 +75,23 @@ def test_the_workflow_runs_the_kit_script() -> None:
     assert "run: ./ci/niwa-ci.sh . ../old" in (KIT / "niwa-bot.yml").read_text()
 
 
+def gate(ladder: tuple[str, str, Path], new: tuple[str, str], old: tuple[str, str]) -> int:
+    """The kit's exit status for a new and an old (version, built-in) of "gated"."""
+    address, token, root = ladder
+    folders = [version(root, f"{role}-{number}", number, builtin)
+               for role, (number, builtin) in (("new", new), ("old", old))]
+    return run_kit(folders[0], folders[1], address, token, root)
+
+
 def test_a_weaker_new_version_fails_the_job_with_h0_and_is_not_submitted(
     ladder: tuple[str, str, Path],
 ) -> None:
-    address, token, root = ladder
-    new = version(root, "weaker", "3.0.0", "random")
-    old = version(root, "stronger-old", "2.0.0", "greedy")
-    assert run_kit(new, old, address, token, root) == H0_EXIT
-    assert [b.version for b in gated(address)] == []
+    assert gate(ladder, new=("3.0.0", "random"), old=("2.0.0", "greedy")) == H0_EXIT
+    assert [b.version for b in gated(ladder[0])] == []
 
 
 def test_a_stronger_new_version_is_submitted_on_h1_and_listed_on_the_ladder(
     ladder: tuple[str, str, Path],
 ) -> None:
-    address, token, root = ladder
-    new = version(root, "stronger", "2.0.0", "greedy")
-    old = version(root, "old", "1.0.0", "random")
-    assert run_kit(new, old, address, token, root) == 0
-    assert [b.version for b in gated(address)] == ["2.0.0"]
+    assert gate(ladder, new=("2.0.0", "greedy"), old=("1.0.0", "random")) == 0
+    assert [b.version for b in gated(ladder[0])] == ["2.0.0"]
