@@ -23,15 +23,20 @@ from niwa.series.headtohead import HeadToHead
 from niwa.series.report import JsonLines, Live, Standings, progress
 from niwa.series.setup import check_seating, entrants
 
+# With --exit-verdict: the SPRT verdicts that are not H1, as exit codes (docs/series.md).
+VERDICT_EXIT = {"H0": 3, "inconclusive": 4}
+
 EPILOG = """\
 exit codes:
   0  the series ran (whatever the SPRT's verdict: H1, H0 or inconclusive is in the
-     output and in the JSON summary, not in the exit code)
+     output and in the JSON summary; with --exit-verdict, 0 means H1)
   1  the series ran, but a bot that is not built-in went OUT in at least one game
      (its reason and the end of its stderr are printed the first time), or, with
      --fail-on any, failed a decision at all (the first failure of each class is
      printed as it happens, and every bot's failures by class at the end)
   2  usage error (bad option, unknown bot or game, no sandbox)
+  3  with --sprt and --exit-verdict: H0 was accepted (A is not elo1 stronger)
+  4  with --sprt and --exit-verdict: inconclusive (--games ran out first)
 
 JSON lines (--json): one {"type": "game", ...} object per finished game, then one
 {"type": "summary", ...} object with the final table's numbers. See docs/series.md.
@@ -70,6 +75,10 @@ def register(sub: Any) -> None:
                    help="stop as soon as an SPRT decides whether A is stronger than B: "
                    "elo0=0 elo1=5 alpha=0.05 beta=0.05 (those are the defaults of any "
                    "left out); H1 is 'A is elo1 stronger', H0 'A is elo0 stronger'")
+    p.add_argument("--exit-verdict", action="store_true",
+                   help="with --sprt, put the verdict in the exit status too: 0 H1, 3 H0, "
+                   "4 inconclusive (1 for a bot gone out still comes first); for CI jobs. "
+                   "Off by default so exit 0 keeps meaning 'the series ran'")
     p.add_argument("--ponder", action="store_true",
                    help="let bots run between their turns (default: frozen while not "
                    "answering)")
@@ -120,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("a series needs at least two --bot (use niwa play for one game)")
     if args.games < 1:
         raise UsageError("--games must be at least 1")
+    if args.exit_verdict and args.sprt is None:
+        raise UsageError("--exit-verdict needs --sprt (add e.g. --sprt elo0=0 elo1=5)")
     try:
         sprt = stats.Sprt.parse(args.sprt) if args.sprt is not None else None
         info = engine.load(args.game).info
@@ -226,4 +237,8 @@ def play_series(
         "bots": {b: line.to_json() for b, line in standings.lines.items()},
         "head_to_head": duel.to_json(finished=True),
     })
-    return 1 if dir_out else 0
+    if dir_out:
+        return 1
+    if args.exit_verdict and duel.sprt is not None and duel.verdict != "H1":
+        return VERDICT_EXIT["H0" if duel.verdict == "H0" else "inconclusive"]
+    return 0

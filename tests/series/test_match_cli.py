@@ -96,6 +96,7 @@ def test_a_bot_directory_that_goes_out_makes_exit_code_1_and_shows_its_stderr(
         (["--sprt", "elo0=5", "elo1=1"], "elo1 must be above elo0"),
         (["--players", "1"], "2 bots need --players 2 at least"),
         (["--games", "0"], "--games must be at least 1"),
+        (["--exit-verdict"], "--exit-verdict needs --sprt"),
         (["--players", "9"], "blossom is played by 2 to 4 players, not 9: change --players"),
     ],
 )
@@ -106,3 +107,24 @@ def test_usage_errors_exit_2_with_one_line(
     assert main(base + argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("niwa match: error: ") and message in err and err.count("\n") == 1
+
+
+def test_exit_verdict_gives_h0_its_own_exit_status() -> None:
+    argv = ["match", "blossom", "--bot", "builtin:random", "--bot", "builtin:greedy",
+            "--games", "60", "--seed", "1", "--sprt", "elo0=0", "elo1=200",
+            "--exit-verdict", *FAST]
+    assert main(argv) == 3
+
+
+def test_exit_verdict_gives_an_inconclusive_sprt_its_own_exit_status() -> None:
+    argv = ["match", "blossom", "--bot", "builtin:greedy", "--bot", "builtin:random",
+            "--games", "2", "--seed", "1", "--sprt", "elo0=0", "elo1=200",
+            "--exit-verdict", *FAST]
+    assert main(argv) == 4
+
+
+def test_exit_verdict_keeps_exit_zero_for_h1() -> None:
+    argv = ["match", "blossom", "--bot", "builtin:greedy", "--bot", "builtin:random",
+            "--games", "60", "--seed", "1", "--sprt", "elo0=0", "elo1=200",
+            "--exit-verdict", *FAST]
+    assert main(argv) == 0
