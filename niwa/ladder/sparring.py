@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from niwa.errors import LadderError
 from niwa.ladder import submission
-from niwa.ladder.store import ACTIVE, RESERVE, SYSTEM_OWNER, Store
+from niwa.ladder.store import ACTIVE, HUMAN_SOURCE, RESERVE, SYSTEM_OWNER, Store
 from niwa.referee.match import BotSpec
 
 #: Where the choice is kept (the store's settings table, like the quotas).
@@ -95,6 +95,6 @@ def apply(store: Store, games: Sequence[str], chosen: tuple[str, ...] | None) ->
             for spec in specs
         }
         for bot in store.bots.bots(game, [ACTIVE]):
-            if bot.owner == SYSTEM_OWNER and bot.id not in partners:
+            if bot.owner == SYSTEM_OWNER and bot.id not in partners and bot.source != HUMAN_SOURCE:
                 store.bots.set_bot_status(bot.id, RESERVE, "not a sparring partner")
     return list(specs)

@@ -34,3 +34,5 @@ class MatchState(StrEnum):
 class MatchKind(StrEnum):
     RATED = "rated"
     VALIDATION = "validation"  # a new bot's first match: it decides whether it goes active
+    # a person's challenge of a bot, unrated (niwa.ladder.challenges; a rated one is RATED)
+    CHALLENGE = "challenge"

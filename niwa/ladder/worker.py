@@ -13,6 +13,7 @@ import ctypes
 import hashlib
 import os
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import structlog
 
 from niwa.ladder import logs
 from niwa.ladder.store import Finished, SeatResult
-from niwa.referee.match import BotSpec, MatchSpec, play_match
+from niwa.referee.match import BotSpec, MatchOutcome, MatchSpec, play_match
 
 _PR_SET_PDEATHSIG = 1
 #: Characters of a seat's detail line kept in the store.
@@ -91,10 +92,17 @@ def run_job(job: Job) -> Finished:
         os.replace(partial, final)
     finally:
         partial.unlink(missing_ok=True)
+    log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
+    return finished(outcome, job.bot_ids, digest)
+
+
+def finished(outcome: MatchOutcome, bot_ids: Sequence[int], digest: str) -> Finished:
+    """What the store records of a played match (``bot_ids``: the ladder's bot per
+    seat; ``digest``: its replay's SHA-256)."""
     results = tuple(
         SeatResult(
             seat=s.seat,
-            bot_id=job.bot_ids[s.seat],
+            bot_id=bot_ids[s.seat],
             place=outcome.result.places[s.seat],
             score=float(outcome.result.scores[s.seat]),
             status=s.status,
@@ -105,7 +113,6 @@ def run_job(job: Job) -> Finished:
         )
         for s in outcome.seats
     )
-    log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
     return Finished(results, outcome.decisions, outcome.wall_s, digest, stderr_kept=True)
 
 

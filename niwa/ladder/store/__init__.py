@@ -31,8 +31,10 @@ from niwa.ladder.db import Database, DatabaseError, is_postgres_url, sqlite_path
 from niwa.ladder.schema import migrate
 from niwa.ladder.store.base import (
     ACTIVE,
+    CHALLENGE,
     DONE,
     FAILED,
+    HUMAN_SOURCE,
     PENDING,
     QUEUED,
     RATED,
@@ -55,7 +57,8 @@ from niwa.ladder.store.records import OLD_STDERR, Bot, Finished, Match, Owner, S
 from niwa.ladder.store.settings import Settings
 
 __all__ = [
-    "ACTIVE", "DONE", "FAILED", "OLD_STDERR", "OWNER_NAME_CHARS", "PENDING", "QUEUED",
+    "ACTIVE", "CHALLENGE", "DONE", "FAILED", "HUMAN_SOURCE", "OLD_STDERR", "OWNER_NAME_CHARS",
+    "PENDING", "QUEUED",
     "RATED", "REJECTED", "RESERVE", "RETIRED", "RUNNING", "SUPERSEDED", "SUSPENDED",
     "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "Match", "Owner", "SeatResult", "Store",
     "StoreError", "is_reserved", "owner_name_problem",

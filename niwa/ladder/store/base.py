@@ -13,7 +13,10 @@ PENDING, ACTIVE, REJECTED, RETIRED = (
     BotStatus.PENDING, BotStatus.ACTIVE, BotStatus.REJECTED, BotStatus.RETIRED,
 )  # fmt: skip
 SUPERSEDED, RESERVE, SUSPENDED = BotStatus.SUPERSEDED, BotStatus.RESERVE, BotStatus.SUSPENDED
-RATED, VALIDATION = MatchKind.RATED, MatchKind.VALIDATION
+RATED, VALIDATION, CHALLENGE = MatchKind.RATED, MatchKind.VALIDATION, MatchKind.CHALLENGE
+#: The source of the pseudo-bot a person plays as (niwa.ladder.challenges): never a
+#: program, so nothing but a person's page can play its seat.
+HUMAN_SOURCE = "human"
 QUEUED, RUNNING, DONE, FAILED = (
     MatchState.QUEUED, MatchState.RUNNING, MatchState.DONE, MatchState.FAILED,
 )  # fmt: skip

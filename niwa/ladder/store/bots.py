@@ -8,7 +8,15 @@ from typing import Any
 
 from niwa.bots.manifest import name_problem, version_problem
 from niwa.ladder import elo
-from niwa.ladder.store.base import ACTIVE, PENDING, SUPERSEDED, SYSTEM_OWNER, Part, StoreError
+from niwa.ladder.store.base import (
+    ACTIVE,
+    HUMAN_SOURCE,
+    PENDING,
+    SUPERSEDED,
+    SYSTEM_OWNER,
+    Part,
+    StoreError,
+)
 from niwa.ladder.store.owners import is_reserved
 from niwa.ladder.store.records import Bot, bot_of
 
@@ -133,12 +141,13 @@ class Bots(Part):
     def ratings(self, game: str) -> list[tuple[int, float, int, bool]]:
         """(id, running Elo, games, built-in) of the active bots of ``game``, in the
         order of :meth:`bots`: what the scheduler needs, without building every
-        :class:`Bot`. Built-in: the system owner's (not a submitted bot)."""
+        :class:`Bot`. Built-in: the system owner's (not a submitted bot). The human
+        row (a person's challenges, rated) is never among them: only a person seats it."""
         rows = self.db.execute(
             "SELECT b.id, COALESCE(r.elo, ?) AS elo, COALESCE(r.games, 0) AS games, "
             f"o.name AS owner {_BOT_FROM} WHERE b.game = ? AND b.status = ? "
-            "ORDER BY b.game, b.name, b.id",
-            (elo.BASE, game, ACTIVE),
+            "AND b.source <> ? ORDER BY b.game, b.name, b.id",
+            (elo.BASE, game, ACTIVE, HUMAN_SOURCE),
         )
         return [
             (int(r["id"]), float(r["elo"]), int(r["games"]), r["owner"] == SYSTEM_OWNER)

@@ -13,6 +13,7 @@ from niwa.ladder.db import Database, Row
 from niwa.ladder.store.base import (
     DONE,
     FAILED,
+    HUMAN_SOURCE,
     QUEUED,
     RATED,
     RUNNING,
@@ -24,6 +25,12 @@ from niwa.ladder.store.files import Files
 from niwa.ladder.store.ratings import Ratings
 from niwa.ladder.store.records import Finished, Match, SeatResult, seat_result
 from niwa.referee.failures import SeatStatus
+
+#: A match where no seat is a person's (HUMAN_SOURCE is its one parameter).
+_NO_PERSON = (
+    "id NOT IN (SELECT s.match_id FROM match_seats s JOIN bots b ON b.id = s.bot_id "
+    "WHERE b.source = ?)"
+)
 
 
 class _NotRunning(LadderError):
@@ -48,11 +55,16 @@ class Matches(Part):
         options: dict[str, Any] | None = None,
         kind: str = RATED,
         duplicate_group: int | None = None,
+        running: bool = False,
     ) -> int:
+        """Queue a match for the runner; ``running``: one this process plays itself (a
+        person's challenge), added as running so no runner ever claims it."""
+        now = time.time()
         with self.db.transaction() as db:
             row = db.one(
                 "INSERT INTO matches (game, game_version, kind, seed, options, players, state,"
-                " duplicate_group, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                " attempts, duplicate_group, created_at, started_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     game,
                     game_version,
@@ -60,9 +72,11 @@ class Matches(Part):
                     seed,
                     json.dumps(options or {}, sort_keys=True),
                     len(seats),
-                    QUEUED,
+                    RUNNING if running else QUEUED,
+                    1 if running else 0,
                     duplicate_group,
-                    time.time(),
+                    now,
+                    now if running else None,
                 ),
             )
             assert row is not None
@@ -93,13 +107,29 @@ class Matches(Part):
         return None if row is None else self._match(row)
 
     def requeue_running(self) -> list[int]:
-        """After a crash: the matches that were running go back to the queue."""
+        """After a crash: the matches that were running go back to the queue, except a
+        person's challenges (no runner can play a person's seat; their web process
+        ends them: :meth:`fail_abandoned_challenges`)."""
         with self.db.transaction() as db:
-            rows = db.execute("SELECT id FROM matches WHERE state = ? ORDER BY id", (RUNNING,))
+            rows = db.execute(
+                f"SELECT id FROM matches WHERE state = ? AND {_NO_PERSON} ORDER BY id",
+                (RUNNING, HUMAN_SOURCE),
+            )
             db.execute(
-                "UPDATE matches SET state = ?, started_at = NULL WHERE state = ?", (QUEUED, RUNNING)
+                f"UPDATE matches SET state = ?, started_at = NULL WHERE state = ? AND {_NO_PERSON}",
+                (QUEUED, RUNNING, HUMAN_SOURCE),
             )
         return [int(r["id"]) for r in rows]
+
+    def fail_abandoned_challenges(self, error: str) -> list[int]:
+        """Mark failed every person's challenge still running: the web process that
+        played it stopped before it ended (its seat's page went with it)."""
+        rows = self.db.execute(
+            f"UPDATE matches SET state = ?, error = ?, finished_at = ? "
+            f"WHERE state = ? AND NOT {_NO_PERSON} RETURNING id",
+            (FAILED, error[:2000], time.time(), RUNNING, HUMAN_SOURCE),
+        )
+        return sorted(int(r["id"]) for r in rows)
 
     def hand_back(self, matches: Iterable[Match]) -> list[int]:
         """Put these claimed matches back in the queue (a draining runner's leftovers),

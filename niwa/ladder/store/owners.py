@@ -16,7 +16,8 @@ OWNER_NAME_CHARS = 32
 _OWNER_NAME = re.compile(rf"[a-z0-9][a-z0-9_-]{{0,{OWNER_NAME_CHARS - 1}}}")
 #: Bot names only the system owner may use: the built-ins, their numbered copies
 #: (the demo's ``random-2``), and "builtin"/"niwa"; compared case-insensitively.
-_RESERVED_WORDS = [*builtin.names(), "builtin", SYSTEM_OWNER]
+# "human": the row a person plays a challenge as (niwa.ladder.challenges)
+_RESERVED_WORDS = [*builtin.names(), "builtin", "human", SYSTEM_OWNER]
 _RESERVED = re.compile(
     "(?:" + "|".join(map(re.escape, _RESERVED_WORDS)) + ")(?:-[0-9]+)?",
     re.IGNORECASE | re.ASCII,
