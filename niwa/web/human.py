@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -66,15 +66,6 @@ class Table:
         self.desks[key] = desk
         return key
 
-    def desk(self, request: Request) -> tuple[str, Desk]:
-        key = request.path_params["key"]
-        desk = self.desks.get(key)
-        if desk is None:
-            raise HTTPException(
-                404, "no seat is played at this address: use the URL niwa play printed"
-            )
-        return key, desk
-
     async def delivered(self, seconds: float = LINGER_S) -> None:
         """Wait (at most ``seconds``) until every page still open has closed its event
         stream, which it does once it has the final snapshot: the person sees the
@@ -84,25 +75,53 @@ class Table:
                 await trio.sleep(0.05)
 
 
+#: The table of the seat whose page's key a request names (None: no seat is played
+#: at that key, or not for whoever asks).
+Seating = Callable[[Request, str], "Table | None"]
+
+
 def human_app(table: Table) -> SecurityHeaders:
+    """The pages of ``niwa play --human``: the seats of one table."""
+    routes = [
+        *human_routes(lambda request, key: table if key in table.desks else None),
+        Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    return SecurityHeaders(Starlette(routes=routes))
+
+
+def human_routes(seating: Seating) -> list[Route]:
+    """A seat's page, its event stream and its moves, for every key ``seating`` knows:
+    one table's (``niwa play --human``) or the ladder's challenges
+    (:mod:`niwa.web.challenge`)."""
     templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
         undefined=jinja2.StrictUndefined,
     )  # fmt: skip
-    game = engine.load(table.game)
-    renderer = RENDERER_URL.format(game=table.game) if game.renderer_asset() else ""
-    glossary = dict(game.glossary() or {})  # the renderers' words for card and goal ids
+
+    def seat(request: Request) -> tuple[str, Table, Desk]:
+        key = request.path_params["key"]
+        table = seating(request, key)
+        desk = None if table is None else table.desks.get(key)
+        if table is None or desk is None:
+            raise HTTPException(
+                404, "no seat is played at this address: use the URL niwa play printed, "
+                "or challenge the bot again from its page",
+            )  # fmt: skip
+        return key, table, desk
 
     def page(request: Request) -> HTMLResponse:
-        key, desk = table.desk(request)
+        key, table, desk = seat(request)
+        game = engine.load(table.game)
         html = templates.get_template("human.html").render(
-            game=table.game, seat=desk.seat, names=table.names, key=key, renderer=renderer,
-            glossary=glossary,
+            game=table.game, seat=desk.seat, names=table.names, key=key,
+            renderer=RENDERER_URL.format(game=table.game) if game.renderer_asset() else "",
+            glossary=dict(game.glossary() or {}),  # the renderers' words for card and goal ids
         )  # fmt: skip
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
     async def events(request: Request) -> Response:
-        _, desk = table.desk(request)
+        _, _, desk = seat(request)
 
         async def stream() -> AsyncIterator[str]:
             desk.connect()
@@ -126,11 +145,15 @@ def human_app(table: Table) -> SecurityHeaders:
         )  # fmt: skip
 
     async def move(request: Request) -> JSONResponse:
-        _, desk = table.desk(request)
+        _, _, desk = seat(request)
         origin = request.headers.get("origin")
         if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
             return JSONResponse({"error": "a move comes from the seat's own page only"}, 403)
-        body = await request.body()
+        body = b""
+        async for chunk in request.stream():  # refused past MAX_BODY, not read to its end
+            body += chunk
+            if len(body) > MAX_BODY:
+                break
         decision, index = _parse_move(body)
         try:
             desk.answer(decision, index)
@@ -138,14 +161,11 @@ def human_app(table: Table) -> SecurityHeaders:
             return JSONResponse({"error": str(e)}, 409)
         return JSONResponse({"ok": True})
 
-    routes = [
+    return [
         Route("/play/{key}", page),
         Route("/play/{key}/events", events),
         Route("/play/{key}/move", move, methods=["POST"]),
-        Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    return SecurityHeaders(Starlette(routes=routes))
 
 
 def _parse_move(body: bytes) -> tuple[int, int]:
