@@ -56,6 +56,7 @@ from niwa.referee.cgroups import LimitsUnavailable
 from niwa.referee.text import printable
 from niwa.web import server as web_server
 from niwa.web.replay_view import MAX_STEPS
+from niwa.web.signin import SigninLimits
 
 DEFAULT_DB = "niwa-data/ladder.db"
 DEFAULT_SERVER = "localhost:50051"
@@ -133,12 +134,13 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_errors_as_events(_serve))
 
     p = commands.add_parser(
-        "web", help="serve the web pages of a store, read-only, beside a running ladder"
+        "web", help="serve the web pages of a store beside a running ladder (owners may sign in)"
     )
     _store_args(p, default_db=DEFAULT_DB)
     p.add_argument("--listen", default=DEFAULT_WEB,
                    help=f"host:port (default {DEFAULT_WEB}; port 0: any free port)")
     _live_delay_arg(p)
+    _signin_args(p)
     _operations_args(p, runner=False)
     p.set_defaults(run=_errors_as_events(_web))
 
@@ -289,6 +291,23 @@ def _web_arg(p: argparse.ArgumentParser) -> None:
                    help="also serve the web pages (leaderboards, bots, matches, replays) "
                    "there, e.g. 127.0.0.1:8080 (port 0: any free port)")
     _live_delay_arg(p)
+    _signin_args(p)
+
+
+def _signin_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--session-hours", type=float, default=SigninLimits.session_s / 3600,
+                   metavar="HOURS",
+                   help="an owner signed in on the pages stays signed in this long "
+                   f"(default {SigninLimits.session_s / 3600:g})")
+    p.add_argument("--secure-cookies", action="store_true",
+                   help="mark the sign-in cookie Secure although the pages are served on "
+                   "plain HTTP (a proxy in front serves them over HTTPS)")
+
+
+def _signin_limits(args: argparse.Namespace) -> SigninLimits:
+    if not 0 < args.session_hours <= 24 * 30:
+        raise UsageError("--session-hours must be more than 0 and at most 720 (30 days)")
+    return SigninLimits(session_s=args.session_hours * 3600, secure=args.secure_cookies)
 
 
 def _live_delay_arg(p: argparse.ArgumentParser) -> None:
@@ -454,33 +473,43 @@ def _serve(args: argparse.Namespace) -> int:
         limits = ApiLimits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
         return app.serve(
             settings, args.listen, args.tls_cert, args.tls_key, limits=limits,
-            beside=_web_beside(settings, args.web, args.live_delay), http=args.http,
+            beside=_web_beside(settings, args.web, args.live_delay, _signin_limits(args)),
+            http=args.http,
         )  # fmt: skip
     except (OSError, ValueError, LimitsUnavailable, DatabaseError) as e:
         raise UsageError(str(e)) from None
 
 
-def _web_beside(settings: Settings, listen: str | None, live_delay: int) -> app.Beside | None:
-    """The web pages beside the API, on their own read-only connection to the store."""
+def _web_beside(
+    settings: Settings, listen: str | None, live_delay: int, signin: SigninLimits
+) -> app.Beside | None:
+    """The web pages beside the API, on their own read-only connection to the store
+    (and one that may write, for owners' sessions and uploads)."""
     if not listen:
         return None
 
     def start(stop: threading.Event) -> Callable[[], None]:
         store = web_server.open_read_only(settings.db_url, settings.data_dir)
+        writer = None
         try:
+            writer = web_server.open_writer(settings.db_url, settings.data_dir)
             # the API's health follows the store in this process and logs its changes
             check = StoreCheck(settings.db_url, announce=False)
             address, thread = web_server.start(
-                store, listen, stop, settings.game_names(), check=check, live_delay=live_delay
-            )
+                store, listen, stop, settings.game_names(), check=check, live_delay=live_delay,
+                writer=writer, signin_limits=signin,
+            )  # fmt: skip
         except BaseException:
             store.close()
+            if writer is not None:
+                writer.close()
             raise
         print(f"web on {address}", flush=True)
 
         def wait() -> None:
             thread.join()
             store.close()
+            writer.close()
 
         return wait
 
@@ -490,16 +519,23 @@ def _web_beside(settings: Settings, listen: str | None, live_delay: int) -> app.
 def _web(args: argparse.Namespace) -> int:
     """Only the web pages, over a store another process (the ladder) writes."""
     logs.configure_server(args.log_level, args.log_format, node=args.node or node_name())
+    limits = _signin_limits(args)
     try:
         store = web_server.open_read_only(_db(args), args.data)
     except DatabaseError as e:
+        raise UsageError(str(e)) from None
+    try:
+        writer = web_server.open_writer(_db(args), args.data)
+    except DatabaseError as e:
+        store.close()
         raise UsageError(str(e)) from None
     stop = threading.Event()
     handlers = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         address, thread = web_server.start(
-            store, args.listen, stop, check=StoreCheck(_db(args)), live_delay=args.live_delay
-        )
+            store, args.listen, stop, check=StoreCheck(_db(args)), live_delay=args.live_delay,
+            writer=writer, signin_limits=limits,
+        )  # fmt: skip
         print(f"web on {address}", flush=True)
         while thread.is_alive() and not stop.wait(0.5):
             pass
@@ -511,6 +547,7 @@ def _web(args: argparse.Namespace) -> int:
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
         store.close()
+        writer.close()
     return 0
 
 
@@ -722,7 +759,8 @@ def _demo(args: argparse.Namespace) -> int:
     serving, progress = demo.serving(settings)
     try:
         return app.serve(
-            serving, args.listen, beside=_web_beside(serving, args.web, args.live_delay),
+            serving, args.listen,
+            beside=_web_beside(serving, args.web, args.live_delay, _signin_limits(args)),
             on_finished=progress.update,
         )  # fmt: skip
     except (OSError, DatabaseError) as e:

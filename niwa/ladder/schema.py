@@ -177,6 +177,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             removed_at DOUBLE PRECISION
         )""",
     ),
+    # 7: owners signed in on the web pages (niwa.web.signin): each session by the SHA-256
+    # of its cookie (never the cookie itself), its owner and when it ends; kept in the
+    # store so that every web process serving it knows them, and a restart keeps them.
+    (
+        """CREATE TABLE web_sessions (
+            session_hash TEXT PRIMARY KEY,
+            owner_id BIGINT NOT NULL REFERENCES owners(id),
+            created_at DOUBLE PRECISION NOT NULL,
+            expires_at DOUBLE PRECISION NOT NULL
+        )""",
+        "CREATE INDEX web_sessions_owner ON web_sessions (owner_id, created_at)",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

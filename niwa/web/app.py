@@ -35,10 +35,10 @@ from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
 from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
 from niwa.ladder.statuses import BotStatus, MatchState
-from niwa.ladder.store import DONE, Store, StoreError
-from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView
+from niwa.ladder.store import DONE, Match, Store, StoreError
+from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView, SeatLog
 from niwa.referee import replay as replay_file
-from niwa.web import events, live, live_ladder, plots
+from niwa.web import events, live, live_ladder, plots, signin
 from niwa.web.offline import embed_json
 from niwa.web.replay_view import RENDERER_URL, replay_payload
 from niwa.web.security import SecurityHeaders
@@ -82,9 +82,16 @@ class Site:
         self.templates.filters["place"] = _place
         # the templates name statuses through the enums too, never as spelled strings
         self.templates.globals.update(BotStatus=BotStatus, MatchState=MatchState)
+        self.templates.globals["csrf_field"] = signin.csrf_field
+        self.signin_served = False
 
-    def render(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    def render(
+        self, name: str, request: Request, status: int = 200, **context: Any
+    ) -> HTMLResponse:
+        """A page; its header names the signed-in owner (or links to sign-in)."""
         context.setdefault("games", sorted(self.reads.ladder_games))
+        context.update(request=request, viewer=signin.viewer(request),
+                       signin_served=self.signin_served)  # fmt: skip
         return HTMLResponse(self.templates.get_template(name).render(**context), status)
 
     def payload(self, match_id: int) -> Markup:
@@ -132,17 +139,24 @@ class _Site(Starlette):
 
 
 def create_app(
-    store: Store, games: Iterable[str] | None = None, max_streams: int = 32,
-    check: StoreCheck | None = None, live_delay: int = 0,
+    store: Store,
+    games: Iterable[str] | None = None,
+    max_streams: int = 32,
+    check: StoreCheck | None = None,
+    live_delay: int = 0,
+    writer: Store | None = None,
+    signin_limits: signin.SigninLimits | None = None,
 ) -> Starlette:
     """The web app over ``store``, read through anonymous :class:`Reads`: no stderr,
     and replays (the viewer's and the download) without debug text, notes cut.
-    ``check``: serve /healthz, /readyz and /metrics too (:mod:`niwa.ladder.health`)."""
+    ``check``: serve /healthz, /readyz and /metrics too (:mod:`niwa.ladder.health`).
+    ``writer``: a connection that may write, for owners to sign in (:mod:`niwa.web.signin`)
+    and read their own bots' private text; without one the pages are anonymous only."""
     site = Site(Reads(store, games), max_streams, live_delay)
 
     def index(request: Request) -> Response:
         boards = site.reads.leaderboards()
-        return site.render("index.html", boards=boards)
+        return site.render("index.html", request, boards=boards)
 
     def leaderboard(request: Request) -> Response:
         game = request.path_params["game"]
@@ -159,8 +173,8 @@ def create_app(
         intervals = plots.intervals([plots.Interval(_label(r.bot), r.elo, r.ci95) for r in rows])
         tallies = {r.bot.id: site.tallies.get(r.bot.id) for r in rows}
         return site.render(
-            "leaderboard.html", board=board, rows=rows, tallies=tallies, page=page, pages=pages,
-            history=history, intervals=intervals, finite=math.isfinite,
+            "leaderboard.html", request, board=board, rows=rows, tallies=tallies, page=page,
+            pages=pages, history=history, intervals=intervals, finite=math.isfinite,
         )  # fmt: skip
 
     def bot_page(request: Request) -> Response:
@@ -172,7 +186,7 @@ def create_app(
         history = plots.history({_label(bot): points})
         matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
         return site.render(
-            "bot.html", bot=bot, versions=versions, history=history,
+            "bot.html", request, bot=bot, versions=versions, history=history,
             fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
             finite=math.isfinite,
             tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],
@@ -188,18 +202,29 @@ def create_app(
         )  # fmt: skip
         matches = site.reads.list_matches(query)
         return site.render(
-            "matches.html", query=query, matches=matches, labels=_labels(site.reads, matches),
+            "matches.html", request, query=query, matches=matches,
+            labels=_labels(site.reads, matches),
             head=site.reads.head(), states=("", *MatchState),
             older=matches[-1].id if len(matches) == query.limit else 0,
         )  # fmt: skip
 
     def match_page(request: Request) -> Response:
-        match = site.reads.match_view(site.reads.match(request.path_params["match_id"]))
+        found = site.reads.match(request.path_params["match_id"])
+        match = site.reads.match_view(found)
         payload = site.payload(match.id) if match.state == DONE else None
+        logs: list[SeatLog] = []
+        owner = signin.viewer(request)
+        if owner is not None and match.state == DONE and not site.reads.withheld(found):
+            # the signed-in owner's bots' private text, as the API gives it to them
+            theirs = Reads(store, site.reads.ladder_games, owner)
+            if theirs.readable_seats(found):
+                payload = _owner_payload(theirs, match.id)
+                logs = _owner_logs(theirs, found)
         return site.render(
-            "match.html", match=match, payload=payload, labels=_labels(site.reads, [match]),
-            live=match.state == MatchState.RUNNING,
-        )
+            "match.html", request, match=match, payload=payload,
+            labels=_labels(site.reads, [match]), live=match.state == MatchState.RUNNING,
+            logs=logs,
+        )  # fmt: skip
 
     def replay(request: Request) -> Response:
         found = site.reads.replay(request.path_params["match_id"])
@@ -222,6 +247,7 @@ def create_app(
         return site.live_streams.serve(content, "watch it later, or wait for its replay")
 
     routes = [
+        *signin.routes(site.render),
         Route("/", index),
         renderer_route(),
         Route("/games/{game}", leaderboard),
@@ -238,6 +264,10 @@ def create_app(
         routes += health.routes(check)
     handlers = _errors(site)
     app = _Site(routes=routes, exception_handlers=handlers)
+    if writer is not None:
+        app.state.signin = signin.Signin(writer, signin_limits)
+        site.signin_served = True
+    app.add_middleware(signin.SessionLookup)
     app.add_middleware(metrics.PageTimer, routes=routes)
     return app
 
@@ -257,6 +287,22 @@ def renderer_module(request: Request) -> Response:
 def renderer_route() -> Route:
     """The route of every game's renderer module (the local match's server has it too)."""
     return Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module)
+
+
+def _owner_payload(reads: Reads, match_id: int) -> Markup:
+    """The viewer's payload of the replay as ``reads``' viewer may read it (their own
+    seats' debug text and thinking kept); never cached: it is theirs."""
+    found = reads.replay(match_id)
+    parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
+    return Markup(embed_json(replay_payload(parsed)))
+
+
+def _owner_logs(reads: Reads, match: Match) -> list[SeatLog]:
+    """The stderr tails of the seats of ``match`` that ``reads``' viewer may read."""
+    seats = reads.readable_seats(match)
+    bots = sorted({match.seats[s] for s in seats})
+    logs = [seat for bot_id in bots for seat in reads.bot_logs(match.id, str(bot_id)).seats]
+    return sorted(logs, key=lambda s: s.seat)
 
 
 def _label(bot: LadderBot) -> str:
@@ -292,7 +338,7 @@ def _database_down(site: Site) -> Callable[[Request, Exception], Response]:
         accept = request.headers.get("accept", "")
         if "application/json" in accept and "text/html" not in accept:
             return JSONResponse({"error": UNAVAILABLE}, 503, headers)
-        page = site.render("error.html", status=503, status_code=503, detail=UNAVAILABLE)
+        page = site.render("error.html", request, status=503, status_code=503, detail=UNAVAILABLE)
         page.headers.update(headers)
         return page
 
@@ -303,7 +349,9 @@ def _errors(site: Site) -> dict[Any, Callable[[Request, Exception], Response]]:
     def page(status: int) -> Callable[[Request, Exception], Response]:
         def handle(request: Request, exc: Exception) -> Response:
             detail = exc.detail if isinstance(exc, HTTPException) else str(exc)
-            return site.render("error.html", status=status, status_code=status, detail=detail)
+            return site.render(
+                "error.html", request, status=status, status_code=status, detail=detail
+            )
 
         return handle
 

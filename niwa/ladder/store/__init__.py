@@ -20,7 +20,7 @@ whose hash was recorded (a node that died in between serves the store's copy).
 The store is split by concern, each part a small class on the one shared connection:
 :attr:`Store.owners`, :attr:`Store.bots`, :attr:`Store.matches` (and the queue),
 :attr:`Store.ratings` (and the leaderboard's fit), :attr:`Store.files` (paths and
-blobs) and :attr:`Store.settings`.
+blobs), :attr:`Store.settings` and :attr:`Store.sessions` (owners signed in on the web).
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from niwa.ladder.store.matches import Matches
 from niwa.ladder.store.owners import OWNER_NAME_CHARS, Owners, is_reserved, owner_name_problem
 from niwa.ladder.store.ratings import Ratings
 from niwa.ladder.store.records import OLD_STDERR, Bot, Finished, Match, Owner, SeatResult
+from niwa.ladder.store.sessions import Sessions
 from niwa.ladder.store.settings import Settings
 
 __all__ = [
@@ -77,6 +78,7 @@ class Store:
         self.bots = Bots(db)
         self.ratings = Ratings(db)
         self.matches = Matches(db, self.files, self.ratings)
+        self.sessions = Sessions(db)
 
     @classmethod
     def open(
