@@ -30,6 +30,7 @@ from niwa.commands import ladder_ops
 from niwa.ladder import (
     app,
     archive,
+    challenges,
     client,
     demo,
     executors,
@@ -113,6 +114,13 @@ def register(sub: Any) -> None:
     p.add_argument("--suspend-after", type=int, metavar="N",
                    help="suspend a bot after N rated matches in a row that it went out of "
                    f"(0: never; kept in the store; default {suspension.DEFAULT})")
+    p.add_argument("--challenges", choices=challenges.CHOICES, metavar="RATED",
+                   help="whether a person's challenge of a bot on the web pages is rated "
+                   "(the person plays as the game's human row on the leaderboard) or "
+                   "unrated; kept in the store (default: as kept, unrated at first)")
+    p.add_argument("--max-challenges", type=int, default=challenges.MAX_CHALLENGES, metavar="N",
+                   help="challenges played at once on the --web pages (0: none; default "
+                   f"{challenges.MAX_CHALLENGES}; one per owner)")
     p.add_argument("--max-streams", type=int, default=ApiLimits.streams,
                    help=f"anonymous watchers at once (default {ApiLimits.streams})")
     p.add_argument("--max-streams-per-address", type=int, default=ApiLimits.streams_per_peer,
@@ -457,6 +465,8 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError(f"no game {unknown[0]!r}; registered games: {', '.join(engine.games())}")
     if args.max_streams < 0 or args.max_streams_per_address < 0:
         raise UsageError("--max-streams and --max-streams-per-address must be at least 0")
+    if args.max_challenges < 0:
+        raise UsageError("--max-challenges must be at least 0 (0: no challenges)")
     store = _open_store(args)  # create and migrate, or fail with one line
     try:
         quota_bytes = None if args.quota_mb is None else args.quota_mb << 20
@@ -465,6 +475,8 @@ def _serve(args: argparse.Namespace) -> int:
             tails.set_days(store, args.stderr_days)
         if args.suspend_after is not None:
             suspension.set_after(store, args.suspend_after)
+        if args.challenges is not None:
+            challenges.set_rated(store, args.challenges == challenges.RATED_CHOICE)
     except ValueError as e:
         raise UsageError(str(e)) from None
     finally:
@@ -473,7 +485,8 @@ def _serve(args: argparse.Namespace) -> int:
         limits = ApiLimits(streams=args.max_streams, streams_per_peer=args.max_streams_per_address)
         return app.serve(
             settings, args.listen, args.tls_cert, args.tls_key, limits=limits,
-            beside=_web_beside(settings, args.web, args.live_delay, _signin_limits(args)),
+            beside=_web_beside(settings, args.web, args.live_delay, _signin_limits(args),
+                               args.max_challenges),
             http=args.http,
         )  # fmt: skip
     except (OSError, ValueError, LimitsUnavailable, DatabaseError) as e:
@@ -481,10 +494,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _web_beside(
-    settings: Settings, listen: str | None, live_delay: int, signin: SigninLimits
+    settings: Settings, listen: str | None, live_delay: int, signin: SigninLimits,
+    max_challenges: int = challenges.MAX_CHALLENGES,
 ) -> app.Beside | None:
     """The web pages beside the API, on their own read-only connection to the store
-    (and one that may write, for owners' sessions and uploads)."""
+    (and one that may write, for owners' sessions and uploads, and the challenges this
+    process plays: at most ``max_challenges`` at once, none if 0)."""
     if not listen:
         return None
 
@@ -495,9 +510,12 @@ def _web_beside(
             writer = web_server.open_writer(settings.db_url, settings.data_dir)
             # the API's health follows the store in this process and logs its changes
             check = StoreCheck(settings.db_url, announce=False)
+            played = None
+            if max_challenges:
+                played = challenges.Challenges(writer, settings.time_control, max_challenges)
             address, thread = web_server.start(
                 store, listen, stop, settings.game_names(), check=check, live_delay=live_delay,
-                writer=writer, signin_limits=signin,
+                writer=writer, signin_limits=signin, challenges=played,
             )  # fmt: skip
         except BaseException:
             store.close()

@@ -30,12 +30,13 @@ from starlette.types import ASGIApp
 
 from niwa import engine
 from niwa.ladder import health, metrics
+from niwa.ladder.challenges import RATED_CHOICE, UNRATED_CHOICE, Challenges, are_rated
 from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
 from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
-from niwa.ladder.statuses import BotStatus, MatchState
-from niwa.ladder.store import DONE, Match, Store, StoreError
+from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
+from niwa.ladder.store import ACTIVE, DONE, HUMAN_SOURCE, Match, Store, StoreError
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView, SeatLog
 from niwa.referee import replay as replay_file
 from niwa.web import events, live, live_ladder, plots, signin
@@ -81,9 +82,13 @@ class Site:
         )
         self.templates.filters["place"] = _place
         # the templates name statuses through the enums too, never as spelled strings
-        self.templates.globals.update(BotStatus=BotStatus, MatchState=MatchState)
+        self.templates.globals.update(
+            BotStatus=BotStatus, MatchState=MatchState, MatchKind=MatchKind,
+            HUMAN_SOURCE=HUMAN_SOURCE,
+        )  # fmt: skip
         self.templates.globals["csrf_field"] = signin.csrf_field
         self.signin_served = False
+        self.challenges_served = False
 
     def render(
         self, name: str, request: Request, status: int = 200, **context: Any
@@ -146,13 +151,17 @@ def create_app(
     live_delay: int = 0,
     writer: Store | None = None,
     signin_limits: signin.SigninLimits | None = None,
+    challenges: Challenges | None = None,
 ) -> Starlette:
     """The web app over ``store``, read through anonymous :class:`Reads`: no stderr,
     and replays (the viewer's and the download) without debug text, notes cut.
     ``check``: serve /healthz, /readyz and /metrics too (:mod:`niwa.ladder.health`).
     ``writer``: a connection that may write, for owners to sign in (:mod:`niwa.web.signin`)
-    and read their own bots' private text; without one the pages are anonymous only."""
+    and read their own bots' private text; without one the pages are anonymous only.
+    ``challenges``: signed-in owners may challenge active bots and play them on
+    these pages (:mod:`niwa.web.challenge`)."""
     site = Site(Reads(store, games), max_streams, live_delay)
+    site.challenges_served = challenges is not None
 
     def index(request: Request) -> Response:
         boards = site.reads.leaderboards()
@@ -187,6 +196,7 @@ def create_app(
         matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
         return site.render(
             "bot.html", request, bot=bot, versions=versions, history=history,
+            challenge=_challenge_offer(site, bot),
             fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
             finite=math.isfinite,
             tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],
@@ -262,8 +272,15 @@ def create_app(
     ]
     if check is not None:
         routes += health.routes(check)
+    lifespan = None
+    if challenges is not None:
+        from niwa.web import challenge  # it imports niwa.web.human, which imports this module
+
+        host = challenge.ChallengeHost(challenges)
+        routes += challenge.routes(host)
+        lifespan = host.lifespan
     handlers = _errors(site)
-    app = _Site(routes=routes, exception_handlers=handlers)
+    app = _Site(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     if writer is not None:
         app.state.signin = signin.Signin(writer, signin_limits)
         site.signin_served = True
@@ -287,6 +304,14 @@ def renderer_module(request: Request) -> Response:
 def renderer_route() -> Route:
     """The route of every game's renderer module (the local match's server has it too)."""
     return Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module)
+
+
+def _challenge_offer(site: Site, bot: LadderBot) -> str:
+    """What the bot page offers: "rated" or "unrated" (a person may challenge the bot
+    here, and how it would count), or "" (no challenges here, or not of this bot)."""
+    if not site.challenges_served or bot.status != ACTIVE or bot.source == HUMAN_SOURCE:
+        return ""
+    return RATED_CHOICE if are_rated(site.reads.store) else UNRATED_CHOICE
 
 
 def _owner_payload(reads: Reads, match_id: int) -> Markup:

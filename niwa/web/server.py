@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from niwa.ladder.challenges import Challenges
 from niwa.ladder.db import Database, DatabaseError, is_postgres_url, redact, sqlite_path
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.http_server import serve_in_thread
@@ -59,17 +60,19 @@ def start(store: Store, listen: str, stop: threading.Event,
           games: Iterable[str] | None = None,
           check: StoreCheck | None = None,
           live_delay: int = 0, writer: Store | None = None,
-          signin_limits: SigninLimits | None = None) -> tuple[str, threading.Thread]:  # fmt: skip
+          signin_limits: SigninLimits | None = None,
+          challenges: Challenges | None = None) -> tuple[str, threading.Thread]:  # fmt: skip
     """Serve the pages over ``store`` in a thread; return the address once listening
     (or raise what kept it from listening) and the thread, which ends after ``stop``.
     ``check``: serve /healthz, /readyz and /metrics beside the pages; ``live_delay``:
     the steps a running match's watchers are kept behind (:mod:`niwa.web.live`);
-    ``writer``: owners may sign in and upload (:func:`open_writer`)."""
+    ``writer``: owners may sign in and upload (:func:`open_writer`); ``challenges``:
+    and challenge bots (:mod:`niwa.web.challenge`)."""
     games = None if games is None else list(games)
     # The first leaderboard read in a process fits every game's ratings from all its
     # matches (seconds at 1,000 bots); done here, before listening, the first visitor
     # gets the kept fit, which later reads bring up to date match by match.
     Reads(store, games).leaderboards()
     app = create_app(store, games, check=check, live_delay=live_delay, writer=writer,
-                     signin_limits=signin_limits)  # fmt: skip
+                     signin_limits=signin_limits, challenges=challenges)  # fmt: skip
     return serve_in_thread(app, listen, stop, "the web pages")

@@ -25,7 +25,8 @@ function addMatch(match) {
   row.className = "fresh";
   cell(row, link(`/matches/${match.id}`, `#${match.id}`));
   cell(row, match.game);
-  cell(row, match.kind);
+  // a person's challenge of a bot (unrated): as the page's own rows say it
+  cell(row, match.kind === "challenge" ? "unrated, human" : match.kind);
   cell(row, match.state);
   cell(row, String(match.decisions || "")).className = "num";
   const seats = cell(row, "");
