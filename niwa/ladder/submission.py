@@ -58,6 +58,26 @@ class Quota:
 
 
 DEFAULT_QUOTA = Quota()
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What an uploader says the archive holds: a bot of this name, for this game."""
+
+    name: str
+    game: str
+
+    def check(self, name: str, games: list[str]) -> None:
+        if name != self.name:
+            raise SubmissionError(
+                f"bot.toml names the bot {name!r}, not {self.name!r}: type the name "
+                "bot.toml gives, or upload that bot's archive"
+            )
+        if self.game not in games:
+            raise SubmissionError(
+                f"bot.toml lists {', '.join(games)}, not {self.game}: add {self.game} to its "
+                "games, or choose one it lists"
+            )
 _QUOTA_KEYS = {"archive_bytes": "quota.archive_bytes", "versions": "quota.versions"}
 
 
@@ -267,9 +287,12 @@ def submit(
     games_played: list[str] | None = None,
     rng: random.Random | None = None,
     limits: archive.ArchiveLimits = archive.DEFAULT_LIMITS,
+    expect: Expected | None = None,
 ) -> list[Bot]:
     """Judge the upload, store it and queue one validation match per game its manifest
-    lists (of ``games_played``, the ladder's games: by default every registered game)."""
+    lists (of ``games_played``, the ladder's games: by default every registered game).
+    ``expect``: what the uploader said the bot is (the web page's form), refused if its
+    ``bot.toml`` says otherwise."""
     rng = rng or random.Random()
     try:
         found = unpack.inspect(data, limits)  # a child process; nothing is written
@@ -284,6 +307,8 @@ def submit(
             f"bot.toml lists {', '.join(unknown)}, not a game of this ladder "
             f"(games: {', '.join(registered)})"
         )
+    if expect is not None:
+        expect.check(manifest.name, games)
     digest = archive.content_hash(data)
     try:
         store.bots.check_new_bot(manifest.name, manifest.version, games, owner.id)

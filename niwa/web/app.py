@@ -39,7 +39,7 @@ from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
 from niwa.ladder.store import ACTIVE, DONE, HUMAN_SOURCE, Match, Store, StoreError
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView, SeatLog
 from niwa.referee import replay as replay_file
-from niwa.web import events, live, live_ladder, plots, signin
+from niwa.web import events, live, live_ladder, plots, signin, upload
 from niwa.web.offline import embed_json
 from niwa.web.replay_view import RENDERER_URL, replay_payload
 from niwa.web.security import SecurityHeaders
@@ -91,13 +91,13 @@ class Site:
         self.challenges_served = False
 
     def render(
-        self, name: str, request: Request, status: int = 200, **context: Any
+        self, template: str, request: Request, status: int = 200, **context: Any
     ) -> HTMLResponse:
         """A page; its header names the signed-in owner (or links to sign-in)."""
         context.setdefault("games", sorted(self.reads.ladder_games))
         context.update(request=request, viewer=signin.viewer(request),
                        signin_served=self.signin_served)  # fmt: skip
-        return HTMLResponse(self.templates.get_template(name).render(**context), status)
+        return HTMLResponse(self.templates.get_template(template).render(**context), status)
 
     def payload(self, match_id: int) -> Markup:
         """The viewer's payload as JSON safe inside a script element (built outside the
@@ -258,6 +258,7 @@ def create_app(
 
     routes = [
         *signin.routes(site.render),
+        *upload.routes(site.render, site.reads.ladder_games),
         Route("/", index),
         renderer_route(),
         Route("/games/{game}", leaderboard),

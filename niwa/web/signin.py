@@ -10,9 +10,9 @@ ends), and failed sign-ins are counted per address (too many: 429 for a while).
 
 Every state-changing POST carries a CSRF token in a hidden field, derived from the
 cookie (its SHA-256 under a label of its own, so the store's hash of the cookie is not
-it), and checked in constant time; a POST whose Origin header names another site is
-refused first. Before sign-in the form's token comes from a short-lived cookie of the
-sign-in page. Both refusals are 403s that say what to do.
+it), and checked in constant time; a POST whose Origin or Sec-Fetch-Site header says
+it comes from another site is refused first. Before sign-in the form's token comes from
+a short-lived cookie of the sign-in page. Both refusals are 403s that say what to do.
 
 For the routes: :func:`signed_in_owner` (the owner or None), :func:`check_csrf` (raises
 the 403), and the templates' ``csrf_field(request)`` (the hidden field).
@@ -180,12 +180,18 @@ def csrf_field(request: Request) -> Markup:
 
 
 def _same_origin(request: Request) -> bool:
-    """No Origin header (an older browser), or one naming the host the request came to."""
+    """Not sent from another site, as far as the browser says: its Sec-Fetch-Site, if
+    sent, is same-origin; its Origin, if it names one, is the host the request came to.
+    ``Origin: null`` names none: the pages' own ``Referrer-Policy: no-referrer`` makes
+    Chromium send it on their forms (the CSRF token still decides then)."""
+    fetched_from = request.headers.get("sec-fetch-site")
+    if fetched_from is not None and fetched_from not in ("same-origin", "none"):
+        return False
     origin = request.headers.get("origin")
-    if origin is None:
+    if origin is None or origin == "null":
         return True
     host = request.headers.get("host", "")
-    return origin != "null" and urllib.parse.urlsplit(origin).netloc.lower() == host.lower()
+    return urllib.parse.urlsplit(origin).netloc.lower() == host.lower()
 
 
 async def check_csrf(request: Request, form: Form) -> None:

@@ -220,3 +220,27 @@ def test_a_sign_in_form_larger_than_its_bound_is_refused_before_it_is_read(
         csrf = csrf_of(client.get("/signin").text)
         answer = client.post("/signin", data={"csrf": csrf, "token": "x" * 5000})
     assert answer.status_code == 413 and "larger than 4096 bytes" in answer.text
+
+
+def test_a_post_a_browser_marks_cross_site_is_refused_even_with_the_right_token(
+    ladder: Ladder,
+) -> None:
+    with pages(ladder) as client:
+        sign_in(client, ladder.tokens["ada"])
+        csrf = csrf_of(client.get("/").text)
+        cross = {"sec-fetch-site": "cross-site", "origin": "null"}
+        answer = client.post("/signout", data={"csrf": csrf}, headers=cross)
+    assert answer.status_code == 403 and "from another site" in answer.text
+    assert len(sessions(ladder)) == 1
+
+
+def test_a_form_of_the_pages_as_chromium_sends_it_is_taken(ladder: Ladder) -> None:
+    """The pages' no-referrer policy makes Chromium send ``Origin: null``; its
+    Sec-Fetch-Site says same-origin."""
+    with pages(ladder) as client:
+        form = client.get("/signin")
+        answer = client.post(
+            "/signin", data={"csrf": csrf_of(form.text), "token": ladder.tokens["ada"]},
+            headers={"origin": "null", "sec-fetch-site": "same-origin"},
+        )  # fmt: skip
+    assert answer.status_code == 303 and len(sessions(ladder)) == 1

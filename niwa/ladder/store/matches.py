@@ -218,6 +218,15 @@ class Matches(Part):
         )
         return [seat_result(r) for r in rows]
 
+    def validation_match(self, bot_id: int) -> int | None:
+        """The id of the bot's latest validation match (None: it has none)."""
+        value = self.db.scalar(
+            "SELECT MAX(m.id) FROM matches m JOIN match_seats s ON s.match_id = m.id "
+            "WHERE s.bot_id = ? AND m.kind = ?",
+            (bot_id, VALIDATION),
+        )
+        return None if value is None else int(value)
+
     def validation_tail(self, bot_id: int) -> tuple[str, ...]:
         """The stderr tail of the bot's last finished validation match, if it went out."""
         row = self.db.one(
