@@ -6,6 +6,8 @@ are real: the referee plays the bot, a scripted person answers through the seat'
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,13 @@ def test_a_challenge_left_running_by_a_stopped_process_is_failed_not_requeued(
     assert Challenges(store).abandon_leftovers() == [challenge.match_id]
     match = store.matches.match(challenge.match_id)
     assert (match.state, match.error) == (FAILED, challenges.ABANDONED)
+
+
+def test_a_negative_max_challenges_is_refused_by_niwa_ladder_serve(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "niwa", "ladder", "serve", "--db", str(tmp_path / "l.db"),
+         "--listen", "127.0.0.1:0", "--max-challenges", "-1"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--max-challenges must be at least 0" in done.stderr

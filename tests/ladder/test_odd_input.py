@@ -22,6 +22,7 @@ from google.protobuf import descriptor, message_factory
 from starlette.routing import Mount, Route
 
 import niwa.web.app
+from niwa.ladder.challenges import Challenges
 from niwa.ladder.store import RETIRED, Store
 from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.conftest import ENGINES
@@ -93,7 +94,8 @@ def route_paths() -> list[tuple[str, list[str]]]:
     """Every route of the app: its path and its path parameters' names."""
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open(str(Path(tmp) / "ladder.db"))
-        app = niwa.web.app.create_app(store)
+        # with challenges, as niwa ladder serve --web builds it: their routes too
+        app = niwa.web.app.create_app(store, challenges=Challenges(store))
         store.close()
     found = []
     for r in app.routes:
@@ -149,7 +151,7 @@ def status_of(url: str) -> int:
 
 def test_the_fuzz_reaches_every_route_and_query_parameter() -> None:
     paths = {p for p, _ in route_paths()}
-    assert {"/bots/{bot_id:int}", "/matches", "/matches/{match_id:int}"} <= paths
+    assert {"/bots/{bot_id:int}", "/matches", "/matches/{match_id:int}", "/play/{key}"} <= paths
     assert {"page", "limit", "before", "after", "bot", "game", "state"} <= set(query_names())
 
 

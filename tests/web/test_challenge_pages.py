@@ -143,6 +143,18 @@ def test_a_second_challenge_while_one_is_played_is_refused_naming_the_match(
     assert "already playing match" in text
 
 
+def test_a_rated_ladder_tells_the_owner_they_play_as_the_human_row(ladder: Ladder) -> None:
+    store = Store.open(str(ladder.db), ladder.db.parent)
+    try:
+        challenges.set_rated(store, True)
+    finally:
+        store.close()
+    with pages(ladder) as client:
+        sign_in(client, ladder.tokens["ada"])
+        page = client.get(f"/bots/{bot_id(ladder)}").text
+    assert "the match is rated: you play as the blossom leaderboard's human row" in page
+
+
 def test_the_human_row_has_no_challenge_button(ladder: Ladder) -> None:
     store = Store.open(str(ladder.db), ladder.db.parent)
     try:
@@ -154,3 +166,23 @@ def test_the_human_row_has_no_challenge_button(ladder: Ladder) -> None:
         sign_in(client, ladder.tokens["ada"])
         page = client.get(f"/bots/{row.id}").text
     assert "challenge-button" not in page
+
+
+def test_the_leaderboard_shows_the_human_row_marked_only_while_challenges_are_rated(
+    ladder: Ladder,
+) -> None:
+    store = Store.open(str(ladder.db), ladder.db.parent)
+    try:
+        challenges.human_row(store, "blossom", rated=False)
+        with pages(ladder) as client:
+            unrated = client.get("/games/blossom").text
+        challenges.set_rated(store, True)
+        challenges.human_row(store, "blossom", rated=True)
+        with pages(ladder) as client:
+            rated = client.get("/games/blossom").text
+            offer = client.get(f"/bots/{bot_id(ladder)}").text
+    finally:
+        store.close()
+    assert "human@1" not in unrated
+    assert "human@1" in rated and 'class="human-row"' in rated
+    assert "Sign in to challenge this bot" in offer  # anonymous: the offer, not the button
