@@ -238,20 +238,19 @@ class Challenges:
         play is recorded failed); the person's page keeps its key until it has the
         final board."""
         log = _log.bind(match=challenge.match_id, game=challenge.game, owner=challenge.owner.name)
-        error = ""
+        recorded, error = False, ""
         try:
             outcome = await run_match(challenge.spec)
             await trio.to_thread.run_sync(self._record, challenge, outcome)
+            recorded = True
             log.info("challenge_recorded", places=list(outcome.result.places))
-        except trio.Cancelled:
-            error = "the ladder stopped while the challenge was played"
-            raise
         except Exception as e:  # the referee could not run it: no one's failure
             cause = sole(e)
             error = f"{type(cause).__name__}: {cause}"
             log.error("challenge_failed", error=error, exc_info=cause)
-        finally:
-            if error:
+        finally:  # also when cancelled (a group holding Cancelled, from the referee's nursery)
+            if not recorded:
+                error = error or "the ladder stopped while the challenge was played"
                 with trio.CancelScope(shield=True):
                     await trio.to_thread.run_sync(
                         self.store.matches.fail_match, challenge.match_id, error, 0

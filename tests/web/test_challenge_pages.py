@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from niwa.ladder import challenges
 from niwa.ladder.challenges import Challenges
-from niwa.ladder.store import ACTIVE, RUNNING, Store
+from niwa.ladder.store import ACTIVE, FAILED, RUNNING, Store
 from niwa.ladder.submission import builtin_bot
 from niwa.web.app import create_app
 from niwa.web.server import open_read_only, open_writer
@@ -186,3 +186,18 @@ def test_the_leaderboard_shows_the_human_row_marked_only_while_challenges_are_ra
     assert "human@1" not in unrated
     assert "human@1" in rated and 'class="human-row"' in rated
     assert "Sign in to challenge this bot" in offer  # anonymous: the offer, not the button
+
+
+def test_a_challenge_still_played_when_the_pages_stop_is_recorded_failed(
+    ladder: Ladder,
+) -> None:
+    with pages(ladder) as client:
+        sign_in(client, ladder.tokens["ada"])
+        challenge(client, bot_id(ladder))
+    store = Store.open(str(ladder.db), ladder.db.parent)
+    try:
+        [match] = store.matches.matches()
+    finally:
+        store.close()
+    assert match.state == FAILED
+    assert "stopped while the challenge was played" in match.error
