@@ -2,7 +2,9 @@
 ladder serve --web`` (its sparring partner builtin:random is the active bot), signing
 in with the owner's token from the bot page's link, the challenge button, a whole
 Blossom match played by clicking the board, then the match in the match list as
-unrated and its downloaded replay verified by ``niwa replay verify``."""
+unrated and its downloaded replay verified by ``niwa replay verify``. The bot page with
+its challenge offer is photographed (NIWA_WEB_SCREENSHOTS=docs/web keeps it for
+docs/web.md)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from selenium.webdriver.support.wait import WebDriverWait
 from niwa.ladder.store import ACTIVE, CHALLENGE, DONE, Store
 from tests.ladder.serving import stop
 from tests.polling import PATIENCE_S, wait_for
-from tests.web.browser import console_errors
+from tests.web.browser import console_errors, keep_screenshot
 from tests.web.served import page, start_web_ladder
 from tests.web.test_human_browser import Played, click_a_move, state, wait_turn
 
@@ -78,6 +80,7 @@ def test_an_owner_challenges_a_bot_and_plays_it_in_the_browser_unrated(
     bot = wait_for("the sparring partner to be active", lambda: _active(db))
     sign_in_from(browser, web, bot, token)
     assert "the match is unrated" in browser.find_element(By.ID, "challenge-offer").text
+    keep_screenshot(browser.get_screenshot_as_png(), tmp_path / "challenge-offer.png")
     browser.find_element(By.ID, "challenge-button").click()
     WebDriverWait(browser, PATIENCE_S).until(lambda b: "/play/" in b.current_url)
     rng, played, decision, turns = random.Random(27), Played(), "", 0
