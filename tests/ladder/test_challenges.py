@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from niwa.ladder import challenges
+from niwa.ladder import archive, challenges, submission
 from niwa.ladder.challenges import Challenge, ChallengeRefused, Challenges
 from niwa.ladder.reads import Reads
 from niwa.ladder.runner import Runner, Settings
@@ -201,3 +201,20 @@ def test_a_negative_max_challenges_is_refused_by_niwa_ladder_serve(tmp_path: Pat
     )  # fmt: skip
     assert done.returncode == 2
     assert "--max-challenges must be at least 0" in done.stderr
+
+
+def test_a_submitted_bot_is_challenged_in_its_sandbox(store: Store) -> None:
+    alice = owner(store)
+    example = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
+    [bot] = submission.submit(store, alice, archive.pack_directory(example), games_played=[GAME])
+    store.bots.set_bot_status(bot.id, ACTIVE)  # as its validation match would
+    table = Challenges(store, time_control="5s+60s", rng=random.Random(6))
+    challenge = table.open(owner(store, "bob"), bot.id)
+    play(table, challenge)
+    assert store.matches.match(challenge.match_id).state == DONE
+    replay = read(store.files.replay_path(challenge.match_id))
+    seats = replay.header.seats
+    assert seats[1 - challenge.seat].isolation == "sandbox"
+    assert seats[1 - challenge.seat].name == bot.name
+    assert seats[challenge.seat].name == "bob"
+    assert [s.status for s in store.matches.results(challenge.match_id)] == [SeatStatus.OK] * 2
