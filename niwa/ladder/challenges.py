@@ -129,7 +129,7 @@ class Challenges:
         rng: random.Random | None = None,
     ) -> None:  # fmt: skip
         self.store = store
-        self.time_control = time_control
+        self.time_control = TimeControl.parse(time_control)  # a bad one fails at start-up
         self.cap = cap
         self.grace_s = grace_s
         self.human_time = human_time
@@ -145,10 +145,6 @@ class Challenges:
         if ended:
             _log.warning("challenges_abandoned", matches=ended)
         return ended
-
-    def playing(self) -> int:
-        with self._lock:
-            return len(self._by_owner)
 
     def at(self, key: str) -> Challenge | None:
         with self._lock:
@@ -203,18 +199,16 @@ class Challenges:
         seats = [*others[:seat], person.id, *others[seat:]]
         specs = [self._spec(b) for b in others]  # before the match is added: it may fail
         specs.insert(seat, BotSpec.parse(f"human:{owner.name}"))
+        seed = self.rng.getrandbits(62)
         match_id = self.store.matches.queue_match(
-            bot.game, version, seats, self.rng.getrandbits(62),
-            kind=RATED if rated else CHALLENGE, running=True,
-        )  # fmt: skip
+            bot.game, version, seats, seed, kind=RATED if rated else CHALLENGE, running=True
+        )
         desk = Desk(seat, grace_s=self.grace_s)
-        spec = MatchSpec.from_job(bot.game, specs, {}, self.store.matches.match(match_id).seed,
-                                  self.time_control)  # fmt: skip
         files = self.store.files
         files.replay_path(match_id).parent.mkdir(parents=True, exist_ok=True)
         files.log_dir(match_id).mkdir(parents=True, exist_ok=True)
         spec = MatchSpec(
-            game=spec.game, bots=spec.bots, seed=spec.seed, time_control=spec.time_control,
+            game=bot.game, bots=specs, seed=seed, time_control=self.time_control,
             sandbox=True,  # the ladder never runs a submitted bot outside the sandbox
             require_limits=True, in_process=True,  # built-ins are our code
             replay_path=files.attempt_replay_path(match_id, 1),

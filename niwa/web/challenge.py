@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from niwa.ladder.challenges import ChallengeRefused, Challenges
+from niwa.ladder.challenges import Challenge, ChallengeRefused, Challenges
 from niwa.web import signin
 from niwa.web.forms import read_body, text_form
 from niwa.web.human import Table, human_routes
@@ -53,7 +53,8 @@ class ChallengeHost:
                 self._nursery = None
                 nursery.cancel_scope.cancel()  # each match is recorded as failed
 
-    def start(self, challenge: Any) -> None:
+    def start(self, challenge: Challenge) -> None:
+        """Play ``challenge`` in the lifespan's nursery (503 while the server stops)."""
         if self._nursery is None:
             raise HTTPException(503, "the ladder is stopping: challenge the bot again later")
         self._nursery.start_soon(self.challenges.play, challenge)
@@ -76,9 +77,7 @@ def routes(host: ChallengeHost) -> list[Route]:
         form = text_form(await read_body(request, MAX_FORM, "the challenge form"))
         await signin.check_csrf(request, form)
         try:
-            opened = await signin.in_thread(
-                lambda: host.challenges.open(owner, bot_id)
-            )
+            opened = await signin.in_thread(lambda: host.challenges.open(owner, bot_id))
         except ChallengeRefused as e:
             raise HTTPException(409, str(e)) from None
         host.start(opened)
