@@ -98,6 +98,11 @@ def human_row(store: Store, game: str, rated: bool) -> Bot:
     return found
 
 
+def table_size(game: str) -> int:
+    """Seats at a challenge of ``game``: the fewest the game plays with (at least two)."""
+    return max(engine.load(game).info.min_players, 2)
+
+
 def is_human_row(bot: Bot) -> bool:
     return bot.source == HUMAN_SOURCE and bot.owner == SYSTEM_OWNER
 
@@ -164,7 +169,7 @@ class Challenges:
                 "(see the leaderboard)"
             )
         info = engine.load(bot.game).info
-        players = max(info.min_players, 2)
+        players = table_size(bot.game)
         seat = self.rng.randrange(players) if seat is None else seat
         if not 0 <= seat < players:
             raise ChallengeRefused(f"seat {seat}: a {bot.game} challenge has seats 0 to "

@@ -30,7 +30,13 @@ from starlette.types import ASGIApp
 
 from niwa import engine
 from niwa.ladder import health, metrics
-from niwa.ladder.challenges import RATED_CHOICE, UNRATED_CHOICE, Challenges, are_rated
+from niwa.ladder.challenges import (
+    RATED_CHOICE,
+    UNRATED_CHOICE,
+    Challenges,
+    are_rated,
+    table_size,
+)
 from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
@@ -196,7 +202,7 @@ def create_app(
         matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
         return site.render(
             "bot.html", request, bot=bot, versions=versions, history=history,
-            challenge=_challenge_offer(site, bot),
+            challenge=_challenge_offer(site, bot), challenge_seats=range(table_size(bot.game)),
             fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
             finite=math.isfinite,
             tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],

@@ -1,8 +1,9 @@
 """Challenging a ladder bot from its page (:mod:`niwa.ladder.challenges`).
 
 - ``POST /bots/{id}/challenge`` (a signed-in owner; CSRF-checked; a form of at most
-  :data:`MAX_FORM` bytes): opens the challenge and sends the browser (303) to the
-  person's page; anyone not signed in is sent to sign in first;
+  :data:`MAX_FORM` bytes, with the seat chosen or "" for one drawn at random): opens
+  the challenge and sends the browser (303) to the person's page; anyone not signed
+  in is sent to sign in first;
 - ``/play/{key}`` and its events and moves: the person's page, the routes of
   :mod:`niwa.web.human`, served only to the owner who opened the challenge.
 
@@ -24,11 +25,13 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from niwa.ladder.challenges import Challenge, ChallengeRefused, Challenges
+from niwa.ladder.inputs import parse_number
+from niwa.referee.replay import MAX_PLAYERS
 from niwa.web import signin
 from niwa.web.forms import read_body, text_form
 from niwa.web.human import Table, human_routes
 
-#: Bytes of the challenge form (its CSRF token and the seat).
+#: Bytes of the challenge form (its CSRF token and the seat chosen, if any).
 MAX_FORM = 1024
 
 log = structlog.get_logger("niwa.web")
@@ -76,8 +79,12 @@ def routes(host: ChallengeHost) -> list[Route]:
             return RedirectResponse(f"/signin?next=/bots/{bot_id}", 303)
         form = text_form(await read_body(request, MAX_FORM, "the challenge form"))
         await signin.check_csrf(request, form)
+        chosen = form.get("seat")
+        seat = None  # "": a seat drawn at random
+        if isinstance(chosen, str) and chosen:
+            seat = parse_number("seat", chosen, 0, MAX_PLAYERS - 1)  # else a 400 naming it
         try:
-            opened = await signin.in_thread(lambda: host.challenges.open(owner, bot_id))
+            opened = await signin.in_thread(lambda: host.challenges.open(owner, bot_id, seat))
         except ChallengeRefused as e:
             raise HTTPException(409, str(e)) from None
         host.start(opened)

@@ -53,12 +53,14 @@ def bot_id(ladder: Ladder, name: str = "random") -> int:
         store.close()
 
 
-def challenge(client: TestClient, bot: int) -> tuple[int, str]:
-    """Press the bot page's button: the answer's status and where it sends the browser."""
+def challenge(client: TestClient, bot: int, seat: str = "") -> tuple[int, str]:
+    """Press the bot page's button (``seat``: the one chosen; "": drawn at random): the
+    answer's status and where it sends the browser."""
     page = client.get(f"/bots/{bot}")
     answer = client.post(
-        f"/bots/{bot}/challenge", data={"csrf": csrf_of(page.text)}, headers={"origin": ORIGIN}
-    )
+        f"/bots/{bot}/challenge", data={"csrf": csrf_of(page.text), "seat": seat},
+        headers={"origin": ORIGIN},
+    )  # fmt: skip
     return answer.status_code, answer.headers.get("location", answer.text)
 
 
@@ -120,6 +122,23 @@ def test_a_challenge_sends_the_owner_to_their_seats_page(ladder: Ladder) -> None
             assert [m.state for m in store.matches.matches()] == [RUNNING]
         finally:
             store.close()
+
+
+def test_an_owner_plays_the_seat_they_chose(ladder: Ladder) -> None:
+    with pages(ladder) as client:
+        sign_in(client, ladder.tokens["ada"])
+        _, where = challenge(client, bot_id(ladder), seat="1")
+        page = client.get(where).text
+    assert 'data-seat="1"' in page
+
+
+def test_a_seat_the_table_does_not_have_is_refused(ladder: Ladder) -> None:
+    with pages(ladder) as client:
+        sign_in(client, ladder.tokens["ada"])
+        status, text = challenge(client, bot_id(ladder), seat="3")
+        assert (status, "seats 0 to 1" in text) == (409, True)
+        status, text = challenge(client, bot_id(ladder), seat="first")
+        assert status == 400
 
 
 def test_another_owner_gets_no_page_for_someone_elses_seat(ladder: Ladder) -> None:
