@@ -165,6 +165,11 @@ def _fields(form: dict[str, Any], games: list[str]) -> tuple[str, str, bytes]:
                             "characters)")  # fmt: skip
     if not isinstance(upload, Upload) or not upload.content:
         raise HTTPException(400, "choose the bot's archive (.tar.gz, from niwa bot pack)")
+    if len(upload.content) > ARCHIVE_BYTES:  # SubmitBot's limit, in its words
+        raise HTTPException(
+            413, f"the archive is larger than {ARCHIVE_BYTES} bytes: leave out what the bot "
+            "does not need",
+        )  # fmt: skip
     return game, name.strip(), upload.content
 
 
