@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import re
 import secrets
 import threading
@@ -250,7 +251,23 @@ def local_path(text: object) -> str:
 
 
 def address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """Who to count failed sign-ins against: the peer's address; for a peer on loopback
+    (the proxy in front, docs/deploy.md) the address it appended to X-Forwarded-For, the
+    one entry a client cannot write itself."""
+    peer = request.client.host if request.client else "unknown"
+    forwarded = request.headers.get("x-forwarded-for", "")
+    if forwarded and _loopback(peer):
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if last:
+            return last[:64]
+    return peer
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 Render = Callable[..., Response]
