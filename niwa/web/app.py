@@ -35,7 +35,7 @@ from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
 from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
 from niwa.ladder.statuses import BotStatus, MatchState
-from niwa.ladder.store import DONE, Match, Store, StoreError
+from niwa.ladder.store import DONE, Bot, Match, Store, StoreError
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView, SeatLog
 from niwa.referee import replay as replay_file
 from niwa.web import events, live, live_ladder, plots, signin, upload
@@ -185,8 +185,11 @@ def create_app(
         points = site.reads.bot_history(bot.id)
         history = plots.history({_label(bot): points})
         matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
+        owner = signin.viewer(request)
+        theirs = None if owner is None else Reads(store, site.reads.ladder_games, owner)
         return site.render(
             "bot.html", request, bot=bot, versions=versions, history=history,
+            verdict_tail=_verdict_tail(theirs, found),
             fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
             finite=math.isfinite,
             tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],
@@ -296,6 +299,14 @@ def _owner_payload(reads: Reads, match_id: int) -> Markup:
     found = reads.replay(match_id)
     parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
     return Markup(embed_json(replay_payload(parsed)))
+
+
+def _verdict_tail(reads: Reads | None, bot: Bot) -> tuple[str, ...]:
+    """A rejected bot's stderr in its validation match, if ``reads``' viewer (a
+    signed-in owner) may read it: its owner and admins."""
+    if reads is None or bot.status != BotStatus.REJECTED or not reads.may_read_logs(bot.owner_id):
+        return ()
+    return reads.store.matches.validation_tail(bot.id)
 
 
 def _owner_logs(reads: Reads, match: Match) -> list[SeatLog]:

@@ -12,8 +12,10 @@ import re
 import signal
 import tarfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -104,6 +106,40 @@ def page_refusal(client: httpx.Client, data: bytes, name: str = "x") -> str:
     return html.unescape(found.group(1))
 
 
+@contextmanager
+def signed_in(served: Served, who: str) -> Iterator[httpx.Client]:
+    """An HTTP client of the pages with ``who`` signed in."""
+    with httpx.Client(base_url=served.web, timeout=PATIENCE_S) as client:
+        form = client.get("/signin")
+        signed = client.post("/signin", data={"csrf": csrf_of(form.text),
+                                              "token": served.tokens[who]})  # fmt: skip
+        assert signed.status_code == 303, signed.text[:300]
+        yield client
+
+
+CRASHER = """
+import sys
+
+from niwa.bots.sdk import serve
+
+
+class Crasher:
+    name = "crasher"
+    version = "1.0.0"
+
+    def start(self, game):
+        pass
+
+    def act(self, turn):
+        print("crasher-stderr-line", file=sys.stderr, flush=True)
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    serve(Crasher())
+"""
+
+
 def api_refusal(served: Served, data: bytes) -> str:
     with LadderClient(served.api, token=served.tokens["bob"]) as ladder, \
             pytest.raises(CallFailed) as refused:  # fmt: skip
@@ -139,11 +175,7 @@ def test_an_owner_signs_in_uploads_and_sees_the_verdict_arrive_live(
 def test_a_hostile_archive_gets_the_same_refusal_on_the_page_as_through_the_api(
     served: Served, case: str
 ) -> None:
-    with httpx.Client(base_url=served.web, timeout=PATIENCE_S) as client:
-        form = client.get("/signin")
-        signed = client.post("/signin", data={"csrf": csrf_of(form.text),
-                                              "token": served.tokens["bob"]})  # fmt: skip
-        assert signed.status_code == 303, signed.text[:300]
+    with signed_in(served, "bob") as client:
         on_the_page = page_refusal(client, HOSTILE[case])
     assert on_the_page == api_refusal(served, HOSTILE[case])
 
@@ -216,3 +248,30 @@ def test_a_signed_in_owner_sees_their_own_bots_private_text_and_never_anothers(
     for private in ("alice-stderr-line", "alice-debug-text", "bob-stderr-line", "bob-debug-text"):
         assert private not in browser.page_source
     assert console_errors(browser) == []
+
+
+def test_a_rejected_upload_shows_its_verdict_and_stderr_to_its_owner_only(
+    served: Served, tmp_path: Path
+) -> None:
+    bundle = archive.pack_directory(write_bot(tmp_path, "crasher", "1.0.0", CRASHER))
+    with signed_in(served, "alice") as alice:
+        csrf = csrf_of(alice.get("/upload").text)
+        sent = alice.post("/upload", data={"csrf": csrf, "game": "blossom", "name": "crasher"},
+                          files={"archive": ("crasher.tar.gz", bundle)})  # fmt: skip
+        assert sent.status_code == 303, sent.text[:500]
+        progress = sent.headers["location"]
+
+        def verdict() -> dict[str, Any] | None:
+            answer: dict[str, Any] = alice.get(f"{progress}/status").json()
+            return answer if answer["done"] else None
+
+        status = wait_for("the verdict", verdict)
+        assert status["status"] == "rejected" and "validation match" in status["reason"]
+        assert "crasher-stderr-line" in status["stderr"]
+        bot_id = progress.rsplit("/", 1)[-1]
+        assert "crasher-stderr-line" in alice.get(f"/bots/{bot_id}").text
+    with signed_in(served, "bob") as bob:
+        assert bob.get(f"{progress}/status").status_code == 404
+        assert "crasher-stderr-line" not in bob.get(f"/bots/{bot_id}").text
+    with httpx.Client(base_url=served.web, timeout=PATIENCE_S) as anonymous:
+        assert "crasher-stderr-line" not in anonymous.get(f"/bots/{bot_id}").text
