@@ -72,6 +72,9 @@ class Site:
         self.live_streams = events.Streams(LIVE_STREAMS)
         self.tallies = Tallies()
         self.payloads: OrderedDict[int, Markup] = OrderedDict()  # match id -> its JSON
+        # (owner id, match id) -> the owner's copy: a signed-in owner's match pages cost a
+        # re-simulation once, not at every request
+        self.owner_payloads: OrderedDict[tuple[int, int], Markup] = OrderedDict()
         self._payloads_lock = threading.Lock()  # pages are served from worker threads
         self.streams = events.Streams(max_streams)
         self.templates = jinja2.Environment(
@@ -93,6 +96,26 @@ class Site:
         context.update(request=request, viewer=signin.viewer(request),
                        signin_served=self.signin_served)  # fmt: skip
         return HTMLResponse(self.templates.get_template(template).render(**context), status)
+
+    def owner_payload(self, reads: Reads, match_id: int) -> Markup:
+        """The viewer's payload of the replay as ``reads``' viewer (a signed-in owner)
+        may read it: their own seats' debug text and thinking kept. Kept apart from the
+        public copies, by owner."""
+        assert reads.viewer is not None
+        key = (reads.viewer.id, match_id)
+        with self._payloads_lock:
+            kept = self.owner_payloads.get(key)
+            if kept is not None:
+                self.owner_payloads.move_to_end(key)
+                return kept
+        found = reads.replay(match_id)
+        parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
+        kept = Markup(embed_json(replay_payload(parsed)))
+        with self._payloads_lock:
+            self.owner_payloads[key] = kept
+            while len(self.owner_payloads) > PAYLOADS_KEPT:
+                self.owner_payloads.popitem(last=False)
+        return kept
 
     def payload(self, match_id: int) -> Markup:
         """The viewer's payload as JSON safe inside a script element (built outside the
@@ -221,7 +244,7 @@ def create_app(
             # the signed-in owner's bots' private text, as the API gives it to them
             theirs = Reads(store, site.reads.ladder_games, owner)
             if theirs.readable_seats(found):
-                payload = _owner_payload(theirs, match.id)
+                payload = site.owner_payload(theirs, match.id)
                 logs = _owner_logs(theirs, found)
         return site.render(
             "match.html", request, match=match, payload=payload,
@@ -291,14 +314,6 @@ def renderer_module(request: Request) -> Response:
 def renderer_route() -> Route:
     """The route of every game's renderer module (the local match's server has it too)."""
     return Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module)
-
-
-def _owner_payload(reads: Reads, match_id: int) -> Markup:
-    """The viewer's payload of the replay as ``reads``' viewer may read it (their own
-    seats' debug text and thinking kept); never cached: it is theirs."""
-    found = reads.replay(match_id)
-    parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
-    return Markup(embed_json(replay_payload(parsed)))
 
 
 def _verdict_tail(reads: Reads | None, bot: Bot) -> tuple[str, ...]:
