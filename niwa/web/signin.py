@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import math
 import re
 import secrets
 import threading
@@ -293,8 +294,9 @@ def routes(render: Render) -> list[Route]:
             log.info("signin_throttled", address=who)
             raise HTTPException(
                 429, f"{signin.limits.failures} failed sign-ins from your address within "
-                f"{signin.limits.failure_window_s / 60:g} minutes: wait {wait / 60:.0f} "
-                "minutes, then sign in with the token niwa ladder user add printed",
+                f"{signin.limits.failure_window_s / 60:g} minutes: wait "
+                f"{math.ceil(wait / 60)} minutes, then sign in with the token niwa ladder "
+                "user add printed",
             )  # fmt: skip
         token = form.get("token")
         token = token.strip() if isinstance(token, str) else ""
@@ -309,10 +311,17 @@ def routes(render: Render) -> list[Route]:
         cookie = secrets.token_urlsafe(32)
         limits = signin.limits
         started = time.time()
-        await in_thread(lambda: signin.store.sessions.start_session(
-            session_hash(cookie), owner.id, started, started + limits.session_s,
-            limits.sessions_per_owner,
-        ))  # fmt: skip
+        replaced = request.cookies.get(COOKIE, "")  # signing in again: that session ends
+
+        def start() -> None:
+            if _COOKIE_VALUE.fullmatch(replaced):
+                signin.store.sessions.end_session(session_hash(replaced))
+            signin.store.sessions.start_session(
+                session_hash(cookie), owner.id, started, started + limits.session_s,
+                limits.sessions_per_owner,
+            )  # fmt: skip
+
+        await in_thread(start)
         log.info("signed_in", owner=owner.name, address=who)
         response = RedirectResponse(then, 303)
         _set_cookie(response, request, COOKIE, cookie, int(limits.session_s))

@@ -258,3 +258,13 @@ def test_behind_a_proxy_failed_sign_ins_count_against_the_address_it_forwards(
                    "headers": [(b"x-forwarded-for", b"10.9.9.9")]})  # fmt: skip
     assert address(request) == "192.0.2.7"  # the entry the proxy appended
     assert address(far) == "192.0.2.50"  # not from the proxy: its header is not believed
+
+
+def test_signing_in_again_ends_the_session_it_replaces(ladder: Ladder) -> None:
+    with pages(ladder) as client:
+        first = sign_in(client, ladder.tokens["ada"])
+        second = sign_in(client, ladder.tokens["bob"])
+    assert [r["session_hash"] for r in sessions(ladder)] == [
+        hashlib.sha256(second.encode()).hexdigest()
+    ]
+    assert first != second
