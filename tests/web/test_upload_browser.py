@@ -7,10 +7,13 @@ NIWA_WEB_SCREENSHOTS=DIR the upload's page goes to DIR/upload.png."""
 
 from __future__ import annotations
 
+import functools
 import html
+import http.server
 import re
 import signal
 import tarfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -275,3 +278,52 @@ def test_a_rejected_upload_shows_its_verdict_and_stderr_to_its_owner_only(
         assert "crasher-stderr-line" not in bob.get(f"/bots/{bot_id}").text
     with httpx.Client(base_url=served.web, timeout=PATIENCE_S) as anonymous:
         assert "crasher-stderr-line" not in anonymous.get(f"/bots/{bot_id}").text
+
+
+@contextmanager
+def another_site(folder: Path) -> Iterator[str]:
+    """``folder`` served on another port of 127.0.0.1: another origin than the ladder's."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_an_upload_form_posted_from_another_site_is_refused_in_chromium(
+    browser: webdriver.Chrome, served: Served, tmp_path: Path
+) -> None:
+    bundle = tmp_path / "quick.tar.gz"
+    bundle.write_bytes(archive.pack_directory(write_bot(tmp_path, "forged", "1.0.0",
+                                                        QUICK.replace("quick", "forged"))))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "forge.html").write_text(
+        f'<form method="post" action="{served.web}/upload" enctype="multipart/form-data">'
+        '<input name="csrf" value="guessed"><input name="game" value="blossom">'
+        '<input name="name" value="forged"><input type="file" id="archive" name="archive">'
+        '<button id="go">go</button></form>'
+    )
+    browser_sign_in(browser, served.web, served.tokens["alice"], "alice")
+    with another_site(site) as elsewhere:
+        browser.get(f"{elsewhere}/forge.html")
+        browser.find_element(By.ID, "archive").send_keys(str(bundle))
+        browser.find_element(By.ID, "go").click()
+        refused = WebDriverWait(browser, PATIENCE_S).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, "p.error")
+            and b.find_element(By.CSS_SELECTOR, "p.error").text
+        )
+    assert "sent from another site" in refused
+    assert browser.find_element(By.TAG_NAME, "h1").text == "403"
+    browser.get(served.web)
+    assert browser.find_element(By.ID, "signed-in").text == "alice"  # the session stands
+    store = open_read_only(str(served.db))
+    try:
+        assert "forged" not in {b.name for b in store.bots.bots(None)}
+    finally:
+        store.close()
