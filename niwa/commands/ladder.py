@@ -310,11 +310,17 @@ def _signin_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--secure-cookies", action="store_true",
                    help="mark the sign-in cookie Secure although the pages are served on "
                    "plain HTTP (a proxy in front serves them over HTTPS)")
+    p.add_argument("--no-signin", action="store_true",
+                   help="serve the pages anonymous and read-only: no sign-in, no uploads "
+                   "(enough for a database role with SELECT rights only)")
 
 
-def _signin_limits(args: argparse.Namespace) -> SigninLimits:
+def _signin_limits(args: argparse.Namespace) -> SigninLimits | None:
+    """The pages' sign-in bounds; None: no sign-in (``--no-signin``)."""
     if not 0 < args.session_hours <= 24 * 30:
         raise UsageError("--session-hours must be more than 0 and at most 720 (30 days)")
+    if args.no_signin:
+        return None
     return SigninLimits(session_s=args.session_hours * 3600, secure=args.secure_cookies)
 
 
@@ -494,7 +500,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _web_beside(
-    settings: Settings, listen: str | None, live_delay: int, signin: SigninLimits,
+    settings: Settings, listen: str | None, live_delay: int, signin: SigninLimits | None,
     max_challenges: int = challenges.MAX_CHALLENGES,
 ) -> app.Beside | None:
     """The web pages beside the API, on their own read-only connection to the store
@@ -507,11 +513,12 @@ def _web_beside(
         store = web_server.open_read_only(settings.db_url, settings.data_dir)
         writer = None
         try:
-            writer = web_server.open_writer(settings.db_url, settings.data_dir)
+            if signin is not None:
+                writer = web_server.open_writer(settings.db_url, settings.data_dir)
             # the API's health follows the store in this process and logs its changes
             check = StoreCheck(settings.db_url, announce=False)
             played = None
-            if max_challenges:
+            if max_challenges and writer is not None:  # challenges write: not with --no-signin
                 played = challenges.Challenges(writer, settings.time_control, max_challenges)
             address, thread = web_server.start(
                 store, listen, stop, settings.game_names(), check=check, live_delay=live_delay,
@@ -527,7 +534,8 @@ def _web_beside(
         def wait() -> None:
             thread.join()
             store.close()
-            writer.close()
+            if writer is not None:
+                writer.close()
 
         return wait
 
@@ -543,7 +551,7 @@ def _web(args: argparse.Namespace) -> int:
     except DatabaseError as e:
         raise UsageError(str(e)) from None
     try:
-        writer = web_server.open_writer(_db(args), args.data)
+        writer = None if limits is None else web_server.open_writer(_db(args), args.data)
     except DatabaseError as e:
         store.close()
         raise UsageError(str(e)) from None
@@ -565,7 +573,8 @@ def _web(args: argparse.Namespace) -> int:
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
         store.close()
-        writer.close()
+        if writer is not None:
+            writer.close()
     return 0
 
 

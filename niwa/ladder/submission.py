@@ -307,14 +307,14 @@ def submit(
             f"bot.toml lists {', '.join(unknown)}, not a game of this ladder "
             f"(games: {', '.join(registered)})"
         )
-    if expect is not None:
-        expect.check(manifest.name, games)
     digest = archive.content_hash(data)
     try:
         store.bots.check_new_bot(manifest.name, manifest.version, games, owner.id)
     except StoreError as e:
         raise SubmissionError(str(e)) from None
     check_quota(store, owner, digest, len(data), new_version=True)
+    if expect is not None:  # last: what the API refuses, the page refuses with its words
+        expect.check(manifest.name, games)
     created: list[Path] = []
     try:
         store_archive(store, data, found.root, limits, created)

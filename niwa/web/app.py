@@ -42,7 +42,7 @@ from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
 from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
 from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
-from niwa.ladder.store import ACTIVE, DONE, HUMAN_SOURCE, Match, Store, StoreError
+from niwa.ladder.store import ACTIVE, DONE, HUMAN_SOURCE, Bot, Match, Store, StoreError
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView, SeatLog
 from niwa.referee import replay as replay_file
 from niwa.web import events, live, live_ladder, plots, signin, upload
@@ -79,6 +79,9 @@ class Site:
         self.live_streams = events.Streams(LIVE_STREAMS)
         self.tallies = Tallies()
         self.payloads: OrderedDict[int, Markup] = OrderedDict()  # match id -> its JSON
+        # (owner id, match id) -> the owner's copy: a signed-in owner's match pages cost a
+        # re-simulation once, not at every request
+        self.owner_payloads: OrderedDict[tuple[int, int], Markup] = OrderedDict()
         self._payloads_lock = threading.Lock()  # pages are served from worker threads
         self.streams = events.Streams(max_streams)
         self.templates = jinja2.Environment(
@@ -104,6 +107,26 @@ class Site:
         context.update(request=request, viewer=signin.viewer(request),
                        signin_served=self.signin_served)  # fmt: skip
         return HTMLResponse(self.templates.get_template(template).render(**context), status)
+
+    def owner_payload(self, reads: Reads, match_id: int) -> Markup:
+        """The viewer's payload of the replay as ``reads``' viewer (a signed-in owner)
+        may read it: their own seats' debug text and thinking kept. Kept apart from the
+        public copies, by owner."""
+        assert reads.viewer is not None
+        key = (reads.viewer.id, match_id)
+        with self._payloads_lock:
+            kept = self.owner_payloads.get(key)
+            if kept is not None:
+                self.owner_payloads.move_to_end(key)
+                return kept
+        found = reads.replay(match_id)
+        parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
+        kept = Markup(embed_json(replay_payload(parsed)))
+        with self._payloads_lock:
+            self.owner_payloads[key] = kept
+            while len(self.owner_payloads) > PAYLOADS_KEPT:
+                self.owner_payloads.popitem(last=False)
+        return kept
 
     def payload(self, match_id: int) -> Markup:
         """The viewer's payload as JSON safe inside a script element (built outside the
@@ -200,9 +223,12 @@ def create_app(
         points = site.reads.bot_history(bot.id)
         history = plots.history({_label(bot): points})
         matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
+        owner = signin.viewer(request)
+        theirs = None if owner is None else Reads(store, site.reads.ladder_games, owner)
         return site.render(
             "bot.html", request, bot=bot, versions=versions, history=history,
             challenge=_challenge_offer(site, bot), challenge_seats=range(table_size(bot.game)),
+            verdict_tail=_verdict_tail(theirs, found),
             fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
             finite=math.isfinite,
             tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],
@@ -234,7 +260,7 @@ def create_app(
             # the signed-in owner's bots' private text, as the API gives it to them
             theirs = Reads(store, site.reads.ladder_games, owner)
             if theirs.readable_seats(found):
-                payload = _owner_payload(theirs, match.id)
+                payload = site.owner_payload(theirs, match.id)
                 logs = _owner_logs(theirs, found)
         return site.render(
             "match.html", request, match=match, payload=payload,
@@ -327,6 +353,14 @@ def _owner_payload(reads: Reads, match_id: int) -> Markup:
     found = reads.replay(match_id)
     parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
     return Markup(embed_json(replay_payload(parsed)))
+
+
+def _verdict_tail(reads: Reads | None, bot: Bot) -> tuple[str, ...]:
+    """A rejected bot's stderr in its validation match, if ``reads``' viewer (a
+    signed-in owner) may read it: its owner and admins."""
+    if reads is None or bot.status != BotStatus.REJECTED or not reads.may_read_logs(bot.owner_id):
+        return ()
+    return reads.store.matches.validation_tail(bot.id)
 
 
 def _owner_logs(reads: Reads, match: Match) -> list[SeatLog]:

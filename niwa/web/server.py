@@ -9,11 +9,19 @@ one connection that may write, for what owners do on the pages (sign in, upload)
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from niwa.ladder.challenges import Challenges
-from niwa.ladder.db import Database, DatabaseError, is_postgres_url, redact, sqlite_path
+from niwa.ladder.db import (
+    ConnectionLost,
+    Database,
+    DatabaseError,
+    is_postgres_url,
+    redact,
+    sqlite_path,
+)
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.http_server import serve_in_thread
 from niwa.ladder.reads import Reads
@@ -32,8 +40,22 @@ def open_read_only(url: str, data_dir: Path | None = None) -> Store:
 def open_writer(url: str, data_dir: Path | None = None) -> Store:
     """The store at ``url`` through a connection that may write, for what the pages
     write: owners' sessions and uploads (:mod:`niwa.web.signin`). No migration either:
-    the ladder's runner owns the schema."""
-    return _open(url, data_dir, read_only=False)
+    the ladder's runner owns the schema. Refused with one line when it cannot write
+    (a role with SELECT rights only, a file the process may not write)."""
+    store = _open(url, data_dir, read_only=False)
+    try:
+        store.sessions.end_expired(time.time())  # a first write, and useful
+    except ConnectionLost:
+        store.close()
+        raise
+    except Exception as e:  # sqlite3's and psycopg's refusals alike
+        store.close()
+        raise DatabaseError(
+            f"the web pages cannot write to {redact(url)} ({str(e).strip()[:200]}): owners' "
+            "sign-in keeps its sessions there; give this process the ladder's database "
+            "role (or a writable file), or serve the pages with --no-signin"
+        ) from None
+    return store
 
 
 def _open(url: str, data_dir: Path | None, read_only: bool) -> Store:

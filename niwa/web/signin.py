@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
+import math
 import re
 import secrets
 import threading
@@ -250,7 +252,23 @@ def local_path(text: object) -> str:
 
 
 def address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """Who to count failed sign-ins against: the peer's address; for a peer on loopback
+    (the proxy in front, docs/deploy.md) the address it appended to X-Forwarded-For, the
+    one entry a client cannot write itself."""
+    peer = request.client.host if request.client else "unknown"
+    forwarded = request.headers.get("x-forwarded-for", "")
+    if forwarded and _loopback(peer):
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if last:
+            return last[:64]
+    return peer
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 Render = Callable[..., Response]
@@ -276,8 +294,9 @@ def routes(render: Render) -> list[Route]:
             log.info("signin_throttled", address=who)
             raise HTTPException(
                 429, f"{signin.limits.failures} failed sign-ins from your address within "
-                f"{signin.limits.failure_window_s / 60:g} minutes: wait {wait / 60:.0f} "
-                "minutes, then sign in with the token niwa ladder user add printed",
+                f"{signin.limits.failure_window_s / 60:g} minutes: wait "
+                f"{math.ceil(wait / 60)} minutes, then sign in with the token niwa ladder "
+                "user add printed",
             )  # fmt: skip
         token = form.get("token")
         token = token.strip() if isinstance(token, str) else ""
@@ -292,10 +311,17 @@ def routes(render: Render) -> list[Route]:
         cookie = secrets.token_urlsafe(32)
         limits = signin.limits
         started = time.time()
-        await in_thread(lambda: signin.store.sessions.start_session(
-            session_hash(cookie), owner.id, started, started + limits.session_s,
-            limits.sessions_per_owner,
-        ))  # fmt: skip
+        replaced = request.cookies.get(COOKIE, "")  # signing in again: that session ends
+
+        def start() -> None:
+            if _COOKIE_VALUE.fullmatch(replaced):
+                signin.store.sessions.end_session(session_hash(replaced))
+            signin.store.sessions.start_session(
+                session_hash(cookie), owner.id, started, started + limits.session_s,
+                limits.sessions_per_owner,
+            )  # fmt: skip
+
+        await in_thread(start)
         log.info("signed_in", owner=owner.name, address=who)
         response = RedirectResponse(then, 303)
         _set_cookie(response, request, COOKIE, cookie, int(limits.session_s))

@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 from niwa.ladder import archive, submission
 from niwa.ladder.admission import ApiLimits
+from niwa.ladder.inputs import MAX_ID
 from niwa.ladder.reads import Reads, bot_view
 from niwa.ladder.store import DONE, FAILED, PENDING, Bot, Owner, Store, StoreError
 from niwa.web.forms import Upload, file_form, read_body
@@ -120,6 +121,8 @@ def routes(render: Render, games: list[str]) -> list[Route]:
             raise HTTPException(404, "this ladder's pages are served without sign-in")
         owner = await signed_in_owner(request)
         bot_id = int(request.path_params["bot_id"])
+        if not 0 < bot_id <= MAX_ID:  # past the store's integers: no such bot
+            raise HTTPException(404, f"no upload {bot_id}: ids run from 1 to {MAX_ID}")
         if owner is None:
             raise HTTPException(404, f"no upload {bot_id} here for you: sign in first")
         store = signin.store
@@ -165,6 +168,11 @@ def _fields(form: dict[str, Any], games: list[str]) -> tuple[str, str, bytes]:
                             "characters)")  # fmt: skip
     if not isinstance(upload, Upload) or not upload.content:
         raise HTTPException(400, "choose the bot's archive (.tar.gz, from niwa bot pack)")
+    if len(upload.content) > ARCHIVE_BYTES:  # SubmitBot's limit, in its words
+        raise HTTPException(
+            413, f"the archive is larger than {ARCHIVE_BYTES} bytes: leave out what the bot "
+            "does not need",
+        )  # fmt: skip
     return game, name.strip(), upload.content
 
 

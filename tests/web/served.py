@@ -24,13 +24,13 @@ def start_web_ladder(
     return proc, address, printed_address(proc, r"web on (http://\S+)", log)
 
 
-def start_ladder_web(db: Path) -> tuple[subprocess.Popen[str], str]:
-    """Start ``niwa ladder web`` over ``db`` on a free port; return the process and the
-    pages' address (if it prints something else, it is killed and the test fails with
-    its stderr)."""
+def start_ladder_web(db: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """Start ``niwa ladder web`` over ``db`` on a free port (``extra``: more flags);
+    return the process and the pages' address (if it prints something else, it is
+    killed and the test fails with its stderr)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "niwa", "ladder", "web", "--db", str(db), "--listen",
-         "127.0.0.1:0"],
+         "127.0.0.1:0", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip

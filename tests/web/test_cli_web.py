@@ -1,4 +1,4 @@
-"""``niwa ladder web``: the pages of a store, read-only, as a real process."""
+"""``niwa ladder web``: the pages of a store, as a real process."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from niwa.cli import main
 from tests.polling import PATIENCE_S
 from tests.web.ladders import played_store
-from tests.web.served import page, start_ladder_web
+from tests.web.served import get, page, start_ladder_web
 
 
 def test_ladder_web_serves_a_store_and_stops_on_sigterm(tmp_path: Path) -> None:
@@ -22,6 +22,20 @@ def test_ladder_web_serves_a_store_and_stops_on_sigterm(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=PATIENCE_S) == 0
+
+
+def test_ladder_web_offers_sign_in_and_with_no_signin_serves_anonymous_pages_only(
+    tmp_path: Path,
+) -> None:
+    db = played_store(tmp_path, matches=1)
+    for flags, offered in (((), True), (("--no-signin",), False)):
+        proc, web = start_ladder_web(db, *flags)
+        try:
+            assert ('href="/signin"' in page(web + "/")) is offered
+            assert get(web + "/signin")[0] == (200 if offered else 404)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=PATIENCE_S) == 0
 
 
 def test_ladder_web_without_a_store_is_a_one_line_usage_error(

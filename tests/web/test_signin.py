@@ -9,9 +9,10 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from starlette.requests import Request
 
 from niwa.ladder.store import Store
-from niwa.web.signin import COOKIE, FORM_COOKIE, SigninLimits
+from niwa.web.signin import COOKIE, FORM_COOKIE, SigninLimits, address
 from tests.web.signed_in import ORIGIN, Ladder, csrf_of, make_ladder, pages, sign_in
 
 
@@ -244,3 +245,26 @@ def test_a_form_of_the_pages_as_chromium_sends_it_is_taken(ladder: Ladder) -> No
             headers={"origin": "null", "sec-fetch-site": "same-origin"},
         )  # fmt: skip
     assert answer.status_code == 303 and len(sessions(ladder)) == 1
+
+
+def test_behind_a_proxy_failed_sign_ins_count_against_the_address_it_forwards(
+    ladder: Ladder,
+) -> None:
+    """The proxy on loopback (nginx, docs/deploy.md) is everyone's peer: one client's
+    failures must not lock the others out."""
+    request = Request({"type": "http", "client": ("127.0.0.1", 5000),
+                       "headers": [(b"x-forwarded-for", b"10.9.9.9, 192.0.2.7")]})  # fmt: skip
+    far = Request({"type": "http", "client": ("192.0.2.50", 5000),
+                   "headers": [(b"x-forwarded-for", b"10.9.9.9")]})  # fmt: skip
+    assert address(request) == "192.0.2.7"  # the entry the proxy appended
+    assert address(far) == "192.0.2.50"  # not from the proxy: its header is not believed
+
+
+def test_signing_in_again_ends_the_session_it_replaces(ladder: Ladder) -> None:
+    with pages(ladder) as client:
+        first = sign_in(client, ladder.tokens["ada"])
+        second = sign_in(client, ladder.tokens["bob"])
+    assert [r["session_hash"] for r in sessions(ladder)] == [
+        hashlib.sha256(second.encode()).hexdigest()
+    ]
+    assert first != second

@@ -203,3 +203,7 @@ def test_another_owners_upload_progress_is_not_found(
         assert bob.get(f"{location}/status").status_code == 404
     with pages(ladder) as anonymous:
         assert anonymous.get(f"{location}/status").status_code == 404
+
+
+def test_an_upload_id_past_the_stores_integers_is_not_found(ada: TestClient) -> None:
+    assert ada.get("/upload/99999999999999999999/status").status_code == 404

@@ -7,13 +7,18 @@ NIWA_WEB_SCREENSHOTS=DIR the upload's page goes to DIR/upload.png."""
 
 from __future__ import annotations
 
+import functools
 import html
+import http.server
 import re
 import signal
 import tarfile
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -104,6 +109,40 @@ def page_refusal(client: httpx.Client, data: bytes, name: str = "x") -> str:
     return html.unescape(found.group(1))
 
 
+@contextmanager
+def signed_in(served: Served, who: str) -> Iterator[httpx.Client]:
+    """An HTTP client of the pages with ``who`` signed in."""
+    with httpx.Client(base_url=served.web, timeout=PATIENCE_S) as client:
+        form = client.get("/signin")
+        signed = client.post("/signin", data={"csrf": csrf_of(form.text),
+                                              "token": served.tokens[who]})  # fmt: skip
+        assert signed.status_code == 303, signed.text[:300]
+        yield client
+
+
+CRASHER = """
+import sys
+
+from niwa.bots.sdk import serve
+
+
+class Crasher:
+    name = "crasher"
+    version = "1.0.0"
+
+    def start(self, game):
+        pass
+
+    def act(self, turn):
+        print("crasher-stderr-line", file=sys.stderr, flush=True)
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    serve(Crasher())
+"""
+
+
 def api_refusal(served: Served, data: bytes) -> str:
     with LadderClient(served.api, token=served.tokens["bob"]) as ladder, \
             pytest.raises(CallFailed) as refused:  # fmt: skip
@@ -139,11 +178,7 @@ def test_an_owner_signs_in_uploads_and_sees_the_verdict_arrive_live(
 def test_a_hostile_archive_gets_the_same_refusal_on_the_page_as_through_the_api(
     served: Served, case: str
 ) -> None:
-    with httpx.Client(base_url=served.web, timeout=PATIENCE_S) as client:
-        form = client.get("/signin")
-        signed = client.post("/signin", data={"csrf": csrf_of(form.text),
-                                              "token": served.tokens["bob"]})  # fmt: skip
-        assert signed.status_code == 303, signed.text[:300]
+    with signed_in(served, "bob") as client:
         on_the_page = page_refusal(client, HOSTILE[case])
     assert on_the_page == api_refusal(served, HOSTILE[case])
 
@@ -158,11 +193,11 @@ def test_an_archive_over_submitbots_limit_is_refused_by_the_page_and_the_api(
         csrf = csrf_of(client.get("/upload").text)
         answer = client.post("/upload", data={"csrf": csrf, "game": "blossom", "name": "x"},
                              files={"archive": ("big.tar.gz", big)})  # fmt: skip
-    assert answer.status_code == 413 and "larger than" in answer.text
     with LadderClient(served.api, token=served.tokens["bob"]) as ladder, \
             pytest.raises(CallFailed) as refused:  # fmt: skip
         ladder.submit(big)
-    assert refused.value.status == "RESOURCE_EXHAUSTED" and "larger than" in refused.value.details
+    assert refused.value.status == "RESOURCE_EXHAUSTED"
+    assert answer.status_code == 413 and refused.value.details in html.unescape(answer.text)
 
 
 def viewer_ready(browser: webdriver.Chrome) -> None:
@@ -216,3 +251,79 @@ def test_a_signed_in_owner_sees_their_own_bots_private_text_and_never_anothers(
     for private in ("alice-stderr-line", "alice-debug-text", "bob-stderr-line", "bob-debug-text"):
         assert private not in browser.page_source
     assert console_errors(browser) == []
+
+
+def test_a_rejected_upload_shows_its_verdict_and_stderr_to_its_owner_only(
+    served: Served, tmp_path: Path
+) -> None:
+    bundle = archive.pack_directory(write_bot(tmp_path, "crasher", "1.0.0", CRASHER))
+    with signed_in(served, "alice") as alice:
+        csrf = csrf_of(alice.get("/upload").text)
+        sent = alice.post("/upload", data={"csrf": csrf, "game": "blossom", "name": "crasher"},
+                          files={"archive": ("crasher.tar.gz", bundle)})  # fmt: skip
+        assert sent.status_code == 303, sent.text[:500]
+        progress = sent.headers["location"]
+
+        def verdict() -> dict[str, Any] | None:
+            answer: dict[str, Any] = alice.get(f"{progress}/status").json()
+            return answer if answer["done"] else None
+
+        status = wait_for("the verdict", verdict)
+        assert status["status"] == "rejected" and "validation match" in status["reason"]
+        assert "crasher-stderr-line" in status["stderr"]
+        bot_id = progress.rsplit("/", 1)[-1]
+        assert "crasher-stderr-line" in alice.get(f"/bots/{bot_id}").text
+    with signed_in(served, "bob") as bob:
+        assert bob.get(f"{progress}/status").status_code == 404
+        assert "crasher-stderr-line" not in bob.get(f"/bots/{bot_id}").text
+    with httpx.Client(base_url=served.web, timeout=PATIENCE_S) as anonymous:
+        assert "crasher-stderr-line" not in anonymous.get(f"/bots/{bot_id}").text
+
+
+@contextmanager
+def another_site(folder: Path) -> Iterator[str]:
+    """``folder`` served on another port of 127.0.0.1: another origin than the ladder's."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_an_upload_form_posted_from_another_site_is_refused_in_chromium(
+    browser: webdriver.Chrome, served: Served, tmp_path: Path
+) -> None:
+    bundle = tmp_path / "quick.tar.gz"
+    bundle.write_bytes(archive.pack_directory(write_bot(tmp_path, "forged", "1.0.0",
+                                                        QUICK.replace("quick", "forged"))))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "forge.html").write_text(
+        f'<form method="post" action="{served.web}/upload" enctype="multipart/form-data">'
+        '<input name="csrf" value="guessed"><input name="game" value="blossom">'
+        '<input name="name" value="forged"><input type="file" id="archive" name="archive">'
+        '<button id="go">go</button></form>'
+    )
+    browser_sign_in(browser, served.web, served.tokens["alice"], "alice")
+    with another_site(site) as elsewhere:
+        browser.get(f"{elsewhere}/forge.html")
+        browser.find_element(By.ID, "archive").send_keys(str(bundle))
+        browser.find_element(By.ID, "go").click()
+        refused = WebDriverWait(browser, PATIENCE_S).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, "p.error")
+            and b.find_element(By.CSS_SELECTOR, "p.error").text
+        )
+    assert "sent from another site" in refused
+    assert browser.find_element(By.TAG_NAME, "h1").text == "403"
+    browser.get(served.web)
+    assert browser.find_element(By.ID, "signed-in").text == "alice"  # the session stands
+    store = open_read_only(str(served.db))
+    try:
+        assert "forged" not in {b.name for b in store.bots.bots(None)}
+    finally:
+        store.close()

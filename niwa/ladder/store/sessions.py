@@ -20,7 +20,7 @@ class Sessions(Part):
         """Record a new session; the owner's oldest beyond ``keep`` and every expired
         session end with it."""
         with self.db.transaction() as db:
-            db.execute("DELETE FROM web_sessions WHERE expires_at <= ?", (now,))
+            self.end_expired(now)
             db.execute(
                 "INSERT INTO web_sessions (session_hash, owner_id, created_at, expires_at) "
                 "VALUES (?, ?, ?, ?)",
@@ -46,6 +46,9 @@ class Sessions(Part):
         if row is None:
             return None
         return Owner(int(row["id"]), row["name"], bool(row["is_admin"]))
+
+    def end_expired(self, now: float) -> None:
+        self.db.execute("DELETE FROM web_sessions WHERE expires_at <= ?", (now,))
 
     def end_session(self, session_hash: str) -> None:
         self.db.execute("DELETE FROM web_sessions WHERE session_hash = ?", (session_hash,))
