@@ -1,8 +1,9 @@
 """A rolling upgrade with two checkouts of niwa: a leader of the previous niwa and a
-standby of this one on one PostgreSQL store. The old leader is stopped (it predates
-``niwa ladder drain``, so by SIGTERM, which hands its matches back and releases the
-lease); this niwa's standby takes over at once and plays every match that was queued or
-running: none lost, none counted twice, and it serves the old leader's replays."""
+standby of this one on one PostgreSQL store, which the new node migrates under the old
+leader. The old leader is stopped (it predates ``niwa ladder drain``, so by SIGTERM,
+which hands its matches back and releases the lease); this niwa's standby takes over at
+once and plays every match that was queued or running: none lost, none counted twice,
+and it serves the old leader's replays."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from tests.ladder.test_drain import events, recorded_by, slow_bots
 from tests.ladder.test_failover_races import stop
 from tests.postgres import Server
 
-#: main before drain and the attempt-named replays (same schema, 6): the previous niwa.
+#: main before drain and the attempt-named replays (schema 6): the previous niwa.
 OLD_COMMIT = "aaf133c458a05d304a3fafa17fbcd75df4284fd5"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -100,11 +101,14 @@ def nodes(
     """An old leader and a new standby on one store: the store, the old leader, the new
     node's API address."""
     db_url = postgres_server.database()
-    store = slow_bots(db_url, tmp_path)
+    # The old leader makes the store at its schema; this niwa then migrates it under
+    # the running leader, as the first new node of a rolling upgrade does.
     old = serve_old(old_tree, db_url, tmp_path, "old")
+    store: Store | None = None
     new: subprocess.Popen[str] | None = None
     try:
         wait_for("the old leader", lambda: events(tmp_path / "old.log", "runner_leading"))
+        store = slow_bots(db_url, tmp_path)
         (tmp_path / "new").mkdir()
         new, address = start_ladder(
             db_url, tmp_path / "new.log", "--data", str(tmp_path / "new"), "--node", "new",
@@ -114,7 +118,8 @@ def nodes(
         yield store, old, address
     finally:
         stop(old, new)
-        store.close()
+        if store is not None:
+            store.close()
 
 
 def test_the_old_checkout_is_the_previous_niwa(old_tree: Path) -> None:

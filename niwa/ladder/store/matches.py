@@ -25,6 +25,13 @@ from niwa.ladder.store.ratings import Ratings
 from niwa.ladder.store.records import Finished, Match, SeatResult, seat_result
 from niwa.referee.failures import SeatStatus
 
+#: Put a match in the current season, unless it has one already (a match queued by a
+#: node that predates seasons gets the season it finishes in).
+_JOIN_SEASON = (
+    "INSERT INTO season_matches (match_id, season_id) "
+    "SELECT ?, id FROM seasons WHERE ended_at IS NULL ON CONFLICT (match_id) DO NOTHING"
+)
+
 
 class _NotRunning(LadderError):
     """Rolls back the commit of a match that is no longer running."""
@@ -77,6 +84,7 @@ class Matches(Part):
                     "ON CONFLICT (bot_id, seat) DO UPDATE SET matches = seat_totals.matches + 1",
                     (bot_id, seat),
                 )
+            db.execute(_JOIN_SEASON, (match_id,))
         return match_id
 
     def claim_next(self) -> Match | None:
@@ -237,12 +245,24 @@ class Matches(Part):
                     raise _NotRunning
                 if replay is not None:
                     self.files.put_blob("replay", replay)
-                self._commit_results(match_id, str(row["kind"]), str(row["game"]), finished)
+                db.execute(_JOIN_SEASON, (match_id,))
+                # Queued before the current season started: recorded, never rated (its
+                # season's standings are frozen, and the new one did not schedule it).
+                ended = db.one(
+                    "SELECT 1 AS yes FROM season_matches sm JOIN seasons s ON s.id = sm.season_id"
+                    " WHERE sm.match_id = ? AND s.ended_at IS NOT NULL",
+                    (match_id,),
+                )
+                self._commit_results(
+                    match_id, str(row["kind"]), str(row["game"]), finished, ended is None
+                )
         except _NotRunning:
             return False
         return True
 
-    def _commit_results(self, match_id: int, kind: str, game: str, finished: Finished) -> None:
+    def _commit_results(
+        self, match_id: int, kind: str, game: str, finished: Finished, rate: bool
+    ) -> None:
         self.db.execute_many(
             "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
             " out_step, detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -258,7 +278,7 @@ class Matches(Part):
             self.db.execute(
                 "INSERT INTO stderr_kept (match_id, every_seat) VALUES (?, 1)", (match_id,)
             )
-        if kind == RATED:
+        if kind == RATED and rate:
             self.ratings.record(match_id, game, finished.results)
 
     def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:
