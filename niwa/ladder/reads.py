@@ -36,6 +36,7 @@ from niwa.ladder.store import (
     Store,
     StoreError,
 )
+from niwa.ladder.store.ratings import IN_SEASON
 from niwa.ladder.views import (
     BotListing,
     BotLogs,
@@ -534,11 +535,13 @@ class Reads:
         self, game: str, bot_ids: Collection[int], rows: int = HISTORY_ROWS
     ) -> dict[int, list[RatingPoint]]:
         """The incremental Elo (the one each commit stores, not the leaderboard's fit)
-        of ``bot_ids`` over the newest ``rows`` rating changes of ``game``, oldest first."""
+        of ``bot_ids`` over the newest ``rows`` rating changes of ``game`` in the current
+        season, oldest first."""
         found = self.store.db.execute(
             "SELECT m.seq, h.bot_id, h.elo_after FROM matches m "
             "JOIN rating_history h ON h.match_id = m.id "
-            "WHERE m.game = ? AND m.seq IS NOT NULL ORDER BY m.seq DESC LIMIT ?",
+            f"WHERE m.game = ? AND m.seq IS NOT NULL AND {IN_SEASON} "
+            "ORDER BY m.seq DESC LIMIT ?",
             (game, rows),
         )
         return _points(found, bot_ids)
