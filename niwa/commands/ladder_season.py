@@ -13,6 +13,7 @@ from niwa.ladder.client import LadderClient
 from niwa.ladder.reads import Reads, season_view
 from niwa.ladder.store import StoreError
 from niwa.ladder.views import Leaderboard, SeasonView
+from niwa.referee.logs import configure_cli_logging
 from niwa.referee.text import printable
 
 
@@ -62,6 +63,7 @@ def _start(args: argparse.Namespace) -> int:
         cli._check_game(game)
     games = tuple(args.games)
     if args.db:  # whoever holds the store administers it, as with niwa ladder user add
+        configure_cli_logging()  # warnings only, on stderr: stdout is the answer
         store = cli._open_store(args, create=False)
         try:
             season = season_view(seasons.start(store, args.name, games, args.time_control))
