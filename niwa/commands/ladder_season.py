@@ -32,8 +32,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--games", nargs="+", default=[], metavar="GAME",
                    help="the games the season plays (default: every game of the ladder)")
     p.add_argument("--time-control", default="", metavar="TC",
-                   help="per decision + bank, e.g. 2s+60s (default: the runner's "
-                   "--time-control)")
+                   help="per decision + bank, e.g. 2s+60s (default: the ladder's own, "
+                   "niwa ladder serve --time)")
     _json(p)
     cli._read_args(p, token=True)
     p.set_defaults(run=_start)
