@@ -1,13 +1,14 @@
-"""Ladder seasons on a real store, with the built-in bots playing real matches: a start
-freezes the standings exactly as they were and the ratings start over; the frozen
-standings stay as they were while the new season plays; a season plays only its games,
-at its time control."""
+"""Ladder seasons on a real store (SQLite and PostgreSQL), with the built-in bots
+playing real matches: a start freezes the standings exactly as they were and the
+ratings start over; the frozen standings stay as they were while the new season plays;
+a season plays only its games, at its time control."""
 
 from __future__ import annotations
 
 import json
 import math
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,21 +22,28 @@ from tests.ladder.test_upgrade import schema_4_store
 from tests.web.ladders import BUILTINS, play_builtins
 
 
-def play(store: Store, data: Path, matches: int, games: tuple[str, ...] = ("blossom",),
+def play(url: str, data: Path, matches: int, games: tuple[str, ...] = ("blossom",),
          time_control: str = "1s+30s") -> None:  # fmt: skip
-    """``matches`` more rated matches played by a runner on ``store``'s file."""
+    """``matches`` more rated matches played by a runner on the store at ``url``."""
     settings = Settings(
-        str(data / "ladder.db"), data, workers=1, max_matches=matches, seed=len(games),
-        games=games, log_level="warning", time_control=time_control,
+        url, data, workers=1, max_matches=matches, seed=len(games), games=games,
+        log_level="warning", time_control=time_control,
     )  # fmt: skip
     Runner(settings).run(threading.Event())
 
 
 @pytest.fixture
-def played(tmp_path: Path) -> Store:
-    """A store where the built-ins played 4 rated Blossom matches."""
-    play_builtins(str(tmp_path / "ladder.db"), tmp_path, "blossom", 4)
-    return Store.open(str(tmp_path / "ladder.db"), tmp_path)
+def url(db_url: str, tmp_path: Path) -> str:
+    """A store on each engine where the built-ins played 4 rated Blossom matches."""
+    play_builtins(db_url, tmp_path, "blossom", 4)
+    return db_url
+
+
+@pytest.fixture
+def played(url: str, tmp_path: Path) -> Iterator[Store]:
+    store = Store.open(url, tmp_path)
+    yield store
+    store.close()
 
 
 def test_a_store_from_before_seasons_gets_a_first_season_owning_every_match(
@@ -65,8 +73,8 @@ def test_a_store_from_before_seasons_gets_a_first_season_owning_every_match(
     store.close()
 
 
-def test_a_new_store_starts_in_its_first_season(tmp_path: Path) -> None:
-    store = Store.open(str(tmp_path / "ladder.db"), tmp_path)
+def test_a_new_store_starts_in_its_first_season(db_url: str, tmp_path: Path) -> None:
+    store = Store.open(db_url, tmp_path)
     season = store.seasons.current()
     assert season.name == "season-1" and season.started_at > 0
     store.close()
@@ -90,11 +98,11 @@ def test_a_new_season_starts_every_rating_over(played: Store) -> None:
 
 
 def test_the_new_season_plays_on_and_the_old_standings_stay_frozen(
-    played: Store, tmp_path: Path
+    played: Store, url: str, tmp_path: Path
 ) -> None:
     before = Reads(played).leaderboards()
     seasons.start(played, "spring")
-    play(played, tmp_path, 3)
+    play(url, tmp_path, 3)
     (board,) = Reads(played).leaderboards()
     assert board.matches == 3 and sum(r.bot.games for r in board.rows) == 6
     assert Reads(played).leaderboards(season_name="season-1") == before
@@ -127,21 +135,23 @@ def test_a_match_running_at_the_start_is_recorded_without_rating_anyone(
     assert Reads(played).leaderboards(season_name="season-1") == frozen
 
 
-def test_a_season_limited_to_one_game_schedules_only_it(played: Store, tmp_path: Path) -> None:
+def test_a_season_limited_to_one_game_schedules_only_it(
+    played: Store, url: str, tmp_path: Path
+) -> None:
     for name in BUILTINS:
         submission.builtin_bot(played, name, "sakura", ACTIVE)
     seasons.start(played, "sakura-only", games=["sakura"])
     last = max(m.id for m in played.matches.matches(limit=100))
-    play(played, tmp_path, 3, games=("blossom", "sakura"))
+    play(url, tmp_path, 3, games=("blossom", "sakura"))
     new = [m for m in played.matches.matches(limit=100) if m.id > last]
     assert len(new) == 3 and {m.game for m in new} == {"sakura"}
 
 
 def test_the_season_time_control_is_the_one_its_matches_are_played_at(
-    played: Store, tmp_path: Path
+    played: Store, url: str, tmp_path: Path
 ) -> None:
     seasons.start(played, "blitz", time_control="250ms+2s")
-    play(played, tmp_path, 1, time_control="1s+30s")
+    play(url, tmp_path, 1, time_control="1s+30s")
     (match,) = played.matches.matches(state=DONE, limit=1)
     header = json.loads(played.files.replay_path(match.id).read_text().splitlines()[0])
     assert header["time_control"] == {"per_decision_ms": 250, "bank_ms": 2000}
