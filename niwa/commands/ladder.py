@@ -166,6 +166,9 @@ def register(sub: Any) -> None:
 
     p = commands.add_parser("leaderboard", help="Elo ± 95%% interval, games and wins per game")
     p.add_argument("game", nargs="?", default="", help="one game (default: all)")
+    p.add_argument("--season", default="", metavar="NAME",
+                   help="an ended season's standings, frozen at its end (default: the "
+                   "current season; niwa ladder season list)")
     _json_arg(p)
     _read_args(p, token=True)
     p.set_defaults(run=_leaderboard)
@@ -230,6 +233,9 @@ def register(sub: Any) -> None:
     _store_args(p, default_db=DEFAULT_DB)
     p.set_defaults(run=_user_add)
     ladder_ops.register(commands)  # drain, migrate
+    from niwa.commands import ladder_season  # it uses this module's helpers
+
+    ladder_season.register(commands)
 
     p = commands.add_parser(
         "demo", help="a ladder of the built-in bots in every game",
@@ -660,7 +666,7 @@ def _retire(args: argparse.Namespace) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     _check_game(args.game)
-    boards = _read(args, lambda ladder: ladder.leaderboards(args.game))
+    boards = _read(args, lambda ladder: ladder.leaderboards(args.game, args.season))
     if args.json:
         report.print_json(report.leaderboard_json(boards))
     elif not boards:

@@ -24,6 +24,7 @@ from niwa.ladder.views import (
     MatchQuery,
     MatchView,
     Replay,
+    SeasonView,
 )
 from niwa.ladder.wire import from_message, to_message
 from niwa.proto.v1 import ladder_pb2 as pb
@@ -146,9 +147,18 @@ class LadderClient:
         request = pb.ListBotsRequest(game=game_name, all=everyone)
         return from_message(BotListing, self._call("ListBots", request))
 
-    def leaderboards(self, game_name: str = "") -> tuple[Leaderboard, ...]:
-        reply = self._call("GetLeaderboard", pb.LeaderboardRequest(game=game_name))
+    def leaderboards(self, game_name: str = "", season_name: str = "") -> tuple[Leaderboard, ...]:
+        request = pb.LeaderboardRequest(game=game_name, season=season_name)
+        reply = self._call("GetLeaderboard", request)
         return tuple(from_message(Leaderboard, b) for b in reply.boards)
+
+    def seasons(self, name: str = "") -> tuple[SeasonView, ...]:
+        reply = self._call("ListSeasons", pb.ListSeasonsRequest(name=name))
+        return tuple(from_message(SeasonView, s) for s in reply.seasons)
+
+    def start_season(self, name: str, games: tuple[str, ...], time_control: str) -> SeasonView:
+        request = pb.StartSeasonRequest(name=name, games=games, time_control=time_control)
+        return from_message(SeasonView, self._call("StartSeason", request))
 
     def list_matches(self, query: MatchQuery) -> tuple[MatchView, ...]:
         reply = self._call("ListMatches", to_message(query, pb.ListMatchesRequest))

@@ -8,6 +8,7 @@ way (:class:`StoreError` with one line, or one of its kinds below).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Collection, Iterable, Sequence
@@ -31,9 +32,11 @@ from niwa.ladder.store import (
     Bot,
     Match,
     Owner,
+    Season,
     Store,
     StoreError,
 )
+from niwa.ladder.store.ratings import IN_SEASON
 from niwa.ladder.views import (
     BotListing,
     BotLogs,
@@ -46,6 +49,7 @@ from niwa.ladder.views import (
     PairRecord,
     RatingPoint,
     Replay,
+    SeasonView,
     SeatLog,
     SeatOutcome,
     SeatResult,
@@ -62,6 +66,8 @@ DEFAULT_LIST = 20
 STATES = tuple(MatchState)
 #: The state a public read shows for a finished match whose duplicate round still plays.
 WAITING = "waiting"
+#: Seasons one read lists at most, newest first (the API's ListSeasons, the web page).
+MAX_SEASONS = 100
 #: Rating-history rows one read takes: the newest of a game (or a bot); plots thin them.
 HISTORY_ROWS = 4000
 
@@ -98,6 +104,13 @@ def bot_view(bot: Bot, stderr_tail: Iterable[str] = ()) -> LadderBot:
         wins=bot.wins,
         stderr_tail=tuple(stderr_tail),
     )
+
+
+def season_view(season: Season) -> SeasonView:
+    return SeasonView(
+        name=season.name, started_at=season.started_at, ended_at=season.ended_at or 0.0,
+        games=season.games, time_control=season.time_control, current=season.current,
+    )  # fmt: skip
 
 
 def known_games(games: Iterable[str] | None = None) -> frozenset[str]:
@@ -188,11 +201,54 @@ class Reads:
             if submitted else "",
         )  # fmt: skip
 
-    def leaderboards(self, game_name: str = "") -> tuple[Leaderboard, ...]:
-        """One game's leaderboard, or every game's that has matches."""
+    def leaderboards(self, game_name: str = "", season_name: str = "") -> tuple[Leaderboard, ...]:
+        """One game's leaderboard, or every game's that has bots: the current season's,
+        or as an ended season's stood at its end (``season_name``)."""
         game = self.game(game_name)
+        season = self.season(season_name)
+        if not season.current:
+            return self._frozen(season, game)
         games = [game] if game else self.store.bots.games_with_bots()
-        return tuple(self._board(g) for g in games)
+        return tuple(dataclasses.replace(self._board(g), season=season.name) for g in games)
+
+    def season(self, name: str = "") -> Season:
+        """The season named ``name`` ("": the current one)."""
+        if not name:
+            return self.store.seasons.current()
+        found = self.store.seasons.named(check_text("the season name", name))
+        if found is None:
+            raise NotFound(
+                f"no season {name!r} on this ladder: see niwa ladder season list"
+            )
+        return found
+
+    def seasons(self, name: str = "", limit: int = MAX_SEASONS) -> tuple[SeasonView, ...]:
+        """The newest ``limit`` seasons (at most MAX_SEASONS), or the one named ``name``."""
+        if name:
+            return (season_view(self.season(name)),)
+        return tuple(season_view(s) for s in self.store.seasons.seasons(min(limit, MAX_SEASONS)))
+
+    def _frozen(self, season: Season, game: str | None) -> tuple[Leaderboard, ...]:
+        """An ended season's leaderboards, each row as it stood at the season's end."""
+        boards = []
+        for name, matches in self.store.seasons.boards(season.id):
+            if game is not None and name != game:
+                continue
+            bots = {b.id: b for b in self.store.bots.bots(name)}
+            rows = tuple(
+                LeaderboardRow(
+                    rank=s.rank,
+                    bot=dataclasses.replace(
+                        bot_view(bots[s.bot_id]), status=s.status, elo=s.running_elo,
+                        games=s.games, wins=s.wins,
+                    ),
+                    elo=s.elo,
+                    ci95=s.ci95,
+                )
+                for s in self.store.seasons.standings(season.id, name)
+            )  # fmt: skip
+            boards.append(Leaderboard(name, matches, rows, season.name))
+        return tuple(boards)
 
     def _board(self, game: str) -> Leaderboard:
         bots = self.store.bots.bots(game, [ACTIVE])
@@ -479,11 +535,13 @@ class Reads:
         self, game: str, bot_ids: Collection[int], rows: int = HISTORY_ROWS
     ) -> dict[int, list[RatingPoint]]:
         """The incremental Elo (the one each commit stores, not the leaderboard's fit)
-        of ``bot_ids`` over the newest ``rows`` rating changes of ``game``, oldest first."""
+        of ``bot_ids`` over the newest ``rows`` rating changes of ``game`` in the current
+        season, oldest first."""
         found = self.store.db.execute(
             "SELECT m.seq, h.bot_id, h.elo_after FROM matches m "
             "JOIN rating_history h ON h.match_id = m.id "
-            "WHERE m.game = ? AND m.seq IS NOT NULL ORDER BY m.seq DESC LIMIT ?",
+            f"WHERE m.game = ? AND m.seq IS NOT NULL AND {IN_SEASON} "
+            "ORDER BY m.seq DESC LIMIT ?",
             (game, rows),
         )
         return _points(found, bot_ids)

@@ -16,6 +16,7 @@ from niwa.ladder.views import (
     LadderBot,
     Leaderboard,
     MatchView,
+    SeasonView,
     SeatLog,
     SeatResult,
 )
@@ -37,7 +38,8 @@ def _p(text: str, limit: int = NAME_SHOWN) -> str:
 
 
 def leaderboard(board: Leaderboard) -> str:
-    lines = [f"{_p(board.game)}: {board.matches} rated matches"]
+    season = f" (season {_p(board.season)})" if board.season else ""
+    lines = [f"{_p(board.game)}: {board.matches} rated matches{season}"]
     if not board.rows:
         lines.append("  no active bots yet")
         return "\n".join(lines)
@@ -61,6 +63,25 @@ def _when(seconds: float) -> str:
     if not seconds:
         return "-"
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def seasons(found: Sequence[SeasonView]) -> str:
+    """One line per season, newest first: name, span, games and time control."""
+    lines = [f"{'season':<33} {'started (UTC)':<19}  {'ended (UTC)':<19}  rules"]
+    for s in found:
+        ended = "current" if s.current else _when(s.ended_at)
+        games = ", ".join(_p(g) for g in s.games) or "every game"
+        clock = _p(s.time_control) or "the ladder's own"
+        rules = f"{games}; time control {clock}"
+        lines.append(f"{_p(s.name):<33} {_when(s.started_at):<19}  {ended:<19}  {rules}")
+    return "\n".join(lines)
+
+
+def season_json(s: SeasonView) -> dict[str, Any]:
+    return {
+        "name": s.name, "started_at": s.started_at, "ended_at": s.ended_at or None,
+        "games": list(s.games), "time_control": s.time_control, "current": s.current,
+    }  # fmt: skip
 
 
 def is_builtin(bot: LadderBot) -> bool:
@@ -189,6 +210,7 @@ def leaderboard_json(boards: Sequence[Leaderboard]) -> dict[str, Any]:
     return {"boards": [
         {
             "game": board.game,
+            "season": board.season,
             "matches": board.matches,
             "rows": [
                 {

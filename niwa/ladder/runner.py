@@ -35,6 +35,7 @@ from niwa.ladder import (
     executors,
     metrics,
     scheduler,
+    seasons,
     sparring,
     submission,
     suspension,
@@ -150,6 +151,9 @@ class Runner:
         #: Seconds before connecting the executor again after it lost its cluster
         #: (doubling up to RECONNECT_MAX_S); 0: connected, or never lost.
         self._reconnect_s = 0.0
+        #: The current season's games and time control, read at each scheduling turn
+        #: (an admin may start a season while the runner plays).
+        self._rules = seasons.Rules("", tuple(settings.game_names()), settings.time_control)
 
     def run(self, stop: threading.Event) -> int:
         """Play until ``stop`` is set or ``max_matches`` rated matches finished;
@@ -468,6 +472,13 @@ class Runner:
     def _schedule(self, store: Store, capacity: int) -> None:
         """Queue rated matches up to ``capacity`` waiting, never so many that finished
         plus waiting would pass ``max_matches``."""
+        rules = seasons.rules(store, self.settings.game_names(), self.settings.time_control)
+        if rules != self._rules:
+            self.log.info(
+                "season_rules", season=rules.season, games=list(rules.games),
+                time_control=rules.time_control,
+            )  # fmt: skip
+            self._rules = rules
         limit = self.settings.max_matches
         pending = store.matches.pending_rated()
         room = None if limit is None else limit - self.rated_finished - pending
@@ -537,8 +548,8 @@ class Runner:
 
     def _schedule_one(self, store: Store) -> int:
         """Queue one pairing (a whole duplicate round if enabled) in the next game whose
-        turn it is, so every registered game is played side by side."""
-        names = self.settings.game_names()
+        turn it is, so every game the season plays is played side by side."""
+        names = self._rules.games
         for turn in range(len(names)):
             game = names[(self._games_turn + turn) % len(names)]
             made = self._schedule_game(store, game)
@@ -613,7 +624,7 @@ class Runner:
             labels=tuple(labels),
             replay_path=str(store.files.attempt_replay_path(match.id, match.attempts)),
             log_dir=str(store.files.log_dir(match.id)),
-            time_control=self.settings.time_control,
+            time_control=self._rules.time_control,
             # A validation opponent runs sandboxed like a submitted opponent would, so a
             # bot cannot tell its validation match from a rated one by how fast it answers.
             builtins_in_process=self.settings.builtins_in_process and match.kind != VALIDATION,

@@ -189,6 +189,51 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX web_sessions_owner ON web_sessions (owner_id, created_at)",
     ),
+    # 8: seasons (niwa.ladder.seasons). Each match belongs to the season it was queued in
+    # (season_matches: a table of its own, the rows of matches stay as they were); the
+    # ratings and rated totals hold the current season's matches only, and an ended
+    # season keeps its leaderboards as they stood at its end (season_boards: each game's
+    # rated matches; season_standings: its rows). A store from before seasons gets its
+    # first season, "season-1", owning every match so far.
+    (
+        """CREATE TABLE seasons (
+            id {id},
+            name TEXT NOT NULL UNIQUE,
+            started_at DOUBLE PRECISION NOT NULL,
+            ended_at DOUBLE PRECISION,
+            games TEXT NOT NULL DEFAULT '',
+            time_control TEXT NOT NULL DEFAULT ''
+        )""",
+        """CREATE TABLE season_matches (
+            match_id BIGINT PRIMARY KEY REFERENCES matches(id),
+            season_id BIGINT NOT NULL REFERENCES seasons(id)
+        )""",
+        "CREATE INDEX season_matches_season ON season_matches (season_id, match_id)",
+        """CREATE TABLE season_boards (
+            season_id BIGINT NOT NULL REFERENCES seasons(id),
+            game TEXT NOT NULL,
+            matches BIGINT NOT NULL,
+            PRIMARY KEY (season_id, game)
+        )""",
+        """CREATE TABLE season_standings (
+            season_id BIGINT NOT NULL REFERENCES seasons(id),
+            game TEXT NOT NULL,
+            rank INTEGER NOT NULL,
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            elo DOUBLE PRECISION NOT NULL,
+            ci95 DOUBLE PRECISION NOT NULL,
+            running_elo DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL,
+            wins INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            PRIMARY KEY (season_id, game, rank)
+        )""",
+        # started when the ladder did (its first owner), or now for a new store
+        """INSERT INTO seasons (name, started_at)
+            SELECT 'season-1', COALESCE(MIN(created_at), {now}) FROM owners""",
+        """INSERT INTO season_matches (match_id, season_id)
+            SELECT m.id, s.id FROM matches m CROSS JOIN seasons s""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
-from niwa.ladder import submission
+from niwa.ladder import seasons, submission
 from niwa.ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, ApiLimits, caller
 from niwa.ladder.db import DatabaseError, unavailable
 from niwa.ladder.reads import (
@@ -38,6 +38,7 @@ from niwa.ladder.reads import (
     check_id,
     check_text,
     known_games,
+    season_view,
 )
 from niwa.ladder.store import RETIRED, Bot, Owner, Store, StoreError
 from niwa.ladder.views import MatchQuery, MatchView
@@ -70,7 +71,7 @@ class LadderService(pb_grpc.LadderServicer):
         self.owners = ThreadPoolExecutor(self.limits.owner_threads, "niwa-api-owners")
         self.uploads = ThreadPoolExecutor(self.limits.uploads, "niwa-api-uploads")
         self.tokens = ThreadPoolExecutor(1, "niwa-api-tokens")
-        self._boards: dict[str, tuple[float, pb.LeaderboardResponse]] = {}
+        self._boards: dict[tuple[str, str], tuple[float, pb.LeaderboardResponse]] = {}
         self._head: int | None = None
         self._changed = asyncio.Condition()
         self._feed: asyncio.Task[None] | None = None
@@ -202,12 +203,46 @@ class LadderService(pb_grpc.LadderServicer):
         """Anonymous callers share one answer per game for BOARD_CACHE_S: a leaderboard
         fits every rated match again, too much work to do per anonymous call."""
         anonymous = caller().owner is None
-        cached = self._boards.get(request.game)
+        key = (request.game, request.season)
+        cached = self._boards.get(key)
         if anonymous and cached is not None and time.monotonic() - cached[0] < BOARD_CACHE_S:
             return cached[1]
-        boards = await self._guard(context, lambda r: r.leaderboards(request.game))
+        boards = await self._guard(
+            context, lambda r: r.leaderboards(request.game, request.season)
+        )
         reply = pb.LeaderboardResponse(boards=[to_message(b, pb.Leaderboard) for b in boards])
-        self._boards[request.game] = (time.monotonic(), reply)  # a known game or ""
+        # a known game or "", and a season that exists or "": at most games x seasons
+        self._boards[key] = (time.monotonic(), reply)
+        return reply
+
+    async def ListSeasons(
+        self, request: pb.ListSeasonsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListSeasonsResponse:
+        found = await self._guard(context, lambda r: r.seasons(request.name))
+        return pb.ListSeasonsResponse(seasons=[to_message(s, pb.Season) for s in found])
+
+    async def StartSeason(
+        self, request: pb.StartSeasonRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.Season:
+        caller = await self._caller(context)
+        if not caller.is_admin:
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED, "starting a season needs an admin token"
+            )
+
+        def start(reads: Reads) -> pb.Season:
+            for text in (request.name, request.time_control, *request.games):
+                check_text("a season's name, game or time control", text)
+            if len(request.games) > len(self.known):
+                raise StoreError(f"a season plays at most the ladder's {len(self.known)} games")
+            season = seasons.start(
+                reads.store, request.name, list(request.games), request.time_control, self.games
+            )
+            log.info("season_started_by", owner=caller.name, season=season.name)
+            return to_message(season_view(season), pb.Season)
+
+        reply = await self._guard(context, start)
+        self._boards.clear()  # the cached boards are the ended season's
         return reply
 
     async def ListMatches(

@@ -58,6 +58,19 @@ class Leaderboard:
     game: str
     matches: int
     rows: tuple[LeaderboardRow, ...]
+    season: str = ""  # the season whose standings these are ("": a ladder before seasons)
+
+
+@dataclass(frozen=True)
+class SeasonView:
+    """A season and its limits; an ended one's standings are frozen."""
+
+    name: str
+    started_at: float
+    ended_at: float  # 0: not ended (the current season)
+    games: tuple[str, ...]  # the games it plays; empty: every game of the ladder
+    time_control: str  # "": the ladder's own
+    current: bool
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from niwa.ladder.challenges import (
 from niwa.ladder.db import UNAVAILABLE, DatabaseError
 from niwa.ladder.health import StoreCheck
 from niwa.ladder.inputs import MAX_ID, MAX_TEXT, check_text, parse_number
-from niwa.ladder.reads import NotFound, Reads, ReplayTampered, bot_view
+from niwa.ladder.reads import MAX_SEASONS, NotFound, Reads, ReplayTampered, bot_view, season_view
 from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
 from niwa.ladder.store import ACTIVE, DONE, HUMAN_SOURCE, Bot, Match, Store, StoreError
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView, SeatLog
@@ -90,6 +91,7 @@ class Site:
             undefined=jinja2.StrictUndefined,
         )
         self.templates.filters["place"] = _place
+        self.templates.filters["utc"] = _utc
         # the templates name statuses through the enums too, never as spelled strings
         self.templates.globals.update(
             BotStatus=BotStatus, MatchState=MatchState, MatchKind=MatchKind,
@@ -147,6 +149,10 @@ class Site:
         return kept
 
 
+def _utc(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M")
+
+
 def _place(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
@@ -193,27 +199,37 @@ def create_app(
     site.challenges_served = challenges is not None
 
     def index(request: Request) -> Response:
-        boards = site.reads.leaderboards()
-        return site.render("index.html", request, boards=boards)
+        season = site.reads.season(text(request, "season"))
+        boards = site.reads.leaderboards(season_name=season.name)
+        return site.render("index.html", request, boards=boards, season=season_view(season))
 
     def leaderboard(request: Request) -> Response:
         game = request.path_params["game"]
         page = number(request, "page", 1, 1, MAX_PAGE_NUMBER)
-        board = site.reads.leaderboards(game)[0]
-        site.tallies.catch_up(site.reads)
+        season = season_view(site.reads.season(text(request, "season")))
+        boards = site.reads.leaderboards(game, season.name)
+        if not boards:  # an ended season in which nobody played this game
+            raise HTTPException(404, f"the {game} ladder had no bots in season {season.name}")
+        board = boards[0]
         pages = max(1, math.ceil(len(board.rows) / BOARD_PAGE))
         if page > pages:
             raise HTTPException(404, f"page {page}: the {game} leaderboard has {pages}")
         rows = board.rows[(page - 1) * BOARD_PAGE : page * BOARD_PAGE]
-        shown = rows[:HISTORY_LINES]
-        lines = site.reads.rating_history(game, [r.bot.id for r in shown])
-        history = plots.history({_label(r.bot): lines.get(r.bot.id, []) for r in shown})
         intervals = plots.intervals([plots.Interval(_label(r.bot), r.elo, r.ci95) for r in rows])
-        tallies = {r.bot.id: site.tallies.get(r.bot.id) for r in rows}
+        history, tallies = None, None
+        if season.current:  # an ended season's table stands alone: frozen at its end
+            site.tallies.catch_up(site.reads)
+            shown = rows[:HISTORY_LINES]
+            lines = site.reads.rating_history(game, [r.bot.id for r in shown])
+            history = plots.history({_label(r.bot): lines.get(r.bot.id, []) for r in shown})
+            tallies = {r.bot.id: site.tallies.get(r.bot.id) for r in rows}
         return site.render(
             "leaderboard.html", request, board=board, rows=rows, tallies=tallies, page=page,
-            pages=pages, history=history, intervals=intervals, finite=math.isfinite,
+            pages=pages, history=history, intervals=intervals, finite=math.isfinite, season=season,
         )  # fmt: skip
+
+    def season_list(request: Request) -> Response:
+        return site.render("seasons.html", request, seasons=site.reads.seasons(), shown=MAX_SEASONS)
 
     def bot_page(request: Request) -> Response:
         found = site.reads.bots_named(str(request.path_params["bot_id"]))[0]
@@ -294,6 +310,7 @@ def create_app(
         Route("/", index),
         renderer_route(),
         Route("/games/{game}", leaderboard),
+        Route("/seasons", season_list),
         Route("/bots/{bot_id:int}", bot_page),
         Route("/matches", match_list),
         Route("/matches/events", match_events),

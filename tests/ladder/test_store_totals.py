@@ -136,8 +136,10 @@ def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(
     # Make it the store schema 3 made: schemas 4 to 7 only added these tables and the
     # indexes.
     with store.db.transaction() as db:
-        tables = ("seat_totals", "pair_totals", "rated_totals", "leases", "blobs", "stderr_kept",
-                  "web_sessions")  # fmt: skip
+        tables = (
+            "seat_totals", "pair_totals", "rated_totals", "leases", "blobs", "stderr_kept",
+            "web_sessions", "season_standings", "season_boards", "season_matches", "seasons",
+        )  # fmt: skip
         for table in tables:
             db.execute(f"DROP TABLE {table}")
         db.execute("DROP INDEX matches_duplicate_group")

@@ -1,10 +1,9 @@
 """A rolling upgrade with two checkouts of niwa: a leader of the previous niwa and a
-node of this one on one PostgreSQL store. This niwa changed the schema (7: the web
-pages' sessions), so the upgrade follows docs/deploy.md's path for a release with
-migrations due: the old leader is stopped first (it predates ``niwa ladder drain``, so
-by SIGTERM, which hands its matches back and releases the lease), then this niwa's node
-starts, migrates the store and leads, and plays every match that was queued or running:
-none lost, none counted twice, and it serves the old leader's replays."""
+standby of this one on one PostgreSQL store, which the new node migrates under the old
+leader. The old leader is stopped (it predates ``niwa ladder drain``, so by SIGTERM,
+which hands its matches back and releases the lease); this niwa's standby takes over at
+once and plays every match that was queued or running: none lost, none counted twice,
+and it serves the old leader's replays."""
 
 from __future__ import annotations
 
@@ -14,24 +13,20 @@ import signal
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from niwa.ladder import submission
 from niwa.ladder.client import LadderClient
-from niwa.ladder.db import Database
-from niwa.ladder.schema import LATEST, current_version, migrate
-from niwa.ladder.store import ACTIVE, DONE, RUNNING, Store
+from niwa.ladder.store import DONE, RUNNING, Store
 from tests.ladder.serving import PATIENCE_S, printed_address, start_ladder, wait_for
 from tests.ladder.test_crash import assert_counted_once, snapshot
-from tests.ladder.test_drain import events, recorded_by
+from tests.ladder.test_drain import events, recorded_by, slow_bots
 from tests.ladder.test_failover_races import stop
 from tests.postgres import Server
 
 #: main before drain and the attempt-named replays (schema 6): the previous niwa.
-OLD_SCHEMA = 6
 OLD_COMMIT = "aaf133c458a05d304a3fafa17fbcd75df4284fd5"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -99,44 +94,32 @@ def serve_old(tree: Path, db_url: str, tmp_path: Path, name: str) -> subprocess.
     return proc
 
 
-def old_store(db_url: str, data: Path) -> Store:
-    """The store as the old niwa made it (schema 6), with two searching bots: a match
-    lasts seconds, long enough to be in flight. Read through this niwa's store, which
-    does not migrate it."""
-    db = Database.open(db_url)
-    migrate(db, OLD_SCHEMA)
-    store = Store(db, data)
-    for k in range(2):
-        submission.builtin_bot(store, "mcts?seconds=0.1", "blossom", ACTIVE, alias=f"mcts-{k}")
-    return store
-
-
 @pytest.fixture
 def nodes(
     old_tree: Path, postgres_server: Server, tmp_path: Path
-) -> Iterator[tuple[Store, subprocess.Popen[str], Callable[[], str]]]:
-    """An old leader on one store: the store, the old leader, and what starts this
-    niwa's node on it (returning its API address; stopped after)."""
+) -> Iterator[tuple[Store, subprocess.Popen[str], str]]:
+    """An old leader and a new standby on one store: the store, the old leader, the new
+    node's API address."""
     db_url = postgres_server.database()
-    store = old_store(db_url, tmp_path)
+    # The old leader makes the store at its schema; this niwa then migrates it under
+    # the running leader, as the first new node of a rolling upgrade does.
     old = serve_old(old_tree, db_url, tmp_path, "old")
-    started: list[subprocess.Popen[str]] = []
-
-    def start_new() -> str:
+    store: Store | None = None
+    new: subprocess.Popen[str] | None = None
+    try:
+        wait_for("the old leader", lambda: events(tmp_path / "old.log", "runner_leading"))
+        store = slow_bots(db_url, tmp_path)
         (tmp_path / "new").mkdir()
         new, address = start_ladder(
             db_url, tmp_path / "new.log", "--data", str(tmp_path / "new"), "--node", "new",
             "--lease", "2", "--workers", "1",
         )  # fmt: skip
-        started.append(new)
-        return address
-
-    try:
-        wait_for("the old leader", lambda: events(tmp_path / "old.log", "runner_leading"))
-        yield store, old, start_new
+        wait_for("the new standby", lambda: events(tmp_path / "new.log", "runner_standby"))
+        yield store, old, address
     finally:
-        stop(old, *started)
-        store.close()
+        stop(old, new)
+        if store is not None:
+            store.close()
 
 
 def test_the_old_checkout_is_the_previous_niwa(old_tree: Path) -> None:
@@ -147,20 +130,20 @@ def test_the_old_checkout_is_the_previous_niwa(old_tree: Path) -> None:
     assert run.returncode == 2 and "invalid choice: 'drain'" in run.stderr
 
 
-def test_a_new_node_takes_over_from_an_old_leader_across_a_schema_change_and_loses_no_match(
-    nodes: tuple[Store, subprocess.Popen[str], Callable[[], str]], tmp_path: Path
+def test_a_new_standby_takes_over_from_an_old_leader_and_loses_no_match(
+    nodes: tuple[Store, subprocess.Popen[str], str], tmp_path: Path
 ) -> None:
-    store, old, start_new = nodes
+    store, old, address = nodes
     wait_for("a match the old leader played", lambda: snapshot(store))
     wait_for("a match in flight", lambda: store.matches.matches(state=RUNNING, limit=10))
     old.send_signal(signal.SIGTERM)  # the old niwa's clean stop: hand back, release
     assert old.wait(timeout=PATIENCE_S) == 0
     [handed_back] = events(tmp_path / "old.log", "matches_requeued")
     by_old = {e["match"] for e in events(tmp_path / "old.log", "match_recorded")}
+    # the new node may have played some already: the old one exits once its worker
+    # ends the match it was playing (which the old niwa never records)
     queue = [m.id for m in store.matches.matches(limit=1000) if m.id not in by_old]
     assert handed_back["matches"] and set(handed_back["matches"]) <= set(queue)
-    address = start_new()  # migrates the store, then leads
-    assert current_version(store.db) == LATEST
     wait_for("the new leader", lambda: events(tmp_path / "new.log", "runner_leading"))
     for match_id in queue:  # what was queued or running when the old leader stopped
         wait_for(f"match {match_id} played", lambda: store.matches.match(match_id).state == DONE)  # noqa: B023

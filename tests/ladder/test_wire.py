@@ -24,6 +24,7 @@ PAIRS: list[tuple[type[Any], Any]] = [
     (views.SeatLog, pb.SeatLog),
     (views.BotLogs, pb.BotLogs),
     (views.Replay, pb.Replay),
+    (views.SeasonView, pb.Season),
 ]
 
 BOT = views.LadderBot(
@@ -51,7 +52,10 @@ def test_each_view_has_exactly_its_message_fields(view: type[Any], message: Any)
             game="blossom", matches=3,
             rows=(views.LeaderboardRow(1, BOT, 1512.5, 80.25),
                   views.LeaderboardRow(2, BOT, 1500.0, float("inf"))),
+            season="2027-spring",
         ),
+        views.SeasonView(name="2027-spring", started_at=1.5, ended_at=0.0,
+                         games=("blossom", "sakura"), time_control="2s+60s", current=True),
         views.MatchView(
             id=3, game="blossom", game_version="blossom@1", kind="rated", seed=2**63 + 5,
             options_json="{}", state="done", seats=(7, 9), results=(SEAT,), created_at=1.5,

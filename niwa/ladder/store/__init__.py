@@ -19,8 +19,9 @@ whose hash was recorded (a node that died in between serves the store's copy).
 
 The store is split by concern, each part a small class on the one shared connection:
 :attr:`Store.owners`, :attr:`Store.bots`, :attr:`Store.matches` (and the queue),
-:attr:`Store.ratings` (and the leaderboard's fit), :attr:`Store.files` (paths and
-blobs), :attr:`Store.settings` and :attr:`Store.sessions` (owners signed in on the web).
+:attr:`Store.ratings` (and the leaderboard's fit), :attr:`Store.seasons`,
+:attr:`Store.files` (paths and blobs), :attr:`Store.settings` and :attr:`Store.sessions`
+(owners signed in on the web).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from niwa.ladder.store.matches import Matches
 from niwa.ladder.store.owners import OWNER_NAME_CHARS, Owners, is_reserved, owner_name_problem
 from niwa.ladder.store.ratings import Ratings
 from niwa.ladder.store.records import OLD_STDERR, Bot, Finished, Match, Owner, SeatResult
+from niwa.ladder.store.seasons import Season, Seasons, Standing
 from niwa.ladder.store.sessions import Sessions
 from niwa.ladder.store.settings import Settings
 
@@ -61,8 +63,8 @@ __all__ = [
     "ACTIVE", "CHALLENGE", "DONE", "FAILED", "HUMAN_SOURCE", "OLD_STDERR", "OWNER_NAME_CHARS",
     "PENDING", "QUEUED",
     "RATED", "REJECTED", "RESERVE", "RETIRED", "RUNNING", "SUPERSEDED", "SUSPENDED",
-    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "Match", "Owner", "SeatResult", "Store",
-    "StoreError", "is_reserved", "owner_name_problem",
+    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "Match", "Owner", "Season", "SeatResult",
+    "Standing", "Store", "StoreError", "is_reserved", "owner_name_problem",
 ]  # fmt: skip
 
 
@@ -77,6 +79,7 @@ class Store:
         self.owners = Owners(db)
         self.bots = Bots(db)
         self.ratings = Ratings(db)
+        self.seasons = Seasons(db)
         self.matches = Matches(db, self.files, self.ratings)
         self.sessions = Sessions(db)
 

@@ -31,6 +31,12 @@ _NO_PERSON = (
     "id NOT IN (SELECT s.match_id FROM match_seats s JOIN bots b ON b.id = s.bot_id "
     "WHERE b.source = ?)"
 )
+#: Put a match in the current season, unless it has one already (a match queued by a
+#: node that predates seasons gets the season it finishes in).
+_JOIN_SEASON = (
+    "INSERT INTO season_matches (match_id, season_id) "
+    "SELECT ?, id FROM seasons WHERE ended_at IS NULL ON CONFLICT (match_id) DO NOTHING"
+)
 
 
 class _NotRunning(LadderError):
@@ -91,6 +97,7 @@ class Matches(Part):
                     "ON CONFLICT (bot_id, seat) DO UPDATE SET matches = seat_totals.matches + 1",
                     (bot_id, seat),
                 )
+            db.execute(_JOIN_SEASON, (match_id,))
         return match_id
 
     def claim_next(self) -> Match | None:
@@ -276,12 +283,24 @@ class Matches(Part):
                     raise _NotRunning
                 if replay is not None:
                     self.files.put_blob("replay", replay)
-                self._commit_results(match_id, str(row["kind"]), str(row["game"]), finished)
+                db.execute(_JOIN_SEASON, (match_id,))
+                # Queued before the current season started: recorded, never rated (its
+                # season's standings are frozen, and the new one did not schedule it).
+                ended = db.one(
+                    "SELECT 1 AS yes FROM season_matches sm JOIN seasons s ON s.id = sm.season_id"
+                    " WHERE sm.match_id = ? AND s.ended_at IS NOT NULL",
+                    (match_id,),
+                )
+                self._commit_results(
+                    match_id, str(row["kind"]), str(row["game"]), finished, ended is None
+                )
         except _NotRunning:
             return False
         return True
 
-    def _commit_results(self, match_id: int, kind: str, game: str, finished: Finished) -> None:
+    def _commit_results(
+        self, match_id: int, kind: str, game: str, finished: Finished, rate: bool
+    ) -> None:
         self.db.execute_many(
             "INSERT INTO results (match_id, seat, bot_id, place, score, status, reason,"
             " out_step, detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -297,7 +316,7 @@ class Matches(Part):
             self.db.execute(
                 "INSERT INTO stderr_kept (match_id, every_seat) VALUES (?, 1)", (match_id,)
             )
-        if kind == RATED:
+        if kind == RATED and rate:
             self.ratings.record(match_id, game, finished.results)
 
     def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:

@@ -11,14 +11,22 @@ from niwa.ladder.kept_fit import KeptFit
 from niwa.ladder.store.base import DONE, RATED, Part, StoreError
 from niwa.ladder.store.records import SeatResult
 
+#: The rated matches that count: the current season's (niwa.ladder.seasons), i.e. none
+#: of an ended season's (a match queued by a node that predates seasons has no season
+#: until it is recorded, or until the season it was queued in ends).
+IN_SEASON = (
+    "m.id NOT IN (SELECT sm.match_id FROM season_matches sm "
+    "JOIN seasons s ON s.id = sm.season_id WHERE s.ended_at IS NOT NULL)"
+)
+
 
 class Ratings(Part):
     """The ratings, the rated totals, and the last fit of each game."""
 
     def __init__(self, db: Database) -> None:
         super().__init__(db)
-        #: game -> its last leaderboard fit: see :meth:`rated_fit`
-        self._fits: dict[str, KeptFit] = {}
+        #: (season, game) -> its last leaderboard fit: see :meth:`rated_fit`
+        self._fits: dict[tuple[int, str], KeptFit] = {}
 
     def record(self, match_id: int, game: str, results: Sequence[SeatResult]) -> None:
         """Rate a finished rated match and add it to its game's totals (inside the
@@ -66,11 +74,13 @@ class Ratings(Part):
         )
 
     def rated_placings(self, game: str) -> list[list[tuple[int, int]]]:
-        """Every finished rated match of ``game`` as (bot, place) per seat, in order."""
+        """Every finished rated match of ``game`` in the current season as (bot, place)
+        per seat, in order."""
         rows = self.db.execute(
             "SELECT r.match_id, r.bot_id, r.place FROM results r "
             "JOIN matches m ON m.id = r.match_id "
-            "WHERE m.game = ? AND m.kind = ? AND m.state = ? ORDER BY m.seq, r.seat",
+            f"WHERE m.game = ? AND m.kind = ? AND m.state = ? AND {IN_SEASON} "
+            "ORDER BY m.seq, r.seat",
             (game, RATED, DONE),
         )
         matches: dict[int, list[tuple[int, int]]] = {}
@@ -123,7 +133,7 @@ class Ratings(Part):
         rows = self.db.execute(
             "SELECT r.match_id, r.bot_id, r.place FROM results r "
             "JOIN matches m ON m.id = r.match_id "
-            "WHERE m.game = ? AND m.kind = ? AND m.state = ? AND r.match_id IN "
+            f"WHERE m.game = ? AND m.kind = ? AND m.state = ? AND {IN_SEASON} AND r.match_id IN "
             f"(SELECT match_id FROM match_seats WHERE bot_id IN ({marks})) "
             "ORDER BY m.seq, r.seat",
             (game, RATED, DONE, *bot_ids),
@@ -136,15 +146,17 @@ class Ratings(Part):
     def rated_fit(self, game: str, shown: Collection[int]) -> dict[int, elo.Estimate]:
         """The leaderboard's maximum-likelihood Elo of ``game`` over the ``shown`` bots.
 
-        Remembered per game until a rated match of it is committed (by any process: the
+        Remembered per season and game until a rated match of it is committed (by any process: the
         stored count moves) or the set of bots shown changes. After a commit only the
         matches since the last fit are read and added to its totals, and the fit starts
         from the last ratings: the optimum has moved little (:func:`niwa.ladder.mle.fit_from`).
         A new set of bots shown reads every total again, still starting from the last
         ratings."""
         wanted = frozenset(shown)
+        season = int(self.db.scalar("SELECT id FROM seasons WHERE ended_at IS NULL") or 0)
+        key = (season, game)
         count = self.rated_count(game)
-        kept = self._fits.get(game)
+        kept = self._fits.get(key)
         if kept is not None and kept.shown == wanted and kept.matches >= 0:
             if kept.matches == count:
                 return kept.fit.estimates
@@ -155,9 +167,9 @@ class Ratings(Part):
             if kept is not None:
                 fresh.fit = kept.fit
             kept = fresh
-        self._fits.pop(game, None)  # kept again only once its totals and fit agree
+        self._fits.pop(key, None)  # kept again only once its totals and fit agree
         estimates = kept.refit()
-        self._fits[game] = kept
+        self._fits[key] = kept
         return estimates
 
     def _kept_fit(self, game: str, shown: frozenset[int]) -> KeptFit:
@@ -185,7 +197,7 @@ class Ratings(Part):
             "SELECT m.seq, r.bot_id, r.place FROM matches m "
             "JOIN results r ON r.match_id = m.id "
             "WHERE m.game = ? AND m.seq > ? AND m.kind = ? AND m.state = ? "
-            "ORDER BY m.seq, r.seat",
+            f"AND {IN_SEASON} ORDER BY m.seq, r.seat",
             (game, seq, RATED, DONE),
         )
         matches: dict[int, list[tuple[int, int]]] = {}

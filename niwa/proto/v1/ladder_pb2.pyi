@@ -99,10 +99,12 @@ class GameStatus(_message.Message):
     def __init__(self, game: _Optional[str] = ..., active: _Optional[int] = ..., needed: _Optional[int] = ..., waiting: _Optional[str] = ...) -> None: ...
 
 class LeaderboardRequest(_message.Message):
-    __slots__ = ("game",)
+    __slots__ = ("game", "season")
     GAME_FIELD_NUMBER: _ClassVar[int]
+    SEASON_FIELD_NUMBER: _ClassVar[int]
     game: str
-    def __init__(self, game: _Optional[str] = ...) -> None: ...
+    season: str
+    def __init__(self, game: _Optional[str] = ..., season: _Optional[str] = ...) -> None: ...
 
 class LeaderboardRow(_message.Message):
     __slots__ = ("rank", "bot", "elo", "ci95")
@@ -117,14 +119,16 @@ class LeaderboardRow(_message.Message):
     def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ...) -> None: ...
 
 class Leaderboard(_message.Message):
-    __slots__ = ("game", "matches", "rows")
+    __slots__ = ("game", "matches", "rows", "season")
     GAME_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
+    SEASON_FIELD_NUMBER: _ClassVar[int]
     game: str
     matches: int
     rows: _containers.RepeatedCompositeFieldContainer[LeaderboardRow]
-    def __init__(self, game: _Optional[str] = ..., matches: _Optional[int] = ..., rows: _Optional[_Iterable[_Union[LeaderboardRow, _Mapping]]] = ...) -> None: ...
+    season: str
+    def __init__(self, game: _Optional[str] = ..., matches: _Optional[int] = ..., rows: _Optional[_Iterable[_Union[LeaderboardRow, _Mapping]]] = ..., season: _Optional[str] = ...) -> None: ...
 
 class LeaderboardResponse(_message.Message):
     __slots__ = ("boards",)
@@ -283,3 +287,41 @@ class BotLogs(_message.Message):
     match_id: int
     seats: _containers.RepeatedCompositeFieldContainer[SeatLog]
     def __init__(self, match_id: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatLog, _Mapping]]] = ...) -> None: ...
+
+class Season(_message.Message):
+    __slots__ = ("name", "started_at", "ended_at", "games", "time_control", "current")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    started_at: float
+    ended_at: float
+    games: _containers.RepeatedScalarFieldContainer[str]
+    time_control: str
+    current: bool
+    def __init__(self, name: _Optional[str] = ..., started_at: _Optional[float] = ..., ended_at: _Optional[float] = ..., games: _Optional[_Iterable[str]] = ..., time_control: _Optional[str] = ..., current: _Optional[bool] = ...) -> None: ...
+
+class ListSeasonsRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ListSeasonsResponse(_message.Message):
+    __slots__ = ("seasons",)
+    SEASONS_FIELD_NUMBER: _ClassVar[int]
+    seasons: _containers.RepeatedCompositeFieldContainer[Season]
+    def __init__(self, seasons: _Optional[_Iterable[_Union[Season, _Mapping]]] = ...) -> None: ...
+
+class StartSeasonRequest(_message.Message):
+    __slots__ = ("name", "games", "time_control")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    games: _containers.RepeatedScalarFieldContainer[str]
+    time_control: str
+    def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., time_control: _Optional[str] = ...) -> None: ...

@@ -79,6 +79,16 @@ class LadderStub:
                 request_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.GetBotLogsRequest.SerializeToString,
                 response_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.BotLogs.FromString,
                 _registered_method=True)
+        self.ListSeasons = channel.unary_unary(
+                '/niwa.v1.Ladder/ListSeasons',
+                request_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.ListSeasonsRequest.SerializeToString,
+                response_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.ListSeasonsResponse.FromString,
+                _registered_method=True)
+        self.StartSeason = channel.unary_unary(
+                '/niwa.v1.Ladder/StartSeason',
+                request_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.StartSeasonRequest.SerializeToString,
+                response_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Season.FromString,
+                _registered_method=True)
 
 
 class LadderServicer:
@@ -147,6 +157,21 @@ class LadderServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListSeasons(self, request, context):
+        """The seasons, newest first (at most 100), or the one named.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartSeason(self, request, context):
+        """End the current season, its leaderboards frozen, and start a new one whose ratings
+        start over (admin token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LadderServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -194,6 +219,16 @@ def add_LadderServicer_to_server(servicer, server):
                     servicer.GetBotLogs,
                     request_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.GetBotLogsRequest.FromString,
                     response_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.BotLogs.SerializeToString,
+            ),
+            'ListSeasons': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSeasons,
+                    request_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.ListSeasonsRequest.FromString,
+                    response_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.ListSeasonsResponse.SerializeToString,
+            ),
+            'StartSeason': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartSeason,
+                    request_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.StartSeasonRequest.FromString,
+                    response_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Season.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -439,6 +474,60 @@ class Ladder:
             '/niwa.v1.Ladder/GetBotLogs',
             niwa_dot_proto_dot_v1_dot_ladder__pb2.GetBotLogsRequest.SerializeToString,
             niwa_dot_proto_dot_v1_dot_ladder__pb2.BotLogs.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSeasons(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/niwa.v1.Ladder/ListSeasons',
+            niwa_dot_proto_dot_v1_dot_ladder__pb2.ListSeasonsRequest.SerializeToString,
+            niwa_dot_proto_dot_v1_dot_ladder__pb2.ListSeasonsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartSeason(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/niwa.v1.Ladder/StartSeason',
+            niwa_dot_proto_dot_v1_dot_ladder__pb2.StartSeasonRequest.SerializeToString,
+            niwa_dot_proto_dot_v1_dot_ladder__pb2.Season.FromString,
             options,
             channel_credentials,
             insecure,
