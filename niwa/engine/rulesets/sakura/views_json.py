@@ -146,7 +146,7 @@ def _shared(state: SakuraState, deck: _Deck) -> tuple[str, str, str]:
         f'"discard":[{_pile(deck, state.discard)}],'
         f'"draws":{_ints(state.draws)},"emperor":{g.emperor},"game":{_text(VERSION)},'
         f'"halt":{_maybe(state.halt)},',
-        f'"hand_sizes":{_ints(tuple(map(len, state.hands)))},'
+        f'"hand_sizes":{_ints([len(h) for h in state.hands])},'
         f'"options":{_options(state.options)},"painters":{_ints(g.painters)},'
         f'"phase":{_text(state.phase)},"played":[{played}],"players":{state.players},'
         f'"round":{state.round},"scored":[{scored}],"scorings":{_scorings(state.scorings)},',
