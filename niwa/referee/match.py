@@ -401,7 +401,9 @@ class _Match:
                 reply, failure = None, f
         else:
             reply, failure = await self.call_act(seat, question, time_left, cpu0)
-        question.seal()  # the state moves on: an observation not built now never will be
+            # The state moves on: an observation not built now never will be (an
+            # in-process player's act seals its question itself, answer or not).
+            question.seal()
         wall_ms = (time.perf_counter() - t0) * 1000
         cpu_ms = _cpu_ms(cpu0, player.cpu_seconds())
         used_ms = cpu_ms if self.clock == "cpu" and cpu_ms is not None else wall_ms

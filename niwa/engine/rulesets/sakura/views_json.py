@@ -27,8 +27,12 @@ if TYPE_CHECKING:
 #: A string's canonical spelling (canonical_json keeps non-ASCII as it is).
 _text = json.encoder.encode_basestring
 #: Per card list (a ``rules.decks()`` value, alive for the process): its cards' JSON
-#: by number, beside the list itself so an id is never taken for another's.
-_DECKS: dict[int, tuple[Mapping[int, Card], dict[int, str]]] = {}
+#: by number and its piles already spelled (:func:`_pile`), beside the list itself so
+#: an id is never taken for another's.
+_Deck = tuple[Mapping[int, Card], dict[int, str], dict[tuple[int, ...], str]]
+_DECKS: dict[int, _Deck] = {}
+#: Piles kept per card list before its cache is emptied, so it stays small.
+_PILES_LIMIT = 1024
 #: The last options and scorings spelled, by identity: both are never changed in
 #: place (options after validation; scorings are replaced when one is added).
 _last_options: tuple[object, str] = (None, "")
@@ -38,11 +42,29 @@ _last_board: tuple[object, str] = (None, "")
 
 def deck_json(cards: Mapping[int, Card]) -> dict[int, str]:
     """Every card's canonical JSON, by number."""
+    return _deck(cards)[1]
+
+
+def _deck(cards: Mapping[int, Card]) -> _Deck:
     found = _DECKS.get(id(cards))
     if found is None or found[0] is not cards:
-        found = cards, {n: canonical_json(c.to_json()) for n, c in cards.items()}
+        found = cards, {n: canonical_json(c.to_json()) for n, c in cards.items()}, {}
         _DECKS[id(cards)] = found
-    return found[1]
+    return found
+
+
+def _pile(deck: _Deck, pile: list[int]) -> str:
+    """A pile's cards in number order, joined, by value: the discard pile changes a
+    few times a round and every decision in between spells it again (sorting and
+    joining up to 60 cards cost more than the rest of the shared text)."""
+    piles = deck[2]
+    key = tuple(pile)
+    text = piles.get(key)
+    if text is None:
+        if len(piles) >= _PILES_LIMIT:
+            piles.clear()
+        text = piles[key] = ",".join(map(deck[1].__getitem__, sorted(key)))
+    return text
 
 
 @cache
@@ -94,30 +116,34 @@ def _scorings(scorings: object) -> str:
 
 
 def observation_json(state: SakuraState, seat: int | None) -> str:
-    cards = deck_json(state.cards)
-    hand = "null" if seat is None else \
-        "[" + ",".join(map(cards.__getitem__, state.hands[seat])) + "]"
+    deck = _deck(state.cards)
     view = state._view
     if view is None:
-        view = state._view = _shared(state, cards)
+        view = state._view = _shared(state, deck)
     before, between, after = view
-    return f'{before}"hand":{hand},{between}"seat":{_maybe(seat)},{after}'
+    if seat is None:
+        return f'{before}"hand":null,{between}"seat":null,{after}'
+    hand = ",".join(map(deck[1].__getitem__, state.hands[seat]))
+    return f'{before}"hand":[{hand}],{between}"seat":{seat},{after}'
 
 
-def _shared(state: SakuraState, cards: dict[int, str]) -> tuple[str, str, str]:
+def _shared(state: SakuraState, deck: _Deck) -> tuple[str, str, str]:
     """The observation's text before the hand, between it and the seat, and after:
     the same for every seat asked in one position (most decisions ask all of them)."""
     g = state.garden
-    discard = ",".join(map(cards.__getitem__, sorted(state.discard)))
+    cards = deck[1]
+    # A painter of None spelled inline: a call of _maybe per card cost as much as the rest.
     played = ",".join([
-        f'{{"card":{cards[c]},"painter":{_maybe(p)},"status":{_text(status)}}}'
+        f'{{"card":{cards[c]},"painter":{"null" if p is None else p},'
+        f'"status":{_text(status)}}}'
         for p, c, status in state.played
     ])
     scored = ",".join(["true" if s else "false" for s in g.scored])
     # Keys in sorted order, as canonical_json writes them.
     return (
         f'{{"board":{_board(g.board)},"court":{_maybe(state.court)},'
-        f'"cursor":{state.cursor},"deck_size":{len(state.deck)},"discard":[{discard}],'
+        f'"cursor":{state.cursor},"deck_size":{len(state.deck)},'
+        f'"discard":[{_pile(deck, state.discard)}],'
         f'"draws":{_ints(state.draws)},"emperor":{g.emperor},"game":{_text(VERSION)},'
         f'"halt":{_maybe(state.halt)},',
         f'"hand_sizes":{_ints([len(h) for h in state.hands])},'
