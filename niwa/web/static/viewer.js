@@ -16,6 +16,10 @@ const SPEEDS = [0.5, 1, 2, 4, 8];
 const SWIPE_PX = 40;
 // Legal lists up to this long are shown open; longer ones are built when opened.
 const SHORT_LIST = 12;
+// The address bar follows the step at most this often: Chromium ignores
+// history.replaceState beyond 200 calls in 10 s (a held arrow key steps 30 times a
+// second), and each call is a message to the browser process inside the frame.
+const HASH_EVERY_MS = 250;
 
 // The view after a frame's operations (replay_view.py's docstring): containers on a
 // changed path are copied, the rest is shared with the frame before.
@@ -243,12 +247,25 @@ export function mountViewer(root, payload, renderer = generic) {
     scrubber.value = String(step);
     seatSelect.value = state.seat === null ? "" : String(state.seat);
     if (scoreView) scoreView.mark(step);
-    if (!fromHash) {
-      const hash = `#step=${step}${state.seat === null ? "" : `&seat=${state.seat}`}`;
-      if (location.hash !== hash) history.replaceState(null, "", hash);
-    }
+    if (!fromHash) followInHash();
     if (step === last && state.timer !== null) togglePlay();
     timings.steps_ms.push(performance.now() - t0);
+  }
+
+  // At once after a pause, else once the interval is over, with the step shown then.
+  let hashWritten = -Infinity;
+  let hashTimer = null;
+  function writeHash() {
+    hashTimer = null;
+    hashWritten = performance.now();
+    const hash = `#step=${state.step}${state.seat === null ? "" : `&seat=${state.seat}`}`;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+  function followInHash() {
+    if (hashTimer !== null) return;
+    const wait = hashWritten + HASH_EVERY_MS - performance.now();
+    if (wait <= 0) writeHash();
+    else hashTimer = setTimeout(writeHash, wait);
   }
 
   function togglePlay() {

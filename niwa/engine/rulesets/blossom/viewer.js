@@ -1,6 +1,6 @@
 // Blossom: the garden, each seat's hand, yard (face up by kind, face down as a stack),
 // the deck and the scores, from the observation (docs/games/blossom.md).
-import { canvas, el, field, seatColour, seatLabel, text } from "../svg.js";
+import { canvas, el, field, reuse, seatColour, seatLabel, text } from "../svg.js";
 
 const KIND_COLOURS = {
   cherry: "#f4a7b9", chrysanth: "#f6c744", camellia: "#c0392b",
@@ -94,7 +94,7 @@ export function draw(view) {
   const seats = view.seats;
   const height = 130 + seats.length * 92 + (view.hand ? 90 : 0);
   const svg = canvas(760, height, `Blossom, ${view.phase}`);
-  svg.append(flowerDefs());
+  svg.append(reuse("blossom-flowers", [], flowerDefs)); // the same every step
   const status = view.phase === "play"
     ? `turn ${view.turn}: seat ${view.current} to act (${view.actions_done + 1} of 2)`
     : view.phase;
@@ -110,9 +110,10 @@ export function draw(view) {
   svg.append(row(70, 34, view.garden, (kind) => ({ "data-field": "garden", "data-kind": kind }),
     "garden"));
   let y = 120;
-  seats.forEach((s, i) => {
+  // A seat's box is drawn from its own object and these few facts: redrawn only when
+  // one of them changed (svg.js reuse).
+  const seatBox = (s, i, y, turn) => {
     const g = el("g", { class: "seat" });
-    const turn = view.to_move.includes(i);
     g.append(el("rect", {
       x: 6, y, width: 748, height: 86, rx: 6, fill: "none",
       stroke: seatColour(i), "stroke-width": turn ? 3 : 1,
@@ -136,7 +137,12 @@ export function draw(view) {
       }
     }
     if (view.dealer === i) g.append(text(480, y + 20, "dealer", { "font-size": 11 }));
-    svg.append(g);
+    return g;
+  };
+  seats.forEach((s, i) => {
+    const turn = view.to_move.includes(i);
+    const inputs = [s, y, turn, view.scores[i], view.seat, view.dealer === i];
+    svg.append(reuse(`blossom-seat ${i}`, inputs, () => seatBox(s, i, y, turn)));
     y += 92;
   });
   if (view.hand) {

@@ -1,6 +1,6 @@
 // Bonsai: each seat's hex tree(s) over its pot, its supply, cards, goal tiles and score;
 // the four board slots, the open goals and the deck (docs/games/bonsai.md).
-import { canvas, el, field, partText, seatColour, seatLabel, text, words } from "../svg.js";
+import { canvas, el, field, partText, reuse, seatColour, seatLabel, text, words } from "../svg.js";
 
 const TILE_COLOURS = { wood: "#8b5a2b", leaf: "#4caf50", flower: "#f48fb1", fruit: "#ff9800" };
 // The pot's cells (u, v) from niwa/engine/rulesets/bonsai/data/setup.json; flipped: u mirrored.
@@ -152,7 +152,10 @@ export function draw(view, payload) {
     seat.trees.forEach((cells, b) => {
       const label = `seat ${i} bonsai ${b + 1}`;
       const playable = i === view.seat && b === seat.active;
-      svg.append(tree(x, y + 24 + b * TREE_H, cells, seat.pot_flipped[b], label, playable));
+      // A tree is drawn from its cells and pot alone: redrawn only when they changed.
+      const flipped = seat.pot_flipped[b];
+      const ty = y + 24 + b * TREE_H;
+      svg.append(reuse(`bonsai-tree ${i} ${b}`, [cells, x, ty, flipped, playable], () => tree(x, ty, cells, flipped, label, playable)));
       svg.append(field(x + PANEL_W - 10, y + 40 + b * TREE_H, "tiles", i, cells.length, { "font-size": 11, "text-anchor": "end" }));
       svg.append(text(x + PANEL_W - 28, y + 40 + b * TREE_H, "tiles ", { "font-size": 11, "text-anchor": "end" }));
     });

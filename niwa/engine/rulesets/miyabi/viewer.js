@@ -1,7 +1,7 @@
 // Miyabi: each seat's 6 x 6 garden (what lies on top of each cell and the height of its
 // stack), the lantern fields over the columns, scores and bonuses; the middle display
 // and the layer-5 bonus tiles left (docs/games/miyabi.md).
-import { canvas, el, field, partText, seatColour, seatLabel, text } from "../svg.js";
+import { canvas, el, field, partText, reuse, seatColour, seatLabel, text } from "../svg.js";
 
 const OBJECT_COLOURS = {
   maple: "#c0392b", pagoda: "#8e44ad", fish: "#2980b9", azalea: "#e91e63",
@@ -92,7 +92,7 @@ export function draw(view) {
   const panelH = 20 + 6 * CELL + 80;
   const top = (SHAPES - 1) * MIDDLE_LINE; // the middle's lines push the rest down
   const svg = canvas(Math.max(720, perRow * (PANEL_W + 20) + 12), 110 + top + rows * panelH, `Miyabi, round ${view.round}`);
-  svg.append(objectDefs());
+  svg.append(reuse("miyabi-objects", [], objectDefs)); // the same every step
   svg.append(text(12, 22, `Miyabi · round ${view.round} of ${view.rounds} · ${view.phase}`, { "font-size": 16, "font-weight": "bold" }));
   svg.append(text(12, 44, "middle:", { "font-size": 12 }));
   counts(view.display).forEach((pieces, k) => {
@@ -111,7 +111,9 @@ export function draw(view) {
     svg.append(text(x + 110, y + 18, "score", { "font-size": 12 }));
     svg.append(field(x + 150, y + 18, "score", i, g.score, { "font-size": 16, "font-weight": "bold" }));
     if (g.passed && view.phase !== "over") svg.append(text(x + 200, y + 18, "passed", { "font-size": 12 }));
-    svg.append(garden(x, y + 24, g, i === view.seat));
+    // A garden is drawn from its own object alone: redrawn only when it changed.
+    const playable = i === view.seat;
+    svg.append(reuse(`miyabi-garden ${i}`, [g, x, y, playable], () => garden(x, y + 24, g, playable)));
     // One short fact a line, so no line runs into the next garden; the end scoring's
     // parts are in the viewer's end-of-game table.
     const end = Object.values(g.end_scoring || {}).reduce((a, b) => a + b, 0);
