@@ -7,7 +7,7 @@ import * as generic from "./generic.js";
 import { shareBar, summary, valueChart } from "./thinking.js";
 import { scoreChart } from "./chart.js";
 import { breakdownTable, failureSummary } from "./summary.js";
-import { patchChild } from "./morph.js";
+import { morph, patchChild } from "./morph.js";
 
 // One step per this at 1x; the speed control divides it.
 const PLAY_INTERVAL_MS = 400;
@@ -195,12 +195,12 @@ export function mountViewer(root, payload, renderer = generic) {
     const parts = [];
     const toMove = frame.to_move.map((s) => (s < 0 ? "chance" : `seat ${s}`)).join(", ");
     parts.push(node("h3", { text: frame.over ? `step ${index}: game over` : `step ${index}: ${toMove} to move` }));
-    for (const m of frame.moves) {
+    frame.moves.forEach((m, k) => {
       const box = node("section", { class: `nv-move${m.seat >= 0 && m.status !== "OK" ? " nv-failed" : ""}` });
       if (m.seat < 0) {
         box.append(node("p", { class: "nv-chance", text: `chance: ${m.text}` }));
         parts.push(box);
-        continue;
+        return;
       }
       box.append(node("p", { class: "nv-what", text: m.text }));
       const facts = `${m.status} · ${ms(m.wall_ms)} wall, ${ms(m.cpu_ms)} cpu · clock ${m.clock_ms === null ? "–" : `${(m.clock_ms / 1000).toFixed(1)} s`}`;
@@ -210,29 +210,40 @@ export function mountViewer(root, payload, renderer = generic) {
       if (m.debug) box.append(node("pre", { class: "nv-debug", text: m.debug }));
       box.append(summary(m) ?? "");
       const more = m.legal_count > m.legal.length ? ` (first ${m.legal.length} shown)` : "";
-      const details = node("details", {}, node("summary", { text: `${m.legal_count} legal${more}` }));
-      // A long list is built when opened: stepping stays fast through wide decisions.
-      const fill = () => {
-        if (details.childElementCount > 1) return;
-        const legal = node("ol", { class: "nv-legal", start: 0 });
-        m.legal.forEach((action, i) => {
-          const words = m.legal_text ? m.legal_text[i] : action;
-          legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", title: action }, shareBar(m, i), node("span", { text: words })));
-        });
-        details.append(legal);
-      };
+      const details = node("details", { "data-move": k }, node("summary", { text: `${m.legal_count} legal${more}` }));
+      // A long list is built when opened (fillLegal): stepping stays fast through wide
+      // decisions.
       if (m.legal_count <= SHORT_LIST) {
-        fill();
+        fillLegal(details, m);
         details.open = true;
-      } else {
-        details.addEventListener("toggle", fill);
       }
       box.append(details);
       parts.push(box);
-    }
-    if (frame.over && endTable) parts.push(endTable);
+    });
+    // a copy: the panel is patched from this drawing (morph.js), which takes its nodes
+    if (frame.over && endTable) parts.push(endTable.cloneNode(true));
     return parts;
   }
+
+  // The legal list of move `m` in its `details`, once. The panel is patched in place,
+  // so the one listener is the panel's: a details element is the shown step's move
+  // number data-move.
+  function fillLegal(details, m) {
+    if (details.childElementCount > 1) return;
+    const legal = node("ol", { class: "nv-legal", start: 0 });
+    m.legal.forEach((action, i) => {
+      const words = m.legal_text ? m.legal_text[i] : action;
+      legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", title: action }, shareBar(m, i), node("span", { text: words })));
+    });
+    details.append(legal);
+  }
+  // toggle does not bubble: caught on the way down
+  side.addEventListener("toggle", (event) => {
+    const details = event.target;
+    if (!(details instanceof HTMLDetailsElement) || !details.open || details.dataset.move === undefined) return;
+    const m = payload.frames[state.step].moves[Number(details.dataset.move)];
+    if (m) fillLegal(details, m);
+  }, true);
 
   function show(index, fromHash = false) {
     const t0 = performance.now();
@@ -241,7 +252,8 @@ export function mountViewer(root, payload, renderer = generic) {
     const views = frames.at(step);
     const view = state.seat === null ? views[0] : views[state.seat + 1];
     patchChild(board, renderer.draw(view, payload, { step, seat: state.seat }));
-    side.replaceChildren(...movesPanel(step));
+    // Patched like the board: only what differs from the last step is restyled.
+    morph(side, node("aside", { class: "nv-moves" }, ...movesPanel(step)));
     chart?.mark(step);
     jump.value = String(step);
     scrubber.value = String(step);
