@@ -61,6 +61,8 @@ def test_bench_web_viewer_times_every_games_frames_beside_a_baseline(
         assert figures["frames"] > 30
         assert {"this", "baseline"} <= set(figures)
         assert all(run["max_ms"] >= run["p95_ms"] > 0 for run in figures["this"])
+        assert all(1 <= run["slowest_step"] < figures["frames"] and run["open_ms"] > 0
+                   for run in figures["this"])  # fmt: skip
         assert figures["this_best"]["max_ms"] <= figures["this"][0]["max_ms"]
     assert document["slowest_game"] in document["games"]
     assert "each frame's best of 1 runs" in out.err and "load average" in out.err
