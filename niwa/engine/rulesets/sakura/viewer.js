@@ -98,9 +98,9 @@ function pawn(cx, cy, colour, label, painter) {
   return titled(g, label);
 }
 
-// The path and its spaces, drawn from the board and the trees scored alone.
-function path(board, scored) {
-  const out = el("g", { class: "path" });
+// The trail and its spaces, drawn from the board and the trees scored alone.
+function spaces(board, scored) {
+  const out = el("g", { class: "spaces" });
   const bridges = new Set(board.bridges.flat());
   const sakura = new Map(board.sakura.map((q, i) => [q, i]));
   const [gx, gy] = centre(1);
@@ -122,8 +122,10 @@ function path(board, scored) {
 }
 
 function garden(view, board) {
-  // The path changes only when a tree is scored: redrawn then (svg.js reuse).
-  const out = reuse("sakura-path", [board, view.scored], () => path(board, view.scored));
+  const out = el("g", { class: "path" });
+  // The spaces change only when a tree is scored: redrawn then (svg.js reuse; lent,
+  // so nothing is added to them here).
+  out.append(reuse("sakura-spaces", [board, view.scored], () => spaces(board, view.scored)));
   const [gx, gy] = centre(1);
   // The Emperor's palanquin, then the painters side by side on their space.
   const [ex, ey] = centre(view.emperor);
