@@ -69,12 +69,13 @@ export function partText(x, y, pieces, attrs = {}) {
 // A part of a board drawn from `inputs` alone (objects of the view and plain values,
 // compared with ===), kept under `slot`, a name for the part. The viewer's frames share
 // an object with the frame before while it is unchanged (replay_view.py's ops), so a
-// step redraws only the parts whose inputs changed. The rest is the last drawing
+// step draws again only the parts whose inputs changed. The rest is the last drawing
 // itself, lent, not copied: new nodes each step would bring the collector into the
 // frames. A lent node is marked `niwaLent`; whoever puts a drawing on a page copies
 // what is lent (morph.js does, and its adopt() for a board replaced whole), so the
-// page never holds, and never changes, the kept drawing. One drawing is kept per slot:
-// memory does not grow with the replay.
+// page never holds, and never changes, the kept drawing. `build` must not use reuse()
+// itself: a lent part inside another would be moved out of it when lent again. One
+// drawing is kept per slot: memory does not grow with the replay.
 const lastDrawn = new Map();
 
 export function reuse(slot, inputs, build) {
@@ -83,8 +84,7 @@ export function reuse(slot, inputs, build) {
     return last.node;
   }
   const node = build();
-  const kept = node.cloneNode(true);
-  kept.niwaLent = true;
-  lastDrawn.set(slot, { inputs, node: kept });
+  node.niwaLent = true;
+  lastDrawn.set(slot, { inputs, node });
   return node;
 }

@@ -107,8 +107,8 @@ export function draw(view) {
   svg.append(field(600, 22, "deck", -1, view.deck, { "font-size": 14 }));
   svg.append(text(640, 22, `removed ${view.removed}`, { "font-size": 14 }));
   svg.append(text(12, 50, "garden", { "font-size": 13 }));
-  svg.append(row(70, 34, view.garden, (kind) => ({ "data-field": "garden", "data-kind": kind }),
-    "garden"));
+  svg.append(reuse("blossom-garden", [view.garden], () => row(70, 34, view.garden,
+    (kind) => ({ "data-field": "garden", "data-kind": kind }), "garden")));
   let y = 120;
   // A seat's box is drawn from its own object and these few facts: redrawn only when
   // one of them changed (svg.js reuse).
@@ -147,10 +147,11 @@ export function draw(view) {
   });
   if (view.hand) {
     svg.append(text(12, y + 14, `your hand (seat ${view.seat})`, { "font-size": 13 }));
-    svg.append(row(12, y + 20, view.hand, (kind) => ({ "data-field": "own-hand", "data-kind": kind }),
-      "hand"));
+    const handY = y + 20;
+    svg.append(reuse("blossom-hand", [view.hand, handY], () => row(12, handY, view.hand,
+      (kind) => ({ "data-field": "own-hand", "data-kind": kind }), "hand")));
     svg.append(text(380, y + 14, "your face-down yard", { "font-size": 11 }));
-    svg.append(row(380, y + 20, view.yard_down, undefined, "down"));
+    svg.append(reuse("blossom-down", [view.yard_down, handY], () => row(380, handY, view.yard_down, undefined, "down")));
   }
   return svg;
 }
