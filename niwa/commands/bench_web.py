@@ -76,6 +76,10 @@ def register(sub: Any) -> None:
                    help="--viewer: steps of each game's replay (default 500)")
     p.add_argument("--baseline", type=Path, metavar="CHECKOUT",
                    help="--viewer: also measure this niwa checkout's viewer")
+    p.add_argument("--paced", action="store_true",
+                   help="--viewer: one frame per animation frame, as a held key's steps "
+                        "come, with the browser free to paint and collect between "
+                        "frames (default: every frame back to back in one script)")
     add_json_option(p)
     p.set_defaults(run=run)
 
