@@ -226,8 +226,8 @@ export function mountViewer(root, payload, renderer = generic) {
   }
 
   // The legal list of move `m` in its `details`, once. The panel is patched in place,
-  // so the one listener is the panel's: a details element is the shown step's move
-  // number data-move.
+  // so a details element outlives its step: the one listener is the panel's, and it
+  // finds the move by the shown step and the element's data-move (the move's index).
   function fillLegal(details, m) {
     if (details.childElementCount > 1) return;
     const legal = node("ol", { class: "nv-legal", start: 0 });
