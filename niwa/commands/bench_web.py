@@ -69,12 +69,17 @@ def register(sub: Any) -> None:
     live.add_argument("--live-steps", type=int, default=40,
                       help="steps written a match (default 40)")
     p.add_argument("--viewer", action="store_true",
-                   help="time the replay viewer's frames in Chromium instead, per game "
-                        "(niwa/commands/bench_viewer.py)")
+                   help="time the replay viewer's frames in Chromium instead, per game: "
+                        "each frame is show(i) and the style and layout it forces, GC "
+                        "included, paint not (niwa/commands/bench_viewer.py)")
     p.add_argument("--steps", type=int, default=500,
                    help="--viewer: steps of each game's replay (default 500)")
     p.add_argument("--baseline", type=Path, metavar="CHECKOUT",
                    help="--viewer: also measure this niwa checkout's viewer")
+    p.add_argument("--paced", action="store_true",
+                   help="--viewer: one frame per animation frame, as a held key's steps "
+                        "come, with the browser free to paint and collect between "
+                        "frames (default: every frame back to back in one script)")
     add_json_option(p)
     p.set_defaults(run=run)
 

@@ -14,6 +14,8 @@ from typing import Any
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+from tests.polling import wait_for
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 #: Flags for a quiet, self-contained browser: no sandbox (tests may run as root), no
@@ -47,6 +49,13 @@ def go_offline(driver: webdriver.Chrome) -> None:
     """Cut the browser's network: a page that needs it fails to load what it asks for."""
     driver.set_network_conditions(offline=True, latency=0, download_throughput=0,
                                   upload_throughput=0)
+
+
+def address_shows(driver: webdriver.Chrome, hash_: str) -> bool:
+    """Whether the page's hash comes to be ``hash_``: the viewer writes it at most
+    every 250 ms, so a step right after another reaches the address a moment later."""
+    return wait_for(f"the address to end in {hash_}",
+                    lambda: driver.execute_script("return location.hash") == hash_)  # fmt: skip
 
 
 def console_errors(driver: webdriver.Chrome) -> list[str]:

@@ -61,10 +61,26 @@ def test_bench_web_viewer_times_every_games_frames_beside_a_baseline(
         assert figures["frames"] > 30
         assert {"this", "baseline"} <= set(figures)
         assert all(run["max_ms"] >= run["p95_ms"] > 0 for run in figures["this"])
+        assert all(1 <= run["slowest_step"] < figures["frames"] and run["open_ms"] > 0
+                   for run in figures["this"])  # fmt: skip
         assert figures["this_best"]["max_ms"] <= figures["this"][0]["max_ms"]
     assert document["slowest_game"] in document["games"]
     assert "each frame's best of 1 runs" in out.err and "load average" in out.err
     assert "slowest game: " in out.err and "; baseline " in out.err
+
+
+def test_bench_web_viewer_paced_shows_one_frame_per_animation_frame(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["bench", "web", "--viewer", "--paced", "--steps", "20", "--repeat", "1"]
+    assert main([*args, "--json", "-"]) == 0
+    out = capsys.readouterr()
+    document = json.loads(out.out)
+    assert document["paced"] is True
+    for figures in document["games"].values():
+        assert figures["frames"] > 20
+        assert all(run["max_ms"] >= run["p95_ms"] > 0 for run in figures["this"])
+    assert "one frame per animation frame (--paced)" in out.err
 
 
 def test_bench_web_viewer_refuses_a_baseline_that_is_no_checkout(

@@ -23,7 +23,7 @@ from niwa.ladder import submission
 from niwa.ladder.store import ACTIVE, Store
 from tests.ladder.serving import stop
 from tests.polling import PATIENCE_S, wait_for
-from tests.web.browser import console_errors, keep_screenshot
+from tests.web.browser import address_shows, console_errors, keep_screenshot
 from tests.web.ladders import BUILTINS
 from tests.web.served import done_matches, start_web_ladder
 
@@ -107,7 +107,7 @@ def test_a_game_s_pages_and_replay_play_in_the_browser(
     for _ in range(3):
         body.send_keys(Keys.ARROW_RIGHT)
     assert viewer(browser)["step"] == 3
-    assert browser.execute_script("return location.hash") == "#step=3"
+    assert address_shows(browser, "#step=3")
     body.send_keys(Keys.ARROW_LEFT)
     assert viewer(browser)["step"] == 2
 
@@ -115,7 +115,7 @@ def test_a_game_s_pages_and_replay_play_in_the_browser(
     spectator = board(browser)
     Select(browser.find_element(By.CSS_SELECTOR, ".nv-seat-select")).select_by_value("1")
     assert viewer(browser)["seat"] == 1
-    assert browser.execute_script("return location.hash") == "#step=2&seat=1"
+    assert address_shows(browser, "#step=2&seat=1")
     if json.dumps(views[2], sort_keys=True) != json.dumps(views[0], sort_keys=True):
         assert board(browser) != spectator, "seat 1's view is drawn as the spectator's"
     shot(browser, tmp_path, f"{game}-match")

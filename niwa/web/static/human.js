@@ -5,6 +5,7 @@
 // do. The move list is the fallback for moves without a part. Text goes in as
 // textContent only.
 import * as generic from "./generic.js";
+import { adopt } from "./morph.js";
 
 const root = document.getElementById("niwa-human");
 const key = root.dataset.key;
@@ -106,7 +107,9 @@ function show(snapshot) {
   root.dataset.version = snapshot.version;
   chooser.hidden = true;
   if (snapshot.view) {
-    board.replaceChildren(renderer.draw(snapshot.view, payload, { step: 0, seat }));
+    // adopt: the page marks and listens on its parts, so it takes its own copy of any
+    // part the renderer lent (svg.js reuse)
+    board.replaceChildren(adopt(renderer.draw(snapshot.view, payload, { step: 0, seat })));
   }
   list.replaceChildren(...(question ? question.moves.map((m) => {
     const item = document.createElement("li");

@@ -9,8 +9,24 @@ function sameKind(a, b) {
   return a.nodeType === b.nodeType && a.nodeName === b.nodeName;
 }
 
+// A drawing may hold parts lent by svg.js reuse() (marked niwaLent): kept for the next
+// step, so what the page takes of them is a copy.
+function take(node, lent) {
+  return lent || node.niwaLent ? node.cloneNode(true) : node;
+}
+
+// `fresh` ready to put on a page whole: each lent part in it replaced by a copy.
+export function adopt(fresh) {
+  if (fresh.niwaLent) return fresh.cloneNode(true);
+  for (const part of fresh.querySelectorAll("*")) {
+    if (part.niwaLent) part.replaceWith(part.cloneNode(true));
+  }
+  return fresh;
+}
+
 // `old` (on the page) made equal to `fresh` (same node type and name); returns `old`.
-export function morph(old, fresh) {
+// lent: `fresh` is, or is inside, a lent part (its nodes are copied, not moved).
+export function morph(old, fresh, lent = Boolean(fresh.niwaLent)) {
   if (old.nodeType !== 1) {
     if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
     return old;
@@ -29,15 +45,15 @@ export function morph(old, fresh) {
   while (f) {
     const next = f.nextSibling; // f may move to old below
     if (!o) {
-      old.append(f);
+      old.append(take(f, lent));
     } else if (o.isEqualNode(f)) {
       o = o.nextSibling; // unchanged: the browser compares whole subtrees natively
     } else if (sameKind(o, f)) {
-      morph(o, f);
+      morph(o, f, lent || Boolean(f.niwaLent));
       o = o.nextSibling;
     } else {
       const after = o.nextSibling;
-      old.replaceChild(f, o);
+      old.replaceChild(take(f, lent), o);
       o = after;
     }
     f = next;
@@ -54,5 +70,5 @@ export function morph(old, fresh) {
 export function patchChild(parent, fresh) {
   const current = parent.firstChild;
   if (current && !current.nextSibling && sameKind(current, fresh)) morph(current, fresh);
-  else parent.replaceChildren(fresh);
+  else parent.replaceChildren(adopt(fresh));
 }

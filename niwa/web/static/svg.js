@@ -10,7 +10,10 @@ export function seatColour(seat) {
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElementNS(NS, tag);
-  for (const [key, value] of Object.entries(attrs)) {
+  // for...in, not Object.entries: a board is hundreds of calls a step, and the garbage
+  // of an array per call brings the collector into the frame sooner.
+  for (const key in attrs) {
+    const value = attrs[key];
     if (value !== undefined && value !== null) node.setAttribute(key, String(value));
   }
   for (const child of children) if (child) node.append(child);
@@ -60,5 +63,28 @@ export function partText(x, y, pieces, attrs = {}) {
     span.textContent = String(words);
     node.append(span);
   }
+  return node;
+}
+
+// A part of a board drawn from `inputs` alone (objects of the view and plain values,
+// compared with ===), kept under `slot`, a name for the part. The viewer's frames share
+// an object with the frame before while it is unchanged (replay_view.py's ops), so a
+// step draws again only the parts whose inputs changed. The rest is the last drawing
+// itself, lent, not copied: new nodes each step would bring the collector into the
+// frames. A lent node is marked `niwaLent`; whoever puts a drawing on a page copies
+// what is lent (morph.js does, and its adopt() for a board replaced whole), so the
+// page never holds, and never changes, the kept drawing. `build` must not use reuse()
+// itself: a lent part inside another would be moved out of it when lent again. One
+// drawing is kept per slot: memory does not grow with the replay.
+const lastDrawn = new Map();
+
+export function reuse(slot, inputs, build) {
+  const last = lastDrawn.get(slot);
+  if (last && last.inputs.length === inputs.length && last.inputs.every((v, k) => v === inputs[k])) {
+    return last.node;
+  }
+  const node = build();
+  node.niwaLent = true;
+  lastDrawn.set(slot, { inputs, node });
   return node;
 }

@@ -7,7 +7,7 @@ import * as generic from "./generic.js";
 import { shareBar, summary, valueChart } from "./thinking.js";
 import { scoreChart } from "./chart.js";
 import { breakdownTable, failureSummary } from "./summary.js";
-import { patchChild } from "./morph.js";
+import { morph, patchChild } from "./morph.js";
 
 // One step per this at 1x; the speed control divides it.
 const PLAY_INTERVAL_MS = 400;
@@ -16,6 +16,10 @@ const SPEEDS = [0.5, 1, 2, 4, 8];
 const SWIPE_PX = 40;
 // Legal lists up to this long are shown open; longer ones are built when opened.
 const SHORT_LIST = 12;
+// The address bar follows the step at most this often: Chromium ignores
+// history.replaceState beyond 200 calls in 10 s (a held arrow key steps 30 times a
+// second), and each call is a message to the browser process inside the frame.
+const HASH_EVERY_MS = 250;
 
 // The view after a frame's operations (replay_view.py's docstring): containers on a
 // changed path are copied, the rest is shared with the frame before.
@@ -191,12 +195,12 @@ export function mountViewer(root, payload, renderer = generic) {
     const parts = [];
     const toMove = frame.to_move.map((s) => (s < 0 ? "chance" : `seat ${s}`)).join(", ");
     parts.push(node("h3", { text: frame.over ? `step ${index}: game over` : `step ${index}: ${toMove} to move` }));
-    for (const m of frame.moves) {
+    frame.moves.forEach((m, k) => {
       const box = node("section", { class: `nv-move${m.seat >= 0 && m.status !== "OK" ? " nv-failed" : ""}` });
       if (m.seat < 0) {
         box.append(node("p", { class: "nv-chance", text: `chance: ${m.text}` }));
         parts.push(box);
-        continue;
+        return;
       }
       box.append(node("p", { class: "nv-what", text: m.text }));
       const facts = `${m.status} · ${ms(m.wall_ms)} wall, ${ms(m.cpu_ms)} cpu · clock ${m.clock_ms === null ? "–" : `${(m.clock_ms / 1000).toFixed(1)} s`}`;
@@ -206,29 +210,40 @@ export function mountViewer(root, payload, renderer = generic) {
       if (m.debug) box.append(node("pre", { class: "nv-debug", text: m.debug }));
       box.append(summary(m) ?? "");
       const more = m.legal_count > m.legal.length ? ` (first ${m.legal.length} shown)` : "";
-      const details = node("details", {}, node("summary", { text: `${m.legal_count} legal${more}` }));
-      // A long list is built when opened: stepping stays fast through wide decisions.
-      const fill = () => {
-        if (details.childElementCount > 1) return;
-        const legal = node("ol", { class: "nv-legal", start: 0 });
-        m.legal.forEach((action, i) => {
-          const words = m.legal_text ? m.legal_text[i] : action;
-          legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", title: action }, shareBar(m, i), node("span", { text: words })));
-        });
-        details.append(legal);
-      };
+      const details = node("details", { "data-move": k }, node("summary", { text: `${m.legal_count} legal${more}` }));
+      // A long list is built when opened (fillLegal): stepping stays fast through wide
+      // decisions.
       if (m.legal_count <= SHORT_LIST) {
-        fill();
+        fillLegal(details, m);
         details.open = true;
-      } else {
-        details.addEventListener("toggle", fill);
       }
       box.append(details);
       parts.push(box);
-    }
-    if (frame.over && endTable) parts.push(endTable);
+    });
+    // a copy: the panel is patched from this drawing (morph.js), which takes its nodes
+    if (frame.over && endTable) parts.push(endTable.cloneNode(true));
     return parts;
   }
+
+  // The legal list of move `m` in its `details`, once. The panel is patched in place,
+  // so a details element outlives its step: the one listener is the panel's, and it
+  // finds the move by the shown step and the element's data-move (the move's index).
+  function fillLegal(details, m) {
+    if (details.childElementCount > 1) return;
+    const legal = node("ol", { class: "nv-legal", start: 0 });
+    m.legal.forEach((action, i) => {
+      const words = m.legal_text ? m.legal_text[i] : action;
+      legal.append(node("li", { class: i === m.chosen ? "nv-chosen" : "", title: action }, shareBar(m, i), node("span", { text: words })));
+    });
+    details.append(legal);
+  }
+  // toggle does not bubble: caught on the way down
+  side.addEventListener("toggle", (event) => {
+    const details = event.target;
+    if (!(details instanceof HTMLDetailsElement) || !details.open || details.dataset.move === undefined) return;
+    const m = payload.frames[state.step].moves[Number(details.dataset.move)];
+    if (m) fillLegal(details, m);
+  }, true);
 
   function show(index, fromHash = false) {
     const t0 = performance.now();
@@ -237,18 +252,32 @@ export function mountViewer(root, payload, renderer = generic) {
     const views = frames.at(step);
     const view = state.seat === null ? views[0] : views[state.seat + 1];
     patchChild(board, renderer.draw(view, payload, { step, seat: state.seat }));
-    side.replaceChildren(...movesPanel(step));
+    // Patched like the board: only what differs from the last step is restyled.
+    morph(side, node("aside", { class: "nv-moves" }, ...movesPanel(step)));
     chart?.mark(step);
     jump.value = String(step);
     scrubber.value = String(step);
     seatSelect.value = state.seat === null ? "" : String(state.seat);
     if (scoreView) scoreView.mark(step);
-    if (!fromHash) {
-      const hash = `#step=${step}${state.seat === null ? "" : `&seat=${state.seat}`}`;
-      if (location.hash !== hash) history.replaceState(null, "", hash);
-    }
+    if (!fromHash) followInHash();
     if (step === last && state.timer !== null) togglePlay();
     timings.steps_ms.push(performance.now() - t0);
+  }
+
+  // At once after a pause, else once the interval is over, with the step shown then.
+  let hashWritten = -Infinity;
+  let hashTimer = null;
+  function writeHash() {
+    hashTimer = null;
+    hashWritten = performance.now();
+    const hash = `#step=${state.step}${state.seat === null ? "" : `&seat=${state.seat}`}`;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+  function followInHash() {
+    if (hashTimer !== null) return;
+    const wait = hashWritten + HASH_EVERY_MS - performance.now();
+    if (wait <= 0) writeHash();
+    else hashTimer = setTimeout(writeHash, wait);
   }
 
   function togglePlay() {

@@ -1,6 +1,6 @@
 // Blossom: the garden, each seat's hand, yard (face up by kind, face down as a stack),
 // the deck and the scores, from the observation (docs/games/blossom.md).
-import { canvas, el, field, seatColour, seatLabel, text } from "../svg.js";
+import { canvas, el, field, reuse, seatColour, seatLabel, text } from "../svg.js";
 
 const KIND_COLOURS = {
   cherry: "#f4a7b9", chrysanth: "#f6c744", camellia: "#c0392b",
@@ -94,7 +94,7 @@ export function draw(view) {
   const seats = view.seats;
   const height = 130 + seats.length * 92 + (view.hand ? 90 : 0);
   const svg = canvas(760, height, `Blossom, ${view.phase}`);
-  svg.append(flowerDefs());
+  svg.append(reuse("blossom-flowers", [], flowerDefs)); // the same every step
   const status = view.phase === "play"
     ? `turn ${view.turn}: seat ${view.current} to act (${view.actions_done + 1} of 2)`
     : view.phase;
@@ -107,12 +107,13 @@ export function draw(view) {
   svg.append(field(600, 22, "deck", -1, view.deck, { "font-size": 14 }));
   svg.append(text(640, 22, `removed ${view.removed}`, { "font-size": 14 }));
   svg.append(text(12, 50, "garden", { "font-size": 13 }));
-  svg.append(row(70, 34, view.garden, (kind) => ({ "data-field": "garden", "data-kind": kind }),
-    "garden"));
+  svg.append(reuse("blossom-garden", [view.garden], () => row(70, 34, view.garden,
+    (kind) => ({ "data-field": "garden", "data-kind": kind }), "garden")));
   let y = 120;
-  seats.forEach((s, i) => {
+  // A seat's box is drawn from its own object and these few facts: redrawn only when
+  // one of them changed (svg.js reuse).
+  const seatBox = (s, i, y, turn) => {
     const g = el("g", { class: "seat" });
-    const turn = view.to_move.includes(i);
     g.append(el("rect", {
       x: 6, y, width: 748, height: 86, rx: 6, fill: "none",
       stroke: seatColour(i), "stroke-width": turn ? 3 : 1,
@@ -136,15 +137,21 @@ export function draw(view) {
       }
     }
     if (view.dealer === i) g.append(text(480, y + 20, "dealer", { "font-size": 11 }));
-    svg.append(g);
+    return g;
+  };
+  seats.forEach((s, i) => {
+    const turn = view.to_move.includes(i);
+    const inputs = [s, y, turn, view.scores[i], view.seat, view.dealer === i];
+    svg.append(reuse(`blossom-seat ${i}`, inputs, () => seatBox(s, i, y, turn)));
     y += 92;
   });
   if (view.hand) {
     svg.append(text(12, y + 14, `your hand (seat ${view.seat})`, { "font-size": 13 }));
-    svg.append(row(12, y + 20, view.hand, (kind) => ({ "data-field": "own-hand", "data-kind": kind }),
-      "hand"));
+    const handY = y + 20;
+    svg.append(reuse("blossom-hand", [view.hand, handY], () => row(12, handY, view.hand,
+      (kind) => ({ "data-field": "own-hand", "data-kind": kind }), "hand")));
     svg.append(text(380, y + 14, "your face-down yard", { "font-size": 11 }));
-    svg.append(row(380, y + 20, view.yard_down, undefined, "down"));
+    svg.append(reuse("blossom-down", [view.yard_down, handY], () => row(380, handY, view.yard_down, undefined, "down")));
   }
   return svg;
 }

@@ -1,6 +1,6 @@
 // Bonsai: each seat's hex tree(s) over its pot, its supply, cards, goal tiles and score;
 // the four board slots, the open goals and the deck (docs/games/bonsai.md).
-import { canvas, el, field, partText, seatColour, seatLabel, text, words } from "../svg.js";
+import { canvas, el, field, partText, reuse, seatColour, seatLabel, text, words } from "../svg.js";
 
 const TILE_COLOURS = { wood: "#8b5a2b", leaf: "#4caf50", flower: "#f48fb1", fruit: "#ff9800" };
 // The pot's cells (u, v) from niwa/engine/rulesets/bonsai/data/setup.json; flipped: u mirrored.
@@ -111,6 +111,24 @@ function tree(x, y, cells, flipped, label, playable = false) {
   return g;
 }
 
+function seatFacts(view, payload, seat, i, x, top) {
+  const out = el("g", { class: "seat-facts" });
+  let ty = top;
+  const supply = Object.entries(seat.supply).flatMap(([t, n], k) => [
+    [k ? ", " : "", undefined], [`${t} ${n}`, i === view.seat ? `supply:${t}` : undefined],
+  ]);
+  out.append(partText(x + 8, ty, [[`supply (capacity ${view.capacity[i]}): `, undefined], ...supply], { "font-size": 11 }));
+  ty += 16;
+  const cards = lines(`cards (${seat.cards.length}):`, seat.cards.length ? cardCounts(payload, seat.cards) : ["none"], 58);
+  const claimed = [...seat.claimed.map((g) => words(payload, g)), ...seat.renounced.map((g) => `renounced ${words(payload, g)}`)];
+  const goals = lines("goals claimed:", claimed.length ? claimed : ["none"], 58);
+  for (const line of [...cards, ...goals].slice(0, 9)) {
+    out.append(text(x + 8, ty, line, { "font-size": 10 }));
+    ty += 13;
+  }
+  return out;
+}
+
 export function draw(view, payload) {
   const perRow = Math.min(view.seats.length, 2);
   const rows = Math.ceil(view.seats.length / perRow);
@@ -152,23 +170,18 @@ export function draw(view, payload) {
     seat.trees.forEach((cells, b) => {
       const label = `seat ${i} bonsai ${b + 1}`;
       const playable = i === view.seat && b === seat.active;
-      svg.append(tree(x, y + 24 + b * TREE_H, cells, seat.pot_flipped[b], label, playable));
+      // A tree is drawn from its cells and pot alone: redrawn only when they changed.
+      const flipped = seat.pot_flipped[b];
+      const ty = y + 24 + b * TREE_H;
+      svg.append(reuse(`bonsai-tree ${i} ${b}`, [cells, x, ty, flipped, playable], () => tree(x, ty, cells, flipped, label, playable)));
       svg.append(field(x + PANEL_W - 10, y + 40 + b * TREE_H, "tiles", i, cells.length, { "font-size": 11, "text-anchor": "end" }));
       svg.append(text(x + PANEL_W - 28, y + 40 + b * TREE_H, "tiles ", { "font-size": 11, "text-anchor": "end" }));
     });
-    let ty = y + 24 + seat.trees.length * TREE_H + 14;
-    const supply = Object.entries(seat.supply).flatMap(([t, n], k) => [
-      [k ? ", " : "", undefined], [`${t} ${n}`, i === view.seat ? `supply:${t}` : undefined],
-    ]);
-    svg.append(partText(x + 8, ty, [[`supply (capacity ${view.capacity[i]}): `, undefined], ...supply], { "font-size": 11 }));
-    ty += 16;
-    const cards = lines(`cards (${seat.cards.length}):`, seat.cards.length ? cardCounts(payload, seat.cards) : ["none"], 58);
-    const claimed = [...seat.claimed.map((g) => words(payload, g)), ...seat.renounced.map((g) => `renounced ${words(payload, g)}`)];
-    const goals = lines("goals claimed:", claimed.length ? claimed : ["none"], 58);
-    for (const line of [...cards, ...goals].slice(0, 9)) {
-      svg.append(text(x + 8, ty, line, { "font-size": 10 }));
-      ty += 13;
-    }
+    // The seat's supply, cards and goals, drawn from its object and these alone: drawn
+    // again only when one of them changed (svg.js reuse).
+    const ty = y + 24 + seat.trees.length * TREE_H + 14;
+    const inputs = [seat, view.capacity[i], x, ty, view.seat, payload];
+    svg.append(reuse(`bonsai-facts ${i}`, inputs, () => seatFacts(view, payload, seat, i, x, ty)));
   });
   return svg;
 }

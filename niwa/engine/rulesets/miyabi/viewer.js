@@ -1,7 +1,7 @@
 // Miyabi: each seat's 6 x 6 garden (what lies on top of each cell and the height of its
 // stack), the lantern fields over the columns, scores and bonuses; the middle display
 // and the layer-5 bonus tiles left (docs/games/miyabi.md).
-import { canvas, el, field, partText, seatColour, seatLabel, text } from "../svg.js";
+import { canvas, el, field, partText, reuse, seatColour, seatLabel, text } from "../svg.js";
 
 const OBJECT_COLOURS = {
   maple: "#c0392b", pagoda: "#8e44ad", fish: "#2980b9", azalea: "#e91e63",
@@ -86,18 +86,41 @@ function counts(display) {
   return lines.length ? lines : [[["empty", undefined]]];
 }
 
+function seatPanel(view, g, i, x, y, panelH, turn, passed) {
+  const out = el("g", { class: "seat" });
+  out.append(el("rect", { x: x - 6, y, width: PANEL_W + 6, height: panelH - 10, rx: 6, fill: "none", stroke: seatColour(i), "stroke-width": turn ? 3 : 1 }));
+  out.append(text(x, y + 18, seatLabel(i, view), { "font-size": 14, fill: seatColour(i) }));
+  out.append(text(x + 110, y + 18, "score", { "font-size": 12 }));
+  out.append(field(x + 150, y + 18, "score", i, g.score, { "font-size": 16, "font-weight": "bold" }));
+  if (passed) out.append(text(x + 200, y + 18, "passed", { "font-size": 12 }));
+  out.append(garden(x, y + 24, g, i === view.seat));
+  // One short fact a line, so no line runs into the next garden; the end scoring's
+  // parts are in the viewer's end-of-game table.
+  const end = Object.values(g.end_scoring || {}).reduce((a, b) => a + b, 0);
+  const facts = [
+    `tiles placed ${g.tiles.length}${end ? ` · end scoring +${end}` : ""}`,
+    g.bonuses.length ? `layer-5 bonus: ${g.bonuses.join(", ")}` : "",
+  ].filter(Boolean);
+  facts.forEach((line, k) => out.append(text(x, y + 24 + 20 + 6 * CELL + 16 + 14 * k, line, { "font-size": 10 })));
+  return out;
+}
+
 export function draw(view) {
   const perRow = Math.min(view.gardens.length, 2);
   const rows = Math.ceil(view.gardens.length / perRow);
   const panelH = 20 + 6 * CELL + 80;
   const top = (SHAPES - 1) * MIDDLE_LINE; // the middle's lines push the rest down
   const svg = canvas(Math.max(720, perRow * (PANEL_W + 20) + 12), 110 + top + rows * panelH, `Miyabi, round ${view.round}`);
-  svg.append(objectDefs());
+  svg.append(reuse("miyabi-objects", [], objectDefs)); // the same every step
   svg.append(text(12, 22, `Miyabi · round ${view.round} of ${view.rounds} · ${view.phase}`, { "font-size": 16, "font-weight": "bold" }));
   svg.append(text(12, 44, "middle:", { "font-size": 12 }));
-  counts(view.display).forEach((pieces, k) => {
-    svg.append(partText(62, 44 + k * MIDDLE_LINE, pieces, { "font-size": 12, "data-field": "middle" }));
-  });
+  svg.append(reuse("miyabi-middle", [view.display], () => {
+    const middle = el("g", { class: "middle" });
+    counts(view.display).forEach((pieces, k) => {
+      middle.append(partText(62, 44 + k * MIDDLE_LINE, pieces, { "font-size": 12, "data-field": "middle" }));
+    });
+    return middle;
+  }));
   const taken = view.chosen ? `taken: ${view.chosen.shape} ${view.chosen.object}` : "";
   svg.append(text(12, 62 + top, taken, { "font-size": 12 }));
   const bonus = Object.entries(view.bonus_tiles).map(([o, p]) => `${o} ${p}`).join(", ");
@@ -106,20 +129,11 @@ export function draw(view) {
     const x = 12 + (i % perRow) * (PANEL_W + 20);
     const y = 96 + top + Math.floor(i / perRow) * panelH;
     const turn = view.to_move.includes(i);
-    svg.append(el("rect", { x: x - 6, y, width: PANEL_W + 6, height: panelH - 10, rx: 6, fill: "none", stroke: seatColour(i), "stroke-width": turn ? 3 : 1 }));
-    svg.append(text(x, y + 18, seatLabel(i, view), { "font-size": 14, fill: seatColour(i) }));
-    svg.append(text(x + 110, y + 18, "score", { "font-size": 12 }));
-    svg.append(field(x + 150, y + 18, "score", i, g.score, { "font-size": 16, "font-weight": "bold" }));
-    if (g.passed && view.phase !== "over") svg.append(text(x + 200, y + 18, "passed", { "font-size": 12 }));
-    svg.append(garden(x, y + 24, g, i === view.seat));
-    // One short fact a line, so no line runs into the next garden; the end scoring's
-    // parts are in the viewer's end-of-game table.
-    const end = Object.values(g.end_scoring || {}).reduce((a, b) => a + b, 0);
-    const facts = [
-      `tiles placed ${g.tiles.length}${end ? ` · end scoring +${end}` : ""}`,
-      g.bonuses.length ? `layer-5 bonus: ${g.bonuses.join(", ")}` : "",
-    ].filter(Boolean);
-    facts.forEach((line, k) => svg.append(text(x, y + 24 + 20 + 6 * CELL + 16 + 14 * k, line, { "font-size": 10 })));
+    const passed = g.passed && view.phase !== "over";
+    // A seat's panel is drawn from its garden's object and these few facts alone:
+    // drawn again only when one of them changed (svg.js reuse).
+    const inputs = [g, x, y, panelH, turn, passed, view.seat];
+    svg.append(reuse(`miyabi-seat ${i}`, inputs, () => seatPanel(view, g, i, x, y, panelH, turn, passed)));
   });
   return svg;
 }

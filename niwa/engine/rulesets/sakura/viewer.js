@@ -1,7 +1,7 @@
 // Sakura: the path of spaces (bridges, torii, sakura trees scored or not), the painters
 // and the Emperor on it, tokens, the cards played this round and the viewer's hand,
 // from the observation (docs/games/sakura.md).
-import { canvas, el, field, seatColour, seatLabel, text, words } from "../svg.js";
+import { canvas, el, field, reuse, seatColour, seatLabel, text, words } from "../svg.js";
 
 const PER_ROW = 10;
 const CELL = 64;
@@ -98,8 +98,9 @@ function pawn(cx, cy, colour, label, painter) {
   return titled(g, label);
 }
 
-function garden(view, board) {
-  const out = el("g", { class: "path" });
+// The trail and its spaces, drawn from the board and the trees scored alone.
+function spaces(board, scored) {
+  const out = el("g", { class: "spaces" });
   const bridges = new Set(board.bridges.flat());
   const sakura = new Map(board.sakura.map((q, i) => [q, i]));
   const [gx, gy] = centre(1);
@@ -113,10 +114,19 @@ function garden(view, board) {
     if (bridges.has(q)) g.append(bridge(cx, cy));
     else g.append(el("circle", { cx, cy, r: STONE_R, fill: "#eceff1", stroke: "#90a4ae", "stroke-width": 1.5 }));
     if (q === board.torii) g.append(toriiIcon(cx, cy));
-    if (sakura.has(q)) g.append(blossom(cx + 12, cy - 8, view.scored[sakura.get(q)]));
+    if (sakura.has(q)) g.append(blossom(cx + 12, cy - 8, scored[sakura.get(q)]));
     g.append(text(cx - STONE_R + 2, cy - STONE_R + 6, q, { "font-size": 10, fill: "#37474f" }));
     out.append(g);
   }
+  return out;
+}
+
+function garden(view, board) {
+  const out = el("g", { class: "path" });
+  // The spaces change only when a tree is scored: redrawn then (svg.js reuse; lent,
+  // so nothing is added to them here).
+  out.append(reuse("sakura-spaces", [board, view.scored], () => spaces(board, view.scored)));
+  const [gx, gy] = centre(1);
   // The Emperor's palanquin, then the painters side by side on their space.
   const [ex, ey] = centre(view.emperor);
   const emperor = el("g", { class: "emperor", "data-emperor": view.emperor, "data-part": "emperor" });
