@@ -16,9 +16,9 @@ legal actions' JSON, the proto), since every gRPC bot pays for that and
 * ``bots_cpu``: the bots' own time inside ``act`` (from the replay);
 * ``whole_wall``: the wall time of the calls.
 
-Each match starts after a full garbage collection (outside the times), so a collection
-made due by the measuring between matches never falls inside one; the collections a
-match makes due itself are in its times.
+A game's matches are played back to back, as a worker plays them, and the measuring
+(their replays parsed again) comes after all of them, so its objects never make a
+collection due inside a match; the collections the matches make due are in their times.
 
 Only names that every checkout since 567a8b8 shares are used (``play_match``,
 ``make_player``, ``InProcessPlayer``, ``BotClient.act_request``), so ``--baseline``
@@ -27,7 +27,6 @@ runs this same file against another checkout's packages.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import sys
@@ -100,25 +99,26 @@ def measure(game: str, players: int, matches: int, seed: int, tmp: Path) -> dict
     row = dict.fromkeys(("whole_cpu", "whole_wall", "loop_cpu", "requests_cpu", "engine_cpu",
                          "engine_wall", "bots_cpu"), 0.0) | {"decisions": 0}
     bots = [BotSpec.parse("builtin:random")] * players
+    played = []
+    # The matches back to back, as a worker plays them; the bookkeeping (their replays
+    # parsed again) after all of them: between them, the objects it leaves made a full
+    # collection due inside a later match's times (17.5 ms, a third of a Blossom
+    # match's CPU, measured) on whichever side the heap's history put it.
     for m in range(-1, matches):  # match -1 warms up (imports, first calls)
         path = tmp / f"{game}-{m}.jsonl"
         spec = MatchSpec(game=game, bots=bots, seed=seed + m, in_process=True, sandbox=False,
                          replay_path=path)
-        # A full collection now, outside the times: else one that the bookkeeping below
-        # (replays parsed again) made due lands in a later match's times (17.5 ms, a
-        # third of a Blossom match's CPU, measured), on whichever side the heap's
-        # history puts it. Collections the match itself makes due still count.
-        gc.collect()
         wall0, cpu0 = time.perf_counter(), time.thread_time()
         outcome = play_match(spec)
         cpu, wall = time.thread_time() - cpu0, time.perf_counter() - wall0
-        if m < 0:
-            continue
-        row["whole_cpu"] += cpu
-        row["whole_wall"] += wall
-        row["loop_cpu"] += outcome.cpu_s
+        if m >= 0:
+            played.append(path)
+            row["whole_cpu"] += cpu
+            row["whole_wall"] += wall
+            row["loop_cpu"] += outcome.cpu_s
+            row["decisions"] += outcome.decisions
+    for path in played:
         row["requests_cpu"] += requests_cpu(path)
-        row["decisions"] += outcome.decisions
         row["bots_cpu"] += bots_cpu(path)
         row["engine_cpu"] += min(engine_only(path, time.thread_time) for _ in range(3))
         row["engine_wall"] += min(engine_only(path, time.perf_counter) for _ in range(3))

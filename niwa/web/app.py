@@ -115,37 +115,30 @@ class Site:
         may read it: their own seats' debug text and thinking kept. Kept apart from the
         public copies, by owner."""
         assert reads.viewer is not None
-        key = (reads.viewer.id, match_id)
+        return self._kept(self.owner_payloads, (reads.viewer.id, match_id), reads, match_id)
+
+    def payload(self, match_id: int) -> Markup:
+        """The viewer's public payload (no debug text, notes cut), refused if the replay
+        changed on disk."""
+        return self._kept(self.payloads, match_id, self.reads, match_id)
+
+    def _kept(
+        self, cache: OrderedDict[Any, Markup], key: Any, reads: Reads, match_id: int
+    ) -> Markup:
+        """A payload as JSON safe inside a script element, from ``cache`` or built (outside
+        the lock: two first opens of one match may both build it)."""
         with self._payloads_lock:
-            kept = self.owner_payloads.get(key)
+            kept = cache.get(key)
             if kept is not None:
-                self.owner_payloads.move_to_end(key)
+                cache.move_to_end(key)
                 return kept
         found = reads.replay(match_id)
         parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
         kept = Markup(embed_json(replay_payload(parsed)))
         with self._payloads_lock:
-            self.owner_payloads[key] = kept
-            while len(self.owner_payloads) > PAYLOADS_KEPT:
-                self.owner_payloads.popitem(last=False)
-        return kept
-
-    def payload(self, match_id: int) -> Markup:
-        """The viewer's payload as JSON safe inside a script element (built outside the
-        lock: two first opens of one match may both build it)."""
-        with self._payloads_lock:
-            kept = self.payloads.get(match_id)
-            if kept is not None:
-                self.payloads.move_to_end(match_id)
-                return kept
-        # The public copy (no debug text, notes cut), refused if changed on disk.
-        found = self.reads.replay(match_id)
-        parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
-        kept = Markup(embed_json(replay_payload(parsed)))
-        with self._payloads_lock:
-            self.payloads[match_id] = kept
-            while len(self.payloads) > PAYLOADS_KEPT:
-                self.payloads.popitem(last=False)
+            cache[key] = kept
+            while len(cache) > PAYLOADS_KEPT:
+                cache.popitem(last=False)
         return kept
 
 
@@ -362,14 +355,6 @@ def _challenge_offer(site: Site, bot: LadderBot) -> str:
     if not site.challenges_served or bot.status != ACTIVE or bot.source == HUMAN_SOURCE:
         return ""
     return RATED_CHOICE if are_rated(site.reads.store) else UNRATED_CHOICE
-
-
-def _owner_payload(reads: Reads, match_id: int) -> Markup:
-    """The viewer's payload of the replay as ``reads``' viewer may read it (their own
-    seats' debug text and thinking kept); never cached: it is theirs."""
-    found = reads.replay(match_id)
-    parsed = replay_file.parse(found.content, f"the replay of match {match_id}")
-    return Markup(embed_json(replay_payload(parsed)))
 
 
 def _verdict_tail(reads: Reads | None, bot: Bot) -> tuple[str, ...]:
