@@ -5,6 +5,7 @@ and the person's page is served to the owner who opened the challenge only."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +17,7 @@ from niwa.ladder import challenges
 from niwa.ladder.challenges import Challenges
 from niwa.ladder.store import ACTIVE, FAILED, RUNNING, Store
 from niwa.ladder.submission import builtin_bot
+from niwa.web import live
 from niwa.web.app import create_app
 from niwa.web.server import open_read_only, open_writer
 from tests.web.signed_in import ORIGIN, Ladder, csrf_of, make_ladder, sign_in
@@ -220,3 +222,26 @@ def test_a_challenge_still_played_when_the_pages_stop_is_recorded_failed(
         store.close()
     assert match.state == FAILED
     assert "stopped while the challenge was played" in match.error
+
+
+def test_a_challenge_being_played_is_watched_live_as_a_spectator(ladder: Ladder) -> None:
+    with pages(ladder) as client:
+        sign_in(client, ladder.tokens["ada"])
+        challenge(client, bot_id(ladder))
+        store = Store.open(str(ladder.db), ladder.db.parent)
+        try:
+            match_id = store.matches.matches()[0].id
+        finally:
+            store.close()
+        listed = client.get("/matches").text
+        assert f'<a class="live-link" href="/matches/{match_id}">live</a>' in listed
+        seen = ""
+        with client.stream("GET", f"/matches/{match_id}/live") as response:
+            for text in response.iter_text():  # the match waits for the person: read a while
+                seen += text
+                if "event: start" in seen and "\n\n" in seen.split("event: start", 1)[1]:
+                    break
+    start = seen.split("event: start", 1)[1].split("\n\n", 1)[0]
+    data = json.loads(start.split("data: ", 1)[1])
+    assert data["seed"] == live.SEED_HIDDEN  # a spectator's view: the seed stays hidden
+    assert "ada" in json.dumps(data)  # the person's seat, named as in the replay
