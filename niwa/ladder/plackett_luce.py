@@ -100,12 +100,14 @@ class _Block:
 
     ``where[m]``: each seat's bot index, then each seat's seat-effect index (the dummy
     for seat 0), then log delta's (the dummy without ties); ``chosen[m, t]`` the set
-    placed at stage t (-1 after the last), ``eligible[t]`` which sets stage t allows."""
+    placed at stage t (-1 after the last), ``eligible[t]`` which sets stage t allows;
+    ``cells`` each pair of ``where``'s columns as a cell of the flattened information."""
 
     n: int
     where: Indices
     chosen: Indices
     eligible: list[npt.NDArray[np.bool_]]
+    cells: Indices
 
 
 def _validate(match: Sequence[Seat[BotId]]) -> None:
@@ -169,7 +171,8 @@ class _Data(Generic[BotId]):
                 chosen[:, t] = np.where(placed > 0, placed - 1, -1)  # set T is row T - 1
                 allowed = (bits[None, :] & ~left[:, None]) == 0
                 eligible.append(allowed if self.ties else allowed & singles[None, :])
-            self.blocks.append(_Block(n, where, chosen, eligible))
+            cells = (where[:, :, None] * (self.size + 1) + where[:, None, :]).ravel()
+            self.blocks.append(_Block(n, where, chosen, eligible, cells))
 
 
 def _derivatives(
@@ -212,15 +215,12 @@ def _derivatives(
             second += p
             info_local -= mean[:, :, None] * mean[:, None, :]
         info_local += (second @ outer).reshape(rows, n + 1, n + 1)
-        # Seat i's x counts for its bot and its seat effect: spread each local entry.
-        spread = np.zeros((2 * n + 1, n + 1))
-        spread[np.arange(n), np.arange(n)] = 1.0
-        spread[n + np.arange(n), np.arange(n)] = 1.0
-        spread[2 * n, n] = 1.0
-        grad += np.bincount(where.ravel(), (grad_local @ spread.T).ravel(), size + 1)
-        wide = np.einsum("ij,mjk,lk->mil", spread, info_local, spread, optimize=True)
-        cells = where[:, :, None] * (size + 1) + where[:, None, :]
-        info += np.bincount(cells.ravel(), wide.ravel(), (size + 1) * (size + 1))
+        # Seat i's x counts for its bot and its seat effect: each local entry goes to
+        # both (column i of ``where`` and column n + i), log delta's to column 2n.
+        local_of = np.concatenate([np.arange(n), np.arange(n), [n]])
+        grad += np.bincount(where.ravel(), grad_local[:, local_of].ravel(), size + 1)
+        wide = info_local[:, local_of[:, None], local_of[None, :]]
+        info += np.bincount(block.cells, wide.ravel(), (size + 1) * (size + 1))
     info_matrix = info.reshape(size + 1, size + 1)[:size, :size]
     grad = grad[:size]
     anchored = len(data.bots) + len(data.seat_keys)
