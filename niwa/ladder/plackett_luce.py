@@ -71,7 +71,10 @@ class PLFit(Generic[BotId]):
     """One Plackett-Luce fit: Elo-scale ratings and seat effects with 95 % intervals.
 
     ``seats[n, s]`` is seat s's effect in n-seat matches in Elo points against seat 0
-    (positive: an advantage); ``tie`` is None when the matches held no tie."""
+    (positive: an advantage); ``tie`` is None when the matches held no tie. ``raw``:
+    the parameters as fitted (natural-log strengths before the shift to the mean, seat
+    effects, log delta under the key None), what a later fit over a few more matches
+    starts from."""
 
     ratings: dict[BotId, Estimate] = field(default_factory=dict)
     seats: dict[tuple[int, int], Estimate] = field(default_factory=dict)
@@ -80,6 +83,7 @@ class PLFit(Generic[BotId]):
     iterations: int = 0
     converged: bool = True
     matches: int = 0
+    raw: dict[object, float] = field(default_factory=dict)
 
 
 @cache
@@ -255,14 +259,22 @@ def fit(
     matches: Iterable[Sequence[Seat[BotId]]],
     prior_games: float = 1.0,
     base: float = BASE,
+    start: PLFit[BotId] | None = None,
 ) -> PLFit[BotId]:
     """The maximum-likelihood Plackett-Luce fit of ``matches`` (each a sequence of (bot,
     seat, place)), bot strengths shared across player counts, a seat effect per player
-    count and seat, and one tie parameter."""
+    count and seat, and one tie parameter.
+
+    ``start``: a fit of most of these matches; Newton's method starts from its
+    parameters (a bot or seat not in it from 0), so a few more matches cost a step or
+    two rather than a fit from zero."""
     data = _Data(list(matches))
     if not data.bots:
         return PLFit()
     theta = np.zeros(data.size)
+    if start is not None:
+        keys: list[object] = [*data.bots, *data.seat_keys] + ([None] if data.ties else [])
+        theta[:] = [start.raw.get(key, 0.0) for key in keys]
     bots = len(data.bots)
     gauge = np.zeros((data.size, data.size))
     if prior_games <= 0:  # no anchor: everyone +x changes nothing, fix the mean at 0
@@ -313,7 +325,9 @@ def _report(
         log_delta, sd = float(theta[-1]), math.sqrt(max(float(covariance[-1, -1]), 0.0))
         half = Z95 * sd
         tie = Tie(math.exp(log_delta), math.exp(log_delta - half), math.exp(log_delta + half))
-    return PLFit(ratings, seats, tie, ll, iterations, converged, data.matches)
+    keys: list[object] = [*data.bots, *data.seat_keys] + ([None] if data.ties else [])
+    raw = dict(zip(keys, theta.tolist(), strict=True))
+    return PLFit(ratings, seats, tie, ll, iterations, converged, data.matches, raw)
 
 
 def fit_by_player_count(

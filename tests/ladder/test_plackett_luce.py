@@ -127,6 +127,21 @@ def test_each_player_count_is_fitted_on_its_own_matches() -> None:
     assert set(by_count[3].seats) == {(3, 1), (3, 2)} and by_count[3].matches == 200
 
 
+def test_a_fit_started_from_the_last_one_reaches_the_same_ratings() -> None:
+    rng = np.random.default_rng(6)
+    matches = draw_ladder(rng, rng.normal(0, 0.5, 30), np.array([0.0, -0.2, -0.3]),
+                          math.log(0.4), 2000)
+    last = pl.fit(matches[:-20])
+    cold = pl.fit(matches)
+    warm = pl.fit(matches, start=last)
+    assert warm.converged and warm.iterations < cold.iterations
+    for bot, estimate in cold.ratings.items():
+        assert warm.ratings[bot].elo == pytest.approx(estimate.elo, abs=1e-6)
+        assert warm.ratings[bot].ci95 == pytest.approx(estimate.ci95, abs=1e-6)
+    assert warm.tie is not None and cold.tie is not None
+    assert warm.tie.delta == pytest.approx(cold.tie.delta, abs=1e-9)
+
+
 def test_a_match_without_seat_zero_is_refused_with_its_seats() -> None:
     with pytest.raises(ValueError, match=r"seats are 0\.\.1 once each, got \[1, 2\]"):
         pl.fit([[("A", 1, 0), ("B", 2, 1)]])
