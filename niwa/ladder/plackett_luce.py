@@ -23,6 +23,12 @@ the stage that leaves one player is certain. Two players: P(i first) = a_i / (a_
 (1970); without ties (delta = 0) it is plain Plackett-Luce. ``log delta`` is fitted
 only if the matches hold a tie; otherwise ties are impossible and it is left out.
 
+``ties="breslow"`` reads a tie as Breslow's rule in survival analysis does (and as
+Hunter's 2004 MM algorithm for Plackett-Luce does): each of the k players of a tied set
+T counts as chosen first from all of R, P = prod over T of a_i / (sum over R of a)^k.
+It has no tie parameter and no probability for a tie: kept for comparison
+(docs/ladder.md, "Plackett-Luce").
+
 Each stage is a choice among sets whose utility is linear in the parameters, so the
 log-likelihood's gradient is (chosen features - their expectation) and its exact
 information is the features' covariance: Newton's method with the exact Hessian,
@@ -39,7 +45,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Generic
+from typing import Generic, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +61,10 @@ Indices = npt.NDArray[np.intp]
 
 MAX_SEATS = 8  # 2^n - 1 sets per stage: 255 at 8 seats
 MAX_ITERATIONS = 100
+
+#: How a shared place is read: "davidson" (the model above, the default) or "breslow"
+#: (each tied player as if chosen first from all those left, no tie parameter).
+TieRule = Literal["davidson", "breslow"]
 
 
 @dataclass(frozen=True)
@@ -105,13 +115,15 @@ class _Block:
     ``where[m]``: each seat's bot index, then each seat's seat-effect index (the dummy
     for seat 0), then log delta's (the dummy without ties); ``chosen[m, t]`` the set
     placed at stage t (-1 after the last), ``eligible[t]`` which sets stage t allows;
-    ``cells`` each pair of ``where``'s columns as a cell of the flattened information."""
+    ``cells`` each pair of ``where``'s columns as a cell of the flattened information;
+    ``count[:, t]`` how many times stage t's choice counts (Breslow: the tied players)."""
 
     n: int
     where: Indices
     chosen: Indices
     eligible: list[npt.NDArray[np.bool_]]
     cells: Indices
+    count: Matrix
 
 
 def _validate(match: Sequence[Seat[BotId]]) -> None:
@@ -134,7 +146,11 @@ def dense_ranks(places: Sequence[int]) -> list[int]:
 class _Data(Generic[BotId]):
     """The matches numbered: bots, seat effects, tie parameter, blocks per count."""
 
-    def __init__(self, matches: Sequence[Sequence[Seat[BotId]]]) -> None:
+    def __init__(
+        self, matches: Sequence[Sequence[Seat[BotId]]], rule: TieRule = "davidson"
+    ) -> None:
+        if rule not in ("davidson", "breslow"):
+            raise ValueError(f"ties are read by 'davidson' or 'breslow', not {rule!r}")
         self.bots: list[BotId] = []
         index: dict[BotId, int] = {}
         by_count: dict[int, list[Sequence[Seat[BotId]]]] = {}
@@ -150,6 +166,7 @@ class _Data(Generic[BotId]):
             by_count.setdefault(len(match), []).append(match)
         self.matches = len(matches)
         self.seat_keys = [(n, s) for n in sorted(by_count) for s in range(1, n)]
+        self.ties = self.ties and rule == "davidson"  # Breslow's rule has no parameter
         self.size = len(self.bots) + len(self.seat_keys) + (1 if self.ties else 0)
         dummy = self.size  # a parameter fixed at 0: seat 0's effect, log delta without ties
         seat_index = {key: len(self.bots) + i for i, key in enumerate(self.seat_keys)}
@@ -167,16 +184,19 @@ class _Data(Generic[BotId]):
             where[:, 2 * n] = tie_index
             seat_bits = 1 << np.arange(n)
             chosen = np.full((len(group), n), -1, np.intp)
+            count = np.ones((len(group), n))
             eligible = []
             singles = (bits & (bits - 1)) == 0
             for t in range(n):
                 placed = ((ranks == t) * seat_bits).sum(axis=1)
                 left = ((ranks >= t) * seat_bits).sum(axis=1)
                 chosen[:, t] = np.where(placed > 0, placed - 1, -1)  # set T is row T - 1
+                if rule == "breslow":
+                    count[:, t] = (ranks == t).sum(axis=1)
                 allowed = (bits[None, :] & ~left[:, None]) == 0
                 eligible.append(allowed if self.ties else allowed & singles[None, :])
             cells = (where[:, :, None] * (self.size + 1) + where[:, None, :]).ravel()
-            self.blocks.append(_Block(n, where, chosen, eligible, cells))
+            self.blocks.append(_Block(n, where, chosen, eligible, cells, count))
 
 
 def _derivatives(
@@ -213,11 +233,15 @@ def _derivatives(
             p /= total[:, None]
             p[~live] = 0.0
             safe = np.where(live, picked, 0)
-            ll += float(np.sum((utility[np.arange(rows), safe] - top - np.log(total))[live]))
+            # Davidson: the chosen set once. Breslow: each of its k players as a single
+            # choice from all of R (k times the mean x, k times the singles' spread).
+            k = block.count[:, t]
+            picked_utility = utility[np.arange(rows), safe]
+            ll += float(np.sum((k * (picked_utility - top - np.log(total)))[live]))
             mean = p @ features
-            grad_local += np.where(live[:, None], features[safe], 0.0) - mean
-            second += p
-            info_local -= mean[:, :, None] * mean[:, None, :]
+            grad_local += k[:, None] * (np.where(live[:, None], features[safe], 0.0) - mean)
+            second += k[:, None] * p
+            info_local -= k[:, None, None] * mean[:, :, None] * mean[:, None, :]
         info_local += (second @ outer).reshape(rows, n + 1, n + 1)
         # Seat i's x counts for its bot and its seat effect: each local entry goes to
         # both (column i of ``where`` and column n + i), log delta's to column 2n.
@@ -242,10 +266,11 @@ def log_likelihood(
     strengths: dict[BotId, float],
     seat_effects: dict[tuple[int, int], float] | None = None,
     delta: float = 0.0,
+    ties: TieRule = "davidson",
 ) -> float:
     """The model's log-likelihood of ``matches`` at the given natural-log strengths,
     seat effects (missing ones 0) and tie parameter, without any prior."""
-    data = _Data(matches)
+    data = _Data(matches, ties)
     effects = seat_effects or {}
     theta = [strengths[bot] for bot in data.bots] + [effects.get(k, 0.0) for k in data.seat_keys]
     if data.ties:
@@ -260,6 +285,7 @@ def fit(
     prior_games: float = 1.0,
     base: float = BASE,
     start: PLFit[BotId] | None = None,
+    ties: TieRule = "davidson",
 ) -> PLFit[BotId]:
     """The maximum-likelihood Plackett-Luce fit of ``matches`` (each a sequence of (bot,
     seat, place)), bot strengths shared across player counts, a seat effect per player
@@ -267,8 +293,9 @@ def fit(
 
     ``start``: a fit of most of these matches; Newton's method starts from its
     parameters (a bot or seat not in it from 0), so a few more matches cost a step or
-    two rather than a fit from zero."""
-    data = _Data(list(matches))
+    two rather than a fit from zero. ``ties``: how a shared place is read (the module's
+    docstring)."""
+    data = _Data(list(matches), ties)
     if not data.bots:
         return PLFit()
     theta = np.zeros(data.size)
@@ -334,12 +361,13 @@ def fit_by_player_count(
     matches: Iterable[Sequence[Seat[BotId]]],
     prior_games: float = 1.0,
     base: float = BASE,
+    ties: TieRule = "davidson",
 ) -> dict[int, PLFit[BotId]]:
     """A separate fit on the matches of each player count."""
     groups: dict[int, list[Sequence[Seat[BotId]]]] = {}
     for match in matches:
         groups.setdefault(len(match), []).append(match)
-    return {n: fit(group, prior_games, base) for n, group in sorted(groups.items())}
+    return {n: fit(group, prior_games, base, ties=ties) for n, group in sorted(groups.items())}
 
 
 def draw_places(

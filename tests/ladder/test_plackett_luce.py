@@ -68,6 +68,21 @@ def test_a_tie_for_first_of_three_weighs_every_set() -> None:
     assert value == pytest.approx(math.log(delta * math.sqrt(a * b) / weights), abs=1e-12)
 
 
+def test_breslows_rule_counts_each_tied_player_as_chosen_from_all_left() -> None:
+    # A and B tie for first ahead of C: a/(a+b+c) * b/(a+b+c), then C alone.
+    a, b, c = 4.0, 1.0, 2.0
+    match = [("A", 0, 0), ("B", 1, 0), ("C", 2, 1)]
+    strengths = {"A": math.log(a), "B": math.log(b), "C": math.log(c)}
+    value = pl.log_likelihood([match], strengths, ties="breslow")
+    assert value == pytest.approx(math.log(a * b / (a + b + c) ** 2), abs=1e-12)
+
+
+def test_breslows_rule_fits_no_tie_parameter() -> None:
+    matches = two_seats("A", "B", "tie", 2) + two_seats("A", "B", "first", 3)
+    fit = pl.fit(matches, ties="breslow")
+    assert fit.converged and fit.tie is None and None not in fit.raw
+
+
 def test_ties_and_a_seat_effect_match_the_closed_form() -> None:
     # Equal bots, each at seat 0 as often: seat 0 wins 4, seat 1 wins 2, 2 ties. The
     # frequencies are the model's: e^s = 2/4 and delta e^(s/2) = 2/4, so delta = sqrt(1/2).
