@@ -3,10 +3,13 @@ and the league above, and the leagues an admin sets in a real store."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 
+from niwa.cli import main
 from niwa.ladder import leagues, submission
 from niwa.ladder.elo import Estimate
 from niwa.ladder.scheduler import Candidate, LeagueDraw, pick_group
@@ -155,3 +158,39 @@ def test_a_wrong_league_setting_is_refused_naming_its_cause(
 def test_a_share_above_outside_0_to_1_is_refused(text: str) -> None:
     with pytest.raises(StoreError, match="fraction from 0 to 1"):
         leagues.parse_share(text)
+
+
+def test_the_league_commands_set_show_and_clear_a_games_leagues(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "ladder.db")
+    Store.open(db, tmp_path).close()
+    assert main(["ladder", "league", "set", "blossom", "bronze:builtin:random",
+                 "silver:builtin:greedy", "--share-above", "0.25", "--db", db]) == 0  # fmt: skip
+    assert "25% of tables against the league above" in capsys.readouterr().out
+    assert main(["ladder", "league", "show", "blossom", "--json", "--db", db]) == 0
+    shown = json.loads(capsys.readouterr().out)["leagues"]
+    assert [(x["name"], x["boss"]) for x in shown["leagues"]] == [
+        ("bronze", "random@1"), ("silver", "greedy@1"),
+    ]  # fmt: skip
+    assert main(["ladder", "league", "clear", "blossom", "--db", db]) == 0
+    assert main(["ladder", "league", "show", "blossom", "--db", db]) == 0
+    assert "blossom has no leagues" in capsys.readouterr().out
+
+
+def test_setting_leagues_without_the_store_is_refused_naming_the_fix(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["ladder", "league", "set", "blossom", "a:builtin:random",
+                 "--server", "127.0.0.1:1"]) == 2  # fmt: skip
+    assert "an admin's: give --db" in capsys.readouterr().err
+
+
+def test_a_wrong_share_on_the_command_line_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "ladder.db")
+    Store.open(db, tmp_path).close()
+    assert main(["ladder", "league", "set", "blossom", "a:builtin:random",
+                 "--share-above", "2", "--db", db]) == 2  # fmt: skip
+    assert "fraction from 0 to 1" in capsys.readouterr().err
