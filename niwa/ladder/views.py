@@ -51,6 +51,9 @@ class LeaderboardRow:
     bot: LadderBot
     elo: float
     ci95: float  # inf: not rated yet
+    league: str = ""  # "": the game has no leagues
+    next_boss: str = ""  # name@version of the boss to pass; "": top league, or a boss
+    next_boss_elo: float = 0.0  # that boss's fitted Elo
 
 
 @dataclass(frozen=True)

@@ -107,16 +107,22 @@ class LeaderboardRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., season: _Optional[str] = ...) -> None: ...
 
 class LeaderboardRow(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "ci95")
+    __slots__ = ("rank", "bot", "elo", "ci95", "league", "next_boss", "next_boss_elo")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
     CI95_FIELD_NUMBER: _ClassVar[int]
+    LEAGUE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_BOSS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_BOSS_ELO_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: LadderBot
     elo: float
     ci95: float
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ...) -> None: ...
+    league: str
+    next_boss: str
+    next_boss_elo: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ..., league: _Optional[str] = ..., next_boss: _Optional[str] = ..., next_boss_elo: _Optional[float] = ...) -> None: ...
 
 class Leaderboard(_message.Message):
     __slots__ = ("game", "matches", "rows", "season")
