@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 from starlette.testclient import TestClient
 
-from niwa.ladder import leagues, submission
+from niwa.ladder import leagues, report, submission
 from niwa.ladder.reads import Reads
 from niwa.ladder.runner import Runner, Settings
 from niwa.ladder.store import ACTIVE, Store
@@ -25,7 +25,7 @@ GAME = "blossom"
 class Played:
     store: Store
     climber: int  # builtin:greedy
-    stayer: int  # a second builtin:random, no boss
+    stayer: int  # a second builtin:random that joined after the run: unrated, in bronze
     random_boss: int
     gold_boss: int
 
@@ -37,7 +37,6 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     store = Store.open(url, data)
     try:
         climber = submission.builtin_bot(store, "greedy", GAME, ACTIVE).id
-        stayer = submission.builtin_bot(store, "random", GAME, ACTIVE, alias="stayer").id
         gold_boss = submission.builtin_bot(store, "greedy", GAME, ACTIVE, alias="gold-boss").id
         setup = leagues.configure(
             store, GAME, ["bronze:builtin:random", f"gold:{gold_boss}"], share=0.0
@@ -54,6 +53,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     Runner(settings).run(threading.Event())
     store = Store.open(url, data)
     try:
+        stayer = submission.builtin_bot(store, "random", GAME, ACTIVE, alias="stayer").id
         yield Played(store, climber, stayer, random_boss, gold_boss)
     finally:
         store.close()
@@ -62,10 +62,10 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
 def test_a_stronger_bot_is_promoted_past_its_boss(played: Played) -> None:
     store = played.store
     assert store.ratings.rated_count(GAME) == 24
-    ids = [played.climber, played.stayer, played.random_boss, played.gold_boss]
+    ids = [played.climber, played.random_boss, played.gold_boss]
     fit = store.ratings.rated_fit(GAME, ids)
     assert fit[played.climber].elo - fit[played.climber].ci95 > fit[played.random_boss].elo
-    assert store.leagues.ranks(GAME) == {played.climber: 1}  # the others stay; bosses never move
+    assert store.leagues.ranks(GAME) == {played.climber: 1}  # bosses never move
     since = store.db.scalar("SELECT since FROM league_members WHERE bot_id = ?", (played.climber,))
     assert since is not None
 
@@ -81,6 +81,13 @@ def test_the_leaderboard_rows_carry_league_and_next_boss(played: Played) -> None
     }
 
 
+def test_the_leaderboard_json_names_the_next_boss_and_its_elo(played: Played) -> None:
+    (board,) = report.leaderboard_json(Reads(played.store).leaderboards(GAME))["boards"]
+    stayer = next(r for r in board["rows"] if r["id"] == played.stayer)
+    assert (stayer["league"], stayer["next_boss"]) == ("bronze", "random@1")
+    assert isinstance(stayer["next_boss_elo"], float)
+
+
 def test_the_web_shows_who_is_in_which_league_and_the_next_boss(played: Played) -> None:
     with TestClient(create_app(played.store)) as client:
         board = client.get(f"/games/{GAME}").text
@@ -90,4 +97,5 @@ def test_the_web_shows_who_is_in_which_league_and_the_next_boss(played: Played) 
     assert board.count('<td class="league">bronze</td>') == 2
     assert '<td class="next-boss">random@1</td>' in board
     assert "league bronze, next boss random@1 (elo " in stayer_page
+    assert "your lower bound none yet)" in stayer_page  # no rated match yet
     assert "league gold: no boss above" in climber_page
