@@ -31,7 +31,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "bound of its rating interval passes its league's boss, never down. Setting the "
         "leagues again starts every bot in the lowest. An admin command: give --db.",
     )  # fmt: skip
-    p.add_argument("game")
+    p.add_argument("game", help="the game, e.g. blossom")
     p.add_argument("leagues", nargs="+", metavar="NAME:BOSS",
                    help=f"1-{leagues.MAX_LEAGUES} leagues, e.g. bronze:builtin:random "
                    "silver:builtin:greedy")
@@ -41,13 +41,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.set_defaults(run=_set)
 
     p = actions.add_parser("show", help="a game's leagues, bosses and how many bots each holds")
-    p.add_argument("game")
+    p.add_argument("game", help="the game")
     _json(p)
     cli._read_args(p)
     p.set_defaults(run=_show)
 
     p = actions.add_parser("clear", help="remove a game's leagues (matchmaking as without)")
-    p.add_argument("game")
+    p.add_argument("game", help="the game")
     cli._read_args(p)
     p.set_defaults(run=_clear)
 
