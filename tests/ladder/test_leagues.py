@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
-from niwa.ladder import leagues, submission
+from niwa.ladder import leagues, seasons, submission
 from niwa.ladder.elo import Estimate
 from niwa.ladder.scheduler import Candidate, LeagueDraw, pick_group
 from niwa.ladder.store import ACTIVE, SYSTEM_OWNER, Store, StoreError
@@ -194,3 +194,12 @@ def test_a_wrong_share_on_the_command_line_is_a_one_line_error(
     assert main(["ladder", "league", "set", "blossom", "a:builtin:random",
                  "--share-above", "2", "--db", db]) == 2  # fmt: skip
     assert "fraction from 0 to 1" in capsys.readouterr().err
+
+
+def test_a_season_start_puts_every_bot_back_in_the_lowest_league(store: Store) -> None:
+    setup = leagues.configure(store, "blossom", ["a:builtin:random", "b:builtin:greedy"], 0.2)
+    climber = submission.builtin_bot(store, "mcts", "blossom", ACTIVE).id
+    store.leagues.promote("blossom", climber, 1)
+    seasons.start(store, "next")
+    assert store.leagues.ranks("blossom") == {}
+    assert store.leagues.setup("blossom") == setup  # the leagues themselves stay
