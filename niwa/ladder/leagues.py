@@ -45,9 +45,14 @@ def league_of(
     return {b: bosses.get(b, reached.get(b, 0)) for b in bot_ids}
 
 
-def promote(store: Store, setup: LeagueSetup, fit: Mapping[int, elo.Estimate]) -> list[int]:
+def promote(
+    store: Store, setup: LeagueSetup, fit: Mapping[int, elo.Estimate],
+    logger: structlog.typing.FilteringBoundLogger | None = None,
+) -> list[int]:
     """Move up every bot of ``setup.game`` whose fit passed its boss; return their ids
-    (each logged as ``league_promoted``)."""
+    (each logged as ``league_promoted`` on ``logger``, the runner's with its bound
+    context, or this module's)."""
+    bound = (logger or log).bind(game=setup.game)
     boss_elos = [
         fit[league.boss_bot_id].elo if league.boss_bot_id in fit else None
         for league in setup.leagues
@@ -63,8 +68,8 @@ def promote(store: Store, setup: LeagueSetup, fit: Mapping[int, elo.Estimate]) -
         if new > rank:
             store.leagues.promote(setup.game, bot_id, new)
             moved.append(bot_id)
-            log.info(
-                "league_promoted", game=setup.game, bot_id=bot_id,
+            bound.info(
+                "league_promoted", bot_id=bot_id,
                 league=setup.leagues[new].name, lower_bound=round(estimate.elo - estimate.ci95, 1),
                 boss_elo=round(boss_elos[rank] or 0.0, 1),
             )  # fmt: skip

@@ -607,7 +607,7 @@ class Runner:
         if setup is None:
             return None
         ids = [c.bot_id for c in candidates]
-        leagues.promote(store, setup, store.ratings.rated_fit(game, ids))
+        leagues.promote(store, setup, store.ratings.rated_fit(game, ids), self.log)
         return scheduler.LeagueDraw(
             leagues.league_of(setup, store.leagues.ranks(game), ids), setup.share_above
         )

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+import structlog.testing
 
 from niwa.cli import main
 from niwa.ladder import leagues, seasons, submission
@@ -203,3 +204,16 @@ def test_a_season_start_puts_every_bot_back_in_the_lowest_league(store: Store) -
     seasons.start(store, "next")
     assert store.leagues.ranks("blossom") == {}
     assert store.leagues.setup("blossom") == setup  # the leagues themselves stay
+
+
+def test_a_promotion_is_one_league_promoted_event(store: Store) -> None:
+    setup = leagues.configure(store, "blossom", ["a:builtin:random", "b:builtin:greedy"], 0.2)
+    low, high = (league.boss_bot_id for league in setup.leagues)
+    bot = submission.builtin_bot(store, "mcts", "blossom", ACTIVE).id
+    fit = {low: Estimate(1400, 50), high: Estimate(1600, 50), bot: Estimate(1500, 40)}
+    with structlog.testing.capture_logs() as logged:
+        leagues.promote(store, setup, fit)
+        leagues.promote(store, setup, fit)  # already there: nothing more
+    assert [(e["event"], e["game"], e["bot_id"], e["league"]) for e in logged] == [
+        ("league_promoted", "blossom", bot, "b"),
+    ]
