@@ -47,7 +47,7 @@ from niwa.ladder.db import ConnectionLost, DatabaseError
 from niwa.ladder.drain import DRAINED, DRAINING, REQUESTED, Drain
 from niwa.ladder.lease import Lease, node_name
 from niwa.ladder.schema import SchemaTooNew
-from niwa.ladder.store import VALIDATION, Finished, Match, Store, StoreError
+from niwa.ladder.store import ACTIVE, VALIDATION, Finished, Match, Store, StoreError
 from niwa.ladder.worker import Job
 from niwa.referee import cgroups
 from niwa.referee.cgroups import LimitsUnavailable
@@ -606,8 +606,10 @@ class Runner:
         setup = store.leagues.setup(game)
         if setup is None:
             return None
+        # the leaderboard's fit (every active bot, the human row too): what the pages show
+        shown = {b.id for b in store.bots.bots(game, [ACTIVE])}
+        leagues.promote(store, setup, store.ratings.rated_fit(game, shown), self.log)
         ids = [c.bot_id for c in candidates]
-        leagues.promote(store, setup, store.ratings.rated_fit(game, ids), self.log)
         return scheduler.LeagueDraw(
             leagues.league_of(setup, store.leagues.ranks(game), ids), setup.share_above
         )
