@@ -15,6 +15,7 @@ from niwa.ladder import elo, submission
 from niwa.ladder.sparring import PREFIX
 from niwa.ladder.store import ACTIVE, Store, StoreError
 from niwa.ladder.store.leagues import LeagueSetup
+from niwa.ladder.views import LeaguesView, LeagueView
 
 MAX_LEAGUES = 8
 NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
@@ -129,3 +130,32 @@ def _boss(store: Store, game: str, text: str) -> int:
             "by that id or name: give its id or name@version (niwa ladder bots), or builtin:NAME"
         )
     return found[0].id
+
+
+def view(store: Store, game: str) -> LeaguesView:
+    """``game``'s leagues with their bosses and how many bots each holds."""
+    setup = store.leagues.setup(game)
+    if setup is None:
+        return LeaguesView(game, 0.0, ())
+    active = [b.id for b in store.bots.bots(game, [ACTIVE])]
+    where = league_of(setup, store.leagues.ranks(game), active)
+    bosses = {league.boss_bot_id for league in setup.leagues}
+    return LeaguesView(game, setup.share_above, tuple(
+        LeagueView(
+            league.name,
+            store.bots.bot(league.boss_bot_id).label,
+            sum(1 for b, r in where.items() if r == league.rank and b not in bosses),
+        )
+        for league in setup.leagues
+    ))  # fmt: skip
+
+
+def set_or_clear(store: Store, game: str, specs: Sequence[str], share: float) -> LeaguesView:
+    """Set ``game``'s leagues (:func:`configure`), or clear them when ``specs`` is empty."""
+    if not 0.0 <= share <= 1.0:
+        raise StoreError(f"share above {share}: give a fraction from 0 to 1, e.g. 0.2")
+    if specs:
+        configure(store, game, specs, share)
+    else:
+        store.leagues.clear(game)
+    return view(store, game)

@@ -65,6 +65,22 @@ class Leaderboard:
 
 
 @dataclass(frozen=True)
+class LeagueView:
+    name: str
+    boss: str  # name@version
+    bots: int  # bots in it, the boss not counted
+
+
+@dataclass(frozen=True)
+class LeaguesView:
+    """A game's leagues, lowest first (none: the game has no leagues)."""
+
+    game: str
+    share_above: float
+    leagues: tuple[LeagueView, ...]
+
+
+@dataclass(frozen=True)
 class SeasonView:
     """A season and its limits; an ended one's standings are frozen."""
 

@@ -179,12 +179,11 @@ def test_the_league_commands_set_show_and_clear_a_games_leagues(
     assert "blossom has no leagues" in capsys.readouterr().out
 
 
-def test_setting_leagues_without_the_store_is_refused_naming_the_fix(
+def test_showing_leagues_without_the_store_is_refused_naming_the_fix(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["ladder", "league", "set", "blossom", "a:builtin:random",
-                 "--server", "127.0.0.1:1"]) == 2  # fmt: skip
-    assert "an admin's: give --db" in capsys.readouterr().err
+    assert main(["ladder", "league", "show", "blossom", "--server", "127.0.0.1:1"]) == 2
+    assert "needs --db: the server shows them on each leaderboard row" in capsys.readouterr().err
 
 
 def test_a_wrong_share_on_the_command_line_is_a_one_line_error(
