@@ -233,9 +233,10 @@ def register(sub: Any) -> None:
     _store_args(p, default_db=DEFAULT_DB)
     p.set_defaults(run=_user_add)
     ladder_ops.register(commands)  # drain, migrate
-    from niwa.commands import ladder_season  # it uses this module's helpers
+    from niwa.commands import ladder_league, ladder_season  # they use this module's helpers
 
     ladder_season.register(commands)
+    ladder_league.register(commands)
 
     p = commands.add_parser(
         "demo", help="a ladder of the built-in bots in every game",

@@ -21,6 +21,7 @@ from niwa.ladder.views import (
     BotLogs,
     LadderBot,
     Leaderboard,
+    LeaguesView,
     MatchQuery,
     MatchView,
     Replay,
@@ -155,6 +156,11 @@ class LadderClient:
     def seasons(self, name: str = "") -> tuple[SeasonView, ...]:
         reply = self._call("ListSeasons", pb.ListSeasonsRequest(name=name))
         return tuple(from_message(SeasonView, s) for s in reply.seasons)
+
+    def set_leagues(self, game: str, specs: tuple[str, ...], share_above: float) -> LeaguesView:
+        """Set ``game``'s leagues (none: clear them); an admin token's call."""
+        request = pb.SetLeaguesRequest(game=game, leagues=specs, share_above=share_above)
+        return from_message(LeaguesView, self._call("SetLeagues", request))
 
     def start_season(self, name: str, games: tuple[str, ...], time_control: str) -> SeasonView:
         request = pb.StartSeasonRequest(name=name, games=games, time_control=time_control)

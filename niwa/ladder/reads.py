@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 import structlog
 
 from niwa import engine
-from niwa.ladder import elo, sparring, tails
+from niwa.ladder import elo, leagues, sparring, tails
 from niwa.ladder.db import Row
 from niwa.ladder.inputs import MAX_TEXT as MAX_TEXT
 from niwa.ladder.inputs import NotFound as NotFound
@@ -258,16 +259,38 @@ class Reads:
             bots,
             key=lambda b: (b.id not in estimates, -estimates.get(b.id, unrated).elo, b.name),
         )
+        places = self._league_places(game, [b.id for b in bots], estimates)
         rows = tuple(
             LeaderboardRow(
                 rank=rank,
                 bot=bot_view(b),
                 elo=estimates.get(b.id, unrated).elo,
                 ci95=estimates.get(b.id, unrated).ci95,
+                **places.get(b.id, {}),
             )
             for rank, b in enumerate(ranked, start=1)
         )
         return Leaderboard(game=game, matches=self.store.ratings.rated_count(game), rows=rows)
+
+    def _league_places(
+        self, game: str, bot_ids: list[int], estimates: Mapping[int, elo.Estimate]
+    ) -> dict[int, dict[str, Any]]:
+        """bot id -> its row's league, next boss and that boss's Elo ({}: no leagues)."""
+        setup = self.store.leagues.setup(game)
+        if setup is None:
+            return {}
+        bosses = {league.boss_bot_id for league in setup.leagues}
+        places: dict[int, dict[str, Any]] = {}
+        for bot_id, rank in leagues.league_of(
+            setup, self.store.leagues.ranks(game), bot_ids
+        ).items():
+            place: dict[str, Any] = {"league": setup.leagues[rank].name}
+            boss_id = setup.leagues[rank].boss_bot_id
+            if bot_id not in bosses and rank < len(setup.leagues) - 1:
+                place["next_boss"] = self.store.bots.bot(boss_id).label
+                place["next_boss_elo"] = estimates.get(boss_id, elo.Estimate(elo.BASE, 0)).elo
+            places[bot_id] = place
+        return places
 
     def withheld(self, match: Match) -> bool:
         """Is ``match`` finished while another of its duplicate round (same seed, so the

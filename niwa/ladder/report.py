@@ -15,6 +15,7 @@ from niwa.ladder.views import (
     BotLogs,
     LadderBot,
     Leaderboard,
+    LeaderboardRow,
     MatchView,
     SeasonView,
     SeatLog,
@@ -218,12 +219,21 @@ def leaderboard_json(boards: Sequence[Leaderboard]) -> dict[str, Any]:
                     **{k: v for k, v in _bot_json(row.bot).items() if k != "stderr_tail"},
                     "elo": None if math.isinf(row.ci95) else round(row.elo, 1),
                     "ci95": None if math.isinf(row.ci95) else round(row.ci95, 1),
+                    **_league_json(row),
                 }
                 for row in board.rows
             ],
         }
         for board in boards
     ]}  # fmt: skip
+
+
+def _league_json(row: LeaderboardRow) -> dict[str, Any]:
+    """A row's league, in a game with leagues only (so other games' JSON is unchanged)."""
+    if not row.league:
+        return {}
+    return {"league": row.league, "next_boss": row.next_boss or None,
+            "next_boss_elo": round(row.next_boss_elo, 1) if row.next_boss else None}  # fmt: skip
 
 
 def _seat_json(r: SeatResult) -> dict[str, Any]:

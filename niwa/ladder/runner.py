@@ -20,7 +20,7 @@ import random
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -33,6 +33,7 @@ from niwa.errors import LadderError
 from niwa.ladder import (
     drain,
     executors,
+    leagues,
     metrics,
     scheduler,
     seasons,
@@ -46,7 +47,7 @@ from niwa.ladder.db import ConnectionLost, DatabaseError
 from niwa.ladder.drain import DRAINED, DRAINING, REQUESTED, Drain
 from niwa.ladder.lease import Lease, node_name
 from niwa.ladder.schema import SchemaTooNew
-from niwa.ladder.store import VALIDATION, Finished, Match, Store, StoreError
+from niwa.ladder.store import ACTIVE, VALIDATION, Finished, Match, Store, StoreError
 from niwa.ladder.worker import Job
 from niwa.referee import cgroups
 from niwa.referee.cgroups import LimitsUnavailable
@@ -582,7 +583,9 @@ class Runner:
             )  # fmt: skip
             return 0
         self._waiting.pop(game, None)
-        group = scheduler.pick_group(candidates, players, self.rng)
+        group = scheduler.pick_group(
+            candidates, players, self.rng, leagues=self._league_draw(store, game, candidates)
+        )
         seated = scheduler.assign_seats(
             [c.bot_id for c in group], store.matches.seat_counts(c.bot_id for c in group), self.rng
         )
@@ -594,6 +597,22 @@ class Runner:
         for rotation in scheduler.rotations(seated):
             store.matches.queue_match(game, info.version, rotation, seed, duplicate_group=group_id)
         return len(seated)
+
+    def _league_draw(
+        self, store: Store, game: str, candidates: Sequence[scheduler.Candidate]
+    ) -> scheduler.LeagueDraw | None:
+        """``game``'s leagues as they stand at this scheduling turn, after promoting
+        every bot whose fit passed its boss; None for a game without leagues."""
+        setup = store.leagues.setup(game)
+        if setup is None:
+            return None
+        # the leaderboard's fit (every active bot, the human row too): what the pages show
+        shown = {b.id for b in store.bots.bots(game, [ACTIVE])}
+        leagues.promote(store, setup, store.ratings.rated_fit(game, shown), self.log)
+        ids = [c.bot_id for c in candidates]
+        return scheduler.LeagueDraw(
+            leagues.league_of(setup, store.leagues.ranks(game), ids), setup.share_above
+        )
 
     def _note_waiting(self, game: str, event: str, level: str, **why: object) -> None:
         """Log once when ``game`` starts waiting for bots (and again only if why it

@@ -2,6 +2,8 @@
 
 * the bot that has played least goes first (ties broken at random);
 * its opponents are drawn from the bots nearest its rating;
+* in a game with leagues (niwa.ladder.leagues) the opponents come from the first
+  bot's league, or with probability ``share_above`` from the league above it;
 * a sparring partner (a built-in made active by ``--sparring``) never goes first, so it
   only ever plays at a submitted bot's table, and a game with only partners plays none;
 * seats go to the players in the order that has each bot sit least where it sat most;
@@ -39,12 +41,38 @@ def player_count(min_players: int, max_players: int, available: int, rng: random
     return rng.randint(max(min_players, 2), top)
 
 
+@dataclass(frozen=True)
+class LeagueDraw:
+    """Who is in which league (bot id -> rank, 0 the lowest) and the share of tables
+    drawn from the league above."""
+
+    league_of: Mapping[int, int]
+    share_above: float
+
+
+def league_opponents(
+    first: Candidate, others: Sequence[Candidate], needed: int, draw: LeagueDraw,
+    rng: random.Random,
+) -> list[Candidate]:
+    """The opponents ``first`` may meet: its league's, or (with probability
+    ``share_above``) the league above's. A league too small for the table draws from
+    the whole game instead, so no game stops for want of a league's bots."""
+    rank = draw.league_of.get(first.bot_id, 0)
+    if rng.random() < draw.share_above:
+        above = [c for c in others if draw.league_of.get(c.bot_id, 0) == rank + 1]
+        if len(above) >= needed:
+            return above
+    own = [c for c in others if draw.league_of.get(c.bot_id, 0) == rank]
+    return own if len(own) >= needed else list(others)
+
+
 def pick_group(
-    candidates: Sequence[Candidate], players: int, rng: random.Random, spread: int = 2
+    candidates: Sequence[Candidate], players: int, rng: random.Random, spread: int = 2,
+    leagues: LeagueDraw | None = None,
 ) -> list[Candidate]:
     """The least-played bot that is not a sparring partner and ``players - 1``
     opponents (partners or not) drawn from the ``spread`` times as many bots nearest
-    its rating."""
+    its rating (in a game with ``leagues``, among :func:`league_opponents`)."""
     if players > len(candidates):
         raise ValueError("not enough bots for the table")
     leads = [c for c in candidates if not c.partner]
@@ -53,6 +81,8 @@ def pick_group(
     fewest = min(c.games for c in leads)
     first = rng.choice([c for c in leads if c.games == fewest])
     others = [c for c in candidates if c.bot_id != first.bot_id]
+    if leagues is not None:
+        others = league_opponents(first, others, players - 1, leagues, rng)
     rng.shuffle(others)  # random order among equally near bots
     others.sort(key=lambda c: abs(c.elo - first.elo))
     pool = others[: max(players - 1, spread * (players - 1))]

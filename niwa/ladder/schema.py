@@ -234,6 +234,27 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """INSERT INTO season_matches (match_id, season_id)
             SELECT m.id, s.id FROM matches m CROSS JOIN seasons s""",
     ),
+    # 9: leagues (niwa.ladder.leagues): a game's divisions, lowest first, each guarded
+    # by a boss bot; each bot's league and when it got there
+    (
+        """CREATE TABLE league_games (
+            game TEXT PRIMARY KEY,
+            share_above DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE leagues (
+            game TEXT NOT NULL,
+            rank INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            boss_bot_id INTEGER NOT NULL REFERENCES bots(id),
+            PRIMARY KEY (game, rank)
+        )""",
+        """CREATE TABLE league_members (
+            bot_id INTEGER PRIMARY KEY REFERENCES bots(id),
+            game TEXT NOT NULL,
+            rank INTEGER NOT NULL,
+            since DOUBLE PRECISION NOT NULL
+        )""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
-from niwa.ladder import seasons, submission
+from niwa.ladder import leagues, seasons, submission
 from niwa.ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, ApiLimits, caller
 from niwa.ladder.db import DatabaseError, unavailable
 from niwa.ladder.reads import (
@@ -243,6 +243,33 @@ class LadderService(pb_grpc.LadderServicer):
 
         reply = await self._guard(context, start)
         self._boards.clear()  # the cached boards are the ended season's
+        return reply
+
+    async def SetLeagues(
+        self, request: pb.SetLeaguesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.Leagues:
+        caller = await self._caller(context)
+        if not caller.is_admin:
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED, "setting leagues needs an admin token"
+            )
+
+        def set_leagues(reads: Reads) -> pb.Leagues:
+            game = check_game(check_text("the game", request.game), self.known)
+            if game is None:
+                raise StoreError("name the game whose leagues these are")
+            if len(request.leagues) > leagues.MAX_LEAGUES:
+                raise StoreError(f"give 1 to {leagues.MAX_LEAGUES} leagues as NAME:BOSS")
+            for text in request.leagues:
+                check_text("a league", text)
+            view = leagues.set_or_clear(
+                reads.store, game, list(request.leagues), request.share_above
+            )
+            log.info("leagues_set_by", owner=caller.name, game=game, leagues=len(view.leagues))
+            return to_message(view, pb.Leagues)
+
+        reply = await self._guard(context, set_leagues)
+        self._boards.clear()  # the cached boards name the leagues as they were
         return reply
 
     async def ListMatches(

@@ -51,6 +51,9 @@ class LeaderboardRow:
     bot: LadderBot
     elo: float
     ci95: float  # inf: not rated yet
+    league: str = ""  # "": the game has no leagues
+    next_boss: str = ""  # name@version of the boss to pass; "": top league, or a boss
+    next_boss_elo: float = 0.0  # that boss's fitted Elo
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,22 @@ class Leaderboard:
     matches: int
     rows: tuple[LeaderboardRow, ...]
     season: str = ""  # the season whose standings these are ("": a ladder before seasons)
+
+
+@dataclass(frozen=True)
+class LeagueView:
+    name: str
+    boss: str  # name@version
+    bots: int  # bots in it, the boss not counted
+
+
+@dataclass(frozen=True)
+class LeaguesView:
+    """A game's leagues, lowest first (none: the game has no leagues)."""
+
+    game: str
+    share_above: float
+    leagues: tuple[LeagueView, ...]
 
 
 @dataclass(frozen=True)

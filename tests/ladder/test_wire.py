@@ -25,6 +25,8 @@ PAIRS: list[tuple[type[Any], Any]] = [
     (views.BotLogs, pb.BotLogs),
     (views.Replay, pb.Replay),
     (views.SeasonView, pb.Season),
+    (views.LeaguesView, pb.Leagues),
+    (views.LeagueView, pb.League),
 ]
 
 BOT = views.LadderBot(

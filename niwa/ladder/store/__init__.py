@@ -20,8 +20,8 @@ whose hash was recorded (a node that died in between serves the store's copy).
 The store is split by concern, each part a small class on the one shared connection:
 :attr:`Store.owners`, :attr:`Store.bots`, :attr:`Store.matches` (and the queue),
 :attr:`Store.ratings` (and the leaderboard's fit), :attr:`Store.seasons`,
-:attr:`Store.files` (paths and blobs), :attr:`Store.settings` and :attr:`Store.sessions`
-(owners signed in on the web).
+:attr:`Store.files` (paths and blobs), :attr:`Store.settings`, :attr:`Store.sessions`
+(owners signed in on the web) and :attr:`Store.leagues`.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from niwa.ladder.store.base import (
 )
 from niwa.ladder.store.bots import Bots
 from niwa.ladder.store.files import Files
+from niwa.ladder.store.leagues import League, Leagues, LeagueSetup
 from niwa.ladder.store.matches import Matches
 from niwa.ladder.store.owners import OWNER_NAME_CHARS, Owners, is_reserved, owner_name_problem
 from niwa.ladder.store.ratings import Ratings
@@ -63,7 +64,8 @@ __all__ = [
     "ACTIVE", "CHALLENGE", "DONE", "FAILED", "HUMAN_SOURCE", "OLD_STDERR", "OWNER_NAME_CHARS",
     "PENDING", "QUEUED",
     "RATED", "REJECTED", "RESERVE", "RETIRED", "RUNNING", "SUPERSEDED", "SUSPENDED",
-    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "Match", "Owner", "Season", "SeatResult",
+    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "League", "LeagueSetup", "Match", "Owner",
+    "Season", "SeatResult",
     "Standing", "Store", "StoreError", "is_reserved", "owner_name_problem",
 ]  # fmt: skip
 
@@ -82,6 +84,7 @@ class Store:
         self.seasons = Seasons(db)
         self.matches = Matches(db, self.files, self.ratings)
         self.sessions = Sessions(db)
+        self.leagues = Leagues(db)
 
     @classmethod
     def open(

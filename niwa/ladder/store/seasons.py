@@ -119,6 +119,8 @@ class Seasons(Part):
             (ended.id,),
         )
         self.db.execute("UPDATE seasons SET ended_at = ? WHERE id = ?", (now, ended.id))
+        # leagues belong to the current configuration: a new season starts everyone low
+        self.db.execute("DELETE FROM league_members")
         self.db.execute_many(
             "INSERT INTO season_boards (season_id, game, matches) VALUES (?, ?, ?)",
             [(ended.id, game, matches) for game, matches, _ in boards],

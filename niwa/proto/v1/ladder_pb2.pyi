@@ -107,16 +107,22 @@ class LeaderboardRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., season: _Optional[str] = ...) -> None: ...
 
 class LeaderboardRow(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "ci95")
+    __slots__ = ("rank", "bot", "elo", "ci95", "league", "next_boss", "next_boss_elo")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
     CI95_FIELD_NUMBER: _ClassVar[int]
+    LEAGUE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_BOSS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_BOSS_ELO_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: LadderBot
     elo: float
     ci95: float
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ...) -> None: ...
+    league: str
+    next_boss: str
+    next_boss_elo: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ..., league: _Optional[str] = ..., next_boss: _Optional[str] = ..., next_boss_elo: _Optional[float] = ...) -> None: ...
 
 class Leaderboard(_message.Message):
     __slots__ = ("game", "matches", "rows", "season")
@@ -325,3 +331,33 @@ class StartSeasonRequest(_message.Message):
     games: _containers.RepeatedScalarFieldContainer[str]
     time_control: str
     def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., time_control: _Optional[str] = ...) -> None: ...
+
+class SetLeaguesRequest(_message.Message):
+    __slots__ = ("game", "leagues", "share_above")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    LEAGUES_FIELD_NUMBER: _ClassVar[int]
+    SHARE_ABOVE_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    leagues: _containers.RepeatedScalarFieldContainer[str]
+    share_above: float
+    def __init__(self, game: _Optional[str] = ..., leagues: _Optional[_Iterable[str]] = ..., share_above: _Optional[float] = ...) -> None: ...
+
+class League(_message.Message):
+    __slots__ = ("name", "boss", "bots")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    BOSS_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    boss: str
+    bots: int
+    def __init__(self, name: _Optional[str] = ..., boss: _Optional[str] = ..., bots: _Optional[int] = ...) -> None: ...
+
+class Leagues(_message.Message):
+    __slots__ = ("game", "share_above", "leagues")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    SHARE_ABOVE_FIELD_NUMBER: _ClassVar[int]
+    LEAGUES_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    share_above: float
+    leagues: _containers.RepeatedCompositeFieldContainer[League]
+    def __init__(self, game: _Optional[str] = ..., share_above: _Optional[float] = ..., leagues: _Optional[_Iterable[_Union[League, _Mapping]]] = ...) -> None: ...

@@ -89,6 +89,11 @@ class LadderStub:
                 request_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.StartSeasonRequest.SerializeToString,
                 response_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Season.FromString,
                 _registered_method=True)
+        self.SetLeagues = channel.unary_unary(
+                '/niwa.v1.Ladder/SetLeagues',
+                request_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.SetLeaguesRequest.SerializeToString,
+                response_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Leagues.FromString,
+                _registered_method=True)
 
 
 class LadderServicer:
@@ -172,6 +177,14 @@ class LadderServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetLeagues(self, request, context):
+        """Set a game's leagues, lowest first, each guarded by a boss; none: clear them
+        (admin token; docs/ladder.md, "Leagues").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LadderServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -229,6 +242,11 @@ def add_LadderServicer_to_server(servicer, server):
                     servicer.StartSeason,
                     request_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.StartSeasonRequest.FromString,
                     response_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Season.SerializeToString,
+            ),
+            'SetLeagues': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetLeagues,
+                    request_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.SetLeaguesRequest.FromString,
+                    response_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Leagues.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -528,6 +546,33 @@ class Ladder:
             '/niwa.v1.Ladder/StartSeason',
             niwa_dot_proto_dot_v1_dot_ladder__pb2.StartSeasonRequest.SerializeToString,
             niwa_dot_proto_dot_v1_dot_ladder__pb2.Season.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetLeagues(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/niwa.v1.Ladder/SetLeagues',
+            niwa_dot_proto_dot_v1_dot_ladder__pb2.SetLeaguesRequest.SerializeToString,
+            niwa_dot_proto_dot_v1_dot_ladder__pb2.Leagues.FromString,
             options,
             channel_credentials,
             insecure,
