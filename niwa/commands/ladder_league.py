@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "leagues again starts every bot in the lowest. An admin command: give --db (the "
         "store), or --server with an admin token.",
     )  # fmt: skip
-    p.add_argument("game", help="the game, e.g. blossom")
+    p.add_argument("game", help="the game whose leagues these are")
     p.add_argument("leagues", nargs="+", metavar="NAME:BOSS",
                    help=f"1-{leagues.MAX_LEAGUES} leagues, e.g. bronze:builtin:random "
                    "silver:builtin:greedy")

@@ -8,13 +8,13 @@ import random
 from pathlib import Path
 
 import pytest
-import structlog.testing
 
 from niwa.cli import main
 from niwa.ladder import leagues, seasons, submission
 from niwa.ladder.elo import Estimate
 from niwa.ladder.scheduler import Candidate, LeagueDraw, pick_group
 from niwa.ladder.store import ACTIVE, SYSTEM_OWNER, Store, StoreError
+from tests.captured_logs import every_event
 
 BOSSES = [1500.0, 1700.0, 1900.0]  # bronze, silver, gold (the top: nothing above)
 
@@ -210,7 +210,7 @@ def test_a_promotion_is_one_league_promoted_event(store: Store) -> None:
     low, high = (league.boss_bot_id for league in setup.leagues)
     bot = submission.builtin_bot(store, "mcts", "blossom", ACTIVE).id
     fit = {low: Estimate(1400, 50), high: Estimate(1600, 50), bot: Estimate(1500, 40)}
-    with structlog.testing.capture_logs() as logged:
+    with every_event() as logged:
         leagues.promote(store, setup, fit)
         leagues.promote(store, setup, fit)  # already there: nothing more
     assert [(e["event"], e["game"], e["bot_id"], e["league"]) for e in logged] == [
