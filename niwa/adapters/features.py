@@ -12,11 +12,13 @@ this one is the honest common ground for every registered game.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from niwa.engine.api import JSON
+from niwa.engine.api import JSON, FeatureEncoder, Game
 
 #: The default vector length.
 SIZE = 512
@@ -62,3 +64,21 @@ def encode(observation: JSON, size: int = SIZE) -> npt.NDArray[np.float32]:
     if sums:
         vector[list(sums)] = list(sums.values())
     return vector
+
+
+#: The generic encoding's version (see FeatureEncoder.version).
+GENERIC_VERSION = "hashed-json/1"
+
+
+def generic(size: int = SIZE) -> FeatureEncoder:
+    """The fallback of the ``feature_encoder`` hook: :func:`encode` as an encoder."""
+
+    def write(observation: Mapping[str, JSON], row: Any) -> None:
+        row[:] = encode(dict(observation), size)
+
+    return FeatureEncoder(f"{GENERIC_VERSION}@{size}", size, write)
+
+
+def encoder_for(game: Game, players: int, size: int = SIZE) -> FeatureEncoder:
+    """``game``'s own encoder at ``players`` seats (its hook), else the generic one."""
+    return game.feature_encoder(players) or generic(size)

@@ -264,6 +264,21 @@ ScoreNow: TypeAlias = Callable[[Mapping[str, JSON]], list[float] | None]
 Breakdown: TypeAlias = Callable[[State], dict[str, JSON]]
 
 
+@dataclass(frozen=True)
+class FeatureEncoder:
+    """A game's fast observation encoding for learning (plugin hook "feature encoder").
+
+    ``write(observation, row)`` fills ``row``, a zeroed float32 numpy array of ``size``
+    entries, from one seat's observation. It reads the observation only, never the
+    state, so it can hold nothing the seat may not see. ``version`` names the features'
+    meaning: change it whenever they change, since a policy trained on one version
+    reads only that one."""
+
+    version: str
+    size: int
+    write: Callable[[Mapping[str, JSON], Any], None]
+
+
 class Game(ABC):
     """A registered game: its info, and the factories for its states.
 
@@ -350,6 +365,12 @@ class Game(ABC):
     def score_breakdown(self) -> Breakdown | None:
         """The viewer's end-of-game table: the score's parts per seat and the tie-break
         the result applied. Fallback: the result's scores and places only."""
+        return None
+
+    def feature_encoder(self, players: int) -> FeatureEncoder | None:
+        """A fast fixed-size float32 encoding of a seat's observation at ``players``
+        seats, for the vectorised environment (niwa.adapters.vector). Fallback: the
+        generic hashed encoding of niwa.adapters.features."""
         return None
 
     def glossary(self) -> Mapping[str, str] | None:

@@ -13,6 +13,7 @@ None, the fallback, where the module or the name is absent:
   (:meth:`redealer`)
 - ``scoreboard.py``: ``score_now`` (:meth:`score_now`), ``breakdown``
   (:meth:`score_breakdown`), ``GLOSSARY`` (:meth:`glossary`)
+- ``features.py``: ``encoder(players)`` (:meth:`feature_encoder`)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from niwa.engine.api import (
     Dealer,
     Enumeration,
     Evaluation,
+    FeatureEncoder,
     ScoreNow,
     State,
 )
@@ -91,3 +93,7 @@ class PackagedHooks:
     def glossary(self) -> Mapping[str, str] | None:
         words: Mapping[str, str] | None = self._part("scoreboard", "GLOSSARY")
         return words
+
+    def feature_encoder(self, players: int) -> FeatureEncoder | None:
+        encoder = self._part("features", "encoder")
+        return None if encoder is None else encoder(players)

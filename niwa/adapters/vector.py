@@ -1,0 +1,221 @@
+"""N games of one niwa game in one process, as one PettingZoo parallel environment
+(``pip install niwa[rl]``): batched observations, masks and actions, for self-play.
+
+>>> from niwa.adapters.vector import vector_env
+>>> v = vector_env("sakura", players=3, games=64)
+>>> obs, infos = v.reset(seed=7)
+
+Each agent ``player_<s>`` is seat ``s`` in every game at once: its observation is a dict
+of ``observation`` (float32, ``games`` x the encoder's size) and ``action_mask`` (int8,
+``games`` x the action space), its action one index per game (``MultiDiscrete``). A row
+is filled where the seat is to move in that game; elsewhere it is zeros, its mask empty
+and its action ignored. Simultaneous decisions (Sakura) are simply several seats to move
+in one game: the parallel API takes their joint move in one ``step``.
+
+A finished game pays its rewards (:func:`niwa.adapters.outcome.rewards`) in the step
+that ends it and starts again at once; ``infos[agent]["done"]`` marks those games. So
+the agents themselves never terminate. Chance is drawn inside, from one generator per
+game seeded from ``reset``'s seed: the whole batch is a function of that seed and the
+actions. An action outside a mask raises ValueError naming the game and seat.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from niwa.adapters.features import SIZE, encoder_for
+from niwa.adapters.outcome import rewards, settle
+from niwa.adapters.spaces import action_space
+from niwa.engine.api import Action, State
+from niwa.engine.registry import load
+
+Observation = dict[str, npt.NDArray[Any]]
+
+
+def agent_name(seat: int) -> str:
+    return f"player_{seat}"
+
+
+def game_seed(seed: int, game: int) -> str:
+    """The seed of game ``game``'s chance generator in a batch seeded ``seed``."""
+    return f"niwa-vector:{seed}:{game}"
+
+
+class Batch(spaces.MultiDiscrete):
+    """One action per game; ``sample`` also takes the observation's 2-D ``action_mask``
+    (one row per game), as PettingZoo's tests pass it."""
+
+    def sample(self, mask: Any = None, probability: Any = None) -> npt.NDArray[np.int64]:
+        if isinstance(mask, np.ndarray) and mask.ndim == 2:
+            mask = tuple(mask)
+        return super().sample(mask, probability)
+
+
+class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):
+    """``games`` games of one niwa game at a fixed player count (default options)."""
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo's class attribute)
+        "render_modes": [],
+        "name": "niwa_vector_v0",
+        "is_parallelizable": True,
+    }
+
+    def __init__(
+        self, game: str, players: int | None = None, games: int = 16, observation_size: int = SIZE
+    ) -> None:
+        self.game = load(game)
+        info = self.game.info
+        self.players = info.min_players if players is None else players
+        info.validate(self.players, None)
+        if not 1 <= games <= MAX_GAMES:
+            raise ValueError(f"games is 1 to {MAX_GAMES}, not {games}")
+        self.games = games
+        self.metadata = {**self.metadata, "name": f"niwa_{game}_vector_v0"}
+        self.encoder = encoder_for(self.game, self.players, observation_size)
+        self.space = action_space(game, self.players)
+        n = len(self.space.actions)
+        self.possible_agents = [agent_name(s) for s in range(self.players)]
+        self.agents = list(self.possible_agents)
+        self._action_space = Batch(np.full(games, n, np.int64))
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    -np.inf, np.inf, (games, self.encoder.size), np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (games, n), np.int8),
+            }
+        )
+        self._obs = np.zeros((self.players, games, self.encoder.size), np.float32)
+        self._masks = np.zeros((self.players, games, n), np.int8)
+        self._rewards = np.zeros((self.players, games), np.float32)
+        self._done = np.zeros(games, bool)
+        self._states: list[State] = []
+        self._rngs: list[random.Random] = []
+        # per game and seat to move: the legal actions by index, as the game listed them
+        self._legal: list[dict[int, dict[int, Action]]] = [{} for _ in range(games)]
+        self.agent_steps = 0
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._action_space
+
+    @property
+    def tables(self) -> list[State]:
+        """The engine states (full tables: for tests and debugging, not for agents)."""
+        return self._states
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Observation], dict[str, dict[str, Any]]]:
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        self._rngs = [random.Random(game_seed(seed, g)) for g in range(self.games)]
+        self._states = [self._fresh(g) for g in range(self.games)]
+        self._done[:] = False
+        self._rewards[:] = 0.0
+        for g in range(self.games):
+            self._show(g)
+        return self._observations(), self._infos()
+
+    def _fresh(self, g: int) -> State:
+        state = self.game.new_game(self.players)
+        settle(state, self._rngs[g])
+        return state
+
+    def _show(self, g: int) -> None:
+        """Fill game ``g``'s rows for its seats to move (and clear its other rows)."""
+        state = self._states[g]
+        index = self.space.actions.index
+        for seat, legal in self._legal[g].items():  # the rows the last move filled
+            self._masks[seat, g, list(legal)] = 0
+            self._obs[seat, g] = 0.0
+        shown: dict[int, dict[int, Action]] = {}
+        for seat in state.to_move():
+            legal = {index(a): a for a in state.legal_actions(seat)}
+            self._masks[seat, g, list(legal)] = 1
+            self.encoder.write(state.observe(seat), self._obs[seat, g])
+            shown[seat] = legal
+        self._legal[g] = shown
+
+    def _observations(self) -> dict[str, Observation]:
+        return {
+            a: {"observation": self._obs[s], "action_mask": self._masks[s]}
+            for s, a in enumerate(self.possible_agents)
+        }
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        return {a: {"done": self._done} for a in self.possible_agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[
+        dict[str, Observation],
+        dict[str, npt.NDArray[np.float32]],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        chosen = {
+            s: np.asarray(actions[a]) for s, a in enumerate(self.possible_agents) if a in actions
+        }
+        joints: list[dict[int, Action]] = []
+        for g in range(self.games):  # check every game first: a refusal changes nothing
+            joint = {}
+            for seat, legal in self._legal[g].items():
+                if seat not in chosen:
+                    raise ValueError(f"{agent_name(seat)} is to move in game {g}: give its action")
+                move = legal.get(int(chosen[seat][g]))
+                if move is None:
+                    raise ValueError(
+                        f"{agent_name(seat)} may not play action {int(chosen[seat][g])} in "
+                        f"game {g} now (see its action_mask row {g})"
+                    )
+                joint[seat] = move
+            joints.append(joint)
+        self._rewards[:] = 0.0
+        self._done[:] = False
+        for g, joint in enumerate(joints):
+            state = self._states[g]
+            state.apply(joint)
+            self.agent_steps += len(joint)
+            settle(state, self._rngs[g])
+            if state.is_over():
+                self._rewards[:, g] = rewards(state.result())
+                self._done[g] = True
+                self._states[g] = state = self._fresh(g)
+            self._show(g)
+        return (
+            self._observations(),
+            {a: self._rewards[s].copy() for s, a in enumerate(self.possible_agents)},
+            dict.fromkeys(self.possible_agents, False),
+            dict.fromkeys(self.possible_agents, False),
+            {a: {"done": self._done.copy()} for a in self.possible_agents},
+        )
+
+    def state(self) -> npt.NDArray[np.float32]:
+        """Every seat's rows at once: (seats, games, features)."""
+        return self._obs.copy()
+
+    def render(self) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+#: The most games one environment runs (memory: the masks are games x actions bytes).
+MAX_GAMES = 4096
+
+
+def vector_env(
+    game: str, players: int | None = None, games: int = 16, observation_size: int = SIZE
+) -> VectorEnv:
+    """``games`` games of ``game``; ``players`` defaults to the game's minimum.
+    ``observation_size`` is the generic encoding's, used where the game has no encoder."""
+    return VectorEnv(game, players, games, observation_size)
