@@ -1,0 +1,57 @@
+"""Blossom's fast feature encoding (the ``feature_encoder`` plugin hook, for
+niwa.adapters.vector): counts per flower kind, read from the seat's observation only, so
+it holds nothing hidden from the seat. Seats are listed from the viewer on (own first),
+so one policy serves every seat."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from niwa.engine.api import JSON, FeatureEncoder
+from niwa.engine.rulesets.blossom import rules
+from niwa.engine.rulesets.blossom.actions import Phase
+
+VERSION = "blossom-features/1"
+PHASES = tuple(Phase)
+MAX_SEATS = 4
+KINDS = rules.KINDS
+_DECK = float(sum(rules.FULL_DECK))
+#: per seat: score, hand size, face-up yard by kind, face-down yard, returned, known by kind
+_SEAT = 4 + 2 * len(KINDS)
+SIZE = len(PHASES) + MAX_SEATS + 6 + len(KINDS) + MAX_SEATS * _SEAT + 3 * len(KINDS)
+
+
+def _kinds(counts: Any) -> list[float]:
+    return [float(counts[k]) for k in KINDS]
+
+
+def write(observation: Mapping[str, JSON], row: Any) -> None:
+    obs: Any = observation
+    players, seat = obs["players"], obs["seat"]
+    order = [(seat + k) % players for k in range(players)]
+    x = [1.0 if obs["phase"] == p else 0.0 for p in PHASES]
+    current = [0.0] * MAX_SEATS
+    if obs["current"] is not None:
+        current[(obs["current"] - seat) % players] = 1.0
+    x += current
+    x += [
+        obs["turn"] / 50.0, float(obs["actions_done"]), float(obs["garden_drawn"]),
+        float(obs["end_triggered"]), obs["deck"] / _DECK, float(obs["removed"]),
+    ]  # fmt: skip
+    x += _kinds(obs["garden"])
+    seats, scores = obs["seats"], obs["scores"]
+    for s in order:
+        one = seats[s]
+        x += [scores[s] / rules.END_SCORE, float(one["hand"])]
+        x += _kinds(one["yard_up"])
+        x += [float(one["yard_down"]), float(one["returned"])]
+        x += _kinds(one["known"])
+    x += [0.0] * ((MAX_SEATS - players) * _SEAT)
+    x += _kinds(obs["hand"]) + _kinds(obs["yard_down"]) + _kinds(obs["returned"])
+    row[:] = x
+
+
+def encoder(players: int) -> FeatureEncoder:
+    """The hook: one encoding for every player count (absent seats are zeros)."""
+    return FeatureEncoder(VERSION, SIZE, write)
