@@ -14,9 +14,11 @@ in one game: the parallel API takes their joint move in one ``step``.
 
 A finished game pays its rewards (:func:`niwa.adapters.outcome.rewards`) in the step
 that ends it and starts again at once; ``infos[agent]["done"]`` marks those games. So
-the agents themselves never terminate. Chance is drawn inside, from one generator per
-game seeded from ``reset``'s seed: the whole batch is a function of that seed and the
-actions. An action outside a mask raises ValueError naming the game and seat.
+the agents themselves never terminate; ``infos[agent]["to_move"]`` marks the games
+where the seat is to move now. The arrays of an observation are the env's own buffers,
+rewritten by the next ``step``: copy what you keep. Chance is drawn inside, from one
+generator per game seeded from ``reset``'s seed: the whole batch is a function of that
+seed and the actions. An action outside a mask raises ValueError naming the game and seat.
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):
         self._masks = np.zeros((self.players, games, n), np.int8)
         self._rewards = np.zeros((self.players, games), np.float32)
         self._done = np.zeros(games, bool)
+        self._to_move = np.zeros((self.players, games), bool)
         self._states: list[State] = []
         self._rngs: list[random.Random] = []
         # per game and seat to move: the legal actions by index, as the game listed them
@@ -137,11 +140,13 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):
         for seat, legal in self._legal[g].items():  # the rows the last move filled
             self._masks[seat, g, list(legal)] = 0
             self._obs[seat, g] = 0.0
+            self._to_move[seat, g] = False
         shown: dict[int, dict[int, Action]] = {}
         for seat in state.to_move():
             legal = {index(a): a for a in state.legal_actions(seat)}
             self._masks[seat, g, list(legal)] = 1
             self.encoder.write(state.observe(seat), self._obs[seat, g])
+            self._to_move[seat, g] = True
             shown[seat] = legal
         self._legal[g] = shown
 
@@ -152,7 +157,10 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):
         }
 
     def _infos(self) -> dict[str, dict[str, Any]]:
-        return {a: {"done": self._done} for a in self.possible_agents}
+        return {
+            a: {"done": self._done.copy(), "to_move": self._to_move[s].copy()}
+            for s, a in enumerate(self.possible_agents)
+        }
 
     def step(self, actions: dict[str, Any]) -> tuple[
         dict[str, Observation],
@@ -195,7 +203,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):
             {a: self._rewards[s].copy() for s, a in enumerate(self.possible_agents)},
             dict.fromkeys(self.possible_agents, False),
             dict.fromkeys(self.possible_agents, False),
-            {a: {"done": self._done.copy()} for a in self.possible_agents},
+            self._infos(),
         )
 
     def state(self) -> npt.NDArray[np.float32]:

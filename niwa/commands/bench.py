@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from niwa.cli import UsageError, register_modules
 from niwa.commands import bench_alias
 
-TARGETS = ("engine", "referee", "ladder", "strength", "strength_replays", "search", "web")
+TARGETS = ("engine", "referee", "ladder", "strength", "strength_replays", "search", "web", "rl")
 
 
 def register(sub: Any) -> None:
