@@ -150,6 +150,11 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):
             shown[seat] = legal
         self._legal[g] = shown
 
+    def legal(self, agent: str, game: int) -> list[int]:
+        """The action indices ``agent`` may take in game ``game`` now (the set entries of
+        its mask row, without scanning a row as wide as the action space)."""
+        return list(self._legal[game].get(self.possible_agents.index(agent), ()))
+
     def _observations(self) -> dict[str, Observation]:
         return {
             a: {"observation": self._obs[s], "action_mask": self._masks[s]}

@@ -2,7 +2,9 @@
 of the vectorised environment (niwa.adapters.vector) next to the one-game PettingZoo AEC
 loop (niwa.adapters.pettingzoo), measured in the same run.
 
-Both sides play uniformly random legal moves drawn from the action masks, and every
+Both sides play uniformly random legal moves (the AEC side from its action mask, the
+vector side from ``VectorEnv.legal``, which skips scanning rows as wide as Bonsai's
+action space: that scan is a policy's cost, not the env's), and every
 agent step encodes the observations the env hands out (the vector env's uses the game's
 ``feature_encoder`` hook, the AEC env the generic hashed one it always uses). A rate is
 agent steps (one seat's decision) per second of this process's CPU time: one core. The
@@ -87,17 +89,16 @@ def vector_rate(name: str, players: int, batch: int, seconds: float, seed: int) 
 
     v = vector_env(name, players, games=batch)
     rng = np.random.default_rng(seed)
-    obs, infos = v.reset(seed=seed)
+    _obs, infos = v.reset(seed=seed)
     actions = {a: np.zeros(batch, np.int64) for a in v.possible_agents}
     started = time.process_time()
     first = v.agent_steps
     while time.process_time() - started < seconds:
         for agent, chosen in actions.items():
-            masks = obs[agent]["action_mask"]
             for g in np.flatnonzero(infos[agent]["to_move"]):
-                legal = np.flatnonzero(masks[g])
+                legal = v.legal(agent, int(g))
                 chosen[g] = legal[rng.integers(len(legal))]
-        obs, _rewards, _term, _trunc, infos = v.step(actions)
+        _obs, _rewards, _term, _trunc, infos = v.step(actions)
     return (v.agent_steps - first) / (time.process_time() - started)
 
 

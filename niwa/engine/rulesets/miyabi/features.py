@@ -26,8 +26,24 @@ _KINDS = len(rules.KIND_NAMES)
 SIZE = len(PHASES) + MAX_SEATS + 2 + len(SHAPES) + 3 * _KINDS + MAX_SEATS * _GARDEN
 
 
+#: the objects of each shape's kinds, in KIND_NAMES order
+_BY_SHAPE: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (shape, tuple(o for s, o in rules.KIND_NAMES if s == shape))
+    for shape in dict.fromkeys(s for s, _ in rules.KIND_NAMES)
+)
+#: a cell's top as one-hot slots (None: nothing on it)
+_ONE_HOT: dict[str | None, list[float]] = {
+    None: [0.0] * TOP_SLOTS,
+    **{name: [1.0 if i == slot else 0.0 for i in range(TOP_SLOTS)] for name, slot in _TOP.items()},
+}
+
+
 def _counts(table: Any) -> list[float]:
-    return [float(table.get(shape, {}).get(obj, 0)) for shape, obj in rules.KIND_NAMES]
+    x: list[float] = []
+    for shape, objects in _BY_SHAPE:
+        counts = table.get(shape) or {}
+        x += [counts.get(o, 0) for o in objects]
+    return x
 
 
 def write(observation: Mapping[str, JSON], row: Any) -> None:
@@ -42,24 +58,17 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
     chosen = obs["chosen"]
     x += [1.0 if chosen and chosen["shape"] == s else 0.0 for s in SHAPES]
     x += _counts(obs["supply"]) + _counts(obs["display"]) + _counts(obs["removed"])
-    row[: len(x)] = x
-    at = len(x)
+    one_hot = _ONE_HOT
     for k in range(players):
         garden = obs["gardens"][(seat + k) % players]
-        flat: list[float] = []
         for line in garden["height"]:
-            flat += line
-        row[at : at + _CELLS] = flat
-        at += _CELLS
-        for cell, name in enumerate(name for line in garden["top"] for name in line):
-            if name is not None:
-                row[at + cell * TOP_SLOTS + _TOP[name]] = 1.0
-        at += _CELLS * TOP_SLOTS
-        row[at : at + rules.SIZE] = [float(v) for v in garden["lanterns"]]
-        at += rules.SIZE
-        row[at] = garden["score"] / 100.0
-        row[at + 1] = float(garden["passed"])
-        at += 2
+            x += line
+        for line in garden["top"]:
+            for name in line:
+                x += one_hot[name]
+        x += garden["lanterns"]
+        x += [garden["score"] / 100.0, garden["passed"]]
+    row[: len(x)] = x
 
 
 def encoder(players: int) -> FeatureEncoder:
