@@ -22,9 +22,11 @@ PAINTER = {a: i for i, a in enumerate(rules.PAINTER_ACTIONS)}
 _CARD = 1 + len(GARDEN) + len(PAINTER)
 _TRACK = 40.0
 _NUMBERS = 60.0
-#: per seat: painter position, tokens, hand size, scored, court; then its played card
-_SEAT = 5 + _CARD
-SIZE = len(PHASES) + 5 + MAX_SEATS * _SEAT + HAND_SLOTS * _CARD
+#: per seat: painter position, tokens, hand size, court; then its played card
+_SEAT = 4 + _CARD
+#: the sakura trees of the track, scored or not yet
+SAKURA_SLOTS = 4
+SIZE = len(PHASES) + 5 + SAKURA_SLOTS + MAX_SEATS * _SEAT + HAND_SLOTS * _CARD
 
 
 def _card(card: Any) -> list[float]:
@@ -44,12 +46,14 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
         obs["emperor"] / _TRACK, float(obs["supply"]), obs["deck_size"] / _NUMBERS,
         obs["round"] / 20.0, board["length"] / _TRACK,
     ]  # fmt: skip
+    scored = [float(v) for v in obs["scored"][:SAKURA_SLOTS]]
+    x += scored + [0.0] * (SAKURA_SLOTS - len(scored))
     played = {p["painter"]: p["card"] for p in obs["played"]}
     for k in range(players):
         s = (seat + k) % players
         x += [
             obs["painters"][s] / _TRACK, obs["tokens"][s] / 10.0, float(obs["hand_sizes"][s]),
-            float(obs["scored"][s]), 1.0 if obs["court"] == s else 0.0,
+            1.0 if obs["court"] == s else 0.0,
         ]  # fmt: skip
         card = played.get(s)
         x += [0.0] * _CARD if card is None else _card(card)
