@@ -49,7 +49,7 @@ def game_seed(seed: int, game: int) -> str:
     return f"niwa-vector:{seed}:{game}"
 
 
-class Batch(spaces.MultiDiscrete):
+class Batch(spaces.MultiDiscrete):  # type: ignore[misc]  # gymnasium types it as Any here
     """One action per game; ``sample`` also takes the observation's 2-D ``action_mask``
     (one row per game), as PettingZoo's tests pass it."""
 
