@@ -49,7 +49,7 @@ def game_seed(seed: int, game: int) -> str:
     return f"niwa-vector:{seed}:{game}"
 
 
-class Batch(spaces.MultiDiscrete):  # type: ignore[misc]  # gymnasium types it as Any here
+class Batch(spaces.MultiDiscrete):
     """One action per game; ``sample`` also takes the observation's 2-D ``action_mask``
     (one row per game), as PettingZoo's tests pass it."""
 
@@ -59,7 +59,7 @@ class Batch(spaces.MultiDiscrete):  # type: ignore[misc]  # gymnasium types it a
         return super().sample(mask, probability)
 
 
-class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):
+class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: ignore[misc]
     """``games`` games of one niwa game at a fixed player count (default options)."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo's class attribute)
