@@ -25,7 +25,7 @@ from niwa import engine
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 
-#: The goals of issue 30: the vector env against the one-game loop, and per core.
+#: The goals: the vector env against the one-game loop, and per core.
 GOAL_RATIO = 5.0
 GOAL_STEPS_PER_S = 30_000.0
 
