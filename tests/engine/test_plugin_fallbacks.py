@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from niwa import engine
+from niwa.adapters.features import GENERIC_VERSION, encode, encoder_for
 from niwa.adapters.spaces import space_of
 from niwa.engine import CHANCE, JSON, Action, Game, GameInfo, Result, Rng, State
 from niwa.engine.plugin import PackagedHooks
@@ -77,13 +80,21 @@ def test_a_game_that_answers_no_hook_gets_none_from_every_one() -> None:
         assert [game.renderer_asset(), game.heuristic(), game.blind_to_chance(),
                 game.action_space(1), game.unseen_chance(0), game.redealer(state, 0),
                 game.board_parts(), game.score_now(), game.score_breakdown(),
-                game.glossary()] == [None] * 10
+                game.glossary(), game.feature_encoder(1)] == [None] * 11
 
 
 def test_a_game_without_an_action_space_gets_the_actions_random_playouts_reach() -> None:
     space = space_of(CountGame(), 1)
     assert list(space.actions.values) == [{"add": 1}, {"add": 2}]
     assert list(space.chance.values) == [{"coin": 1}, {"coin": 2}]
+
+
+def test_a_game_without_an_encoder_gets_the_generic_hashed_one() -> None:
+    encoder = encoder_for(PackagedCountGame(), 1, size=32)
+    assert encoder.version == f"{GENERIC_VERSION}@32"
+    row = np.zeros(encoder.size, np.float32)
+    encoder.write(CountState(2).observe(0), row)
+    assert np.array_equal(row, encode({"coin": 2, "total": None}, 32))
 
 
 def test_a_game_without_a_renderer_is_drawn_by_the_generic_one() -> None:
