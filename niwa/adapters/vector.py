@@ -137,17 +137,19 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         """Fill game ``g``'s rows for its seats to move (and clear its other rows)."""
         state = self._states[g]
         index = self.space.actions.index
+        masks, rows, to_move = self._masks, self._obs, self._to_move
         for seat, legal in self._legal[g].items():  # the rows the last move filled
-            self._masks[seat, g, list(legal)] = 0
-            self._obs[seat, g] = 0.0
-            self._to_move[seat, g] = False
+            masks[seat, g, list(legal)] = 0
+            rows[seat, g] = 0.0
+            to_move[seat, g] = False
         shown: dict[int, dict[int, Action]] = {}
         for seat in state.to_move():
-            legal = {index(a): a for a in state.legal_actions(seat)}
-            self._masks[seat, g, list(legal)] = 1
-            self.encoder.write(state.observe(seat), self._obs[seat, g])
-            self._to_move[seat, g] = True
-            shown[seat] = legal
+            acts = state.legal_actions(seat)
+            indices = [index(a) for a in acts]
+            masks[seat, g, indices] = 1
+            self.encoder.write(state.observe(seat), rows[seat, g])
+            to_move[seat, g] = True
+            shown[seat] = dict(zip(indices, acts, strict=True))
         self._legal[g] = shown
 
     def legal(self, agent: str, game: int) -> list[int]:
@@ -174,19 +176,27 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         dict[str, bool],
         dict[str, dict[str, Any]],
     ]:
-        chosen = {
-            s: np.asarray(actions[a]) for s, a in enumerate(self.possible_agents) if a in actions
+        chosen = {  # as Python ints: one conversion, not one per game
+            s: np.asarray(actions[a]).reshape(-1).tolist()
+            for s, a in enumerate(self.possible_agents)
+            if a in actions
         }
+        for s, given in chosen.items():
+            if len(given) != self.games:
+                raise ValueError(
+                    f"{agent_name(s)}'s action has {len(given)} entries: give one per game"
+                    f" ({self.games})"
+                )
         joints: list[dict[int, Action]] = []
         for g in range(self.games):  # check every game first: a refusal changes nothing
             joint = {}
             for seat, legal in self._legal[g].items():
                 if seat not in chosen:
                     raise ValueError(f"{agent_name(seat)} is to move in game {g}: give its action")
-                move = legal.get(int(chosen[seat][g]))
+                move = legal.get(chosen[seat][g])
                 if move is None:
                     raise ValueError(
-                        f"{agent_name(seat)} may not play action {int(chosen[seat][g])} in "
+                        f"{agent_name(seat)} may not play action {chosen[seat][g]} in "
                         f"game {g} now (see its action_mask row {g})"
                     )
                 joint[seat] = move

@@ -233,3 +233,13 @@ def test_the_rl_docs_vector_snippet_runs(capsys: pytest.CaptureFixture[str]) -> 
     assert snippet is not None
     exec(compile(snippet.group(1), str(RL_DOC), "exec"), {})  # the docs are our own text
     assert "steps" in capsys.readouterr().out
+
+
+def test_an_action_batch_of_the_wrong_length_is_refused_naming_the_count() -> None:
+    v = vector_env(GAMES[0], games=3)
+    _, infos = v.reset(seed=1)
+    actions = random_actions(v, infos, random.Random(1))
+    agent = next(a for a in v.possible_agents if infos[a]["to_move"].any())
+    actions[agent] = actions[agent][:2]
+    with pytest.raises(ValueError, match=r"has 2 entries: give one per game \(3\)"):
+        v.step(actions)
