@@ -106,8 +106,13 @@ def run(args: argparse.Namespace) -> int:
     if args.seconds <= 0 or args.runs < 1 or args.batch < 1:
         raise UsageError("--seconds must be above 0, --runs and --batch at least 1")
     names = args.games or engine.games()
-    for name in names:
-        engine.load(name)  # refuse an unknown game before measuring anything
+    for name in names:  # refuse an unknown game or count before measuring anything
+        if name not in engine.games():
+            raise UsageError(f"no game {name!r}; games: {', '.join(engine.games())}")
+        try:
+            players_for(engine.load(name), args.players)
+        except engine.OptionError as e:
+            raise UsageError(str(e)) from None
     out = text_out(args)
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} "
