@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import runpy
 import shutil
@@ -79,6 +80,26 @@ def test_the_trainer_plays_the_same_run_again_from_the_same_seed(
     runs = [train(monkeypatch, capsys, "--seed", "11", "--eval-games", "4") for _ in range(2)]
     assert without_cpu(runs[0]) == without_cpu(runs[1])
     assert "seed 11" in runs[0]
+
+
+def test_the_trainer_saves_weights_with_the_encoder_and_action_space_they_fit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import numpy as np
+
+    from niwa.adapters import features
+
+    path = tmp_path / "policy.npz"
+    train(monkeypatch, capsys, "--seed", "5", "--eval-games", "0", "--save", str(path))
+    saved = np.load(path)
+    meta = json.loads(str(saved["meta"]))
+    assert (meta["game"], meta["seed"]) == ("sakura", 5)
+    assert (meta["encoder"], meta["encoder_version"]) == (
+        features.ENCODER_NAME, features.ENCODER_VERSION
+    )
+    assert saved["w"].shape == (meta["actions"], meta["features"])
+    assert len(meta["action_values"]) == meta["actions"]
+    assert "--save" in meta["command"]
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="the sandbox needs bubblewrap")
