@@ -19,11 +19,14 @@ the former 20 x 40 games at 0.01 left the result more to chance.
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import time
 
 import numpy as np
 import numpy.typing as npt
 
+from niwa.adapters import features
 from niwa.adapters.pettingzoo import NiwaEnv, env
 
 Vector = npt.NDArray[np.float64]
@@ -95,6 +98,27 @@ def evaluate(e: NiwaEnv, policy: LinearPolicy, games: int, seed: int) -> float:
     return wins / games
 
 
+#: Bump when the saved file's keys or meaning change.
+POLICY_FORMAT = 1
+
+
+def save(path: str, policy: LinearPolicy, e: NiwaEnv, args: argparse.Namespace) -> None:
+    """Weights plus everything a bot needs to check it sees the same features and actions."""
+    meta = {
+        "format": POLICY_FORMAT,
+        "game": args.game,
+        "players": args.players,
+        "encoder": features.ENCODER_NAME,
+        "encoder_version": features.ENCODER_VERSION,
+        "features": e.observation_size,
+        "actions": len(e.space.actions),
+        "action_values": [str(v) for v in e.space.actions.values],
+        "seed": args.seed,
+        "command": " ".join(sys.argv),
+    }
+    np.savez(path, w=policy.w, b=policy.b, meta=np.array(json.dumps(meta)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="blossom")
@@ -107,6 +131,10 @@ def main() -> None:
         "--eval-games", type=int, default=500,
         help="games, on the same deals, for the untrained and the trained policy at the end"
         " (0: none)",
+    )
+    parser.add_argument(
+        "--save", metavar="POLICY.npz",
+        help="keep the trained weights and what made them (format: docs/rl.md)",
     )
     args = parser.parse_args()
 
@@ -132,6 +160,9 @@ def main() -> None:
         wins = sum(r > 0 for r in rewards) / len(rewards)
         cpu = time.process_time() - start
         print(f"| {it} | {args.games} | {wins:.0%} | {np.mean(rewards):+.2f} | {cpu:.0f} |")
+    if args.save:
+        save(args.save, policy, e, args)
+        print(f"saved the policy to {args.save}")
     if args.eval_games <= 0:
         return
     trained = evaluate(e, policy, args.eval_games, args.seed)

@@ -23,6 +23,11 @@ from niwa.engine.api import JSON, FeatureEncoder, Game
 #: The default vector length.
 SIZE = 512
 
+#: What a saved policy records so a bot made from it can refuse a different encoding.
+ENCODER_NAME = "niwa.hashed"
+#: Bump when a change to ``encode`` moves any feature: weights learned before no longer fit.
+ENCODER_VERSION = 1
+
 
 #: Bucket of every feature name seen, per vector size (a game's names are few: paths
 #: and the strings that appear at them).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import runpy
 import shutil
@@ -15,6 +16,7 @@ pytest.importorskip("pyspiel", reason="the rl extra is not installed (pip instal
 from niwa import engine
 from niwa.bots.sdk import GameStart, Turn
 from niwa.cli import main
+from niwa.errors import CommandError
 from niwa.referee import replay
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -81,6 +83,26 @@ def test_the_trainer_plays_the_same_run_again_from_the_same_seed(
     assert "seed 11" in runs[0]
 
 
+def test_the_trainer_saves_weights_with_the_encoder_and_action_space_they_fit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import numpy as np
+
+    from niwa.adapters import features
+
+    path = tmp_path / "policy.npz"
+    train(monkeypatch, capsys, "--seed", "5", "--eval-games", "0", "--save", str(path))
+    saved = np.load(path)
+    meta = json.loads(str(saved["meta"]))
+    assert (meta["game"], meta["seed"]) == ("sakura", 5)
+    assert (meta["encoder"], meta["encoder_version"]) == (
+        features.ENCODER_NAME, features.ENCODER_VERSION
+    )
+    assert saved["w"].shape == (meta["actions"], meta["features"])
+    assert len(meta["action_values"]) == meta["actions"]
+    assert "--save" in meta["command"]
+
+
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="the sandbox needs bubblewrap")
 def test_the_openspiel_bot_plays_a_whole_sandboxed_match_with_every_move_ok(
     tmp_path: Path,
@@ -97,3 +119,36 @@ def test_the_openspiel_bot_plays_a_whole_sandboxed_match_with_every_move_ok(
     assert played.result is not None and {s.status for s in played.result.seats} == {"ok"}
     moves = [m for s in played.steps for m in s.moves if m.seat == 0]
     assert moves and {m.status for m in moves} == {"OK"}
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="the sandbox needs bubblewrap")
+def test_a_saved_policy_becomes_a_bot_that_plays_a_sandboxed_match_with_every_move_ok(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.npz"
+    train(monkeypatch, capsys, "--eval-games", "0", "--save", str(policy))
+    bot = tmp_path / "bot"
+    assert main(["bot", "from-policy", str(policy), "-o", str(bot)]) == 0
+    for path in (tmp_path, *bot.rglob("*"), bot):
+        path.chmod(0o755)
+    argv = ["play", "sakura", "--bot", str(bot), "--bot", "builtin:random", "--seed", "5",
+            "--time", "10s+60s", "--replay", str(tmp_path / "match.jsonl"), "--quiet"]
+    assert main(argv) == 0
+    played = replay.read(tmp_path / "match.jsonl")
+    assert played.header.sandbox
+    assert played.result is not None and {s.status for s in played.result.seats} == {"ok"}
+    moves = [m for s in played.steps for m in s.moves if m.seat == 0]
+    assert moves and {m.status for m in moves} == {"OK"}
+
+
+def test_a_policy_from_another_encoder_version_is_refused_with_the_fix(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from niwa.adapters import features
+
+    policy = tmp_path / "policy.npz"
+    train(monkeypatch, capsys, "--eval-games", "0", "--save", str(policy))
+    monkeypatch.setattr(features, "ENCODER_VERSION", features.ENCODER_VERSION + 1)
+    with pytest.raises(CommandError, match=r"encoder niwa\.hashed version 1.*train it again"):
+        main(["bot", "from-policy", str(policy), "-o", str(tmp_path / "bot")])
+    assert not (tmp_path / "bot").exists()
