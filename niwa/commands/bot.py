@@ -36,6 +36,11 @@ class LinearPolicyBot:
         if features.ENCODER_VERSION != META["encoder_version"]:
             raise RuntimeError("the encoder changed since this policy was trained")
         self.codec = action_space(game.game, game.players).actions
+        if len(self.codec) != META["actions"]:
+            raise RuntimeError(
+                f"{game.game} at {game.players} players has {len(self.codec)} actions here;"
+                f" this policy was trained on {META['actions']}: train it again"
+            )
         self.rng = np.random.default_rng(game.seed)
 
     def act(self, turn: Turn) -> Reply:
@@ -76,6 +81,14 @@ def read_policy(path: Path) -> dict[str, Any]:
         )
     if meta["game"] not in engine.games():
         raise CommandError(f"{path} plays {meta['game']}, which is not installed here")
+    from niwa.adapters.spaces import action_space
+
+    actions = len(action_space(meta["game"], meta["players"]).actions)
+    if actions != meta["actions"]:
+        raise CommandError(
+            f"{path} was trained on {meta['actions']} actions of {meta['game']} at"
+            f" {meta['players']} players; this niwa's game has {actions}: train it again"
+        )
     if shape != (meta["actions"], meta["features"]):
         raise CommandError(f"{path}'s weights have shape {shape}, not its metadata's sizes")
     return meta

@@ -152,3 +152,72 @@ def test_a_policy_from_another_encoder_version_is_refused_with_the_fix(
     with pytest.raises(CommandError, match=r"encoder niwa\.hashed version 1.*train it again"):
         main(["bot", "from-policy", str(policy), "-o", str(tmp_path / "bot")])
     assert not (tmp_path / "bot").exists()
+
+
+def made_bot(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+             tmp_path: Path) -> Path:  # fmt: skip
+    policy = tmp_path / "policy.npz"
+    train(monkeypatch, capsys, "--eval-games", "0", "--save", str(policy))
+    bot = tmp_path / "bot"
+    assert main(["bot", "from-policy", str(policy), "-o", str(bot)]) == 0
+    return bot
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="the sandbox needs bubblewrap")
+def test_a_bot_made_from_a_policy_passes_a_ladders_validation_match_and_becomes_active(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from niwa.ladder import archive, runner, submission, worker
+    from niwa.ladder.store import ACTIVE, VALIDATION, Store
+
+    bot = made_bot(monkeypatch, capsys, tmp_path)
+    store = Store.open(str(tmp_path / "ladder.db"))
+    try:
+        owner, _ = store.owners.add_owner("alice")
+        (submitted,) = submission.submit(
+            store, owner, archive.pack_directory(bot), games_played=["sakura"]
+        )
+        match = store.matches.claim_next()
+        assert match is not None and match.kind == VALIDATION
+        job = runner.Runner(runner.Settings(db_url="unused"))._job(store, match)
+        finished = worker.run_job(job)  # the real sandbox and gRPC, as the ladder runs it
+        assert {r.status for r in finished.results} == {"ok"}
+        submission.judge(store, match.seats, [(r.status, r.reason) for r in finished.results])
+        assert store.bots.bot(submitted.id).status == ACTIVE
+    finally:
+        store.close()
+    seats = replay.read(job.replay_path).header.seats
+    assert [s.isolation for s in seats] == ["sandbox"] * len(seats)
+
+
+def test_a_file_that_is_no_saved_policy_is_refused_with_the_command_that_makes_one(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "policy.npz").write_bytes(b"not numpy")
+    with pytest.raises(CommandError, match=r"is not a saved policy.*train\.py --save"):
+        main(["bot", "from-policy", str(tmp_path / "policy.npz"), "-o", str(tmp_path / "b")])
+
+
+def test_a_policy_trained_on_another_action_space_is_refused_with_the_fix(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import numpy as np
+
+    policy = tmp_path / "policy.npz"
+    train(monkeypatch, capsys, "--eval-games", "0", "--save", str(policy))
+    with np.load(policy) as saved:
+        meta = json.loads(str(saved["meta"]))
+        w, b = saved["w"][:-1], saved["b"][:-1]
+    meta["actions"] -= 1
+    np.savez(policy, w=w, b=b, meta=np.array(json.dumps(meta)))
+    with pytest.raises(CommandError, match=r"trained on \d+ actions of sakura.*train it again"):
+        main(["bot", "from-policy", str(policy), "-o", str(tmp_path / "bot")])
+
+
+def test_a_bot_folder_that_is_not_empty_is_not_written_over(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bot = made_bot(monkeypatch, capsys, tmp_path)
+    policy = tmp_path / "policy.npz"
+    with pytest.raises(CommandError, match="is not empty: name a new folder with -o"):
+        main(["bot", "from-policy", str(policy), "-o", str(bot)])
