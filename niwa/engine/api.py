@@ -279,6 +279,20 @@ class FeatureEncoder:
     write: Callable[[Mapping[str, JSON], Any], None]
 
 
+def phase_and_mover(
+    observation: Mapping[str, JSON], phases: Sequence[object], max_seats: int
+) -> list[float]:
+    """The start most encoders share: the phase one-hot over ``phases``, then the seat to
+    move one-hot over ``max_seats``, counted from the viewer (0 = the viewer itself), all
+    zeros while nobody moves. Reads ``phase``, ``current``, ``players`` and ``seat``."""
+    obs: Any = observation
+    row = [1.0 if obs["phase"] == p else 0.0 for p in phases]
+    mover = [0.0] * max_seats
+    if obs["current"] is not None:
+        mover[(obs["current"] - obs["seat"]) % obs["players"]] = 1.0
+    return row + mover
+
+
 class Game(ABC):
     """A registered game: its info, and the factories for its states.
 

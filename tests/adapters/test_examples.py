@@ -49,6 +49,19 @@ def test_the_openspiel_bot_answers_a_legal_move_and_the_same_one_again(game: str
     assert bot.act(turn).index == reply.index
 
 
+def assert_plays_sandboxed_with_every_move_ok(game: str, bot: Path, tmp_path: Path) -> None:
+    """``niwa play`` of ``bot`` in seat 0 against builtin:random, in the sandbox: both
+    seats finish "ok" and every one of the bot's moves is OK."""
+    argv = ["play", game, "--bot", str(bot), "--bot", "builtin:random", "--seed", "5",
+            "--time", "10s+60s", "--replay", str(tmp_path / "match.jsonl"), "--quiet"]
+    assert main(argv) == 0
+    played = replay.read(tmp_path / "match.jsonl")
+    assert played.header.sandbox
+    assert played.result is not None and {s.status for s in played.result.seats} == {"ok"}
+    moves = [m for s in played.steps for m in s.moves if m.seat == 0]
+    assert moves and {m.status for m in moves} == {"OK"}
+
+
 def train(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> str:
     script = EXAMPLES / "rl-training" / "train.py"
     argv = [str(script), "--game", "sakura", "--iterations", "2", "--games", "4", *args]
@@ -111,14 +124,7 @@ def test_the_openspiel_bot_plays_a_whole_sandboxed_match_with_every_move_ok(
     shutil.copytree(EXAMPLES / "openspiel-bot", bot)
     for path in (tmp_path, bot):
         path.chmod(0o755)
-    argv = ["play", "miyabi", "--bot", str(bot), "--bot", "builtin:random", "--seed", "5",
-            "--time", "10s+60s", "--replay", str(tmp_path / "match.jsonl"), "--quiet"]
-    assert main(argv) == 0
-    played = replay.read(tmp_path / "match.jsonl")
-    assert played.header.sandbox
-    assert played.result is not None and {s.status for s in played.result.seats} == {"ok"}
-    moves = [m for s in played.steps for m in s.moves if m.seat == 0]
-    assert moves and {m.status for m in moves} == {"OK"}
+    assert_plays_sandboxed_with_every_move_ok("miyabi", bot, tmp_path)
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="the sandbox needs bubblewrap")
@@ -131,14 +137,7 @@ def test_a_saved_policy_becomes_a_bot_that_plays_a_sandboxed_match_with_every_mo
     assert main(["bot", "from-policy", str(policy), "-o", str(bot)]) == 0
     for path in (tmp_path, *bot.rglob("*"), bot):
         path.chmod(0o755)
-    argv = ["play", "sakura", "--bot", str(bot), "--bot", "builtin:random", "--seed", "5",
-            "--time", "10s+60s", "--replay", str(tmp_path / "match.jsonl"), "--quiet"]
-    assert main(argv) == 0
-    played = replay.read(tmp_path / "match.jsonl")
-    assert played.header.sandbox
-    assert played.result is not None and {s.status for s in played.result.seats} == {"ok"}
-    moves = [m for s in played.steps for m in s.moves if m.seat == 0]
-    assert moves and {m.status for m in moves} == {"OK"}
+    assert_plays_sandboxed_with_every_move_ok("sakura", bot, tmp_path)
 
 
 def test_a_policy_from_another_encoder_version_is_refused_with_the_fix(

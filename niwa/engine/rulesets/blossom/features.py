@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from niwa.engine.api import JSON, FeatureEncoder
+from niwa.engine.api import JSON, FeatureEncoder, phase_and_mover
 from niwa.engine.rulesets.blossom import rules
 from niwa.engine.rulesets.blossom.actions import Phase
 
@@ -30,11 +30,7 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
     obs: Any = observation
     players, seat = obs["players"], obs["seat"]
     order = [(seat + k) % players for k in range(players)]
-    x = [1.0 if obs["phase"] == p else 0.0 for p in PHASES]
-    current = [0.0] * MAX_SEATS
-    if obs["current"] is not None:
-        current[(obs["current"] - seat) % players] = 1.0
-    x += current
+    x = phase_and_mover(observation, PHASES, MAX_SEATS)
     x += [
         obs["turn"] / 50.0, float(obs["actions_done"]), float(obs["garden_drawn"]),
         float(obs["end_triggered"]), obs["deck"] / _DECK, float(obs["removed"]),

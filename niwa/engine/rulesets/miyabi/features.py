@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from niwa.engine.api import JSON, FeatureEncoder
+from niwa.engine.api import JSON, FeatureEncoder, phase_and_mover
 from niwa.engine.rulesets.miyabi import rules
 from niwa.engine.rulesets.miyabi.actions import Phase
 
@@ -49,11 +49,7 @@ def _counts(table: Any) -> list[float]:
 def write(observation: Mapping[str, JSON], row: Any) -> None:
     obs: Any = observation
     players, seat = obs["players"], obs["seat"]
-    x = [1.0 if obs["phase"] == p else 0.0 for p in PHASES]
-    current = [0.0] * MAX_SEATS
-    if obs["current"] is not None:
-        current[(obs["current"] - seat) % players] = 1.0
-    x += current
+    x = phase_and_mover(observation, PHASES, MAX_SEATS)
     x += [obs["round"] / max(1, obs["rounds"]), float(obs["rounds"] - obs["round"])]
     chosen = obs["chosen"]
     x += [1.0 if chosen and chosen["shape"] == s else 0.0 for s in SHAPES]
