@@ -46,13 +46,15 @@ def placeholders(name: str) -> dict[str, str]:
 
 
 def make(name: str, parent: Path) -> Path:
-    """Write ``parent/NAME-plugin/`` and return it; refuses a folder that exists."""
+    """Write ``parent/NAME-plugin/`` (``parent`` made if missing) and return it; refuses
+    a folder that exists."""
     check_name(name)
     target = parent / f"{name}-plugin"
     if target.exists():
         raise ScaffoldError(f"{target} already exists: remove it, or pass --dir elsewhere")
-    if not parent.is_dir():
-        raise ScaffoldError(f"{parent} is not a folder: create it first, or pass --dir")
+    if parent.exists() and not parent.is_dir():
+        raise ScaffoldError(f"{parent} is a file, not a folder: pass --dir a folder")
+    parent.mkdir(parents=True, exist_ok=True)  # --dir ~/games as a new folder is fine
     words = placeholders(name)
     _write(files(__package__) / "template", target, words)
     return target

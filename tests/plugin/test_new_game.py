@@ -106,6 +106,19 @@ def test_an_existing_folder_is_never_overwritten(
     assert (tmp_path / f"{NAME}-plugin" / "mine.txt").read_text() == "keep me"
 
 
+
+def test_a_dir_that_does_not_exist_yet_is_made(tmp_path: Path) -> None:
+    assert main(["new-game", NAME, "--dir", str(tmp_path / "games" / "mine")]) == 0
+    assert (tmp_path / "games" / "mine" / f"{NAME}-plugin" / "pyproject.toml").is_file()
+
+
+def test_a_dir_that_is_a_file_is_refused_naming_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "games").write_text("")
+    assert main(["new-game", NAME, "--dir", str(tmp_path / "games")]) == 2
+    assert "is a file, not a folder: pass --dir a folder" in capsys.readouterr().err
+
 FIRST_ROUND = (
     "import json, random\n"
     "from niwa.engine import CHANCE, load\n"
