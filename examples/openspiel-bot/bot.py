@@ -20,8 +20,8 @@ import pyspiel
 from open_spiel.python.algorithms import mcts
 
 from niwa import engine
-from niwa.bots.sdk import GameStart, Reply, Turn, serve
 from niwa.adapters.openspiel import NiwaState, short_name
+from niwa.bots.sdk import GameStart, Reply, Turn, serve
 
 DETERMINIZATIONS = 2
 SIMULATIONS = 30  # per determinization

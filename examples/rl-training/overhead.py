@@ -16,10 +16,10 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
-from niwa import engine
 import niwa.adapters.openspiel
-from niwa.engine.testing import random_joint
+from niwa import engine
 from niwa.adapters.pettingzoo import NiwaEnv, env
+from niwa.engine.testing import random_joint
 
 
 def engine_game(game: engine.Game, players: int, seed: int) -> int:

@@ -77,11 +77,19 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         info.validate(self.players, None)
         if not 1 <= games <= MAX_GAMES:
             raise ValueError(f"games is 1 to {MAX_GAMES}, not {games}")
+        self.space = action_space(game, self.players)
+        n = len(self.space.actions)
+        if games * self.players * n > MAX_MASK_BYTES:
+            most = max(1, MAX_MASK_BYTES // (self.players * n))
+            raise ValueError(
+                f"{games} games of {game} at {self.players} players need"
+                f" {games * self.players * n / 2**20:.0f} MiB of action masks ({n} actions a"
+                f" seat); the most is {MAX_MASK_BYTES // 2**20} MiB: run at most {most} games"
+                " per environment, and more environments (one per process) for more"
+            )
         self.games = games
         self.metadata = {**self.metadata, "name": f"niwa_{game}_vector_v0"}
         self.encoder = encoder_for(self.game, self.players, observation_size)
-        self.space = action_space(game, self.players)
-        n = len(self.space.actions)
         self.possible_agents = [agent_name(s) for s in range(self.players)]
         self.agents = list(self.possible_agents)
         self._action_space = Batch(np.full(games, n, np.int64))
@@ -232,8 +240,10 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         pass
 
 
-#: The most games one environment runs (memory: the masks are games x actions bytes).
+#: The most games one environment runs, and the most memory its action masks take
+#: (seats x games x actions bytes: Bonsai's action space has some 97,000 entries).
 MAX_GAMES = 4096
+MAX_MASK_BYTES = 256 * 2**20
 
 
 def vector_env(

@@ -41,7 +41,6 @@ class LinearPolicyBot:
                 f"{game.game} at {game.players} players has {len(self.codec)} actions here;"
                 f" this policy was trained on {META['actions']}: train it again"
             )
-        self.rng = np.random.default_rng(game.seed)
 
     def act(self, turn: Turn) -> Reply:
         x = features.encode(turn.observation, META["features"]).astype(np.float64)

@@ -20,6 +20,7 @@ from niwa.adapters import outcome
 from niwa.adapters.features import GENERIC_VERSION, encode, encoder_for
 from niwa.adapters.vector import VectorEnv, vector_env
 from niwa.engine import CHANCE, JSON, Game, Rng, State
+from niwa.engine.testing import playout
 from tests.adapters.playouts import TABLES
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # PettingZoo's style hints
@@ -175,19 +176,13 @@ def test_a_game_without_an_encoder_gets_the_hashed_encoding(
 def test_encoders_give_fixed_size_finite_float32_rows(game: str, players: int) -> None:
     g = engine.load(game)
     enc = encoder_for(g, players)
-    rng = random.Random(4)
-    for _ in range(3):
-        state = g.new_game(players)
-        while not state.is_over():
-            movers = state.to_move()
-            if movers == (CHANCE,):
-                state.apply({CHANCE: state.sample_chance(rng)})
-                continue
-            for seat in movers:
-                row = np.zeros(enc.size, np.float32)
-                enc.write(state.observe(seat), row)
-                assert np.isfinite(row).all()
-            state.apply({s: rng.choice(state.legal_actions(s)) for s in movers})
+    for seed in range(3):
+        for state, joint in playout(g, players, seed):
+            for seat in joint:
+                if seat != CHANCE:
+                    row = np.zeros(enc.size, np.float32)
+                    enc.write(state.observe(seat), row)
+                    assert np.isfinite(row).all()
 
 
 def _hidden_pairs(game: Game, players: int, seed: int) -> list[tuple[Any, Any, int]]:
@@ -195,19 +190,15 @@ def _hidden_pairs(game: Game, players: int, seed: int) -> list[tuple[Any, Any, i
     not: two determinizations of its observation, from different generators."""
     rng = random.Random(seed)
     pairs = []
-    state = game.new_game(players)
-    while not state.is_over():
-        movers = state.to_move()
-        if movers == (CHANCE,):
-            state.apply({CHANCE: state.sample_chance(rng)})
+    for state, joint in playout(game, players, seed):
+        seat = next((s for s in joint if s != CHANCE), None)
+        if seat is None:
             continue
-        seat = movers[0]
         view: Mapping[str, JSON] = state.observe(seat)
         a = game.determinize(view, seat, random.Random(rng.random()))
         b = game.determinize(view, seat, random.Random(rng.random()))
         if a.snapshot_text() != b.snapshot_text():
             pairs.append((a, b, seat))
-        state.apply({s: rng.choice(state.legal_actions(s)) for s in movers})
     return pairs
 
 
@@ -243,3 +234,10 @@ def test_an_action_batch_of_the_wrong_length_is_refused_naming_the_count() -> No
     actions[agent] = actions[agent][:2]
     with pytest.raises(ValueError, match=r"has 2 entries: give one per game \(3\)"):
         v.step(actions)
+
+
+def test_a_batch_whose_masks_outgrow_the_memory_cap_is_refused_naming_the_most_games() -> None:
+    # Bonsai at 4 players has 232,496 actions a seat: 4,096 games would need 3.5 GiB
+    with pytest.raises(ValueError, match=r"MiB of action masks.*run at most 288 games"):
+        VectorEnv("bonsai", players=4, games=4096)
+    assert VectorEnv("bonsai", players=4, games=288).games == 288
