@@ -151,11 +151,15 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
             rows[seat, g] = 0.0
             to_move[seat, g] = False
         shown: dict[int, dict[int, Action]] = {}
+        fast, write = self.encoder.write_state, self.encoder.write
         for seat in state.to_move():
             acts = state.legal_actions(seat)
             indices = [index(a) for a in acts]
             masks[seat, g, indices] = 1
-            self.encoder.write(state.observe(seat), rows[seat, g])
+            if fast is not None:  # the same row, without building the observation
+                fast(state, seat, rows[seat, g])
+            else:
+                write(state.observe(seat), rows[seat, g])
             to_move[seat, g] = True
             shown[seat] = dict(zip(indices, acts, strict=True))
         self._legal[g] = shown

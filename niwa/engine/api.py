@@ -272,11 +272,18 @@ class FeatureEncoder:
     entries, from one seat's observation. It reads the observation only, never the
     state, so it can hold nothing the seat may not see. ``version`` names the features'
     meaning: change it whenever they change, since a policy trained on one version
-    reads only that one."""
+    reads only that one.
+
+    ``write_state(state, seat, row)``, optional, is the fast path: it writes exactly what
+    ``write(state.observe(seat), row)`` writes, read from the engine's state without
+    building the observation (``niwa.adapters.vector`` uses it when present). The
+    conformance suite checks the two agree at every state of its playouts, so the fast
+    path holds nothing the seat cannot see either."""
 
     version: str
     size: int
     write: Callable[[Mapping[str, JSON], Any], None]
+    write_state: Callable[[State, int, Any], None] | None = None
 
 
 def phase_and_mover(

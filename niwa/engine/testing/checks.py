@@ -330,7 +330,8 @@ def check_feature_encoder(game: Game, players: int, seed: int, options: Options 
     """The game's ``feature_encoder`` (if it has one) gives every seat, at every state of
     a seeded playout, ``size`` finite floats; the same floats for the true state and for
     two worlds ``determinize`` draws from the seat's observation (so the encoding holds
-    nothing the seat cannot see); and the same floats twice (it keeps no state). A game
+    nothing the seat cannot see); and the same floats twice (it keeps no state). Its
+    ``write_state`` fast path, if any, writes the same floats from the state. A game
     without the hook uses the generic hashed encoding, which needs no check here."""
     import numpy as np  # the engine itself needs no numpy; only this check does
 
@@ -353,6 +354,13 @@ def check_feature_encoder(game: Game, players: int, seed: int, options: Options 
             assert np.array_equal(encoded(obs), row), (
                 f"{where}: the same view encodes differently the second time"
             )
+            if encoder.write_state is not None:
+                fast = np.zeros(encoder.size, np.float32)
+                encoder.write_state(state, seat, fast)
+                assert np.array_equal(fast, row), (
+                    f"{where}: write_state differs from write(observe(seat)) at features"
+                    f" {np.flatnonzero(fast != row)[:10].tolist()}"
+                )
             for r in rngs:
                 world = game.determinize(json.loads(json.dumps(obs)), seat, r)
                 assert np.array_equal(encoded(world.observe(seat)), row), (

@@ -6,11 +6,15 @@ per kind, read from the seat's observation only. Gardens are listed from the vie
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from niwa.engine.api import JSON, FeatureEncoder, phase_and_mover
 from niwa.engine.rulesets.miyabi import rules
 from niwa.engine.rulesets.miyabi.actions import Phase
+
+if TYPE_CHECKING:
+    from niwa.engine.rulesets.miyabi.garden import Garden
+    from niwa.engine.rulesets.miyabi.state import MiyabiState
 
 VERSION = "miyabi-features/1"
 PHASES = tuple(Phase)
@@ -67,6 +71,58 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
     row[: len(x)] = x
 
 
+#: the state's tile counts (KIND_NAMES order) in the order ``_counts`` lists them
+_COUNT_ORDER = tuple(
+    rules.KIND_BY_NAMES[shape, o] for shape, objects in _BY_SHAPE for o in objects
+)
+_PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
+_GREEN = _TOP["green"]
+
+
+def _top_slots(garden: Garden) -> list[int]:
+    """The set entries of a garden's top one-hots (cell x slot), kept on the garden
+    until a tile is placed in it: they follow from its tiles alone."""
+    kept = garden.kept_features
+    if kept is None or kept[0] != len(garden.tiles):
+        tiles, slots = garden.tiles, []
+        for cell, index in enumerate(garden.top):
+            if index >= 0:
+                t = tiles[index]
+                slot = t.row if cell == t.row * rules.SIZE + t.col else _GREEN
+                slots.append(cell * TOP_SLOTS + slot)
+        kept = garden.kept_features = len(tiles), slots
+    return kept[1]
+
+
+def write_state(state: Any, seat: int, row: Any) -> None:
+    """What :func:`write` makes of ``state.observe(seat)``, read from the state without
+    building the observation (the conformance suite checks the two agree): the top
+    one-hots are set by index into the zeroed row, not built cell by cell."""
+    s: MiyabiState = state
+    players = s.players
+    x = [0.0] * (len(PHASES) + MAX_SEATS)
+    x[_PHASE_SLOT[s.phase]] = 1.0
+    x[len(PHASES) + (s.current - seat) % players] = 1.0  # as write reads "current"
+    x += [s.round / max(1, s.rules.rounds), float(s.rules.rounds - s.round)]
+    shape = -1 if s.chosen < 0 else rules.shape_of(s.chosen)
+    x += [1.0 if shape == i else 0.0 for i in range(len(SHAPES))]
+    for counts in (s.supply, s.display, s.removed):
+        x += [counts[k] for k in _COUNT_ORDER]
+    at = len(x)
+    row[:at] = x
+    ones: list[int] = []
+    for k in range(players):
+        garden = s.gardens[(seat + k) % players]
+        row[at : at + _CELLS] = garden.heights
+        tops_at = at + _CELLS
+        ones += [tops_at + i for i in _top_slots(garden)]
+        at = tops_at + _CELLS * TOP_SLOTS
+        tail = [*garden.lanterns, garden.score / 100.0, garden.passed]
+        row[at : at + len(tail)] = tail
+        at += len(tail)
+    row[ones] = 1.0
+
+
 def encoder(players: int) -> FeatureEncoder:
     """The hook: one encoding for every player count (absent gardens are zeros)."""
-    return FeatureEncoder(VERSION, SIZE, write)
+    return FeatureEncoder(VERSION, SIZE, write, write_state)

@@ -80,6 +80,7 @@ class Garden:
         "bonuses",
         "end",
         "heights",
+        "kept_features",
         "kept_view",
         "lanterns",
         "levels",
@@ -105,6 +106,8 @@ class Garden:
         self.end: dict[str, int] = {}  # end-of-game points by heading, once scored
         # views.py's derived fields of an observation and the tile count they are for
         self.kept_view: tuple[int, dict[str, Any]] | None = None
+        # features.py's top one-hot positions and the tile count they are for
+        self.kept_features: tuple[int, list[int]] | None = None
 
     def clone(self) -> Garden:
         g = Garden.__new__(Garden)
@@ -121,6 +124,7 @@ class Garden:
         g.bonuses = self.bonuses[:]
         g.end = dict(self.end)
         g.kept_view = self.kept_view
+        g.kept_features = self.kept_features
         return g
 
     def done(self) -> bool:
