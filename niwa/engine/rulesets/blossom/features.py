@@ -6,11 +6,14 @@ so one policy serves every seat."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from niwa.engine.api import JSON, FeatureEncoder, phase_and_mover
 from niwa.engine.rulesets.blossom import rules
 from niwa.engine.rulesets.blossom.actions import Phase
+
+if TYPE_CHECKING:
+    from niwa.engine.rulesets.blossom.state import BlossomState
 
 VERSION = "blossom-features/1"
 PHASES = tuple(Phase)
@@ -48,6 +51,36 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
     row[:] = x
 
 
+_PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
+
+
+def write_state(state: Any, seat: int, row: Any) -> None:
+    """What :func:`write` makes of ``state.observe(seat)``, read from the state without
+    building the observation (the conformance suite checks the two agree). The state
+    keeps its counts per kind in KINDS order, as the observation lists them."""
+    s: BlossomState = state
+    players = s.n
+    x = [0.0] * (len(PHASES) + MAX_SEATS)
+    x[_PHASE_SLOT[s.phase]] = 1.0
+    if s.phase == Phase.PLAY:  # the observation's "current" is None in other phases
+        x[len(PHASES) + (s.current - seat) % players] = 1.0
+    x += [
+        s.turns / 50.0, float(s.actions_done), float(s.garden_drawn),
+        float(s.end_triggered), sum(s.deck) / _DECK, float(sum(s.removed)),
+    ]  # fmt: skip
+    x += s.garden
+    scores, end = s.scores, rules.END_SCORE
+    for k in range(players):
+        i = (seat + k) % players
+        x += [scores[i] / end, float(sum(s.hands[i]))]
+        x += s.ups[i]
+        x += [float(sum(s.downs[i])), float(sum(s.returned[i]))]
+        x += s.known[i]
+    at = len(x) + (MAX_SEATS - players) * _SEAT
+    row[: len(x)] = x
+    row[at:] = [*s.hands[seat], *s.downs[seat], *s.returned[seat]]
+
+
 def encoder(players: int) -> FeatureEncoder:
     """The hook: one encoding for every player count (absent seats are zeros)."""
-    return FeatureEncoder(VERSION, SIZE, write)
+    return FeatureEncoder(VERSION, SIZE, write, write_state)

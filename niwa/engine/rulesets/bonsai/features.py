@@ -6,10 +6,14 @@ Seats are listed from the viewer on (own first)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from niwa.engine.api import JSON, FeatureEncoder, phase_and_mover
+from niwa.engine.rulesets.bonsai import rules
 from niwa.engine.rulesets.bonsai.actions import Phase
+
+if TYPE_CHECKING:
+    from niwa.engine.rulesets.bonsai.state import BonsaiState
 
 VERSION = "bonsai-features/1"
 PHASES = tuple(Phase)
@@ -24,13 +28,35 @@ _SEAT = 2 * len(TILES) + len(FAMILIES) + 3 + len(SCORE_PARTS)
 SIZE = len(PHASES) + MAX_SEATS + 4 + BOARD_SLOTS * len(FAMILIES) + MAX_SEATS * _SEAT
 
 
-def _families(cards: Any) -> list[float]:
-    counts = dict.fromkeys(FAMILIES, 0.0)
-    for card in cards:  # an empty board slot is None
+#: a card's family slot in FAMILIES (-1: none), by card name, filled as cards are met
+_FAMILY_SLOT: dict[str | None, int] = {None: -1}
+
+
+def _slot(card: str | None) -> int:
+    """``card``'s family slot in FAMILIES, -1 for none (an empty board slot is None)."""
+    slot = _FAMILY_SLOT.get(card)
+    if slot is None:
         family = "" if card is None else card.partition(":")[0]
-        if family in counts:
-            counts[family] += 1.0
-    return list(counts.values())
+        slot = FAMILIES.index(family) if family in FAMILIES else -1
+        if len(_FAMILY_SLOT) < 1024:  # the game's card names; bounded against any others
+            _FAMILY_SLOT[card] = slot
+    return slot
+
+
+def _families(cards: Any) -> list[float]:
+    counts = [0.0] * len(FAMILIES)
+    for card in cards:
+        slot = _slot(card)
+        if slot >= 0:
+            counts[slot] += 1.0
+    return counts
+
+
+#: one card's family counts, by slot (the last, -1: no family)
+_BLOCKS = [
+    [1.0 if i == slot else 0.0 for i in range(len(FAMILIES))]
+    for slot in (*range(len(FAMILIES)), -1)
+]
 
 
 def write(observation: Mapping[str, JSON], row: Any) -> None:
@@ -62,6 +88,46 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
     row[:] = x
 
 
+#: the state's tile codes (rules.TILES) in the order the features list tile types
+_TILE_CODES = tuple(rules.TILES.index(t) for t in TILES)
+_PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
+
+
+def write_state(state: Any, seat: int, row: Any) -> None:
+    """What :func:`write` makes of ``state.observe(seat)``, read from the state without
+    building the observation (the conformance suite checks the two agree)."""
+    s: BonsaiState = state
+    players = s.players
+    x = [0.0] * (len(PHASES) + MAX_SEATS)
+    x[_PHASE_SLOT[s.phase]] = 1.0
+    if s.current is not None:
+        x[len(PHASES) + (s.current - seat) % players] = 1.0
+    x += [
+        s.deck_size() / 50.0, float(s.turns_left), float(s.end_triggered),
+        len(s.goals_open) / 15.0,
+    ]  # fmt: skip
+    board = s.board[:BOARD_SLOTS]
+    for card in board:
+        x += _BLOCKS[_slot(card)]
+    x += [0.0] * ((BOARD_SLOTS - len(board)) * len(FAMILIES))
+    scores = s.scores()
+    for k in range(players):
+        i = (seat + k) % players
+        one, score = s.seats[i], scores[i]
+        x += [float(one.supply[t]) for t in _TILE_CODES]
+        x += _families(one.cards)
+        tiles = [0.0] * len(rules.TILES)
+        placed = 0
+        for tree in one.trees:
+            for tile in tree.values():
+                tiles[tile] += 1.0
+            placed += len(tree)
+        x += [tiles[t] for t in _TILE_CODES]
+        x += [placed / 20.0, float(len(one.claimed)), float(one.capacity())]
+        x += [score[p] / 20.0 for p in SCORE_PARTS]
+    row[: len(x)] = x
+
+
 def encoder(players: int) -> FeatureEncoder:
     """The hook: one encoding for every player count (absent seats are zeros)."""
-    return FeatureEncoder(VERSION, SIZE, write)
+    return FeatureEncoder(VERSION, SIZE, write, write_state)

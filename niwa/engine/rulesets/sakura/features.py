@@ -6,11 +6,14 @@ hands are counts there). Seats are listed from the viewer on (own first)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from niwa.engine.api import JSON, FeatureEncoder
 from niwa.engine.rulesets.sakura import rules
 from niwa.engine.rulesets.sakura.actions import Phase
+
+if TYPE_CHECKING:
+    from niwa.engine.rulesets.sakura.state import SakuraState
 
 VERSION = "sakura-features/1"
 PHASES = tuple(Phase)
@@ -65,6 +68,46 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
     row[:] = x
 
 
+#: a card's features by card (the decks' cards, a few hundred at most)
+_CARD_ROWS: dict[rules.Card, list[float]] = {}
+
+
+def _card_row(card: rules.Card) -> list[float]:
+    row = _CARD_ROWS.get(card)
+    if row is None:
+        row = _card(card.to_json())
+        if len(_CARD_ROWS) < 4096:
+            _CARD_ROWS[card] = row
+    return row
+
+
+def write_state(state: Any, seat: int, row: Any) -> None:
+    """What :func:`write` makes of ``state.observe(seat)``, read from the state without
+    building the observation (the conformance suite checks the two agree)."""
+    s: SakuraState = state
+    g, cards, players = s.garden, s.cards, s.players
+    x = [1.0 if s.phase == p else 0.0 for p in PHASES]
+    x += [
+        g.emperor / _TRACK, float(g.supply), len(s.deck) / _NUMBERS,
+        s.round / 20.0, g.board.length / _TRACK,
+    ]  # fmt: skip
+    scored = [float(v) for v in g.scored[:SAKURA_SLOTS]]
+    x += scored + [0.0] * (SAKURA_SLOTS - len(scored))
+    played = {p: c for p, c, _status in s.played}
+    for k in range(players):
+        i = (seat + k) % players
+        x += [
+            g.painters[i] / _TRACK, g.tokens[i] / 10.0, float(len(s.hands[i])),
+            1.0 if s.court == i else 0.0,
+        ]  # fmt: skip
+        c = played.get(i)
+        x += [0.0] * _CARD if c is None else _card_row(cards[c])
+    x += [0.0] * ((MAX_SEATS - players) * _SEAT)
+    for c in s.hands[seat][:HAND_SLOTS]:
+        x += _card_row(cards[c])
+    row[: len(x)] = x
+
+
 def encoder(players: int) -> FeatureEncoder:
     """The hook: one encoding for every player count (absent seats are zeros)."""
-    return FeatureEncoder(VERSION, SIZE, write)
+    return FeatureEncoder(VERSION, SIZE, write, write_state)
