@@ -15,7 +15,9 @@ from niwa.errors import CommandError
 from niwa.referee.text import printable
 
 # Each module has register(subparsers) and sets args.run(args) -> exit code.
-COMMANDS = ("play", "replay", "match", "tournament", "bench", "ladder", "new_game", "bot")
+COMMANDS = (
+    "play", "replay", "match", "tournament", "bench", "ladder", "new_game", "bot", "train",
+)
 #: The longest error line printed (a message may quote untrusted text).
 ERROR_SHOWN = 2000
 

@@ -20,6 +20,7 @@ BUILTIN: dict[str, str] = {
     "random": "niwa.bots.builtin.random_bot:RandomBot",
     "greedy": "niwa.bots.builtin.greedy:GreedyBot",
     "mcts": "niwa.bots.builtin.mcts:MctsBot",
+    "policy": "niwa.bots.builtin.policy:PolicyBot",
 }
 
 

@@ -5,7 +5,9 @@ It searches until a safe fraction of the time it was given and never longer: by 
 (bank included), less a fixed margin for the transport. ``iterations`` or ``seconds``
 fix the effort instead (e.g. for reproducible tests): on the command line
 ``builtin:mcts?iterations=200`` or ``builtin:mcts?seconds=0.05``. A fixed ``seconds`` is
-still capped by the clock, so it never times out either.
+still capped by the clock, so it never times out either. ``eval=learned`` values the
+leaves with the game's learned value (niwa.bots.learned) instead of its heuristic:
+``builtin:mcts?eval=learned&seconds=0.05``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import math
 import random
 
 from niwa import engine
-from niwa.bots import heuristics
+from niwa.bots import heuristics, learned
 from niwa.bots.sdk import GameStart, Reply, Thinking, Turn
 from niwa.bots.search import ISMCTS, RootView, SearchLimits
 
@@ -25,49 +27,69 @@ CLOCK_SHARE = 0.1
 #: Kept back for the gRPC round trip and process scheduling.
 MARGIN_S = 0.02
 DEFAULT_SECONDS = 0.1
+#: the leaf evaluations: the game's heuristic hook, or its learned value
+EVALUATIONS = ("heuristic", "learned")
 
 
 class MctsBot:
     name = "mcts"
     version = "1"
 
-    def __init__(self, iterations: int | None = None, seconds: float | None = None) -> None:
+    def __init__(
+        self, iterations: int | None = None, seconds: float | None = None, value: str = "heuristic"
+    ) -> None:
         self.iterations = iterations
         self.seconds = seconds
+        self.value = value
         self.search: ISMCTS | None = None
         self.per_decision_s = DEFAULT_SECONDS / DECISION_SHARE
         self.seed = 0
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> MctsBot:
-        """``iterations=N`` (a whole number above 0) or ``seconds=S`` (above 0)."""
-        unknown = sorted(set(options) - {"iterations", "seconds"})
+        """``iterations=N`` (a whole number above 0) or ``seconds=S`` (above 0), and
+        ``eval=heuristic`` (the default) or ``eval=learned`` (niwa.bots.learned)."""
+        unknown = sorted(set(options) - {"iterations", "seconds", "eval"})
         if unknown:
             raise ValueError(
-                f"builtin:mcts has no option {unknown[0]!r}; its options: iterations, seconds"
+                f"builtin:mcts has no option {unknown[0]!r}; its options: iterations, "
+                "seconds, eval"
             )
-        if len(options) > 1:
+        value = options.get("eval", "heuristic")
+        if value not in EVALUATIONS:
+            raise ValueError(
+                f"builtin:mcts option eval={value!r}: give eval=heuristic or eval=learned"
+            )
+        effort = {k: v for k, v in options.items() if k != "eval"}
+        if len(effort) > 1:
             raise ValueError("builtin:mcts takes iterations or seconds, not both")
+        if not effort:
+            return cls(value=value)
         try:
-            if "iterations" in options:
-                iterations = int(options["iterations"])
+            if "iterations" in effort:
+                iterations = int(effort["iterations"])
                 if iterations < 1:
                     raise ValueError
-                return cls(iterations=iterations)
-            seconds = float(options["seconds"])
+                return cls(iterations=iterations, value=value)
+            seconds = float(effort["seconds"])
             if not 0 < seconds < math.inf:
                 raise ValueError
-            return cls(seconds=seconds)
+            return cls(seconds=seconds, value=value)
         except ValueError:
-            key, value = next(iter(options.items()))
+            key, number = next(iter(effort.items()))
             raise ValueError(
-                f"builtin:mcts option {key}={value!r} must be a number above 0, "
+                f"builtin:mcts option {key}={number!r} must be a number above 0, "
                 f"e.g. mcts?iterations=200 or mcts?seconds=0.05"
             ) from None
 
     def start(self, game: GameStart) -> None:
         g = engine.load(game.game)
-        self.search = ISMCTS(g, heuristics.for_game(game.game))
+        evaluate: heuristics.Evaluation | None
+        if self.value == "learned":
+            evaluate = learned.evaluation(game.game, game.players)
+        else:
+            evaluate = heuristics.for_game(game.game)
+        self.search = ISMCTS(g, evaluate)
         if game.per_decision_ms > 0:
             self.per_decision_s = game.per_decision_ms / 1000
         self.seed = game.seed

@@ -1,0 +1,225 @@
+"""Learned position values: a small network per game, trained by ``niwa train value``
+on positions of ``builtin:mcts`` self-play labelled by their final places, and used as
+the leaf evaluation of ``builtin:mcts?eval=learned`` and by ``builtin:policy``.
+
+The network reads, for one seat, the game's feature encoding of what that seat sees
+(``Game.feature_encoder``, its ``write_state`` fast path where there is one) and the
+game's own heuristic value for that seat, standardised by the training set's mean and
+spread; one hidden layer of tanh units whose output corrects the heuristic's value on
+the logit scale; a sigmoid output, the predicted reward in [0, 1] (1 first place, 0
+last: :func:`niwa.bots.search.terminal_values`). It starts as the heuristic and learns
+where, by phase and position, the hand-written evaluation is wrong.
+
+The weights are one ``.npz`` file (format :data:`FORMAT`) with their metadata inside and,
+beside it, a provenance file ``GAME.json``: the command, seed, games, positions and CPU
+time that made them, and the file's SHA-256. niwa ships one per built-in game as
+package data (``niwa/bots/weights/``); ``NIWA_VALUE_DIR`` names a folder to read instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from niwa import engine
+from niwa.engine.api import Evaluation, FeatureEncoder, Game, State
+from niwa.errors import BotError
+
+FORMAT = "niwa-value/1"
+#: Where the built-in games' weights are shipped (package data).
+PACKAGE = "niwa.bots.weights"
+
+Array = npt.NDArray[np.float64]
+
+
+class NoLearnedValue(BotError, LookupError):
+    """No weights for that game, or weights made for other features."""
+
+
+#: heuristic values are clipped this far inside (0, 1) before their logit is taken
+EDGE = 1e-3
+
+
+def logit(p: Array) -> Array:
+    q = np.clip(p, EDGE, 1.0 - EDGE)
+    out: Array = np.log(q / (1.0 - q))
+    return out
+
+
+@dataclass(frozen=True)
+class Network:
+    """A correction to the heuristic: ``sigmoid(a * logit(h) + c + w2 · tanh(w1 · (x -
+    mean) / std + b1))``, ``h`` the heuristic's value (the last input). Trained from
+    a = 1, c = 0, w2 = 0, the heuristic itself, so what training adds is what the
+    positions showed it got wrong."""
+
+    mean: Array
+    std: Array
+    w1: Array  # (inputs, hidden)
+    b1: Array
+    w2: Array  # (hidden,)
+    a: float
+    c: float
+
+    def __call__(self, x: Array) -> Array:
+        """Values of the rows of ``x`` (one row per seat)."""
+        h = np.tanh(((x - self.mean) / self.std) @ self.w1 + self.b1)
+        z = self.a * logit(x[:, -1]) + self.c + h @ self.w2
+        out: Array = 1.0 / (1.0 + np.exp(-z))
+        return out
+
+    def arrays(self) -> dict[str, Array]:
+        return {
+            "mean": self.mean, "std": self.std, "w1": self.w1, "b1": self.b1,
+            "w2": self.w2, "ac": np.array([self.a, self.c]),
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A game's trained network with what it was made from."""
+
+    network: Network
+    meta: dict[str, Any]
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def save(path: Path, network: Network, meta: Mapping[str, Any]) -> str:
+    """Write the weights to ``path`` (GAME.npz) and the provenance beside it (GAME.json,
+    with the weights file's SHA-256); return the hash."""
+    full = {"format": FORMAT, **meta}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    with tmp.open("wb") as f:  # np.savez keeps no timestamps: the same weights, same bytes
+        arrays: dict[str, Any] = {
+            "meta": np.array(json.dumps(full, sort_keys=True)), **network.arrays()
+        }
+        np.savez(f, **arrays)
+    tmp.replace(path)
+    digest = file_sha256(path)
+    provenance = {**full, "file": path.name, "sha256": digest}
+    path.with_suffix(".json").write_text(
+        json.dumps(provenance, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    return digest
+
+
+def read(path: Path) -> Weights:
+    """The weights in ``path``; NoLearnedValue naming what is wrong and the fix."""
+    try:
+        with np.load(path) as saved:
+            meta: dict[str, Any] = json.loads(str(saved["meta"]))
+            a, c = (float(v) for v in saved["ac"])
+            net = Network(
+                mean=saved["mean"], std=saved["std"], w1=saved["w1"], b1=saved["b1"],
+                w2=saved["w2"], a=a, c=c,
+            )  # fmt: skip
+    except (OSError, ValueError, KeyError) as e:
+        raise NoLearnedValue(
+            f"{path} is not a learned value ({e}): make one with niwa train value GAME"
+        ) from None
+    if meta.get("format") != FORMAT:
+        raise NoLearnedValue(f"{path} has format {meta.get('format')!r}; this niwa reads {FORMAT}")
+    return Weights(net, meta)
+
+
+def _location(game: str) -> Path | None:
+    folder = os.environ.get("NIWA_VALUE_DIR")
+    if folder:
+        path = Path(folder) / f"{game}.npz"
+        return path if path.is_file() else None
+    try:
+        shipped = resources.files(PACKAGE) / f"{game}.npz"
+    except ModuleNotFoundError:
+        return None
+    return Path(str(shipped)) if shipped.is_file() else None
+
+
+@cache
+def weights_for(game: str) -> Weights:
+    """``game``'s learned value (``NIWA_VALUE_DIR``'s, else the shipped one), checked
+    against the installed game's features; NoLearnedValue with the fix otherwise."""
+    path = _location(game)
+    if path is None:
+        where = os.environ.get("NIWA_VALUE_DIR") or "niwa's shipped weights"
+        raise NoLearnedValue(
+            f"no learned value for {game!r} in {where}: train one with "
+            f"`niwa train value {game}` and point NIWA_VALUE_DIR at its folder"
+        )
+    weights = read(path)
+    encoder = _encoder(engine.load(game), 2)
+    want = (weights.meta.get("game"), weights.meta.get("encoder"))
+    if want != (game, encoder.version):
+        raise NoLearnedValue(
+            f"{path} was trained for {want[0]} with features {want[1]}; this niwa's {game} "
+            f"has {encoder.version}: train it again with `niwa train value {game}`"
+        )
+    return weights
+
+
+def _encoder(game: Game, players: int) -> FeatureEncoder:
+    from niwa.adapters.features import encoder_for  # numpy only
+
+    return encoder_for(game, players)
+
+
+class Inputs:
+    """The network's input rows of a state, one per seat: the seat's features and the
+    game's heuristic value for it."""
+
+    def __init__(self, game: Game, players: int) -> None:
+        self.encoder = _encoder(game, players)
+        heuristic = game.heuristic()
+        if heuristic is None:
+            raise NoLearnedValue(
+                f"{game.info.name} has no heuristic hook, which the learned value reads"
+            )
+        self.heuristic: Evaluation = heuristic
+        self.players = players
+        self.size = self.encoder.size + 1
+
+    def rows(self, state: State) -> Array:
+        x = np.zeros((self.players, self.size), np.float64)
+        row = np.zeros(self.encoder.size, np.float32)
+        fast, write = self.encoder.write_state, self.encoder.write
+        for seat in range(self.players):
+            row[:] = 0.0
+            if fast is not None:
+                fast(state, seat, row)
+            else:
+                write(state.observe(seat), row)
+            x[seat, :-1] = row
+        x[:, -1] = self.heuristic(state)
+        return x
+
+
+def evaluation(game: str, players: int) -> Evaluation:
+    """The learned value of ``game`` at ``players`` seats, as an evaluation: a state ->
+    each seat's predicted reward in [0, 1]."""
+    net = weights_for(game).network
+    inputs = Inputs(engine.load(game), players)
+
+    def evaluate(state: State) -> list[float]:
+        values: list[float] = net(inputs.rows(state)).tolist()
+        return values
+
+    return evaluate
+
+
+def evaluation_factory(game: str) -> Callable[[int], Evaluation]:
+    """Checks now that ``game`` has weights; the evaluation per player count later."""
+    weights_for(game)
+    return lambda players: evaluation(game, players)

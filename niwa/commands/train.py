@@ -1,0 +1,148 @@
+"""``niwa train value GAME``: a learned position value for ``builtin:mcts?eval=learned``
+and ``builtin:policy`` (niwa.bots.learned), from self-play of the built-in search.
+
+The games played are kept in ``--dir`` as they finish (one file each), so a run that
+was stopped continues where it stopped when the same command is given again; the
+settings that decide the games are kept there too and must match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from niwa import engine
+from niwa.cli import UsageError
+
+#: what decides the games played (a resumed run must agree on all of it)
+SETTINGS_FILE = "selfplay.json"
+
+
+def register(sub: Any) -> None:
+    train = sub.add_parser("train", help="train the built-in bots' learned values")
+    train_sub = train.add_subparsers(dest="train_command", metavar="WHAT", required=True)
+    p = train_sub.add_parser(
+        "value",
+        help="a position value from builtin:mcts self-play (for mcts?eval=learned, policy)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("game", help="the game")
+    p.add_argument("--games", type=int, default=1000, help="self-play games (default 1000)")
+    p.add_argument("--iterations", type=int, default=50,
+                   help="search iterations per self-play decision (default 50)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the games and the fit")
+    p.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
+    p.add_argument("--epochs", type=int, default=30, help="passes over the positions (default 30)")
+    p.add_argument("--dir", type=Path, help="where games and weights go (default value-GAME)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from niwa.bots import learned, value_training
+
+    if args.game not in engine.games():
+        raise UsageError(f"no game {args.game!r}; games: {', '.join(engine.games())}")
+    for name in ("games", "iterations", "hidden", "epochs"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name} must be 1 or more, not {getattr(args, name)}")
+    game = engine.load(args.game)
+    if game.heuristic() is None:
+        raise UsageError(f"{args.game} has no heuristic hook: the learned value reads it")
+    folder: Path = args.dir or Path(f"value-{args.game}")
+    played = folder / "games"
+    played.mkdir(parents=True, exist_ok=True)
+    encoder = learned._encoder(game, 2)
+    settings = {
+        "game": args.game, "iterations": args.iterations, "seed": args.seed,
+        "encoder": encoder.version, "players": value_training.player_counts(game),
+    }  # fmt: skip
+    _check_settings(folder / SETTINGS_FILE, settings)
+
+    counts = settings["players"]
+    started = time.monotonic()
+    cpu = time.process_time()
+    positions = []
+    fresh = 0
+    for i in range(args.games):
+        path = played / f"game-{i:06d}.npz"
+        if path.is_file():
+            with np.load(path) as saved:
+                positions.append((saved["x"], saved["y"]))
+            continue
+        x, y = value_training.selfplay(
+            game, counts[i % len(counts)], args.seed * 1_000_003 + i, args.iterations
+        )
+        tmp = path.with_suffix(".tmp.npz")
+        with tmp.open("wb") as f:
+            np.savez(f, x=x, y=y)
+        tmp.replace(path)  # a game is kept whole or not at all
+        positions.append((x, y))
+        fresh += 1
+        _progress(i + 1, args.games, fresh, len(positions) - fresh, started)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print(f"self-play: {args.games} games ({fresh} played now, {args.games - fresh} kept from "
+          f"before), {sum(len(y) for _, y in positions):,} positions", file=sys.stderr)
+    fitted = value_training.fit(positions, args.hidden, args.epochs, args.seed)
+    cpu_s = time.process_time() - cpu
+    meta = {
+        "game": args.game, "encoder": encoder.version,
+        "inputs": encoder.size + 1, "hidden": args.hidden,
+        "trained": {
+            "command": "niwa train value " + shlex.join(_command_args(args)),
+            "seed": args.seed, "games": args.games, "iterations": args.iterations,
+            "players": counts, "epochs": args.epochs, "positions": fitted.positions,
+            "cpu_seconds_this_run": round(cpu_s, 1),
+            "train_mse": round(fitted.train_mse, 6),
+            "held_out_mse": round(fitted.held_out_mse, 6),
+            "held_out_mse_heuristic": round(fitted.held_out_mse_heuristic, 6),
+        },
+    }  # fmt: skip
+    out = folder / f"{args.game}.npz"
+    digest = learned.save(out, fitted.network, meta)
+    print(f"held-out squared error {fitted.held_out_mse:.4f} (the heuristic alone: "
+          f"{fitted.held_out_mse_heuristic:.4f}); {cpu_s:.0f} CPU s this run")
+    print(f"wrote {out} (sha256 {digest[:16]}…) and {out.with_suffix('.json')}")
+    print(f"play it: NIWA_VALUE_DIR={folder} niwa play {args.game} "
+          f"--bot builtin:mcts?eval=learned --bot builtin:mcts")
+    return 0
+
+
+def _command_args(args: argparse.Namespace) -> list[str]:
+    return [args.game, "--games", str(args.games), "--iterations", str(args.iterations),
+            "--seed", str(args.seed), "--hidden", str(args.hidden), "--epochs", str(args.epochs)]
+
+
+def _check_settings(path: Path, settings: dict[str, Any]) -> None:
+    if path.is_file():
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        for key, value in settings.items():
+            if kept.get(key) != value:
+                raise UsageError(
+                    f"{path.parent} holds games played with {key} {json.dumps(kept.get(key))},"
+                    f" not {json.dumps(value)}: give the same settings to continue, or"
+                    " another --dir"
+                )
+    else:
+        path.write_text(json.dumps(settings, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _progress(done: int, total: int, fresh: int, kept: int, started: float) -> None:
+    """A bar redrawn in place on a terminal; elsewhere (a log) a line every 5 %."""
+    spent = time.monotonic() - started
+    left = spent / fresh * (total - done) if fresh else 0.0
+    text = f"{done}/{total} games ({kept} kept), {spent:.0f} s, about {left:.0f} s left"
+    if sys.stderr.isatty():
+        width = 30
+        bar = "#" * (width * done // total)
+        print(f"\rself-play [{bar:<{width}}] {text} ", end="", file=sys.stderr, flush=True)
+    elif done == total or done * 20 // total != (done - 1) * 20 // total:
+        print(f"self-play {text}", file=sys.stderr, flush=True)
