@@ -1,5 +1,5 @@
 """The ladder's offer to an owner: replay a finished match from step N with another
-version of theirs in their seat (issue #28, point 5).
+version of theirs in their seat.
 
 A fork is an unrated match of kind ``forked`` queued for the runner like any other;
 ``match_forks`` (schema 10) keeps where it starts. The runner's worker builds

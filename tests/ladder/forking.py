@@ -27,6 +27,7 @@ class Forkable:
     bad: Bot
     rival: Bot
     match_id: int
+    tokens: dict[str, str]  # owner name -> API token
 
 
 def _bot(store: Store, owner: Owner, name: str, version: str, status: str) -> Bot:
@@ -56,15 +57,16 @@ def finished_match(store: Store, seats: list[int], seed: int = 5) -> int:
 
 
 def forkable(store: Store) -> Forkable:
-    alice, _ = store.owners.add_owner("alice")
-    bob, _ = store.owners.add_owner("bob")
+    alice, alice_token = store.owners.add_owner("alice")
+    bob, bob_token = store.owners.add_owner("bob")
     seated = _bot(store, alice, "alpha", "1", ACTIVE)
     other = _bot(store, alice, "alpha", "2", ACTIVE)
     old = _bot(store, alice, "beta", "1", RETIRED)
     bad = _bot(store, alice, "gamma", "1", REJECTED)
     rival = _bot(store, bob, "rival", "1", ACTIVE)
     match_id = finished_match(store, [seated.id, rival.id])
-    return Forkable(alice, bob, seated, other, old, bad, rival, match_id)
+    tokens = {"alice": alice_token, "bob": bob_token}
+    return Forkable(alice, bob, seated, other, old, bad, rival, match_id, tokens)
 
 
 def replay_steps(store: Store, match_id: int) -> int:
