@@ -106,6 +106,16 @@ def test_an_owner_forks_a_finished_match_through_the_api_and_the_page(
             assert f"fork of <a href=\"/matches/{origin.id}\">#{origin.id}</a> at step " \
                    f"{PAGE_STEP}" in shown.text
 
+        command = ["ladder", "fork", str(origin.id), "--at", "1", "--seat", str(seat),
+                   "--server", address, "--token", tokens["alice"]]  # fmt: skip
+        with pytest.raises(grpc.RpcError) as caught:  # both versions are "quick"
+            stub.ForkMatch(pb.ForkMatchRequest(match_id=origin.id, step=1, seat=seat,
+                                               bot="quick"), metadata=alice)  # fmt: skip
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "names 2 versions: give name@version" in (caught.value.details() or "")
+        code, out = cli(*command, "--bot", "quick@0.3.0")
+        assert code == 0 and f"fork of #{origin.id} at step 1 (seat {seat} replaced)" in out
+
         def both_done() -> list[pb.Match] | None:
             done = {m.id: m for m in matches(stub, "done")}
             return [done[by_api.id], done[by_page]] if {by_api.id, by_page} <= set(done) else None
