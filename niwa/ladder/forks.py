@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import structlog
 
 from niwa.ladder.inputs import NotFound
-from niwa.ladder.reads import Denied
+from niwa.ladder.reads import Denied, Reads
 from niwa.ladder.store import (
     ACTIVE,
     DONE,
@@ -89,6 +89,8 @@ def offer(store: Store, owner: Owner, match: Match) -> Offer | None:
     itself, no seat of theirs, no other kept bot of theirs)."""
     if match.state != DONE or store.forks.fork(match.id) is not None:
         return None
+    if Reads(store).round_unfinished(match):
+        return None
     sat = {b: store.bots.bot(b) for b in set(match.seats)}
     seats = tuple(s for s, b in enumerate(match.seats) if sat[b].owner_id == owner.id)
     if not seats:
@@ -121,6 +123,11 @@ def queue(
         raise CannotFork(
             f"match {match.id} is {match.state}: only a finished match can be replayed "
             "from a step; wait for its end"
+        )
+    if Reads(store).round_unfinished(match):  # its replay would show the round's deals
+        raise CannotFork(
+            f"match {match.id}'s duplicate round is still being played, and a fork shows "
+            "its steps: replay it once the round has finished"
         )
     if not 0 <= seat < len(match.seats):
         raise CannotFork(f"seat {seat}: match {match.id} has seats 0 to {len(match.seats) - 1}")

@@ -35,10 +35,13 @@ def _bot(store: Store, owner: Owner, name: str, version: str, status: str) -> Bo
     return store.bots.add_bot(name, version, "blossom", owner.id, "archive", digest, status)
 
 
-def finished_match(store: Store, seats: list[int], seed: int = 5) -> int:
+def finished_match(
+    store: Store, seats: list[int], seed: int = 5, duplicate_group: int | None = None
+) -> int:
     """Queue, play (built-in random bots standing in) and record one blossom match."""
     match_id = store.matches.queue_match(
-        "blossom", engine.load("blossom").info.version, seats, seed
+        "blossom", engine.load("blossom").info.version, seats, seed,
+        duplicate_group=duplicate_group,
     )
     claimed = store.matches.claim_next()
     assert claimed is not None and claimed.id == match_id

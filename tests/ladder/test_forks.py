@@ -101,6 +101,19 @@ def test_a_fork_is_not_forked_again(ready: tuple[Store, Forkable]) -> None:
         forks.queue(store, f.alice, forked, 0, 0, f.old.id)
 
 
+def test_a_match_whose_duplicate_round_still_plays_is_refused(
+    ready: tuple[Store, Forkable],
+) -> None:
+    store, f = ready
+    group = store.matches.next_duplicate_group()
+    played = finished_match(store, [f.seated.id, f.rival.id], seed=11, duplicate_group=group)
+    store.matches.queue_match("blossom", "1", [f.rival.id, f.seated.id], 11,
+                              duplicate_group=group)  # fmt: skip
+    assert forks.offer(store, f.alice, store.matches.match(played)) is None
+    with pytest.raises(forks.CannotFork, match="duplicate round is still being played"):
+        forks.queue(store, f.alice, played, 0, 0, f.other.id)
+
+
 def test_an_owner_has_at_most_three_forks_waiting(ready: tuple[Store, Forkable]) -> None:
     store, f = ready
     for step in range(forks.MAX_PENDING):
