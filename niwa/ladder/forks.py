@@ -27,6 +27,7 @@ from niwa.ladder.reads import Denied, Reads
 from niwa.ladder.store import (
     ACTIVE,
     DONE,
+    HUMAN_SOURCE,
     RETIRED,
     SUPERSEDED,
     SUSPENDED,
@@ -92,6 +93,8 @@ def offer(store: Store, owner: Owner, match: Match) -> Offer | None:
     if Reads(store).round_unfinished(match):
         return None
     sat = {b: store.bots.bot(b) for b in set(match.seats)}
+    if any(b.source == HUMAN_SOURCE for b in sat.values()):  # nobody would play that seat
+        return None
     seats = tuple(s for s, b in enumerate(match.seats) if sat[b].owner_id == owner.id)
     if not seats:
         return None
@@ -132,6 +135,9 @@ def queue(
     if not 0 <= seat < len(match.seats):
         raise CannotFork(f"seat {seat}: match {match.id} has seats 0 to {len(match.seats) - 1}")
     seated = store.bots.bot(match.seats[seat])
+    if any(store.bots.bot(b).source == HUMAN_SOURCE for b in set(match.seats)):
+        raise CannotFork(f"a person played in match {match.id}, and only the ladder's bots "
+                         "can play it on: replay a match of bots")  # fmt: skip
     if seated.owner_id != owner.id:
         raise Denied(
             f"seat {seat} of match {match.id} is {seated.label}, {seated.owner}'s bot: "

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from niwa import engine
 from niwa.ladder import worker
-from niwa.ladder.store import ACTIVE, REJECTED, RETIRED, Bot, Owner, Store
+from niwa.ladder.store import ACTIVE, RATED, REJECTED, RETIRED, Bot, Owner, Store
 from niwa.referee import replay
 from niwa.referee.match import BotSpec, MatchSpec, play_match
 
@@ -36,12 +36,13 @@ def _bot(store: Store, owner: Owner, name: str, version: str, status: str) -> Bo
 
 
 def finished_match(
-    store: Store, seats: list[int], seed: int = 5, duplicate_group: int | None = None
-) -> int:
+    store: Store, seats: list[int], seed: int = 5, duplicate_group: int | None = None,
+    kind: str = RATED,
+) -> int:  # fmt: skip
     """Queue, play (built-in random bots standing in) and record one blossom match."""
     match_id = store.matches.queue_match(
         "blossom", engine.load("blossom").info.version, seats, seed,
-        duplicate_group=duplicate_group,
+        duplicate_group=duplicate_group, kind=kind,
     )
     claimed = store.matches.claim_next()
     assert claimed is not None and claimed.id == match_id

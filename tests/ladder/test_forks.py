@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from niwa.ladder import forks, schema
+from niwa.ladder import challenges, forks, schema
 from niwa.ladder.db import Database
 from niwa.ladder.inputs import NotFound
 from niwa.ladder.reads import Denied
-from niwa.ladder.store import FORKED, QUEUED, REJECTED, Store
+from niwa.ladder.store import CHALLENGE, FORKED, QUEUED, REJECTED, Store
 from tests.ladder.forking import Forkable, finished_match, forkable, replay_steps
 
 
@@ -111,6 +111,15 @@ def test_a_match_whose_duplicate_round_still_plays_is_refused(
                               duplicate_group=group)  # fmt: skip
     assert forks.offer(store, f.alice, store.matches.match(played)) is None
     with pytest.raises(forks.CannotFork, match="duplicate round is still being played"):
+        forks.queue(store, f.alice, played, 0, 0, f.other.id)
+
+
+def test_a_match_a_person_played_is_refused(ready: tuple[Store, Forkable]) -> None:
+    store, f = ready
+    person = challenges.human_row(store, "blossom", rated=False)
+    played = finished_match(store, [f.seated.id, person.id], seed=13, kind=CHALLENGE)
+    assert forks.offer(store, f.alice, store.matches.match(played)) is None
+    with pytest.raises(forks.CannotFork, match="a person played in match"):
         forks.queue(store, f.alice, played, 0, 0, f.other.id)
 
 
