@@ -82,6 +82,7 @@ def test_the_form_queues_the_fork_and_sends_the_browser_to_it(
         assert answer.headers["location"] == f"/matches/{forked_matches(ladder)[0]}"
         shown = client.get(answer.headers["location"]).text
     assert f'fork of <a href="/matches/{f.match_id}">#{f.match_id}</a> at step 3' in shown
+    assert 'id="waiting-to-play"' in shown  # and says how to watch it live
 
 
 def test_a_form_without_its_csrf_token_is_refused(ready: tuple[Ladder, Forkable]) -> None:
