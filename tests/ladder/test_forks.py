@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from niwa.ladder import challenges, forks, schema
+from niwa.ladder import challenges, forks, report, schema
 from niwa.ladder.db import Database
 from niwa.ladder.inputs import NotFound
-from niwa.ladder.reads import Denied
+from niwa.ladder.reads import Denied, Reads
 from niwa.ladder.store import CHALLENGE, FORKED, QUEUED, REJECTED, Store
 from tests.ladder.forking import Forkable, finished_match, forkable, replay_steps
 
@@ -140,6 +140,17 @@ def test_an_owner_asks_for_at_most_ten_forks_an_hour(ready: tuple[Store, Forkabl
         store.matches.fail_match(forked, "ended for the test", retries=0)
     with pytest.raises(forks.TooManyForks, match="10 forks in the last hour"):
         forks.queue(store, f.alice, f.match_id, 0, 0, f.other.id)
+
+
+def test_a_fork_is_listed_with_its_origin_step_and_seat(ready: tuple[Store, Forkable]) -> None:
+    store, f = ready
+    forked = forks.queue(store, f.alice, f.match_id, 5, 0, f.other.id)
+    reads = Reads(store)
+    views = [reads.match_view(store.matches.match(m)) for m in (forked, f.match_id)]
+    assert [(v.fork_of, v.fork_at, v.fork_seat) for v in views] == [(f.match_id, 5, 0), (0, 0, 0)]
+    listed = report.matches_json(views)["matches"]
+    assert [m["fork"] for m in listed] == [{"of": f.match_id, "at": 5, "seat": 0}, None]
+    assert f"fork of #{f.match_id} at step 5 (seat 0 replaced)" in report.matches(views)
 
 
 def test_the_offer_names_the_owners_seats_and_other_kept_bots(
