@@ -43,7 +43,7 @@ def _fork(args: argparse.Namespace) -> int:
         cli._token(args),
     )  # fmt: skip
     if args.json:
-        report.print_json(report.matches_json([match])["matches"][0])
+        report.print_json({"match": report.matches_json([match])["matches"][0]})
     else:
         print(f"match {match.id} queued: {printable(report.fork_line(match))}")
     return 0

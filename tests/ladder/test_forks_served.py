@@ -6,6 +6,7 @@ first N steps are the origin's."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import signal
 from pathlib import Path
 
@@ -121,6 +122,10 @@ def test_an_owner_forks_a_finished_match_through_the_api_and_the_page(
             return [done[by_api.id], done[by_page]] if {by_api.id, by_page} <= set(done) else None
 
         forked = wait_for("both forks to finish", both_done)
+        # three waited at once (the most): now one more may
+        code, out = cli(*command, "--bot", "quick@0.3.0", "--json")
+        assert code == 0 and json.loads(out)["match"]["fork"] == {"of": origin.id, "at": 1,
+                                                                   "seat": seat}  # fmt: skip
         assert board(stub) == before  # unrated: no rated match more, no Elo moved
         assert all(m.kind == "forked" for m in forked)
 
