@@ -35,10 +35,12 @@ def matches(stub: pb_grpc.LadderStub, state: str = "") -> list[pb.Match]:
     return list(stub.ListMatches(pb.ListMatchesRequest(state=state, limit=100)).matches)
 
 
-def board(stub: pb_grpc.LadderStub) -> tuple[int, list[tuple[str, float]]]:
-    """The blossom leaderboard: its rated matches, and each bot's Elo."""
+def ratings(stub: pb_grpc.LadderStub) -> tuple[int, list[tuple[int, float, int, int]]]:
+    """The blossom leaderboard's rated matches, and every bot's (retired and superseded
+    ones too) running Elo, rated games and wins."""
     found = stub.GetLeaderboard(pb.LeaderboardRequest(game="blossom")).boards[0]
-    return found.matches, [(r.bot.name + "@" + r.bot.version, r.elo) for r in found.rows]
+    every = stub.ListBots(pb.ListBotsRequest(game="blossom", all=True)).bots
+    return found.matches, sorted((b.id, b.elo, b.games, b.wins) for b in every)
 
 
 def unchained(steps: list[replay.Step]) -> list[replay.Step]:
@@ -76,7 +78,7 @@ def test_an_owner_forks_a_finished_match_through_the_api_and_the_page(
         newer = tmp_path / "newer"
         newer.mkdir()
         submit(write_bot(newer, "quick", "0.3.0", QUICK), address, tokens["alice"])
-        before = board(stub)
+        before = ratings(stub)
         seat = next(r.seat for r in origin.results if r.bot == "quick@0.2.0")
 
         request = pb.ForkMatchRequest(match_id=origin.id, step=API_STEP, seat=seat,
@@ -126,7 +128,7 @@ def test_an_owner_forks_a_finished_match_through_the_api_and_the_page(
         code, out = cli(*command, "--bot", "quick@0.3.0", "--json")
         assert code == 0 and json.loads(out)["match"]["fork"] == {"of": origin.id, "at": 1,
                                                                    "seat": seat}  # fmt: skip
-        assert board(stub) == before  # unrated: no rated match more, no Elo moved
+        assert ratings(stub) == before  # unrated: no rated match more, no Elo moved
         assert all(m.kind == "forked" for m in forked)
 
         original = tmp_path / "origin.jsonl"
