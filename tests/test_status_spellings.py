@@ -135,7 +135,7 @@ def test_the_values_are_the_ones_stored_and_sent() -> None:
         "pending", "active", "rejected", "retired", "superseded", "reserve", "suspended",
     ]  # fmt: skip
     assert [str(s) for s in MatchState] == ["queued", "running", "done", "failed"]
-    assert [str(k) for k in MatchKind] == ["rated", "validation", "challenge"]
+    assert [str(k) for k in MatchKind] == ["rated", "validation", "challenge", "forked"]
     assert [str(f) for f in Failure] == ["TIMEOUT", "ILLEGAL", "CRASHED", "DISCONNECTED"]
     assert [str(s) for s in SeatStatus] == ["ok", "out"]
     assert [str(s) for s in MoveStatus] == ["OK", "OUT"]

@@ -44,7 +44,7 @@ SUBMIT = LADDER + "SubmitBot"
 #: Calls that need a token: refused before their request is read when it is missing.
 OWNER_ONLY = frozenset(
     {SUBMIT, LADDER + "RetireBot", LADDER + "AddOwner", LADDER + "StartSeason",
-     LADDER + "SetLeagues"}
+     LADDER + "SetLeagues", LADDER + "ForkMatch"}
 )
 #: The largest message any call may send. The largest valid non-upload request is under
 #: 1 KiB (ListMatches: three strings of at most 64 characters, 4 bytes each in UTF-8, and

@@ -166,6 +166,12 @@ class LadderClient:
         request = pb.StartSeasonRequest(name=name, games=games, time_control=time_control)
         return from_message(SeasonView, self._call("StartSeason", request))
 
+    def fork_match(self, match_id: int, step: int, seat: int, bot: str) -> MatchView:
+        """Queue a replay of ``match_id`` from ``step`` with ``bot`` (name@version or id,
+        the caller's) in ``seat``; the caller's token. The new match, queued."""
+        request = pb.ForkMatchRequest(match_id=match_id, step=step, seat=seat, bot=bot)
+        return from_message(MatchView, self._call("ForkMatch", request))
+
     def list_matches(self, query: MatchQuery) -> tuple[MatchView, ...]:
         reply = self._call("ListMatches", to_message(query, pb.ListMatchesRequest))
         return tuple(from_message(MatchView, m) for m in reply.matches)

@@ -363,7 +363,14 @@ class Reads:
             seq=match.seq or 0,
             replay_sha256=match.replay_sha256 or "",
             duplicate_group=match.duplicate_group or 0,
+            **self._fork_fields(match),
         )
+
+    def _fork_fields(self, match: Match) -> dict[str, int]:
+        fork = self.store.forks.fork(match.id) if match.kind == MatchKind.FORKED else None
+        if fork is None:
+            return {}
+        return {"fork_of": fork.origin_id, "fork_at": fork.step, "fork_seat": fork.seat}
 
     def _waiting_view(self, match: Match) -> MatchView:
         """A finished match of a round still playing, as the public sees it: who sits

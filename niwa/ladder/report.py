@@ -137,9 +137,16 @@ def matches(listing: Sequence[MatchView], details: bool = False) -> str:
             f"{m.id:>6}  {_p(m.game):<8} {_p(m.kind):<10} {_p(m.state):<8} "
             f"{_when(m.finished_at):<19}  {result}"
         )
+        if m.fork_of:
+            lines.append(f"        {fork_line(m)}")
         if details:
             lines.extend(out_lines(m))
     return "\n".join(lines)
+
+
+def fork_line(m: MatchView) -> str:
+    """How a forked match is listed: what it replays, from where, which seat changed."""
+    return f"fork of #{m.fork_of} at step {m.fork_at} (seat {m.fork_seat} replaced)"
 
 
 def bots(listing: BotListing) -> str:
@@ -258,6 +265,8 @@ def matches_json(listing: Sequence[MatchView]) -> dict[str, Any]:
             "decisions": m.decisions, "error": m.error,
             "replay_sha256": m.replay_sha256 or None,
             "duplicate_group": m.duplicate_group or None,
+            "fork": {"of": m.fork_of, "at": m.fork_at, "seat": m.fork_seat}
+            if m.fork_of else None,
             "results": [_seat_json(r) for r in sorted(m.results, key=lambda r: r.seat)],
         }
         for m in listing

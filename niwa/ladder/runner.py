@@ -25,6 +25,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -33,6 +34,7 @@ from niwa.errors import LadderError
 from niwa.ladder import (
     drain,
     executors,
+    forks,
     leagues,
     metrics,
     scheduler,
@@ -47,7 +49,7 @@ from niwa.ladder.db import ConnectionLost, DatabaseError
 from niwa.ladder.drain import DRAINED, DRAINING, REQUESTED, Drain
 from niwa.ladder.lease import Lease, node_name
 from niwa.ladder.schema import SchemaTooNew
-from niwa.ladder.store import ACTIVE, VALIDATION, Finished, Match, Store, StoreError
+from niwa.ladder.store import ACTIVE, FORKED, VALIDATION, Finished, Match, Store, StoreError
 from niwa.ladder.worker import Job
 from niwa.referee import cgroups
 from niwa.referee.cgroups import LimitsUnavailable
@@ -648,7 +650,17 @@ class Runner:
             # bot cannot tell its validation match from a rated one by how fast it answers.
             builtins_in_process=self.settings.builtins_in_process and match.kind != VALIDATION,
             archives=tuple(archives),
+            **self._fork_of(store, match),
         )
+
+    @staticmethod
+    def _fork_of(store: Store, match: Match) -> dict[str, Any]:
+        """A forked match's origin for its job: the recorded replay and the step."""
+        fork = store.forks.fork(match.id) if match.kind == FORKED else None
+        if fork is None:
+            return {}
+        origin = store.matches.match(fork.origin_id)
+        return {"fork_replay": forks.recorded_replay(store, origin), "fork_at": fork.step}
 
     def _record(self, store: Store, match: Match, future: Future[Finished]) -> None:
         log = self.log.bind(match=match.id, game=match.game)
@@ -682,7 +694,7 @@ class Runner:
                 [(r.status, f"{r.reason}: {r.detail}" if r.detail else r.reason)
                  for r in finished.results],
             )  # fmt: skip
-        else:
+        elif match.kind != FORKED:  # a fork is unrated: no count, no suspension
             self.rated_finished += 1
             suspension.check(store, match.seats)
         log.info(

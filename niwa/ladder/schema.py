@@ -255,6 +255,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             since DOUBLE PRECISION NOT NULL
         )""",
     ),
+    # 10: forks (niwa.ladder.forks): where each forked match starts (a finished match,
+    # its step and the seat whose bot its owner replaced) and who asked for it
+    (
+        """CREATE TABLE match_forks (
+            match_id BIGINT PRIMARY KEY REFERENCES matches(id),
+            origin_id BIGINT NOT NULL REFERENCES matches(id),
+            step INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            owner_id BIGINT NOT NULL REFERENCES owners(id),
+            created_at DOUBLE PRECISION NOT NULL
+        )""",
+        "CREATE INDEX match_forks_owner ON match_forks (owner_id, created_at)",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
-from niwa.ladder import leagues, seasons, submission
+from niwa.ladder import forks, leagues, seasons, submission
 from niwa.ladder.admission import NEEDS_TOKEN, UNKNOWN_TOKEN, ApiLimits, caller
 from niwa.ladder.db import DatabaseError, unavailable
 from niwa.ladder.reads import (
@@ -119,6 +119,8 @@ class LadderService(pb_grpc.LadderServicer):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(e))
         except ReplayTampered as e:
             await context.abort(grpc.StatusCode.DATA_LOSS, str(e))
+        except forks.TooManyForks as e:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e))
         except (StoreError, submission.SubmissionError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         except FileNotFoundError as e:
@@ -271,6 +273,26 @@ class LadderService(pb_grpc.LadderServicer):
         reply = await self._guard(context, set_leagues)
         self._boards.clear()  # the cached boards name the leagues as they were
         return reply
+
+    async def ForkMatch(
+        self, request: pb.ForkMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.Match:
+        owner = await self._caller(context)
+
+        def fork(reads: Reads) -> pb.Match:
+            match = reads.match(request.match_id)
+            if not request.bot:
+                raise StoreError("name your other bot: name@version or its id")
+            named = reads.bots_named(request.bot, match.game)
+            if len(named) > 1:
+                raise StoreError(f"{request.bot!r} names {len(named)} versions: give "
+                                 "name@version or an id")  # fmt: skip
+            forked = forks.queue(
+                reads.store, owner, match.id, request.step, request.seat, named[0].id
+            )
+            return to_message(reads.match_view(reads.store.matches.match(forked)), pb.Match)
+
+        return await self._guard(context, fork)
 
     async def ListMatches(
         self, request: pb.ListMatchesRequest, context: grpc.aio.ServicerContext[Any, Any]

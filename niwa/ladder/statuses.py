@@ -36,3 +36,6 @@ class MatchKind(StrEnum):
     VALIDATION = "validation"  # a new bot's first match: it decides whether it goes active
     # a person's challenge of a bot, unrated (niwa.ladder.challenges; a rated one is RATED)
     CHALLENGE = "challenge"
+    # an owner's replay of a finished match from step N with another version of theirs
+    # in one seat, unrated (niwa.ladder.forks; "fork" names the CLI's command already)
+    FORKED = "forked"

@@ -130,6 +130,9 @@ class MatchView:
     seq: int
     replay_sha256: str
     duplicate_group: int
+    fork_of: int = 0  # a fork (kind forked): the match it replays from step fork_at
+    fork_at: int = 0
+    fork_seat: int = 0
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,10 @@ import structlog
 
 from niwa.ladder import logs
 from niwa.ladder.store import Finished, SeatResult
+from niwa.referee.clock import TimeControl
+from niwa.referee.fork import fork_start
 from niwa.referee.match import BotSpec, MatchOutcome, MatchSpec, play_match
+from niwa.referee.replay import parse
 
 _PR_SET_PDEATHSIG = 1
 #: Characters of a seat's detail line kept in the store.
@@ -45,6 +48,10 @@ class Job:
     #: Content hash of each seat's bot archive ("" for a built-in bot): how an executor
     #: on another machine gets the bot's files.
     archives: tuple[str, ...] = ()
+    #: A fork (niwa.ladder.forks): the origin's recorded replay and the step it plays on
+    #: from (-1: not a fork). The replay travels with the job, as the store keeps it.
+    fork_replay: bytes = b""
+    fork_at: int = -1
 
 
 def init_worker(
@@ -85,6 +92,8 @@ def run_job(job: Job) -> Finished:
         match_id=str(job.match_id),
         replay_stderr=False,  # replays are public; the store keeps every seat's stderr
     )
+    if job.fork_at >= 0:
+        spec = forked(spec, job.fork_replay, job.fork_at)
     log.info("match_started", bots=list(job.labels or job.bots))
     try:
         outcome = play_match(spec)
@@ -94,6 +103,18 @@ def run_job(job: Job) -> Finished:
         partial.unlink(missing_ok=True)
     log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
     return finished(outcome, job.bot_ids, digest)
+
+
+def forked(spec: MatchSpec, origin: bytes, at: int) -> MatchSpec:
+    """``spec`` played on from step ``at`` of the replay ``origin``: its steps before
+    ``at`` as recorded, at its options, time control and failure limit (the seats
+    stay ``spec``'s). ForkRefused if it cannot be (niwa.referee.fork)."""
+    replay = parse(origin, "the replay this match forks")
+    start, _ = fork_start(replay, at, hashlib.sha256(origin).hexdigest())
+    h = replay.header
+    clock = TimeControl(h.time_control["per_decision_ms"], h.time_control["bank_ms"])
+    return replace(spec, fork=start, options=h.options, time_control=clock,
+                   max_failures=h.max_failures)  # fmt: skip
 
 
 def finished(outcome: MatchOutcome, bot_ids: Sequence[int], digest: str) -> Finished:

@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from niwa import engine
-from niwa.ladder import health, metrics
+from niwa.ladder import forks, health, metrics
 from niwa.ladder.challenges import (
     RATED_CHOICE,
     UNRATED_CHOICE,
@@ -46,7 +46,7 @@ from niwa.ladder.statuses import BotStatus, MatchKind, MatchState
 from niwa.ladder.store import ACTIVE, DONE, HUMAN_SOURCE, Bot, Match, Store, StoreError
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView, SeatLog
 from niwa.referee import replay as replay_file
-from niwa.web import events, live, live_ladder, plots, signin, upload
+from niwa.web import events, fork, live, live_ladder, plots, signin, upload
 from niwa.web.offline import embed_json
 from niwa.web.replay_view import RENDERER_URL, replay_payload
 from niwa.web.security import SecurityHeaders
@@ -234,8 +234,12 @@ def create_app(
         matches = site.reads.list_matches(MatchQuery(bot_id=bot.id, limit=10))
         owner = signin.viewer(request)
         theirs = None if owner is None else Reads(store, site.reads.ladder_games, owner)
+        forkable = owner is not None and site.signin_served and owner.id == found.owner_id and any(
+            b.id != found.id and b.archive_hash
+            for b in store.bots.bots(found.game, forks.FORKABLE, owner_id=owner.id)
+        )
         return site.render(
-            "bot.html", request, bot=bot, versions=versions, history=history,
+            "bot.html", request, forkable=forkable, bot=bot, versions=versions, history=history,
             challenge=_challenge_offer(site, bot), challenge_seats=range(table_size(bot.game)),
             verdict_tail=_verdict_tail(theirs, found),
             fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
@@ -271,10 +275,13 @@ def create_app(
             if theirs.readable_seats(found):
                 payload = site.owner_payload(theirs, match.id)
                 logs = _owner_logs(theirs, found)
+        offer = None if owner is None or not site.signin_served else forks.offer(
+            site.reads.store, owner, found
+        )
         return site.render(
             "match.html", request, match=match, payload=payload,
             labels=_labels(site.reads, [match]), live=match.state == MatchState.RUNNING,
-            logs=logs,
+            logs=logs, fork_offer=offer,
         )  # fmt: skip
 
     def replay(request: Request) -> Response:
@@ -300,6 +307,7 @@ def create_app(
     routes = [
         *signin.routes(site.render),
         *upload.routes(site.render, site.reads.ladder_games),
+        *fork.routes(),
         Route("/", index),
         renderer_route(),
         Route("/games/{game}", leaderboard),

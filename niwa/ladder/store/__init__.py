@@ -21,7 +21,8 @@ The store is split by concern, each part a small class on the one shared connect
 :attr:`Store.owners`, :attr:`Store.bots`, :attr:`Store.matches` (and the queue),
 :attr:`Store.ratings` (and the leaderboard's fit), :attr:`Store.seasons`,
 :attr:`Store.files` (paths and blobs), :attr:`Store.settings`, :attr:`Store.sessions`
-(owners signed in on the web) and :attr:`Store.leagues`.
+(owners signed in on the web), :attr:`Store.leagues` and :attr:`Store.forks` (where
+each forked match starts).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from niwa.ladder.store.base import (
     CHALLENGE,
     DONE,
     FAILED,
+    FORKED,
     HUMAN_SOURCE,
     PENDING,
     QUEUED,
@@ -51,6 +53,7 @@ from niwa.ladder.store.base import (
 )
 from niwa.ladder.store.bots import Bots
 from niwa.ladder.store.files import Files
+from niwa.ladder.store.forks import Fork, Forks
 from niwa.ladder.store.leagues import League, Leagues, LeagueSetup
 from niwa.ladder.store.matches import Matches
 from niwa.ladder.store.owners import OWNER_NAME_CHARS, Owners, is_reserved, owner_name_problem
@@ -61,11 +64,11 @@ from niwa.ladder.store.sessions import Sessions
 from niwa.ladder.store.settings import Settings
 
 __all__ = [
-    "ACTIVE", "CHALLENGE", "DONE", "FAILED", "HUMAN_SOURCE", "OLD_STDERR", "OWNER_NAME_CHARS",
-    "PENDING", "QUEUED",
+    "ACTIVE", "CHALLENGE", "DONE", "FAILED", "FORKED", "HUMAN_SOURCE", "OLD_STDERR",
+    "OWNER_NAME_CHARS", "PENDING", "QUEUED",
     "RATED", "REJECTED", "RESERVE", "RETIRED", "RUNNING", "SUPERSEDED", "SUSPENDED",
-    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "League", "LeagueSetup", "Match", "Owner",
-    "Season", "SeatResult",
+    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "Fork", "League", "LeagueSetup", "Match",
+    "Owner", "Season", "SeatResult",
     "Standing", "Store", "StoreError", "is_reserved", "owner_name_problem",
 ]  # fmt: skip
 
@@ -85,6 +88,7 @@ class Store:
         self.matches = Matches(db, self.files, self.ratings)
         self.sessions = Sessions(db)
         self.leagues = Leagues(db)
+        self.forks = Forks(db, self.matches)
 
     @classmethod
     def open(

@@ -14,6 +14,7 @@ PENDING, ACTIVE, REJECTED, RETIRED = (
 )  # fmt: skip
 SUPERSEDED, RESERVE, SUSPENDED = BotStatus.SUPERSEDED, BotStatus.RESERVE, BotStatus.SUSPENDED
 RATED, VALIDATION, CHALLENGE = MatchKind.RATED, MatchKind.VALIDATION, MatchKind.CHALLENGE
+FORKED = MatchKind.FORKED
 #: The source of the pseudo-bot a person plays as (niwa.ladder.challenges): never a
 #: program, so nothing but a person's page can play its seat.
 HUMAN_SOURCE = "human"

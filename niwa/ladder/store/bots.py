@@ -122,8 +122,14 @@ class Bots(Part):
         )
         return None if row is None else bot_of(row)
 
-    def bots(self, game: str | None = None, statuses: Iterable[str] | None = None) -> list[Bot]:
+    def bots(
+        self, game: str | None = None, statuses: Iterable[str] | None = None,
+        owner_id: int | None = None,
+    ) -> list[Bot]:  # fmt: skip
         where, params = ["1 = 1"], list[Any]([elo.BASE])
+        if owner_id is not None:
+            where.append("b.owner_id = ?")
+            params.append(owner_id)
         if game:
             where.append("b.game = ?")
             params.append(game)

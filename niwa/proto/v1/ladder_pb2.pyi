@@ -171,7 +171,7 @@ class SeatResult(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., bot_id: _Optional[int] = ..., bot: _Optional[str] = ..., place: _Optional[int] = ..., score: _Optional[float] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., failure: _Optional[str] = ..., out_step: _Optional[int] = ..., out_at_start: _Optional[bool] = ..., detail: _Optional[str] = ..., stderr_tail: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Match(_message.Message):
-    __slots__ = ("id", "game", "game_version", "kind", "seed", "options_json", "state", "seats", "results", "created_at", "started_at", "finished_at", "wall_s", "decisions", "error", "seq", "replay_sha256", "duplicate_group")
+    __slots__ = ("id", "game", "game_version", "kind", "seed", "options_json", "state", "seats", "results", "created_at", "started_at", "finished_at", "wall_s", "decisions", "error", "seq", "replay_sha256", "duplicate_group", "fork_of", "fork_at", "fork_seat")
     ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     GAME_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -190,6 +190,9 @@ class Match(_message.Message):
     SEQ_FIELD_NUMBER: _ClassVar[int]
     REPLAY_SHA256_FIELD_NUMBER: _ClassVar[int]
     DUPLICATE_GROUP_FIELD_NUMBER: _ClassVar[int]
+    FORK_OF_FIELD_NUMBER: _ClassVar[int]
+    FORK_AT_FIELD_NUMBER: _ClassVar[int]
+    FORK_SEAT_FIELD_NUMBER: _ClassVar[int]
     id: int
     game: str
     game_version: str
@@ -208,7 +211,10 @@ class Match(_message.Message):
     seq: int
     replay_sha256: str
     duplicate_group: int
-    def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., game_version: _Optional[str] = ..., kind: _Optional[str] = ..., seed: _Optional[int] = ..., options_json: _Optional[str] = ..., state: _Optional[str] = ..., seats: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., created_at: _Optional[float] = ..., started_at: _Optional[float] = ..., finished_at: _Optional[float] = ..., wall_s: _Optional[float] = ..., decisions: _Optional[int] = ..., error: _Optional[str] = ..., seq: _Optional[int] = ..., replay_sha256: _Optional[str] = ..., duplicate_group: _Optional[int] = ...) -> None: ...
+    fork_of: int
+    fork_at: int
+    fork_seat: int
+    def __init__(self, id: _Optional[int] = ..., game: _Optional[str] = ..., game_version: _Optional[str] = ..., kind: _Optional[str] = ..., seed: _Optional[int] = ..., options_json: _Optional[str] = ..., state: _Optional[str] = ..., seats: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., created_at: _Optional[float] = ..., started_at: _Optional[float] = ..., finished_at: _Optional[float] = ..., wall_s: _Optional[float] = ..., decisions: _Optional[int] = ..., error: _Optional[str] = ..., seq: _Optional[int] = ..., replay_sha256: _Optional[str] = ..., duplicate_group: _Optional[int] = ..., fork_of: _Optional[int] = ..., fork_at: _Optional[int] = ..., fork_seat: _Optional[int] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
     __slots__ = ("game", "bot_id", "state", "limit", "before_id", "bot")
@@ -361,3 +367,15 @@ class Leagues(_message.Message):
     share_above: float
     leagues: _containers.RepeatedCompositeFieldContainer[League]
     def __init__(self, game: _Optional[str] = ..., share_above: _Optional[float] = ..., leagues: _Optional[_Iterable[_Union[League, _Mapping]]] = ...) -> None: ...
+
+class ForkMatchRequest(_message.Message):
+    __slots__ = ("match_id", "step", "seat", "bot")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    match_id: int
+    step: int
+    seat: int
+    bot: str
+    def __init__(self, match_id: _Optional[int] = ..., step: _Optional[int] = ..., seat: _Optional[int] = ..., bot: _Optional[str] = ...) -> None: ...

@@ -94,6 +94,11 @@ class LadderStub:
                 request_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.SetLeaguesRequest.SerializeToString,
                 response_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Leagues.FromString,
                 _registered_method=True)
+        self.ForkMatch = channel.unary_unary(
+                '/niwa.v1.Ladder/ForkMatch',
+                request_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.ForkMatchRequest.SerializeToString,
+                response_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Match.FromString,
+                _registered_method=True)
 
 
 class LadderServicer:
@@ -185,6 +190,15 @@ class LadderServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForkMatch(self, request, context):
+        """Replay a finished match from one step with another bot of the caller's in the seat
+        of theirs: an unrated match of kind "forked", queued for the runner; returns it
+        (the seat's owner's token; docs/ladder.md, "Forks").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LadderServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -247,6 +261,11 @@ def add_LadderServicer_to_server(servicer, server):
                     servicer.SetLeagues,
                     request_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.SetLeaguesRequest.FromString,
                     response_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Leagues.SerializeToString,
+            ),
+            'ForkMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForkMatch,
+                    request_deserializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.ForkMatchRequest.FromString,
+                    response_serializer=niwa_dot_proto_dot_v1_dot_ladder__pb2.Match.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -573,6 +592,33 @@ class Ladder:
             '/niwa.v1.Ladder/SetLeagues',
             niwa_dot_proto_dot_v1_dot_ladder__pb2.SetLeaguesRequest.SerializeToString,
             niwa_dot_proto_dot_v1_dot_ladder__pb2.Leagues.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForkMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/niwa.v1.Ladder/ForkMatch',
+            niwa_dot_proto_dot_v1_dot_ladder__pb2.ForkMatchRequest.SerializeToString,
+            niwa_dot_proto_dot_v1_dot_ladder__pb2.Match.FromString,
             options,
             channel_credentials,
             insecure,
