@@ -255,6 +255,39 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             since DOUBLE PRECISION NOT NULL
         )""",
     ),
+    # 10 (balance, last so it can be renumbered at merge): per-match balance metrics
+    # (niwa.ladder.balance), their running sums per game, table size and seat, and the
+    # rated matches finished before it, which wait for `niwa ladder balance --backfill`
+    (
+        """CREATE TABLE balance_matches (
+            match_id INTEGER PRIMARY KEY REFERENCES matches(id),
+            game TEXT NOT NULL,
+            seats INTEGER NOT NULL,
+            strong INTEGER NOT NULL,
+            steps INTEGER NOT NULL,
+            rounds INTEGER NOT NULL,
+            lead_changes INTEGER NOT NULL,
+            decided_last_round INTEGER NOT NULL,
+            margin DOUBLE PRECISION NOT NULL,
+            spread DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE balance_totals (
+            game TEXT NOT NULL,
+            seats INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            metric TEXT NOT NULL,
+            count INTEGER NOT NULL DEFAULT 0,
+            total DOUBLE PRECISION NOT NULL DEFAULT 0,
+            squares DOUBLE PRECISION NOT NULL DEFAULT 0,
+            PRIMARY KEY (game, seats, seat, metric)
+        )""",
+        """CREATE TABLE balance_backlog (
+            match_id INTEGER PRIMARY KEY REFERENCES matches(id)
+        )""",
+        f"""INSERT INTO balance_backlog (match_id)
+            SELECT id FROM matches
+            WHERE kind = '{MatchKind.RATED}' AND state = '{MatchState.DONE}'""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)
