@@ -1,4 +1,4 @@
-"""Per-match balance metrics and their running aggregates (issue #29, point 5).
+"""Per-match balance metrics and their running aggregates.
 
 Pure functions over a match's per-round score history (one tuple of scores per seat
 after each round) and its final places, so the worker can compute them from the
