@@ -1,11 +1,12 @@
-"""Per-match balance metrics and their running aggregates.
+"""Per-match balance figures and their running aggregates (docs/ladder.md, "Balance").
 
-Pure functions over a match's per-round score history (one tuple of scores per seat
-after each round) and its final places, so the worker can compute them from the
-final state and the stored replay alike. The aggregate keeps only counts, sums and
-sums of squares, so a new match updates it in O(seats) and a page view never scans
-matches. Ludii anchors: lead changes ~ LeadChange, decided-in-last-round ~ the
-complement of Decisiveness's early decision, seat win share ~ AdvantageP1/Balance.
+Pure functions over a match's score history (one score per seat at the end of each
+round, the last entry the final scores) and its final places (0 = first, as the
+engine and the store count them), so the worker computes them from the replay it just
+wrote and the backfill from a stored replay alike. The aggregate keeps only counts,
+sums and sums of squares, so a match updates it in O(seats) and a page view never scans
+matches. Ludii anchors: lead changes ~ LeadChange, decided in the last round ~ the
+complement of Decisiveness, seat win share ~ AdvantageP1 and Balance.
 """
 
 from __future__ import annotations
@@ -27,41 +28,44 @@ def leaders(scores: Scores) -> frozenset[int]:
 
 
 def lead_changes(history: Sequence[Scores]) -> int:
-    """How often the set of leading seats changed from one round to the next.
+    """How often the set of leading seats changed from one round's end to the next.
 
     A tie is its own state: passing from "seat 0 leads" to "0 and 1 tie" counts once,
-    and again when seat 1 then leads alone, as in Ludii's LeadChange.
+    and again when seat 1 then leads alone, as in Ludii's LeadChange. The first round's
+    end sets the first lead; reaching it is no change.
     """
-    changes = 0
-    for before, after in pairwise(history):
-        if leaders(before) != leaders(after):
-            changes += 1
-    return changes
+    return sum(1 for before, after in pairwise(history) if leaders(before) != leaders(after))
 
 
-def order(scores: Scores) -> tuple[int, ...]:
-    """Seats from best to worst score; ties keep seat order, so the order is stable."""
-    return tuple(sorted(range(len(scores)), key=lambda seat: (-scores[seat], seat)))
+def ranks(scores: Scores) -> tuple[int, ...]:
+    """Places by score, 0 first; tied seats share the better place (1224 ranking)."""
+    return tuple(sum(1 for other in scores if other > score) for score in scores)
 
 
-def decided_in_last_round(history: Sequence[Scores], places: Sequence[int]) -> bool:
-    """Whether the last round changed the outcome.
+def winners(places: Sequence[int]) -> frozenset[int]:
+    return frozenset(seat for seat, place in enumerate(places) if place == 0)
 
-    True when the winners (place 1) are not the leaders at the start of the last
-    round, or when the score order before the last round differs from the final
-    places' order. A match of one round or fewer counts as decided in its last round.
-    """
-    if len(history) < 2:
-        return True
-    winners = frozenset(seat for seat, place in enumerate(places) if place == 1)
-    if winners != leaders(history[-2]):
-        return True
-    final_order = tuple(sorted(range(len(places)), key=lambda seat: (places[seat], seat)))
-    return order(history[-2]) != final_order
+
+def standing_before_last_round(history: Sequence[Scores], start: Scores) -> Scores:
+    """The scores when the last round began: the previous round's end, or ``start``
+    (the scores before any move) when the match had one round."""
+    return history[-2] if len(history) >= 2 else start
+
+
+def winner_decided_late(history: Sequence[Scores], start: Scores, places: Sequence[int]) -> bool:
+    """The winners are not the leaders at the start of the last round (a shared lead
+    that one seat turns into a win counts: the lead was not yet the win)."""
+    return winners(places) != leaders(standing_before_last_round(history, start))
+
+
+def order_decided_late(history: Sequence[Scores], start: Scores, places: Sequence[int]) -> bool:
+    """The final places differ from the score ranking at the start of the last round
+    (any swap, a tie broken or a new tie, on any place, not only the first)."""
+    return tuple(places) != ranks(standing_before_last_round(history, start))
 
 
 def margin(final: Scores) -> float:
-    """The final score gap between the first and the second seat (0 for one seat)."""
+    """The final score gap between the best and the second best (0 for one seat)."""
     ranked = sorted(final, reverse=True)
     return ranked[0] - ranked[1] if len(ranked) > 1 else 0.0
 
@@ -70,6 +74,68 @@ def spread(final: Scores) -> float:
     """The population standard deviation of the final scores."""
     mean = sum(final) / len(final)
     return math.sqrt(sum((score - mean) ** 2 for score in final) / len(final))
+
+
+def win_shares(places: Sequence[int]) -> tuple[float, ...]:
+    """Each seat's share of the win: 1 for a sole winner, 1/k for k seats sharing first."""
+    first = winners(places)
+    return tuple(1.0 / len(first) if seat in first else 0.0 for seat in range(len(places)))
+
+
+@dataclass(frozen=True)
+class MatchBalance:
+    """One match's figures. The lead figures are None for a game with no running score
+    (no ``score_now`` hook): only its final scores are known."""
+
+    places: tuple[int, ...]
+    scores: tuple[float, ...]
+    steps: int  # decisions (chance outcomes are not counted)
+    rounds: int
+    lead_changes: int | None
+    winner_late: bool | None
+    order_late: bool | None
+
+    @classmethod
+    def of(
+        cls,
+        places: Sequence[int],
+        scores: Scores,
+        start: Scores | None,
+        history: Sequence[Scores] | None,
+        steps: int,
+    ) -> MatchBalance:
+        """The figures of a match from its final ``places`` and ``scores``, its
+        round-end scores (``history``, ending with the final scores) and its scores
+        before any move (``start``); the last two None for a game without running
+        scores, whose ``rounds`` then count its decisions."""
+        if history is None or start is None or not history:
+            return cls(tuple(places), tuple(scores), steps, steps, None, None, None)
+        return cls(
+            places=tuple(places),
+            scores=tuple(scores),
+            steps=steps,
+            rounds=len(history),
+            lead_changes=lead_changes(history),
+            winner_late=winner_decided_late(history, start, places),
+            order_late=order_decided_late(history, start, places),
+        )
+
+    def match_values(self) -> dict[str, float]:
+        """The per-match figures by name (one value a match, whatever the seat)."""
+        values = {"steps": float(self.steps), "rounds": float(self.rounds),
+                  "margin": margin(self.scores), "spread": spread(self.scores)}  # fmt: skip
+        if self.lead_changes is not None:
+            values["lead_changes"] = float(self.lead_changes)
+            values["winner_late"] = float(bool(self.winner_late))
+            values["order_late"] = float(bool(self.order_late))
+        return values
+
+    def seat_values(self) -> list[dict[str, float]]:
+        """Per seat: its share of the win and its place (1 = first, as people count)."""
+        return [
+            {"win": share, "place": float(place + 1)}
+            for share, place in zip(win_shares(self.places), self.places, strict=True)
+        ]
 
 
 @dataclass(frozen=True)

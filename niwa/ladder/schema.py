@@ -255,31 +255,36 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             since DOUBLE PRECISION NOT NULL
         )""",
     ),
-    # 10 (balance, last so it can be renumbered at merge): per-match balance metrics
-    # (niwa.ladder.balance), their running sums per game, table size and seat, and the
-    # rated matches finished before it, which wait for `niwa ladder balance --backfill`
+    # 10 (balance, last so it can be renumbered at merge): each rated match's balance
+    # figures (niwa.ladder.balance), their running sums per game, table size, pool
+    # ("all" rated matches, or "strong" bots only), seat (-1: a per-match figure) and
+    # figure, and the rated matches that wait for `niwa ladder balance --backfill`:
+    # every one finished before this migration
     (
         """CREATE TABLE balance_matches (
             match_id INTEGER PRIMARY KEY REFERENCES matches(id),
             game TEXT NOT NULL,
             seats INTEGER NOT NULL,
             strong INTEGER NOT NULL,
+            weakest_elo DOUBLE PRECISION NOT NULL,
             steps INTEGER NOT NULL,
             rounds INTEGER NOT NULL,
-            lead_changes INTEGER NOT NULL,
-            decided_last_round INTEGER NOT NULL,
+            lead_changes INTEGER,
+            winner_late INTEGER,
+            order_late INTEGER,
             margin DOUBLE PRECISION NOT NULL,
             spread DOUBLE PRECISION NOT NULL
         )""",
         """CREATE TABLE balance_totals (
             game TEXT NOT NULL,
             seats INTEGER NOT NULL,
+            pool TEXT NOT NULL,
             seat INTEGER NOT NULL,
             metric TEXT NOT NULL,
-            count INTEGER NOT NULL DEFAULT 0,
-            total DOUBLE PRECISION NOT NULL DEFAULT 0,
-            squares DOUBLE PRECISION NOT NULL DEFAULT 0,
-            PRIMARY KEY (game, seats, seat, metric)
+            count INTEGER NOT NULL,
+            total DOUBLE PRECISION NOT NULL,
+            squares DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (game, seats, pool, seat, metric)
         )""",
         """CREATE TABLE balance_backlog (
             match_id INTEGER PRIMARY KEY REFERENCES matches(id)

@@ -20,7 +20,8 @@ from typing import Any
 
 import structlog
 
-from niwa.ladder import logs
+from niwa.ladder import balance_replay, logs
+from niwa.ladder.balance import MatchBalance
 from niwa.ladder.store import Finished, SeatResult
 from niwa.referee.match import BotSpec, MatchOutcome, MatchSpec, play_match
 
@@ -93,7 +94,17 @@ def run_job(job: Job) -> Finished:
     finally:
         partial.unlink(missing_ok=True)
     log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
-    return finished(outcome, job.bot_ids, digest)
+    return replace(finished(outcome, job.bot_ids, digest), balance=_balance(final, log))
+
+
+def _balance(replay: Path, log: Any) -> MatchBalance | None:
+    """The match's balance figures, here where the replay was just written (a worker
+    process, not the runner's loop); None (the backfill's to retry) if it cannot."""
+    try:
+        return balance_replay.from_file(replay)
+    except Exception as e:  # a game hook's bug must not lose the match's result
+        log.warning("balance_figures_failed", error=f"{type(e).__name__}: {e}")
+        return None
 
 
 def finished(outcome: MatchOutcome, bot_ids: Sequence[int], digest: str) -> Finished:

@@ -1,0 +1,138 @@
+"""Game balance (niwa.ladder.balance): each rated match's figures, and their running
+sums per game, table size, pool and seat, added as each match commits, so a report
+reads a few dozen rows and never the matches."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from niwa.ladder.balance import Interval, MatchBalance, Running
+from niwa.ladder.elo import BASE
+from niwa.ladder.store.base import Part
+
+#: A strong match: every seat's bot was rated at least this before it (its running Elo
+#: in rating_history, the same at commit and at backfill). Everyone starts at BASE, so
+#: this is a bot that has shown it beats a newcomer about 64 % of the time.
+STRONG_ELO = BASE + 100.0
+ALL, STRONG = "all", "strong"
+POOLS = (ALL, STRONG)
+#: The seat of a per-match figure in balance_totals.
+MATCH = -1
+
+
+@dataclass(frozen=True)
+class TableSize:
+    """One player count's aggregates in one pool: per-match figures, and per seat."""
+
+    seats: int
+    matches: int
+    figures: Mapping[str, Interval]
+    by_seat: tuple[Mapping[str, Interval], ...]
+
+
+class Balance(Part):
+    def record(self, match_id: int, game: str, figures: MatchBalance) -> bool:
+        """Add a rated match's figures, inside the transaction that rated it (its
+        rating_history rows hold each seat's Elo before it). False, and nothing
+        written, for a match with no rating rows (recorded but never rated)."""
+        row = self.db.one(
+            "SELECT MIN(elo_before) AS weakest FROM rating_history WHERE match_id = ?",
+            (match_id,),
+        )
+        if row is None or row["weakest"] is None:
+            return False
+        weakest = float(row["weakest"])
+        strong = weakest >= STRONG_ELO
+        values = figures.match_values()
+        seats = len(figures.places)
+        self.db.execute(
+            "INSERT INTO balance_matches (match_id, game, seats, strong, weakest_elo, steps,"
+            " rounds, lead_changes, winner_late, order_late, margin, spread)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                match_id, game, seats, int(strong), weakest, figures.steps, figures.rounds,
+                figures.lead_changes, _flag(figures.winner_late), _flag(figures.order_late),
+                values["margin"], values["spread"],
+            ),
+        )  # fmt: skip
+        rows = [(MATCH, name, value) for name, value in values.items()]
+        for seat, seat_values in enumerate(figures.seat_values()):
+            rows += [(seat, name, value) for name, value in seat_values.items()]
+        pools = POOLS if strong else (ALL,)
+        self.db.execute_many(
+            "INSERT INTO balance_totals (game, seats, pool, seat, metric, count, total, squares)"
+            " VALUES (?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (game, seats, pool, seat, metric)"
+            " DO UPDATE SET count = balance_totals.count + 1,"
+            " total = balance_totals.total + ?, squares = balance_totals.squares + ?",
+            [
+                (game, seats, pool, seat, name, v, v * v, v, v * v)
+                for pool in pools
+                for seat, name, v in rows
+            ],
+        )
+        return True
+
+    def wait_for_backfill(self, match_id: int) -> None:
+        """A rated match whose figures could not be computed when it committed."""
+        self.db.execute(
+            "INSERT INTO balance_backlog (match_id) VALUES (?) ON CONFLICT (match_id) DO NOTHING",
+            (match_id,),
+        )
+
+    def backlog(self, limit: int) -> list[tuple[int, str]]:
+        """Up to ``limit`` (match id, game) waiting for the backfill, oldest first."""
+        rows = self.db.execute(
+            "SELECT b.match_id, m.game FROM balance_backlog b JOIN matches m"
+            " ON m.id = b.match_id ORDER BY b.match_id LIMIT ?",
+            (limit,),
+        )
+        return [(int(r["match_id"]), str(r["game"])) for r in rows]
+
+    def backlog_count(self) -> int:
+        return int(self.db.scalar("SELECT COUNT(*) FROM balance_backlog"))
+
+    def backfill(self, match_id: int, game: str, figures: MatchBalance | None) -> bool:
+        """Take a match off the backlog, adding its figures (None: its replay could not
+        give any, so it is dropped). True if it counted."""
+        with self.db.transaction() as db:
+            gone = db.one(
+                "DELETE FROM balance_backlog WHERE match_id = ? RETURNING match_id", (match_id,)
+            )
+            done = db.one("SELECT 1 AS yes FROM balance_matches WHERE match_id = ?", (match_id,))
+            if gone is None or done is not None or figures is None:
+                return False
+            return self.record(match_id, game, figures)
+
+    def report(self, game: str, pool: str = STRONG) -> list[TableSize]:
+        """``game``'s aggregates in ``pool``, one per player count, fewest seats first."""
+        rows = self.db.execute(
+            "SELECT seats, seat, metric, count, total, squares FROM balance_totals"
+            " WHERE game = ? AND pool = ? ORDER BY seats, seat, metric",
+            (game, pool),
+        )
+        found: dict[int, dict[int, dict[str, Interval]]] = {}
+        for r in rows:
+            running = Running(int(r["count"]), float(r["total"]), float(r["squares"]))
+            interval = running.interval()
+            if interval is not None:
+                found.setdefault(int(r["seats"]), {}).setdefault(int(r["seat"]), {})[
+                    str(r["metric"])
+                ] = interval
+        sizes = []
+        for seats, by_seat in sorted(found.items()):
+            figures = by_seat.get(MATCH, {})
+            counted = figures.get("steps")
+            sizes.append(
+                TableSize(
+                    seats=seats,
+                    matches=0 if counted is None else counted.count,
+                    figures=figures,
+                    by_seat=tuple(by_seat.get(seat, {}) for seat in range(seats)),
+                )
+            )
+        return sizes
+
+
+def _flag(value: bool | None) -> int | None:
+    return None if value is None else int(value)
