@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from niwa.ladder import schema
+from niwa.ladder import balance_backfill, schema
 from niwa.ladder.db import Database
 from niwa.ladder.store import Store
 from tests.ladder.test_upgrade import schema_4_store
@@ -26,3 +26,16 @@ def test_old_rated_matches_wait_in_the_balance_backlog(db_url: str, tmp_path: Pa
 
 def test_a_new_store_has_an_empty_balance_backlog(any_store: Store) -> None:
     assert any_store.db.scalar("SELECT COUNT(*) FROM balance_backlog") == 0
+
+
+def test_old_matches_whose_replays_are_gone_leave_the_backlog_uncounted(
+    db_url: str, tmp_path: Path
+) -> None:
+    # The schema-4 fixture is the store alone: its replay files were never copied.
+    store = Store.open(schema_4_store(db_url, tmp_path), tmp_path)
+    waiting = store.balance.backlog_count()
+    done = balance_backfill.backfill(store)
+    assert (done.total, done.counted, done.skipped) == (waiting, 0, waiting)
+    assert store.balance.backlog_count() == 0
+    assert store.db.scalar("SELECT COUNT(*) FROM balance_totals") == 0
+    store.close()
