@@ -233,10 +233,12 @@ def register(sub: Any) -> None:
     _store_args(p, default_db=DEFAULT_DB)
     p.set_defaults(run=_user_add)
     ladder_ops.register(commands)  # drain, migrate
-    from niwa.commands import ladder_league, ladder_season  # they use this module's helpers
+    # they use this module's helpers
+    from niwa.commands import ladder_balance, ladder_league, ladder_season
 
     ladder_season.register(commands)
     ladder_league.register(commands)
+    ladder_balance.register(commands)
 
     p = commands.add_parser(
         "demo", help="a ladder of the built-in bots in every game",

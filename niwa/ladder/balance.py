@@ -159,7 +159,19 @@ class Running:
         self.total += value
         self.squares += value * value
 
+    def share_interval(self) -> Interval | None:
+        """For a share (each value from 0 to 1): Wilson's 95 % score interval, which
+        stays within [0, 1] and is not a point for a share of 0 or 1 (the normal
+        interval's width is 0 there, however few the matches)."""
+        if self.count == 0:
+            return None
+        n, p = self.count, self.total / self.count
+        centre = (p + Z95 * Z95 / (2 * n)) / (1 + Z95 * Z95 / n)
+        half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / (1 + Z95 * Z95 / n)
+        return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n)
+
     def interval(self) -> Interval | None:
+        """The mean's normal 95 % interval; one value gives the value itself."""
         if self.count == 0:
             return None
         mean = self.total / self.count

@@ -125,3 +125,24 @@ def test_one_match_gives_a_point_interval() -> None:
 
 def test_no_matches_give_no_interval() -> None:
     assert Running().interval() is None
+
+
+def test_a_share_interval_is_wilsons_and_stays_within_0_and_1() -> None:
+    running = Running()
+    for value in (1.0, 1.0, 1.0, 0.0):
+        running.add(value)
+    interval = running.share_interval()
+    assert interval is not None
+    # Wilson, n = 4, p = 0.75, z = 1.96: 0.301 to 0.954
+    assert (interval.low, interval.high) == (pytest.approx(0.3006, abs=1e-3),
+                                             pytest.approx(0.9544, abs=1e-3))  # fmt: skip
+
+
+def test_a_share_of_every_match_is_no_point_interval() -> None:
+    running = Running()
+    running.add(1.0)
+    running.add(1.0)
+    interval = running.share_interval()
+    assert interval is not None
+    assert interval.high == 1.0
+    assert interval.low < 0.5

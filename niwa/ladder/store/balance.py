@@ -19,6 +19,8 @@ ALL, STRONG = "all", "strong"
 POOLS = (ALL, STRONG)
 #: The seat of a per-match figure in balance_totals.
 MATCH = -1
+#: The figures that are shares (from 0 to 1): their intervals are Wilson's.
+SHARES = frozenset({"win", "winner_late", "order_late"})
 
 
 @dataclass(frozen=True)
@@ -114,11 +116,11 @@ class Balance(Part):
         found: dict[int, dict[int, dict[str, Interval]]] = {}
         for r in rows:
             running = Running(int(r["count"]), float(r["total"]), float(r["squares"]))
-            interval = running.interval()
+            metric = str(r["metric"])
+            interval = running.share_interval() if metric in SHARES else running.interval()
             if interval is not None:
-                found.setdefault(int(r["seats"]), {}).setdefault(int(r["seat"]), {})[
-                    str(r["metric"])
-                ] = interval
+                table = found.setdefault(int(r["seats"]), {})
+                table.setdefault(int(r["seat"]), {})[metric] = interval
         sizes = []
         for seats, by_seat in sorted(found.items()):
             figures = by_seat.get(MATCH, {})
