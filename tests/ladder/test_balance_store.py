@@ -155,3 +155,14 @@ def test_a_match_whose_replay_is_gone_is_skipped_with_the_rest_filled(
     assert (done.counted, done.skipped) == (2, 1)
     assert store.db.scalar("SELECT COUNT(*) FROM balance_matches") == 2
     store.close()
+
+
+def test_a_places_interval_stays_between_first_and_last(any_store: Store) -> None:
+    seats = _bots(any_store)
+    other = MatchBalance.of([0, 1], [9, 2], (0, 0), [(4, 1), (9, 2)], steps=8)
+    _commit(any_store, seats, FIGURES)
+    _commit(any_store, seats, other)
+    (size,) = any_store.balance.report(GAME, ALL)
+    place = size.by_seat[0]["place"]  # 2 then 1: the normal interval runs past both ends
+    assert (place.low, place.mean, place.high) == (1.0, 1.5, 2.0)
+    assert size.figures["margin"].low >= 0.0

@@ -4,8 +4,9 @@ reads a few dozen rows and never the matches."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from niwa.ladder.balance import Interval, MatchBalance, Running
 from niwa.ladder.elo import BASE
@@ -116,10 +117,15 @@ class Balance(Part):
         found: dict[int, dict[int, dict[str, Interval]]] = {}
         for r in rows:
             running = Running(int(r["count"]), float(r["total"]), float(r["squares"]))
-            metric = str(r["metric"])
+            metric, seats = str(r["metric"]), int(r["seats"])
             interval = running.share_interval() if metric in SHARES else running.interval()
             if interval is not None:
-                table = found.setdefault(int(r["seats"]), {})
+                # no figure is below 0, nor a place outside 1 to the seat count
+                top = float(seats) if metric == "place" else math.inf
+                floor = 1.0 if metric == "place" else 0.0
+                interval = replace(interval, low=max(floor, interval.low),
+                                   high=min(top, interval.high))  # fmt: skip
+                table = found.setdefault(seats, {})
                 table.setdefault(int(r["seat"]), {})[metric] = interval
         sizes = []
         for seats, by_seat in sorted(found.items()):
