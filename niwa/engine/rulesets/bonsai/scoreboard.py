@@ -23,7 +23,7 @@ def score_now(view: Mapping[str, Any]) -> list[float]:
 
 
 def round_ends(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
-    """A round is one turn of every seat, seat 0 first (§3): the turn passed back to
+    """A round is one turn of every seat, seat 0 first (§7.1): the turn passed back to
     seat 0. Alone, every turn is a round: a turn ends when its action is cleared."""
     if int(after["players"]) == 1:
         return before["turn"]["action"] is not None and after["turn"]["action"] is None
