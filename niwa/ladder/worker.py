@@ -94,12 +94,12 @@ def run_job(job: Job) -> Finished:
     finally:
         partial.unlink(missing_ok=True)
     log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
-    return replace(finished(outcome, job.bot_ids, digest), balance=_balance(final, log))
+    return replace(finished(outcome, job.bot_ids, digest), balance=balance_of(final, log))
 
 
-def _balance(replay: Path, log: Any) -> MatchBalance | None:
-    """The match's balance figures, here where the replay was just written (a worker
-    process, not the runner's loop); None (the backfill's to retry) if it cannot."""
+def balance_of(replay: Path, log: Any) -> MatchBalance | None:
+    """The match's balance figures, where the replay was just written (a worker process,
+    not the runner's loop); None (the backfill's to retry) if they cannot be had."""
     try:
         return balance_replay.from_file(replay)
     except Exception as e:  # a game hook's bug must not lose the match's result
