@@ -35,8 +35,11 @@ def backfill(
     store: Store, report: Callable[[Progress], None] | None = None, limit: int | None = None
 ) -> Progress:
     """Work through the backlog (at most ``limit`` matches), calling ``report`` after
-    each batch. A match is taken off the backlog whatever becomes of it, so a replay
-    that cannot be read is skipped once, with a warning naming the cause."""
+    each batch; first, put on it any rated match an older node recorded without figures.
+    A match is taken off the backlog whatever becomes of it: a replay that cannot be
+    read is marked skipped (balance_skipped, with the cause, also in a warning) and not
+    tried again."""
+    store.balance.enqueue_missing()
     progress = Progress(store.balance.backlog_count())
     wanted = progress.total if limit is None else min(limit, progress.total)
     reads = Reads(store)
@@ -45,6 +48,7 @@ def backfill(
         if not batch:
             break
         for match_id, game in batch:
+            reason = ""
             try:
                 content = reads.replay(match_id).content
                 figures = balance_replay.from_replay(parse(content, f"match {match_id}"))
@@ -52,7 +56,7 @@ def backfill(
                 reason = f"{type(e).__name__}: {e}"
                 log.warning("balance_backfill_skipped", match=match_id, reason=reason)
                 figures = None
-            if store.balance.backfill(match_id, game, figures):
+            if store.balance.backfill(match_id, game, figures, reason):
                 progress.counted += 1
             else:
                 progress.skipped += 1

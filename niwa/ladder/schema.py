@@ -258,8 +258,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 10 (balance, last so it can be renumbered at merge): each rated match's balance
     # figures (niwa.ladder.balance), their running sums per game, table size, pool
     # ("all" rated matches, or "strong" bots only), seat (-1: a per-match figure) and
-    # figure, and the rated matches that wait for `niwa ladder balance --backfill`:
-    # every one finished before this migration
+    # figure, the rated matches that wait for `niwa ladder balance --backfill` (every
+    # one finished before this migration) and those it could not count
     (
         """CREATE TABLE balance_matches (
             match_id INTEGER PRIMARY KEY REFERENCES matches(id),
@@ -288,6 +288,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         """CREATE TABLE balance_backlog (
             match_id INTEGER PRIMARY KEY REFERENCES matches(id)
+        )""",
+        """CREATE TABLE balance_skipped (
+            match_id INTEGER PRIMARY KEY REFERENCES matches(id),
+            reason TEXT NOT NULL
         )""",
         f"""INSERT INTO balance_backlog (match_id)
             SELECT id FROM matches

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from niwa.ladder.balance import Interval, MatchBalance, Running
 from niwa.ladder.elo import BASE
-from niwa.ladder.store.base import Part
+from niwa.ladder.store.base import DONE, RATED, Part
 
 #: A strong match: every seat's bot was rated at least this before it (its running Elo
 #: in rating_history, the same at commit and at backfill). Everyone starts at BASE, so
@@ -95,17 +95,45 @@ class Balance(Part):
     def backlog_count(self) -> int:
         return int(self.db.scalar("SELECT COUNT(*) FROM balance_backlog"))
 
-    def backfill(self, match_id: int, game: str, figures: MatchBalance | None) -> bool:
-        """Take a match off the backlog, adding its figures (None: its replay could not
-        give any, so it is dropped). True if it counted."""
+    def backfill(
+        self, match_id: int, game: str, figures: MatchBalance | None, reason: str = ""
+    ) -> bool:
+        """Take a match off the backlog, adding its figures; None: its replay could not
+        give any (``reason`` says why), so it is marked skipped and not tried again.
+        True if it counted."""
         with self.db.transaction() as db:
             gone = db.one(
                 "DELETE FROM balance_backlog WHERE match_id = ? RETURNING match_id", (match_id,)
             )
             done = db.one("SELECT 1 AS yes FROM balance_matches WHERE match_id = ?", (match_id,))
-            if gone is None or done is not None or figures is None:
+            if gone is None or done is not None:
                 return False
-            return self.record(match_id, game, figures)
+            if figures is not None and self.record(match_id, game, figures):
+                return True
+            db.execute(
+                "INSERT INTO balance_skipped (match_id, reason) VALUES (?, ?)",
+                (match_id, (reason or "it was never rated")[:500]),
+            )
+            return False
+
+    def enqueue_missing(self) -> int:
+        """Put on the backlog every rated match that has ratings but no figures and is
+        neither waiting nor skipped: one an older niwa recorded on this store during a
+        rolling upgrade, after a newer node had migrated it. How many were added."""
+        with self.db.transaction() as db:
+            rows = db.execute(
+                "INSERT INTO balance_backlog (match_id) SELECT m.id FROM matches m"
+                f" WHERE m.kind = '{RATED}' AND m.state = '{DONE}'"
+                " AND EXISTS (SELECT 1 FROM rating_history h WHERE h.match_id = m.id)"
+                " AND NOT EXISTS (SELECT 1 FROM balance_matches b WHERE b.match_id = m.id)"
+                " AND NOT EXISTS (SELECT 1 FROM balance_backlog w WHERE w.match_id = m.id)"
+                " AND NOT EXISTS (SELECT 1 FROM balance_skipped s WHERE s.match_id = m.id)"
+                " RETURNING match_id"
+            )
+        return len(rows)
+
+    def skipped_count(self) -> int:
+        return int(self.db.scalar("SELECT COUNT(*) FROM balance_skipped"))
 
     def report(self, game: str, pool: str = STRONG) -> list[TableSize]:
         """``game``'s aggregates in ``pool``, one per player count, fewest seats first."""
