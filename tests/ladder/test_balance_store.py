@@ -25,11 +25,11 @@ def _bots(store: Store) -> tuple[int, int]:
 
 
 def _commit(store: Store, seats: tuple[int, int], figures: MatchBalance | None,
-            kind: str = "rated") -> int:  # fmt: skip
+            kind: str = "rated", first_seat: str = "ok") -> int:  # fmt: skip
     version = engine.load(GAME).info.version
     match_id = store.matches.queue_match(GAME, version, list(seats), seed=1, kind=kind)
     assert store.matches.claim_next() is not None
-    results = (SeatResult(0, seats[0], 1, 4.0, "ok"), SeatResult(1, seats[1], 0, 5.0, "ok"))
+    results = (SeatResult(0, seats[0], 1, 4.0, first_seat), SeatResult(1, seats[1], 0, 5.0, "ok"))
     finished = Finished(results, 12, 0.1, "0" * 64, balance=figures)
     assert store.matches.finish_match(match_id, finished)
     return match_id
@@ -68,6 +68,14 @@ def test_one_seat_below_the_bar_makes_the_match_not_strong(any_store: Store) -> 
     any_store.db.execute("UPDATE ratings SET elo = ? WHERE bot_id = ?", (STRONG_ELO - 1, b))
     _commit(any_store, (a, b), FIGURES)
     assert any_store.balance.report(GAME, STRONG) == []
+
+
+def test_a_match_a_seat_failed_out_of_is_not_strong(any_store: Store) -> None:
+    seats = _bots(any_store)
+    any_store.db.execute("UPDATE ratings SET elo = ?", (STRONG_ELO + 200,))
+    _commit(any_store, seats, FIGURES, first_seat="out")
+    assert any_store.balance.report(GAME, STRONG) == []
+    assert [size.matches for size in any_store.balance.report(GAME, ALL)] == [1]
 
 
 def test_the_sums_add_up_match_after_match(any_store: Store) -> None:

@@ -11,10 +11,11 @@ from dataclasses import dataclass, replace
 from niwa.ladder.balance import Interval, MatchBalance, Running
 from niwa.ladder.elo import BASE
 from niwa.ladder.store.base import DONE, RATED, Part
+from niwa.referee.failures import SeatStatus
 
 #: A strong match: every seat's bot was rated at least this before it (its running Elo
-#: in rating_history, the same at commit and at backfill). Everyone starts at BASE, so
-#: this is a bot that has shown it beats a newcomer about 64 % of the time.
+#: in rating_history, the same at commit and at backfill), and none failed out of it.
+#: Everyone starts at BASE, so this is a bot that beats a newcomer about 64 % of the time.
 STRONG_ELO = BASE + 100.0
 ALL, STRONG = "all", "strong"
 POOLS = (ALL, STRONG)
@@ -46,7 +47,12 @@ class Balance(Part):
         if row is None or row["weakest"] is None:
             return False
         weakest = float(row["weakest"])
-        strong = weakest >= STRONG_ELO
+        # a seat that failed out played no game worth measuring the rules by
+        out = self.db.scalar(
+            f"SELECT COUNT(*) FROM results WHERE match_id = ? AND status <> '{SeatStatus.OK}'",
+            (match_id,),
+        )
+        strong = weakest >= STRONG_ELO and not out
         values = figures.match_values()
         seats = len(figures.places)
         self.db.execute(
