@@ -11,6 +11,7 @@ from niwa.cli import UsageError
 from niwa.commands import ladder as cli
 from niwa.ladder import balance_backfill, balance_report, report
 from niwa.ladder.balance_backfill import Progress
+from niwa.ladder.store.balance import STRONG_ELO
 from niwa.referee.logs import configure_cli_logging
 
 
@@ -18,7 +19,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = commands.add_parser(
         "balance", help="a game's balance from its rated matches (seat advantage, lead changes)",
         description="Print GAME's balance figures per player count, from rated matches "
-        "between strong bots (every seat rated at least 1600 before the match) and from all "
+        f"between strong bots (every seat rated at least {STRONG_ELO:.0f} before the match, "
+        "none failing out) and from all "
         "rated matches: each seat's win share and mean place, lead changes, how often the "
         "last round decided the match, score margin and spread, game length, each with a "
         "95 %% interval. --backfill computes them for the rated matches finished before "

@@ -90,7 +90,7 @@ def describe(found: BalanceReport) -> str:
     """The report as text: per player count, strong matches first, all rated beside."""
     lines = [
         f"{found.game} balance: strong = every seat rated at least {STRONG_ELO:.0f} before the"
-        " match; means with 95 % intervals [low, high]"
+        " match, none failing out; means with 95 % intervals [low, high]"
     ]
     if found.backlog:
         lines.append(f"{found.backlog} rated matches wait: run niwa ladder balance --backfill")
