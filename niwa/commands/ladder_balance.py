@@ -23,7 +23,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "none failing out) and from all "
         "rated matches: each seat's win share and mean place, lead changes, how often the "
         "last round decided the match, score margin and spread, game length, each with a "
-        "95 %% interval. --backfill computes them for the rated matches finished before "
+        "95 % interval. --backfill computes them for the rated matches finished before "
         "the store kept them, from their replays.",
     )  # fmt: skip
     p.add_argument("game", nargs="?", default="", help="the game (not with --backfill)")
