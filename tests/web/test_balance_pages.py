@@ -133,3 +133,21 @@ def test_the_page_of_a_game_the_ladder_does_not_play_is_a_404(
 ) -> None:
     status, body, _ = get(f"{served[0]}/games/chess/balance")
     assert status == 404 and "no &#39;chess&#39; ladder here" in body
+
+
+def test_the_plots_are_the_strong_matches_where_there_are_any(
+    browser: webdriver.Chrome, served: tuple[str, Path]
+) -> None:
+    web = served[0]
+    pools = _report(web)["pools"]
+    assert isinstance(pools, dict)
+    strong = {size["players"] for size in pools["strong"]}
+    assert strong  # the fixture played some
+    browser.get(f"{web}/games/{GAME}/balance")
+    for size in pools["all"]:
+        section = browser.find_element(By.ID, f"players-{size['players']}")
+        titles = [t.get_attribute("textContent") for t in
+                  section.find_elements(By.CSS_SELECTOR, "svg.plot > title")]  # fmt: skip
+        pool = ("strong matches" if size["players"] in strong
+                else "all rated matches (no strong ones yet)")  # fmt: skip
+        assert titles == [f"win share by seat, {pool}", f"mean place by seat, {pool}"]
