@@ -234,6 +234,7 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_user_add)
     ladder_ops.register(commands)  # drain, migrate
     from niwa.commands import (  # they use this module's helpers
+        ladder_balance,
         ladder_fork,
         ladder_league,
         ladder_season,
@@ -242,6 +243,7 @@ def register(sub: Any) -> None:
     ladder_season.register(commands)
     ladder_league.register(commands)
     ladder_fork.register(commands)
+    ladder_balance.register(commands)
 
     p = commands.add_parser(
         "demo", help="a ladder of the built-in bots in every game",

@@ -259,6 +259,10 @@ Enumeration: TypeAlias = tuple[Sequence[Action], Sequence[Action]]
 #: Each seat's score so far, read from the spectator's observation only (so it can show
 #: nothing hidden); None where the game keeps no running score at that point.
 ScoreNow: TypeAlias = Callable[[Mapping[str, JSON]], list[float] | None]
+#: Whether the step from the first spectator view to the second ended a round (the
+#: game's own unit of play, e.g. every seat took a turn), for the ladder's balance
+#: figures (lead changes per round, the last round's effect on the ranking).
+RoundEnds: TypeAlias = Callable[[Mapping[str, JSON], Mapping[str, JSON]], bool]
 #: The end-of-game breakdown of a finished state: ``{"rows": [{"label", "values"}],
 #: "tie_rule": str, "tie_break": [sentences]}`` (niwa.engine.scoreboard builds it).
 Breakdown: TypeAlias = Callable[[State], dict[str, JSON]]
@@ -381,6 +385,12 @@ class Game(ABC):
     def score_now(self) -> ScoreNow | None:
         """The viewer's score chart: each seat's score per step, from the spectator's
         observation. Fallback: no chart."""
+        return None
+
+    def round_ends(self) -> RoundEnds | None:
+        """The ladder's balance figures: whether a step (from the spectator's view
+        before it to the one after) ended a round, so lead changes are counted per round
+        with :meth:`score_now`'s scores. Fallback: every decision is a round."""
         return None
 
     def score_breakdown(self) -> Breakdown | None:

@@ -11,8 +11,9 @@ None, the fallback, where the module or the name is absent:
 - ``parts.py``: ``board_parts`` (:meth:`board_parts`)
 - ``redeal.py``: ``unseen(seat)`` (:meth:`unseen_chance`), ``dealer(base, seat)``
   (:meth:`redealer`)
-- ``scoreboard.py``: ``score_now`` (:meth:`score_now`), ``breakdown``
-  (:meth:`score_breakdown`), ``GLOSSARY`` (:meth:`glossary`)
+- ``scoreboard.py``: ``score_now`` (:meth:`score_now`), ``round_ends``
+  (:meth:`round_ends`), ``breakdown`` (:meth:`score_breakdown`), ``GLOSSARY``
+  (:meth:`glossary`)
 - ``features.py``: ``encoder(players)`` (:meth:`feature_encoder`)
 """
 
@@ -34,6 +35,7 @@ from niwa.engine.api import (
     Enumeration,
     Evaluation,
     FeatureEncoder,
+    RoundEnds,
     ScoreNow,
     State,
 )
@@ -85,6 +87,10 @@ class PackagedHooks:
     def score_now(self) -> ScoreNow | None:
         score: ScoreNow | None = self._part("scoreboard", "score_now")
         return score
+
+    def round_ends(self) -> RoundEnds | None:
+        ends: RoundEnds | None = self._part("scoreboard", "round_ends")
+        return ends
 
     def score_breakdown(self) -> Breakdown | None:
         breakdown: Breakdown | None = self._part("scoreboard", "breakdown")

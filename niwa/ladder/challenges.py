@@ -273,6 +273,10 @@ class Challenges:
         assert played is not None
         data = Path(played).read_bytes()
         finished = worker.finished(outcome, challenge.seats, hashlib.sha256(data).hexdigest())
+        if self.store.matches.match(challenge.match_id).kind == RATED:
+            # a rated challenge counts in its game's balance, like any rated match
+            figures = worker.balance_of(Path(played), _log.bind(match=challenge.match_id))
+            finished = replace(finished, balance=figures)
         if self.store.matches.finish_match(challenge.match_id, finished, data, 1):
             os.replace(played, self.store.files.replay_path(challenge.match_id))
             kind = self.store.matches.match(challenge.match_id).kind

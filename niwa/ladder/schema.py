@@ -268,6 +268,48 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX match_forks_owner ON match_forks (owner_id, created_at)",
     ),
+    # 11 (balance): each rated match's balance
+    # figures (niwa.ladder.balance), their running sums per game, table size, pool
+    # ("all" rated matches, or "strong" bots only), seat (-1: a per-match figure) and
+    # figure, the rated matches that wait for `niwa ladder balance --backfill` (every
+    # one finished before this migration) and those it could not count
+    (
+        """CREATE TABLE balance_matches (
+            match_id INTEGER PRIMARY KEY REFERENCES matches(id),
+            game TEXT NOT NULL,
+            seats INTEGER NOT NULL,
+            strong INTEGER NOT NULL,
+            weakest_elo DOUBLE PRECISION NOT NULL,
+            steps INTEGER NOT NULL,
+            rounds INTEGER NOT NULL,
+            lead_changes INTEGER,
+            winner_late INTEGER,
+            order_late INTEGER,
+            margin DOUBLE PRECISION NOT NULL,
+            spread DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE balance_totals (
+            game TEXT NOT NULL,
+            seats INTEGER NOT NULL,
+            pool TEXT NOT NULL,
+            seat INTEGER NOT NULL,
+            metric TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            total DOUBLE PRECISION NOT NULL,
+            squares DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (game, seats, pool, seat, metric)
+        )""",
+        """CREATE TABLE balance_backlog (
+            match_id INTEGER PRIMARY KEY REFERENCES matches(id)
+        )""",
+        """CREATE TABLE balance_skipped (
+            match_id INTEGER PRIMARY KEY REFERENCES matches(id),
+            reason TEXT NOT NULL
+        )""",
+        f"""INSERT INTO balance_backlog (match_id)
+            SELECT id FROM matches
+            WHERE kind = '{MatchKind.RATED}' AND state = '{MatchState.DONE}'""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

@@ -20,7 +20,8 @@ from typing import Any
 
 import structlog
 
-from niwa.ladder import logs
+from niwa.ladder import balance_replay, logs
+from niwa.ladder.balance import MatchBalance
 from niwa.ladder.store import Finished, SeatResult
 from niwa.referee.clock import TimeControl
 from niwa.referee.fork import fork_start
@@ -102,7 +103,17 @@ def run_job(job: Job) -> Finished:
     finally:
         partial.unlink(missing_ok=True)
     log.info("match_played", places=list(outcome.result.places), wall_s=outcome.wall_s)
-    return finished(outcome, job.bot_ids, digest)
+    return replace(finished(outcome, job.bot_ids, digest), balance=balance_of(final, log))
+
+
+def balance_of(replay: Path, log: Any) -> MatchBalance | None:
+    """The match's balance figures, where the replay was just written (a worker process,
+    not the runner's loop); None (the backfill's to retry) if they cannot be had."""
+    try:
+        return balance_replay.from_file(replay)
+    except Exception as e:  # a game hook's bug must not lose the match's result
+        log.warning("balance_figures_failed", error=f"{type(e).__name__}: {e}")
+        return None
 
 
 def forked(spec: MatchSpec, origin: bytes, at: int) -> MatchSpec:

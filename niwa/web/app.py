@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from niwa import engine
-from niwa.ladder import forks, health, metrics
+from niwa.ladder import balance_report, forks, health, metrics
 from niwa.ladder.challenges import (
     RATED_CHOICE,
     UNRATED_CHOICE,
@@ -47,6 +47,7 @@ from niwa.ladder.store import ACTIVE, DONE, HUMAN_SOURCE, Bot, Match, Store, Sto
 from niwa.ladder.views import LadderBot, LeaderboardRow, MatchQuery, MatchView, SeatLog
 from niwa.referee import replay as replay_file
 from niwa.web import events, fork, live, live_ladder, plots, signin, upload
+from niwa.web.balance_page import balance_page_context
 from niwa.web.offline import embed_json
 from niwa.web.replay_view import RENDERER_URL, replay_payload
 from niwa.web.security import SecurityHeaders
@@ -221,6 +222,17 @@ def create_app(
             pages=pages, history=history, intervals=intervals, finite=math.isfinite, season=season,
         )  # fmt: skip
 
+    def balance_page(request: Request) -> Response:
+        found = _balance(site, request.path_params["game"])
+        return site.render("balance.html", request, **balance_page_context(found))
+
+    def balance_json(request: Request) -> Response:
+        try:
+            found = _balance(site, request.path_params["game"])
+        except HTTPException as e:  # a JSON reader gets its error as JSON
+            return JSONResponse({"error": e.detail}, e.status_code)
+        return JSONResponse(balance_report.to_json(found))
+
     def season_list(request: Request) -> Response:
         return site.render("seasons.html", request, seasons=site.reads.seasons(), shown=MAX_SEASONS)
 
@@ -311,6 +323,8 @@ def create_app(
         Route("/", index),
         renderer_route(),
         Route("/games/{game}", leaderboard),
+        Route("/games/{game}/balance", balance_page),
+        Route("/games/{game}/balance.json", balance_json),
         Route("/seasons", season_list),
         Route("/bots/{bot_id:int}", bot_page),
         Route("/matches", match_list),
@@ -355,6 +369,14 @@ def renderer_module(request: Request) -> Response:
 def renderer_route() -> Route:
     """The route of every game's renderer module (the local match's server has it too)."""
     return Route(RENDERER_URL.replace("{game}", "{game:str}"), renderer_module)
+
+
+def _balance(site: Site, game: str) -> balance_report.BalanceReport:
+    """A game's balance report: a few dozen rows of running sums, whatever the matches."""
+    if game not in site.reads.ladder_games:
+        raise HTTPException(404, f"no {game[:64]!r} ladder here: its games are "
+                            f"{', '.join(sorted(site.reads.ladder_games))}")  # fmt: skip
+    return balance_report.report(site.reads.store, game)
 
 
 def _challenge_offer(site: Site, bot: LadderBot) -> str:

@@ -160,3 +160,62 @@ def intervals(rows: Sequence[Interval], title: str = "Elo ± 95 %") -> Markup:
             f"{escape(r.label[:26])}</text></g>"
         )
     return _svg(height, title, body)
+
+
+@dataclass(frozen=True)
+class Mean:
+    label: str
+    mean: float
+    low: float
+    high: float
+    count: int
+
+
+def means(
+    rows: Sequence[Mean], title: str, low: float, high: float, mark: float | None = None
+) -> Markup:
+    """A row per entry: its 95 % interval as a bar with a dot at the mean, on a fixed
+    axis from ``low`` to ``high`` (widened to hold every interval), and a dashed line at
+    ``mark`` (e.g. the fair share every seat would win)."""
+    if not rows:
+        return _empty(title, "no matches yet")
+    lo = min(low, *(r.low for r in rows))
+    hi = max(high, *(r.high for r in rows))
+    hi = max(hi, lo + 1e-9)
+    row_h = 22
+    height = TOP + BOTTOM + row_h * len(rows)
+    plot_w = WIDTH - LEFT - RIGHT
+    bottom = height - BOTTOM
+
+    def x(value: float) -> float:
+        return LEFT + (value - lo) / (hi - lo) * plot_w
+
+    body = []
+    for value in (lo, (lo + hi) / 2, hi):
+        body.append(
+            f'<line x1="{x(value):.1f}" y1="{TOP}" x2="{x(value):.1f}" y2="{bottom}" '
+            f'stroke="#eee"/><text x="{x(value):.1f}" y="{bottom + 14}" font-size="11" '
+            f'text-anchor="middle">{_decimal(value)}</text>'
+        )
+    if mark is not None:
+        body.append(
+            f'<line class="mark" x1="{x(mark):.1f}" y1="{TOP}" x2="{x(mark):.1f}" '
+            f'y2="{bottom}" stroke="#555" stroke-dasharray="4 3"/>'
+        )
+    for i, r in enumerate(rows):
+        colour = PALETTE[i % len(PALETTE)]
+        cy = TOP + row_h * i + row_h / 2
+        body.append(
+            f'<g class="mean"><title>{escape(r.label)}: {_decimal(r.mean)} '
+            f"[{_decimal(r.low)}, {_decimal(r.high)}], {r.count} matches</title>"
+            f'<line x1="{x(r.low):.1f}" y1="{cy:.1f}" x2="{x(r.high):.1f}" y2="{cy:.1f}" '
+            f'stroke="{colour}" stroke-width="3"/>'
+            f'<circle cx="{x(r.mean):.1f}" cy="{cy:.1f}" r="4" fill="{colour}"/>'
+            f'<text x="{WIDTH - RIGHT + 10}" y="{cy + 4:.1f}" font-size="11">'
+            f"{escape(r.label[:26])}</text></g>"
+        )
+    return _svg(height, title, body)
+
+
+def _decimal(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".")

@@ -80,7 +80,7 @@ def test_a_game_that_answers_no_hook_gets_none_from_every_one() -> None:
         assert [game.renderer_asset(), game.heuristic(), game.blind_to_chance(),
                 game.action_space(1), game.unseen_chance(0), game.redealer(state, 0),
                 game.board_parts(), game.score_now(), game.score_breakdown(),
-                game.glossary(), game.feature_encoder(1)] == [None] * 11
+                game.glossary(), game.feature_encoder(1), game.round_ends()] == [None] * 12
 
 
 def test_a_game_without_an_action_space_gets_the_actions_random_playouts_reach() -> None:

@@ -218,3 +218,22 @@ def test_a_submitted_bot_is_challenged_in_its_sandbox(store: Store) -> None:
     assert seats[1 - challenge.seat].name == bot.name
     assert seats[challenge.seat].name == "bob"
     assert [s.status for s in store.matches.results(challenge.match_id)] == [SeatStatus.OK] * 2
+
+
+def test_a_rated_challenge_counts_in_its_games_balance(store: Store) -> None:
+    challenges.set_rated(store, True)
+    table = Challenges(store, rng=random.Random(3))
+    challenge = table.open(owner(store), active_bot(store).id)
+    play(table, challenge)
+    counted = store.db.one(
+        "SELECT rounds FROM balance_matches WHERE match_id = ?", (challenge.match_id,)
+    )
+    assert counted is not None and counted["rounds"] >= 1
+    assert store.balance.backlog_count() == 0
+
+
+def test_an_unrated_challenge_adds_nothing_to_the_balance(store: Store) -> None:
+    table = Challenges(store, rng=random.Random(2))
+    play(table, table.open(owner(store), active_bot(store).id))
+    assert store.db.scalar("SELECT COUNT(*) FROM balance_matches") == 0
+    assert store.balance.backlog_count() == 0

@@ -140,6 +140,7 @@ def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(
             "seat_totals", "pair_totals", "rated_totals", "leases", "blobs", "stderr_kept",
             "web_sessions", "season_standings", "season_boards", "season_matches", "seasons",
             "league_members", "leagues", "league_games", "match_forks",
+            "balance_backlog", "balance_matches", "balance_totals", "balance_skipped",
         )  # fmt: skip
         for table in tables:
             db.execute(f"DROP TABLE {table}")

@@ -19,7 +19,8 @@ whose hash was recorded (a node that died in between serves the store's copy).
 
 The store is split by concern, each part a small class on the one shared connection:
 :attr:`Store.owners`, :attr:`Store.bots`, :attr:`Store.matches` (and the queue),
-:attr:`Store.ratings` (and the leaderboard's fit), :attr:`Store.seasons`,
+:attr:`Store.ratings` (and the leaderboard's fit), :attr:`Store.balance` (each game's
+balance figures), :attr:`Store.seasons`,
 :attr:`Store.files` (paths and blobs), :attr:`Store.settings`, :attr:`Store.sessions`
 (owners signed in on the web), :attr:`Store.leagues` and :attr:`Store.forks` (where
 each forked match starts).
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from niwa.ladder.db import Database, DatabaseError, is_postgres_url, sqlite_path
 from niwa.ladder.schema import migrate
+from niwa.ladder.store.balance import Balance
 from niwa.ladder.store.base import (
     ACTIVE,
     CHALLENGE,
@@ -85,7 +87,8 @@ class Store:
         self.bots = Bots(db)
         self.ratings = Ratings(db)
         self.seasons = Seasons(db)
-        self.matches = Matches(db, self.files, self.ratings)
+        self.balance = Balance(db)
+        self.matches = Matches(db, self.files, self.ratings, self.balance)
         self.sessions = Sessions(db)
         self.leagues = Leagues(db)
         self.forks = Forks(db, self.matches)

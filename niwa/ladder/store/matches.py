@@ -10,6 +10,7 @@ from typing import Any
 
 from niwa.errors import LadderError
 from niwa.ladder.db import Database, Row
+from niwa.ladder.store.balance import Balance
 from niwa.ladder.store.base import (
     DONE,
     FAILED,
@@ -47,10 +48,11 @@ class Matches(Part):
     """The matches, their seats and results; a finished one's replay goes to ``files``
     and a rated one's outcome to ``ratings``, in the transaction that commits it."""
 
-    def __init__(self, db: Database, files: Files, ratings: Ratings) -> None:
+    def __init__(self, db: Database, files: Files, ratings: Ratings, balance: Balance) -> None:
         super().__init__(db)
         self.files = files
         self.ratings = ratings
+        self.balance = balance
 
     def queue_match(
         self,
@@ -318,6 +320,10 @@ class Matches(Part):
             )
         if kind == RATED and rate:
             self.ratings.record(match_id, game, finished.results)
+            if finished.balance is None:
+                self.balance.wait_for_backfill(match_id)
+            else:
+                self.balance.record(match_id, game, finished.balance)
 
     def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:
         """A match the referee could not run (not a bot's fault): retry, then give up."""

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from niwa.ladder.balance import MatchBalance
 from niwa.ladder.db import Row
 
 
@@ -83,6 +84,9 @@ class Finished:
     replay_sha256: str
     #: The results carry every seat's stderr tail, not only the out seats' (niwa.ladder.tails).
     stderr_kept: bool = False
+    #: Its balance figures, from the replay (niwa.ladder.balance_replay); None when the
+    #: replay could not give them: a rated match then waits for the backfill.
+    balance: MatchBalance | None = None
 
 
 #: What ladders before schema 3 appended to a seat's reason: its stderr, now private.

@@ -14,6 +14,15 @@ def score_now(view: Mapping[str, Any]) -> list[float]:
     return [float(x) for x in view["scores"]]
 
 
+def round_ends(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """A round is one turn of every seat: the turn counter crossed a multiple of the
+    player count (turns count from 1, one per seat's turn)."""
+    players = int(after["players"])
+    done_before = max(0, int(before["turn"]) - 1) // players
+    done_after = max(0, int(after["turn"]) - 1) // players
+    return done_after > done_before
+
+
 def breakdown(state: State) -> dict[str, JSON]:
     view = state.observe(None)
     seats = view["seats"]

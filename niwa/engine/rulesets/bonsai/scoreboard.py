@@ -22,6 +22,14 @@ def score_now(view: Mapping[str, Any]) -> list[float]:
     return [float(s["total"]) for s in view["scores"]]
 
 
+def round_ends(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """A round is one turn of every seat, seat 0 first (§7.1): the turn passed back to
+    seat 0. Alone, every turn is a round: a turn ends when its action is cleared."""
+    if int(after["players"]) == 1:
+        return before["turn"]["action"] is not None and after["turn"]["action"] is None
+    return bool(after["current"] == 0 and before["current"] != 0)
+
+
 def breakdown(state: State) -> dict[str, JSON]:
     view = state.observe(None)
     scores: list[dict[str, int]] = view["scores"]

@@ -14,6 +14,11 @@ def score_now(view: Mapping[str, Any]) -> list[float]:
     return [float(g["score"]) for g in view["gardens"]]
 
 
+def round_ends(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """A round is one of the game's rounds (the display laid out, then emptied)."""
+    return bool(after["round"] > before["round"])
+
+
 def breakdown(state: State) -> dict[str, JSON]:
     view = state.observe(None)
     gardens: list[dict[str, Any]] = view["gardens"]

@@ -18,6 +18,12 @@ def score_now(view: Mapping[str, Any]) -> list[float]:
     return [float(t) for t in view["tokens"][: view["players"]]]
 
 
+def round_ends(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """A round is one card played by every seat (§6): the round counter moved on from
+    a round that was played (it goes from 0 to 1 when the set-up deal is done)."""
+    return bool(after["round"] > before["round"] >= 1)
+
+
 def breakdown(state: State) -> dict[str, JSON]:
     view = state.observe(None)
     players = int(view["players"])
