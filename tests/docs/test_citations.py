@@ -165,7 +165,8 @@ def repository_files(names: tuple[str, ...] = SCANNED) -> Iterator[Path]:
         top = ROOT / name
         paths = [top] if top.is_file() else sorted(top.rglob("*"))
         for path in paths:
-            if path.is_file() and path.suffix in SUFFIXES and "__pycache__" not in path.parts:
+            caches = [part for part in path.parts if part.endswith("_cache")]  # tools' own
+            if path.is_file() and path.suffix in SUFFIXES and not caches:
                 yield path
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from niwa.ladder import challenges, forks, report, schema
-from niwa.ladder.db import Database
 from niwa.ladder.inputs import NotFound
 from niwa.ladder.reads import Denied, Reads
 from niwa.ladder.store import CHALLENGE, FORKED, QUEUED, REJECTED, Store
 from tests.ladder.forking import Forkable, finished_match, forkable, replay_steps
+from tests.ladder.rewind import rewind
 
 
 @pytest.fixture
@@ -185,10 +185,10 @@ FORKS_SCHEMA = next(
 def test_a_store_from_before_forks_migrates_in_place_and_its_matches_fork(
     db_url: str, tmp_path: Path,
 ) -> None:
-    db = Database.open(db_url)
-    schema.migrate(db, target=FORKS_SCHEMA - 1)
-    f = forkable(Store(db, tmp_path))  # the matches a ladder of that schema played
-    db.close()
+    made = Store.open(db_url, tmp_path)
+    f = forkable(made)  # matches played, then the store as the niwa before forks left it
+    rewind(made.db, FORKS_SCHEMA - 1)
+    made.close()
 
     store = Store.open(db_url, tmp_path)
     assert schema.current_version(store.db) == schema.LATEST

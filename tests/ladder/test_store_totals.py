@@ -14,6 +14,7 @@ from niwa.ladder.reads import Reads, shown_placings
 from niwa.ladder.schema import LATEST
 from niwa.ladder.store import ACTIVE, RATED, SUPERSEDED, VALIDATION, Finished, SeatResult, Store
 from tests.ladder import elo_before
+from tests.ladder.rewind import rewind
 
 
 @pytest.fixture
@@ -133,20 +134,7 @@ def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(
     random_ladder(store, seed=7)
     shown = {b.id for b in store.bots.bots("blossom", [ACTIVE])}
     totals = store.ratings.shown_totals("blossom", shown)
-    # Make it the store schema 3 made: schemas 4 to 10 only added these tables and the
-    # indexes.
-    with store.db.transaction() as db:
-        tables = (
-            "seat_totals", "pair_totals", "rated_totals", "leases", "blobs", "stderr_kept",
-            "web_sessions", "season_standings", "season_boards", "season_matches", "seasons",
-            "league_members", "leagues", "league_games", "match_forks",
-            "balance_backlog", "balance_matches", "balance_totals", "balance_skipped",
-        )  # fmt: skip
-        for table in tables:
-            db.execute(f"DROP TABLE {table}")
-        db.execute("DROP INDEX matches_duplicate_group")
-        db.execute("DROP INDEX matches_state_game")
-        db.execute("DELETE FROM schema_version WHERE version > 3")
+    rewind(store.db, 3)  # the store schema 3 made: later schemas added tables and indexes
     store.close()
 
     upgraded = Store.open(db_url, tmp_path)
