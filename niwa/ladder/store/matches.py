@@ -10,6 +10,7 @@ from typing import Any
 
 from niwa.errors import LadderError
 from niwa.ladder.db import Database, Row
+from niwa.ladder.store import tables
 from niwa.ladder.store.base import (
     DONE,
     FAILED,
@@ -318,6 +319,7 @@ class Matches(Part):
             )
         if kind == RATED and rate:
             self.ratings.record(match_id, game, finished.results)
+            tables.record(self.db, finished.results)
 
     def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:
         """A match the referee could not run (not a bot's fault): retry, then give up."""
