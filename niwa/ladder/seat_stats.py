@@ -151,15 +151,15 @@ def kingmaker(bot_id: int, matches: Iterable[Sequence[tuple[int, int]]]) -> King
             for third in bots:
                 if third not in (bot_id, other):
                     present.setdefault((other, third), [0, 0])[column] += 1
-    tested: list[tuple[float, tuple[int, int], list[int]]] = []
+    tested: list[tuple[float, tuple[int, int], tuple[int, int, int, int]]] = []
     for (other, third), (a1, b1) in present.items():
         a, b = totals[other]
         p = chi_squared_p(a1, b1, a - a1, b - b1)
         if p is not None:
-            tested.append((p, (other, third), [a1, a1 + b1, a - a1, a + b - a1 - b1]))
+            tested.append((p, (other, third), (a1, a1 + b1, a - a1, a + b - a1 - b1)))
     if not tested:
         return Kingmaker(tables, 0, False, None)
     p, (other, third), counts = min(tested, key=lambda t: (t[0], t[1]))
     adjusted = min(1.0, p * len(tested))
-    finding = Finding(other, third, *counts, p=p, p_adjusted=adjusted)
+    finding = Finding(other, third, *counts, p, adjusted)
     return Kingmaker(tables, len(tested), adjusted < ALPHA, finding)
