@@ -51,6 +51,18 @@ def seat_lines(seats: dict[tuple[int, int], Estimate]) -> list[str]:
     ]  # fmt: skip
 
 
+def fit_lines(fitted: Fitted) -> list[str]:
+    """A series' ratings and seat effects, after its table (``niwa match``)."""
+    if not fitted.ratings:
+        return []
+    best = sorted(fitted.ratings.items(), key=lambda item: -item[1].elo)
+    return [
+        "Plackett-Luce Elo ± 95% (the ladder's fit): "
+        + ", ".join(f"{bot} {e.elo:.0f} ± {e.ci95:.0f}" for bot, e in best),
+        *seat_lines(fitted.seats),
+    ]
+
+
 def seats_json(seats: dict[tuple[int, int], Estimate]) -> list[dict[str, Any]]:
     return [
         {"players": n, "seat": s, "elo": e.elo, "ci95": e.ci95}
