@@ -90,6 +90,28 @@ def test_a_new_season_starts_the_totals_from_nothing(store: Store) -> None:
     }  # fmt: skip
 
 
+def test_the_kingmaker_check_reads_only_the_current_seasons_tables_of_three_or_more(
+    store: Store,
+) -> None:
+    bots = random_ladder(store, seed=8)
+    before = table_totals.shared_tables(store.db, bots[1], limit=2000)
+    assert before and all(len(match) >= 3 for match in before)
+    assert all(bots[1] in [bot for bot, _ in match] for match in before)
+    seasons.start(store, "spring")
+    assert table_totals.shared_tables(store.db, bots[1], limit=2000) == []
+    play(store, bots[:3], [2, 0, 1])
+    play(store, bots[:2], [0, 1])
+    assert table_totals.shared_tables(store.db, bots[1], limit=2000) == [
+        [(bots[0], 2), (bots[1], 0), (bots[2], 1)]
+    ]
+
+
+def test_the_kingmaker_read_takes_the_newest_tables_up_to_its_limit(store: Store) -> None:
+    bots = random_ladder(store, seed=9)
+    every = table_totals.shared_tables(store.db, bots[1], limit=2000)
+    assert table_totals.shared_tables(store.db, bots[1], limit=3) == every[-3:]
+
+
 def test_an_older_store_upgrades_in_place_with_its_rated_matches_counted(
     db_url: str, tmp_path: Path
 ) -> None:

@@ -10,8 +10,15 @@ from dataclasses import dataclass
 
 from niwa.ladder.db import Database
 from niwa.ladder.store.base import DONE, RATED
-from niwa.ladder.store.ratings import IN_SEASON
 from niwa.ladder.store.records import SeatResult
+
+#: The match m is of the current season (as niwa.ladder.store.ratings.IN_SEASON says),
+#: asked per match through season_matches' key: a bot's few thousand matches, rather
+#: than a list of every match of the ended seasons built for each read.
+IN_SEASON = (
+    "NOT EXISTS (SELECT 1 FROM season_matches sm JOIN seasons s ON s.id = sm.season_id "
+    "WHERE sm.match_id = m.id AND s.ended_at IS NOT NULL)"
+)
 
 
 @dataclass(frozen=True)
