@@ -93,6 +93,7 @@ def test_the_bot_page_shows_each_opponent_at_the_same_table_and_the_kingmaker_ch
         for o in expected.opponents
     ]
     assert len(opponents) == 2  # random and its copy
-    check = browser.find_element(By.ID, "kingmaker").text
-    assert "chi-squared" in check and "Bonferroni" in check
+    check = browser.find_element(By.ID, "kingmaker")
+    assert check.get_attribute("class") == ("flagged" if expected.kingmaker.flagged else "clear")
+    assert "chi-squared" in check.text and "Bonferroni" in check.text
     assert console_errors(browser) == []
