@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -76,3 +77,34 @@ def test_one_match_has_no_interval_on_its_mean_place() -> None:
 def test_a_level_finish_counts_half_ahead() -> None:
     record = seat_stats.table_record(B, together=10, ahead=4, level=2)
     assert record.ahead.value == 0.5
+
+
+def random_tables(
+    rng: random.Random, tables: int, kingmaker_odds: float
+) -> list[list[tuple[int, int]]]:
+    """4-seat tables of A and three of the bots 2-7 in random order; whenever bot 3 (C)
+    sits with A and B, B finishes ahead of A with probability ``kingmaker_odds``."""
+    out = []
+    for _ in range(tables):
+        bots = [A, *rng.sample(range(2, 8), 3)]
+        order = rng.sample(bots, 4)  # first to last
+        if B in bots and C in bots:
+            b_ahead = rng.random() < kingmaker_odds
+            if (order.index(B) < order.index(A)) != b_ahead:
+                i, j = order.index(A), order.index(B)
+                order[i], order[j] = B, A
+        out.append([(bot, order.index(bot)) for bot in bots])
+    return out
+
+
+def test_random_orders_are_flagged_about_as_rarely_as_the_threshold_says() -> None:
+    rng = random.Random(29)
+    flagged = sum(kingmaker(A, random_tables(rng, 1000, 0.5)).flagged for _ in range(40))
+    assert flagged <= 2  # at most 1 % each (Bonferroni is conservative): 2 of 40 is rare
+
+
+def test_a_third_bot_that_hands_b_the_edge_over_a_is_found() -> None:
+    check = kingmaker(A, random_tables(random.Random(30), 2000, 0.8))
+    assert check.flagged
+    assert check.strongest is not None
+    assert (check.strongest.other_id, check.strongest.third_id) == (B, C)
