@@ -26,13 +26,14 @@ def store(any_store: Store) -> Store:
     return any_store
 
 
-def rescanned(db: Database) -> tuple[Seats, Pairs]:
-    """The totals counted from the results of every finished rated match."""
+def rescanned(db: Database, after_match: int = 0) -> tuple[Seats, Pairs]:
+    """The totals counted from the results of every finished rated match (with an id
+    above ``after_match``)."""
     matches: dict[int, list[tuple[int, int, int]]] = {}
     for r in db.execute(
         "SELECT r.match_id, r.seat, r.bot_id, r.place FROM results r "
-        "JOIN matches m ON m.id = r.match_id WHERE m.kind = ? AND m.state = ?",
-        (RATED, DONE),
+        "JOIN matches m ON m.id = r.match_id WHERE m.kind = ? AND m.state = ? AND m.id > ?",
+        (RATED, DONE, after_match),
     ):
         matches.setdefault(int(r["match_id"]), []).append(
             (int(r["seat"]), int(r["bot_id"]), int(r["place"]))
@@ -122,6 +123,27 @@ def test_an_older_store_upgrades_in_place_with_its_rated_matches_counted(
     assert seats and pairs
     assert (seats, pairs) == rescanned(store.db)
     store.close()
+
+
+def test_a_schema_9_store_upgrades_counting_only_its_current_seasons_matches(
+    db_url: str, tmp_path: Path
+) -> None:
+    store = Store.open(db_url, tmp_path)
+    bots = random_ladder(store, seed=10)
+    ended = int(store.db.scalar("SELECT MAX(id) FROM matches"))
+    seasons.start(store, "spring")
+    for seats, places in (([0, 1, 2], [1, 0, 2]), ([2, 3], [0, 0]), ([1, 3, 4, 5], [3, 2, 1, 0])):
+        play(store, [bots[i] for i in seats], places)
+    expected = stored(store.db)
+    with store.db.transaction() as db:  # the store as schema 9 left it
+        db.execute("DROP TABLE seat_results")
+        db.execute("DROP TABLE table_pairs")
+        db.execute("DELETE FROM schema_version WHERE version = ?", (LATEST,))
+    store.close()
+    upgraded = Store.open(db_url, tmp_path)
+    assert current_version(upgraded.db) == LATEST
+    assert stored(upgraded.db) == expected == rescanned(upgraded.db, after_match=ended)
+    upgraded.close()
 
 
 def test_the_bot_read_sums_the_seats_by_player_count(store: Store) -> None:
