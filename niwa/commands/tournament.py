@@ -127,6 +127,9 @@ def check_args(args: argparse.Namespace, info: engine.GameInfo) -> int:
         raise UsageError(f"--games, --sprt, --seed-from and --html are for --format "
                          f"knockout; {args.format} plays --rounds")
     if knockout:
+        if args.rating != PLACKETT_LUCE:
+            raise UsageError("--rating is for the standings of round-robin, gauntlet and "
+                             "swiss: a knockout's bracket has no Elo column")
         if args.rounds != 1:
             raise UsageError("--rounds is not for --format knockout: a tie plays --games")
         if args.players not in (None, 2) or info.min_players > 2:

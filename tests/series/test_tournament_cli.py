@@ -94,3 +94,9 @@ def test_the_text_table_prints_the_seat_effects(
     run(tmp_path, "--players", "3")
     printed = capsys.readouterr().out
     assert "seat effect at 3 seats (Elo against seat 0, ± 95%): seat 1 " in printed
+
+
+def test_rating_is_refused_for_a_knockout(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["tournament", "blossom", *BOTS, "--format", "knockout", "--rating", "pairwise"]
+    assert main(argv) == 2
+    assert "a knockout's bracket has no Elo column" in capsys.readouterr().err
