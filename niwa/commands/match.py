@@ -17,7 +17,7 @@ from niwa.referee.failures import SeatStatus
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.pool import cores
 from niwa.referee.text import printable
-from niwa.series import schedule, stats
+from niwa.series import ratings, schedule, stats
 from niwa.series.games import FAIL_ON, GameJob, GameRecord, play_game, run_jobs
 from niwa.series.headtohead import HeadToHead
 from niwa.series.report import JsonLines, Live, Standings, progress
@@ -201,6 +201,7 @@ def play_series(
     started = time.monotonic()
     done = 0
     dir_out = False
+    records: list[GameRecord] = []
 
     def block() -> list[str]:
         head = progress(done, len(jobs), started)
@@ -213,6 +214,7 @@ def play_series(
         dir_out = dir_out or record.fails_run(args.fail_on)
         live.note(standings.add(record))
         duel.add(record)
+        records.append(record)
         sink.write(record.to_json())
         live.update(block())
         return duel.verdict == "continue"
@@ -222,6 +224,9 @@ def play_series(
     except ValueError as e:  # e.g. a bot.toml changed under the series
         raise UsageError(str(e)) from None
     live.update(block(), final=True)
+    fitted = ratings.fit(records)
+    for line in ratings.fit_lines(fitted):
+        print(line, file=out)
     if duel.sprt is not None:
         verdict = duel.verdict if duel.verdict != "continue" else "inconclusive"
         why = ("--games ran out" if verdict == "inconclusive"
@@ -236,6 +241,8 @@ def play_series(
         "planned": len(jobs),
         "bots": {b: line.to_json() for b, line in standings.lines.items()},
         "head_to_head": duel.to_json(finished=True),
+        "ratings": {b: {"elo": e.elo, "ci95": e.ci95} for b, e in fitted.ratings.items()},
+        "seat_effects": ratings.seats_json(fitted.seats),
     })
     if dir_out:
         return 1

@@ -21,6 +21,7 @@ from niwa.referee.pool import cores
 from niwa.referee.text import printable
 from niwa.series import stats
 from niwa.series.progress import Progress
+from niwa.series.ratings import PLACKETT_LUCE, RATINGS, fit, seat_lines, seats_json
 from niwa.series.report import NAME_SHOWN, JsonLines, progress
 from niwa.series.setup import check_seating, entrants, parse_bots
 from niwa.series.tournament import KNOCKOUT_GAMES, Knockout, Tournament, groups_of, rows, table
@@ -52,8 +53,11 @@ resume: --progress FILE appends every finished game to FILE (fsynced as it ends)
 its finished games again, and refuses other arguments (bots, game, format, ...).
 
 standings: points are each game's share of the other seats a bot placed ahead of
-(1 a win, 1/2 a draw with two players); Elo is the ladder's batch fit (niwa/ladder/mle.py):
-maximum-likelihood Bradley-Terry over the pairwise results, mean 1500, ± 95 %.
+(1 a win, 1/2 a draw with two players); Elo is the ladder's Plackett-Luce fit
+(niwa/ladder/plackett_luce.py): maximum likelihood over each game's full finishing
+order, ties by Davidson's rule, a seat effect per player count (printed under the
+table, in Elo against seat 0), mean 1500, ± 95 %. --rating pairwise: the older
+Bradley-Terry fit over the pairwise results (niwa/ladder/mle.py), no seat effect.
 
 exit codes:
   0  the tournament ran
@@ -97,6 +101,10 @@ def register(sub: Any) -> None:
     p.add_argument("--html", type=Path, metavar="FILE",
                    help="knockout: write the bracket as a self-contained web page to FILE "
                    "after each round (no script, no network)")
+    p.add_argument("--rating", choices=RATINGS, default=PLACKETT_LUCE,
+                   help="the Elo column's fit: plackett-luce over full finishing orders "
+                   "with seat effects, as the ladder's (default), or pairwise "
+                   "Bradley-Terry")
     keep = p.add_mutually_exclusive_group()
     keep.add_argument("--progress", type=Path, metavar="FILE",
                       help="append each finished game to FILE (JSON lines, fsynced), so "
@@ -119,6 +127,9 @@ def check_args(args: argparse.Namespace, info: engine.GameInfo) -> int:
         raise UsageError(f"--games, --sprt, --seed-from and --html are for --format "
                          f"knockout; {args.format} plays --rounds")
     if knockout:
+        if args.rating != PLACKETT_LUCE:
+            raise UsageError("--rating is for the standings of round-robin, gauntlet and "
+                             "swiss: a knockout's bracket has no Elo column")
         if args.rounds != 1:
             raise UsageError("--rounds is not for --format knockout: a tie plays --games")
         if args.players not in (None, 2) or info.min_players > 2:
@@ -218,12 +229,15 @@ def run(args: argparse.Namespace) -> int:
             t.run([ids[i] for i in order or ()], sprt)
         else:
             groups_of(t, ids, players, seed)
-            final = rows(t.standings, t.records)
+            fitted = fit(t.records, args.rating)
+            final = rows(t.standings, t.records, fitted)
             t.live.update([progress(len(t.records), len(t.records), t.started),
-                           *table(final), *t.standings.failure_lines()], final=True)
+                           *table(final), *seat_lines(fitted.seats),
+                           *t.standings.failure_lines()], final=True)
             sink.write({"type": "standings", "game": args.game, "format": args.format,
                         "seed": seed, "time": args.time, "players": players,
-                        "rounds": args.rounds, "games": len(t.records), "rows": final})
+                        "rounds": args.rounds, "games": len(t.records), "rows": final,
+                        "rating": args.rating, "seat_effects": seats_json(fitted.seats)})
     except KeyboardInterrupt:
         if kept is not None:  # the finished games are in the file
             print(f"to continue: the same command with --resume {keep} (in place of "

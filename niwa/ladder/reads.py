@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 
 from niwa import engine
-from niwa.ladder import elo, leagues, sparring, tails
+from niwa.ladder import elo, leagues, seat_stats, sparring, tails
 from niwa.ladder.db import Row
 from niwa.ladder.inputs import MAX_TEXT as MAX_TEXT
 from niwa.ladder.inputs import NotFound as NotFound
@@ -36,11 +36,13 @@ from niwa.ladder.store import (
     Season,
     Store,
     StoreError,
+    tables,
 )
 from niwa.ladder.store.ratings import IN_SEASON
 from niwa.ladder.views import (
     BotListing,
     BotLogs,
+    BotTables,
     GameStatus,
     LadderBot,
     Leaderboard,
@@ -51,6 +53,7 @@ from niwa.ladder.views import (
     RatingPoint,
     Replay,
     SeasonView,
+    SeatLine,
     SeatLog,
     SeatOutcome,
     SeatResult,
@@ -602,6 +605,48 @@ class Reads:
             )
             for r in found
         ]  # fmt: skip
+
+    def bot_tables(self, bot: LadderBot, opponents: int = MAX_LIST) -> BotTables:
+        """The bot's results by seat and player count, against the ``opponents`` it sat
+        with most, and its kingmaker check over its newest tables of 3 seats or more:
+        from the totals the commits keep (schema 10) and one bounded read."""
+        rows = tables.seat_rows(self.store.db, bot.id)
+        by_players: dict[int, list[int]] = {}
+        for r in rows:
+            sums = by_players.setdefault(r.players, [0, 0, 0, 0])
+            for i, value in enumerate((r.matches, r.place_sum, r.place_squares, r.firsts)):
+                sums[i] += value
+        pairs = tables.table_pairs(self.store.db, bot.id, min(opponents, MAX_LIST))
+        check = seat_stats.kingmaker(
+            bot.id, tables.shared_tables(self.store.db, bot.id, seat_stats.KINGMAKER_MATCHES)
+        )
+        named = {p.other_id for p in pairs}
+        if check.strongest is not None:
+            named |= {check.strongest.other_id, check.strongest.third_id}
+        return BotTables(
+            by_seat=tuple(
+                SeatLine(r.players, r.seat, seat_stats.places(
+                    r.matches, r.place_sum, r.place_squares, r.firsts))
+                for r in rows
+            ),
+            by_players=tuple(
+                SeatLine(n, -1, seat_stats.places(*sums)) for n, sums in by_players.items()
+            ),
+            opponents=tuple(
+                seat_stats.table_record(p.other_id, p.together, p.ahead, p.level) for p in pairs
+            ),
+            kingmaker=check,
+            labels=self._labels(named),
+        )  # fmt: skip
+
+    def _labels(self, bot_ids: Collection[int]) -> dict[int, str]:
+        if not bot_ids:
+            return {}
+        found = self.store.db.execute(
+            f"SELECT id, name, version FROM bots WHERE id IN ({', '.join('?' for _ in bot_ids)})",
+            sorted(bot_ids),
+        )
+        return {int(r["id"]): f"{r['name']}@{r['version']}" for r in found}
 
     def bot_failures(self, bot_id: int, limit: int = DEFAULT_LIST) -> list[SeatOutcome]:
         """The bot's newest seats that went out, in matches of any kind (the step it went

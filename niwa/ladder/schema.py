@@ -10,6 +10,13 @@ from __future__ import annotations
 from niwa.ladder.db import Database, DatabaseError
 from niwa.ladder.statuses import MatchKind, MatchState
 
+#: A match of the current season (as niwa.ladder.store.ratings.IN_SEASON), spelled here
+#: so that a migration stays as it was released whatever that module becomes.
+_IN_SEASON = (
+    "m.id NOT IN (SELECT sm.match_id FROM season_matches sm "
+    "JOIN seasons s ON s.id = sm.season_id WHERE s.ended_at IS NOT NULL)"
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: owners, bots, matches with their seats and results, ratings and their history.
     (
@@ -309,6 +316,51 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         f"""INSERT INTO balance_backlog (match_id)
             SELECT id FROM matches
             WHERE kind = '{MatchKind.RATED}' AND state = '{MatchState.DONE}'""",
+    ),
+    # 12: per-seat and per-table totals for the bot pages (niwa.ladder.store.tables),
+    # kept by the transaction that commits a rated match, of the current season as
+    # pair_totals are: each bot's results by player count and seat (matches, the sums
+    # of its places and of their squares for a mean with an interval, firsts), and each
+    # ordered pair of bots that shared a table (matches together, how often the first
+    # finished ahead, level). Filled here from the current season's rated matches.
+    (
+        """CREATE TABLE seat_results (
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            players INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            matches BIGINT NOT NULL,
+            place_sum BIGINT NOT NULL,
+            place_squares BIGINT NOT NULL,
+            firsts BIGINT NOT NULL,
+            PRIMARY KEY (bot_id, players, seat)
+        )""",
+        """CREATE TABLE table_pairs (
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            other_id BIGINT NOT NULL REFERENCES bots(id),
+            together BIGINT NOT NULL,
+            ahead BIGINT NOT NULL,
+            level BIGINT NOT NULL,
+            PRIMARY KEY (bot_id, other_id)
+        )""",
+        f"""INSERT INTO seat_results
+            (bot_id, players, seat, matches, place_sum, place_squares, firsts)
+            SELECT r.bot_id, c.seats, r.seat, COUNT(*), SUM(r.place), SUM(r.place * r.place),
+                SUM(CASE WHEN r.place = 0 THEN 1 ELSE 0 END)
+            FROM matches m
+            JOIN (SELECT match_id, COUNT(*) AS seats FROM results GROUP BY match_id) c
+                ON c.match_id = m.id
+            JOIN results r ON r.match_id = m.id
+            WHERE m.kind = '{MatchKind.RATED}' AND m.state = '{MatchState.DONE}' AND {_IN_SEASON}
+            GROUP BY r.bot_id, c.seats, r.seat""",
+        f"""INSERT INTO table_pairs (bot_id, other_id, together, ahead, level)
+            SELECT a.bot_id, b.bot_id, COUNT(*),
+                SUM(CASE WHEN a.place < b.place THEN 1 ELSE 0 END),
+                SUM(CASE WHEN a.place = b.place THEN 1 ELSE 0 END)
+            FROM matches m
+            JOIN results a ON a.match_id = m.id
+            JOIN results b ON b.match_id = m.id AND b.seat <> a.seat AND b.bot_id <> a.bot_id
+            WHERE m.kind = '{MatchKind.RATED}' AND m.state = '{MatchState.DONE}' AND {_IN_SEASON}
+            GROUP BY a.bot_id, b.bot_id""",
     ),
 )
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from niwa.ladder.seat_stats import Kingmaker, Places, TableRecord
+
 
 @dataclass(frozen=True)
 class LadderBot:
@@ -223,3 +225,26 @@ class SeatTotals:
     rated: int
     place_sum: int
     failures: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class SeatLine:
+    """A bot's rated matches at one seat (from 0) of ``players``-seat tables; ``seat``
+    -1: every seat of them (the line by player count)."""
+
+    players: int
+    seat: int
+    places: Places
+
+
+@dataclass(frozen=True)
+class BotTables:
+    """A bot's results by seat, by player count and against the opponents it shared
+    most tables with (the current season's rated matches), and its kingmaker check;
+    ``labels``: name@version of every bot id these name."""
+
+    by_seat: tuple[SeatLine, ...]
+    by_players: tuple[SeatLine, ...]
+    opponents: tuple[TableRecord, ...]
+    kingmaker: Kingmaker
+    labels: dict[int, str]

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from niwa.cli import UsageError
-from niwa.ladder.mle import batch_elo
 from niwa.referee.pool import cores
 from niwa.referee.text import printable
+from niwa.series import ratings as ratings_
 from niwa.series import schedule, stats
 from niwa.series.bracket import Bracket, Tie, tie_seed
 from niwa.series.games import GameJob, GameRecord, play_game, run_jobs
@@ -23,9 +23,12 @@ from niwa.series.report import NAME_SHOWN, JsonLines, Live, Standings, progress,
 from niwa.web.bracket_page import bracket_html
 
 
-def rows(standings: Standings, records: Sequence[GameRecord]) -> list[dict[str, Any]]:
-    """The standings, best first: points, then Elo."""
-    ratings = batch_elo([[(s.bot, s.place) for s in r.seats] for r in records])
+def rows(
+    standings: Standings, records: Sequence[GameRecord], fitted: ratings_.Fitted | None = None
+) -> list[dict[str, Any]]:
+    """The standings, best first: points, then Elo (``fitted``: the games' ratings, by
+    default the Plackett-Luce fit)."""
+    ratings = (fitted or ratings_.fit(records)).ratings
     out = []
     for bot, line in standings.lines.items():
         rating = ratings.get(bot)
@@ -58,6 +61,7 @@ class Tournament:
         self.live = Live(out)
         self.started = time.monotonic()
         self.total = 0
+        self.rating: str = args.rating
         self.dir_out = False
         self.options: dict[str, Any] = {}
         self.sandbox = True
@@ -126,8 +130,10 @@ class Tournament:
         self.live.update(self.block(planned))
 
     def block(self, planned: int) -> list[str]:
+        fitted = ratings_.fit(self.records, self.rating)
         return [progress(len(self.records), planned, self.started),
-                *table(rows(self.standings, self.records))]
+                *table(rows(self.standings, self.records, fitted)),
+                *ratings_.seat_lines(fitted.seats)]
 
 
 def groups_of(t: Tournament, ids: list[str], players: int, seed: int) -> None:

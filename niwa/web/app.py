@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from niwa import engine
-from niwa.ladder import balance_report, forks, health, metrics
+from niwa.ladder import balance_report, forks, health, metrics, seat_stats
 from niwa.ladder.challenges import (
     RATED_CHOICE,
     UNRATED_CHOICE,
@@ -257,6 +257,7 @@ def create_app(
             fitted=_fitted(site.reads, bot), last=points[-1] if points else None,
             finite=math.isfinite,
             tally=site.tallies.get(bot.id), pairs=site.reads.head_to_head(bot)[:BOT_ROWS],
+            tables=site.reads.bot_tables(bot, BOT_ROWS), alpha=seat_stats.ALPHA,
             failures=site.reads.bot_failures(bot.id, BOT_ROWS),
             matches=matches, labels=_labels(site.reads, matches),
         )  # fmt: skip

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
+from niwa.ladder import plackett_luce
 from tests.referee.sandboxing import bot_crashing_at_import
 
 FAST = ["--time", "0.1s+1s", "--concurrency", "2"]
@@ -128,3 +129,23 @@ def test_exit_verdict_keeps_exit_zero_for_h1() -> None:
             "--games", "60", "--seed", "1", "--sprt", "elo0=0", "elo1=200",
             "--exit-verdict", *FAST]
     assert main(argv) == 0
+
+
+def test_the_summary_rates_the_bots_with_the_ladders_plackett_luce_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "series.jsonl"
+    argv = ["match", "blossom", "--bot", "builtin:greedy", "--bot", "builtin:random",
+            "--players", "3", "--field", "builtin:random", "--games", "6", "--seed", "2",
+            "--json", str(out), *FAST]
+    assert main(argv) == 0
+    *games, summary = lines(out)
+    orders = [[(s["bot"], seat, s["place"]) for seat, s in enumerate(g["seats"])]  # type: ignore[arg-type]
+              for g in games]
+    fitted = plackett_luce.fit(orders)
+    assert summary["ratings"] == {
+        bot: {"elo": pytest.approx(e.elo), "ci95": pytest.approx(e.ci95)}
+        for bot, e in fitted.ratings.items()
+    }
+    assert [(s["players"], s["seat"]) for s in summary["seat_effects"]] == [(3, 1), (3, 2)]  # type: ignore[attr-defined]
+    assert "Plackett-Luce Elo ± 95% (the ladder's fit): " in capsys.readouterr().out

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from niwa.cli import main
+from niwa.ladder import plackett_luce
+from niwa.ladder.mle import batch_elo
 
 BOTS = ["--bot", "builtin:greedy", "--bot", "builtin:random", "--bot", "builtin:mcts?seconds=0.01"]
 FAST = ["--time", "0.1s+1s", "--concurrency", "2", "--seed", "3"]
@@ -52,3 +54,49 @@ def test_fewer_bots_than_seats_is_a_usage_error(capsys: pytest.CaptureFixture[st
             "--players", "3"]
     assert main(argv) == 2
     assert "needs at least 3 --bot, not 2" in capsys.readouterr().err
+
+
+def test_the_table_is_the_ladders_plackett_luce_fit_of_its_games(tmp_path: Path) -> None:
+    games, standings = run(tmp_path, "--players", "3", "--rounds", "2")
+    orders = [[(s["bot"], seat, s["place"]) for seat, s in enumerate(g["seats"])]  # type: ignore[attr-defined]
+              for g in games]
+    fitted = plackett_luce.fit(orders)
+    rows = standings["rows"]
+    assert isinstance(rows, list) and len(rows) == 3
+    for row in rows:
+        assert (row["elo"], row["elo_ci95"]) == (
+            pytest.approx(fitted.ratings[row["bot"]].elo, abs=1e-9),
+            pytest.approx(fitted.ratings[row["bot"]].ci95, abs=1e-9),
+        )
+    assert standings["rating"] == "plackett-luce"
+    assert [(e["players"], e["seat"]) for e in standings["seat_effects"]] == [(3, 1), (3, 2)]  # type: ignore[attr-defined]
+    assert standings["seat_effects"][0]["elo"] == pytest.approx(fitted.seats[3, 1].elo)  # type: ignore[index]
+
+
+def test_rating_pairwise_keeps_the_bradley_terry_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games, standings = run(tmp_path, "--rating", "pairwise")
+    placings = [[(s["bot"], s["place"]) for s in g["seats"]] for g in games]  # type: ignore[attr-defined]
+    fitted = batch_elo(placings)
+    rows = standings["rows"]
+    assert isinstance(rows, list)
+    assert {r["bot"]: r["elo"] for r in rows} == {
+        bot: pytest.approx(e.elo, abs=1e-9) for bot, e in fitted.items()
+    }
+    assert standings["seat_effects"] == []
+    assert "seat effect" not in capsys.readouterr().out
+
+
+def test_the_text_table_prints_the_seat_effects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(tmp_path, "--players", "3")
+    printed = capsys.readouterr().out
+    assert "seat effect at 3 seats (Elo against seat 0, ± 95%): seat 1 " in printed
+
+
+def test_rating_is_refused_for_a_knockout(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["tournament", "blossom", *BOTS, "--format", "knockout", "--rating", "pairwise"]
+    assert main(argv) == 2
+    assert "a knockout's bracket has no Elo column" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from typing import Any
 
 from niwa.errors import LadderError
 from niwa.ladder.db import Database, Row
+from niwa.ladder.store import tables
 from niwa.ladder.store.balance import Balance
 from niwa.ladder.store.base import (
     DONE,
@@ -324,6 +325,7 @@ class Matches(Part):
                 self.balance.wait_for_backfill(match_id)
             else:
                 self.balance.record(match_id, game, finished.balance)
+            tables.record(self.db, finished.results)
 
     def fail_match(self, match_id: int, error: str, retries: int = 2) -> str:
         """A match the referee could not run (not a bot's fault): retry, then give up."""

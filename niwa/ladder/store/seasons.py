@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from niwa.ladder import elo
 from niwa.ladder.db import Row
+from niwa.ladder.store import tables
 from niwa.ladder.store.base import FAILED, QUEUED, RATED, Part, StoreError
 
 #: Season names: lowercase ASCII, so one reads the same in a URL, a shell and a page.
@@ -143,6 +144,7 @@ class Seasons(Part):
         # The totals are the current season's: they start from nothing, as the ratings do.
         self.db.execute("UPDATE ratings SET elo = ?, games = 0, wins = 0", (elo.BASE,))
         self.db.execute("DELETE FROM pair_totals")
+        tables.clear(self.db)
         self.db.execute("DELETE FROM rated_totals")
         self.db.execute(
             "UPDATE matches SET state = ?, error = ?, finished_at = ? WHERE state = ? "
