@@ -39,6 +39,7 @@ from niwa.ladder import (
     metrics,
     scheduler,
     seasons,
+    skill,
     sparring,
     submission,
     suspension,
@@ -564,9 +565,11 @@ class Runner:
     def _schedule_game(self, store: Store, game: str) -> int:
         info = engine.load(game).info
         busy = store.matches.scheduled_counts(game)
+        skills = store.ratings.skills(game)
         everyone = [
             scheduler.Candidate(
-                bot_id, rating, games + busy.get(bot_id, 0), self._sparring and builtin
+                bot_id, rating, games + busy.get(bot_id, 0), self._sparring and builtin,
+                skills.get(bot_id, skill.NEW),
             )
             for bot_id, rating, games, builtin in store.bots.ratings(game)
         ]

@@ -1,7 +1,10 @@
 """Who plays whom: pure functions, so the choices are tested without a database.
 
-* the bot that has played least goes first (ties broken at random);
-* its opponents are drawn from the bots nearest its rating;
+* a provisional bot (niwa.ladder.skill: its online rating still uncertain) goes first,
+  and its opponents are drawn from those a game against teaches the most
+  (:func:`niwa.ladder.skill.information`: even chances, uncertain opponents);
+* otherwise the bot that has played least goes first (ties broken at random), and its
+  opponents are drawn from the bots nearest its rating;
 * in a game with leagues (niwa.ladder.leagues) the opponents come from the first
   bot's league, or with probability ``share_above`` from the league above it;
 * a sparring partner (a built-in made active by ``--sparring``) never goes first, so it
@@ -18,6 +21,8 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from niwa.ladder.skill import PROVISIONAL_SIGMA, Skill, information
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -25,6 +30,15 @@ class Candidate:
     elo: float
     games: int
     partner: bool = False  # a sparring partner: plays only at a submitted bot's table
+    skill: Skill | None = None  # its provisional rating; None: not consulted
+
+    @property
+    def provisional(self) -> bool:
+        return self.skill is not None and self.skill.provisional
+
+    def known(self) -> Skill:
+        """Its online rating, or one at its Elo as certain as a settled bot's."""
+        return self.skill or Skill(self.elo, PROVISIONAL_SIGMA)
 
 
 def playable(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -70,21 +84,26 @@ def pick_group(
     candidates: Sequence[Candidate], players: int, rng: random.Random, spread: int = 2,
     leagues: LeagueDraw | None = None,
 ) -> list[Candidate]:
-    """The least-played bot that is not a sparring partner and ``players - 1``
-    opponents (partners or not) drawn from the ``spread`` times as many bots nearest
-    its rating (in a game with ``leagues``, among :func:`league_opponents`)."""
+    """The least-played bot that is not a sparring partner, a provisional one if any,
+    and ``players - 1`` opponents (partners or not) drawn from the ``spread`` times as
+    many bots nearest its rating, or for a provisional bot the most informative ones
+    (in a game with ``leagues``, among :func:`league_opponents`)."""
     if players > len(candidates):
         raise ValueError("not enough bots for the table")
     leads = [c for c in candidates if not c.partner]
     if not leads:
         raise ValueError("only sparring partners: they play no table of their own")
+    leads = [c for c in leads if c.provisional] or leads
     fewest = min(c.games for c in leads)
     first = rng.choice([c for c in leads if c.games == fewest])
     others = [c for c in candidates if c.bot_id != first.bot_id]
     if leagues is not None:
         others = league_opponents(first, others, players - 1, leagues, rng)
     rng.shuffle(others)  # random order among equally near bots
-    others.sort(key=lambda c: abs(c.elo - first.elo))
+    if first.provisional:
+        others.sort(key=lambda c: -information(first.known(), c.known()))
+    else:
+        others.sort(key=lambda c: abs(c.elo - first.elo))
     pool = others[: max(players - 1, spread * (players - 1))]
     return [first, *rng.sample(pool, players - 1)]
 

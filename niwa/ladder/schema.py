@@ -362,6 +362,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             WHERE m.kind = '{MatchKind.RATED}' AND m.state = '{MatchState.DONE}' AND {_IN_SEASON}
             GROUP BY a.bot_id, b.bot_id""",
     ),
+    # 13: provisional ratings (niwa.ladder.skill): each bot's online (mu, sigma) in its
+    # game, for matchmaking only; a bot without a row has a new bot's. A bot rated
+    # before this migration starts from its running Elo, with the variance a Gaussian
+    # prior of sigma 350 keeps after ``games`` even pairwise games (Fisher information
+    # 1/4 per game at c = 400 / ln 10): 1 / (1/350^2 + games / (4 * 173.72^2)).
+    (
+        """CREATE TABLE skills (
+            bot_id BIGINT PRIMARY KEY REFERENCES bots(id),
+            game TEXT NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma_sq DOUBLE PRECISION NOT NULL,
+            matches BIGINT NOT NULL
+        )""",
+        """INSERT INTO skills (bot_id, game, mu, sigma_sq, matches)
+            SELECT bot_id, game, elo, 1.0 / (1.0 / 122500.0 + games / 120711.5), games
+            FROM ratings WHERE games > 0""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

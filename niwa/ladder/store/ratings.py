@@ -3,10 +3,11 @@ and the leaderboard's maximum-likelihood fit over them, kept per game between re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 
-from niwa.ladder import elo
-from niwa.ladder.db import Database
+from niwa.ladder import elo, skill
+from niwa.ladder.db import Database, Row
 from niwa.ladder.kept_fit import KeptFit
 from niwa.ladder.store.base import DONE, RATED, Part, StoreError
 from niwa.ladder.store.records import SeatResult
@@ -33,6 +34,35 @@ class Ratings(Part):
         transaction that commits it)."""
         self._rate(match_id, results)
         self._count_rated(game, results)
+        self._update_skills(game, results)
+
+    def _update_skills(self, game: str, results: Sequence[SeatResult]) -> None:
+        """Move the seated bots' provisional ratings (inside the commit's transaction)."""
+        ids = [r.bot_id for r in results]
+        known = self._skills_of(ids)
+        after = skill.update([known.get(i, skill.NEW) for i in ids], [r.place for r in results])
+        self.db.execute_many(
+            "INSERT INTO skills (bot_id, game, mu, sigma_sq, matches) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (bot_id) DO UPDATE SET mu = excluded.mu, sigma_sq = excluded.sigma_sq, "
+            "matches = excluded.matches",
+            [(i, game, s.mu, s.sigma**2, s.matches) for i, s in zip(ids, after, strict=True)],
+        )
+
+    def _skills_of(self, bot_ids: Sequence[int]) -> dict[int, skill.Skill]:
+        marks = ", ".join("?" for _ in bot_ids)
+        rows = self.db.execute(
+            f"SELECT bot_id, mu, sigma_sq, matches FROM skills WHERE bot_id IN ({marks})",
+            list(bot_ids),
+        )
+        return {int(r["bot_id"]): _skill(r) for r in rows}
+
+    def skills(self, game: str) -> dict[int, skill.Skill]:
+        """The provisional ratings of ``game``'s bots that have played a rated match this
+        season (any other bot's is :data:`niwa.ladder.skill.NEW`)."""
+        rows = self.db.execute(
+            "SELECT bot_id, mu, sigma_sq, matches FROM skills WHERE game = ?", (game,)
+        )
+        return {int(r["bot_id"]): _skill(r) for r in rows}
 
     def _count_rated(self, game: str, results: Sequence[SeatResult]) -> None:
         """Add a rated match to its game's totals (inside the commit's transaction)."""
@@ -204,3 +234,9 @@ class Ratings(Part):
         for r in rows:
             matches.setdefault(int(r["seq"]), []).append((int(r["bot_id"]), int(r["place"])))
         return list(matches.items())
+
+
+def _skill(row: Row) -> skill.Skill:
+    return skill.Skill(
+        float(row["mu"]), math.sqrt(float(row["sigma_sq"])), int(row["matches"])
+    )

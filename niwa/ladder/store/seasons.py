@@ -146,6 +146,7 @@ class Seasons(Part):
         self.db.execute("DELETE FROM pair_totals")
         tables.clear(self.db)
         self.db.execute("DELETE FROM rated_totals")
+        self.db.execute("DELETE FROM skills")  # every bot provisional again, as new
         self.db.execute(
             "UPDATE matches SET state = ?, error = ?, finished_at = ? WHERE state = ? "
             "AND kind = ?",
