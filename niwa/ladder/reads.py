@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 
 from niwa import engine
-from niwa.ladder import elo, leagues, seat_stats, sparring, tails
+from niwa.ladder import elo, leagues, seat_stats, skill, sparring, tails
 from niwa.ladder.db import Row
 from niwa.ladder.inputs import MAX_TEXT as MAX_TEXT
 from niwa.ladder.inputs import NotFound as NotFound
@@ -263,12 +263,14 @@ class Reads:
             key=lambda b: (b.id not in estimates, -estimates.get(b.id, unrated).elo, b.name),
         )
         places = self._league_places(game, [b.id for b in bots], estimates)
+        skills = self.store.ratings.skills(game)
         rows = tuple(
             LeaderboardRow(
                 rank=rank,
                 bot=bot_view(b),
                 elo=estimates.get(b.id, unrated).elo,
                 ci95=estimates.get(b.id, unrated).ci95,
+                provisional=skills.get(b.id, skill.NEW).provisional,
                 **places.get(b.id, {}),
             )
             for rank, b in enumerate(ranked, start=1)

@@ -362,11 +362,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             WHERE m.kind = '{MatchKind.RATED}' AND m.state = '{MatchState.DONE}' AND {_IN_SEASON}
             GROUP BY a.bot_id, b.bot_id""",
     ),
-    # 13: provisional ratings (niwa.ladder.skill): each bot's online (mu, sigma) in its
-    # game, for matchmaking only; a bot without a row has a new bot's. A bot rated
-    # before this migration starts from its running Elo, with the variance a Gaussian
-    # prior of sigma 350 keeps after ``games`` even pairwise games (Fisher information
-    # 1/4 per game at c = 400 / ln 10): 1 / (1/350^2 + games / (4 * 173.72^2)).
+    # 13: provisional ratings (niwa.ladder.skill): each bot's online (mu, sigma^2) in its
+    # game this season, for matchmaking only; a bot without a row has a new bot's. A bot
+    # rated before this migration starts from its running Elo, with the variance the
+    # online update leaves after as many even two-seat matches against a settled bot
+    # (sigma 80) as it has played, read at the nearest listed count at or below (so never
+    # surer than its games allow): 15 matches or more take it below 150, out of
+    # provisional. The numbers are niwa.ladder.skill's at this migration, written out.
     (
         """CREATE TABLE skills (
             bot_id BIGINT PRIMARY KEY REFERENCES bots(id),
@@ -376,8 +378,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             matches BIGINT NOT NULL
         )""",
         """INSERT INTO skills (bot_id, game, mu, sigma_sq, matches)
-            SELECT bot_id, game, elo, 1.0 / (1.0 / 122500.0 + games / 120711.5), games
+            SELECT bot_id, game, elo, CASE
+                WHEN games >= 100 THEN 4115.0
+                WHEN games >= 50 THEN 7385.0
+                WHEN games >= 30 THEN 11713.0
+                WHEN games >= 20 THEN 17131.0
+                WHEN games >= 15 THEN 22460.0
+                WHEN games >= 12 THEN 27593.0
+                WHEN games >= 10 THEN 32454.0
+                WHEN games >= 8 THEN 39167.0
+                WHEN games >= 6 THEN 48797.0
+                WHEN games >= 4 THEN 63208.0
+                WHEN games >= 3 THEN 73165.0
+                WHEN games >= 2 THEN 85745.0
+                ELSE 101805.0
+            END, games
             FROM ratings WHERE games > 0""",
+        "CREATE INDEX skills_game ON skills (game)",
     ),
 )
 

@@ -54,7 +54,8 @@ def update(skills: Sequence[Skill], places: Sequence[int]) -> list[Skill]:
     if len(skills) != len(places) or len(skills) < 2:
         raise ValueError("a match needs two or more seats, one place each")
     c = math.sqrt(sum(s.sigma**2 + BETA**2 for s in skills))
-    strength = [math.exp((s.mu - MU0) / c) for s in skills]  # shifted: same ratios, no overflow
+    top = max(s.mu for s in skills)
+    strength = [math.exp((s.mu - top) / c) for s in skills]  # shifted: same ratios, no overflow
     # C_q: the strengths of every seat placed no better than q; A_q: q's tied group size
     below = [
         sum(e for e, p in zip(strength, places, strict=True) if p >= place) for place in places
@@ -80,10 +81,11 @@ def update(skills: Sequence[Skill], places: Sequence[int]) -> list[Skill]:
 
 
 def information(a: Skill, b: Skill) -> float:
-    """How much one game of ``a`` against ``b`` is expected to teach: the variance it
-    removes from both, sigma^4 * p(1-p) / c^2 each (the Fisher information of the
-    outcome, p the chance that ``a`` wins). Largest for an even game (p near 1/2)
-    between uncertain bots."""
+    """How much one game against ``b`` is expected to teach about ``a``: the variance
+    the update removes from ``a``'s rating, sigma_a^4 * p(1-p) / c^2 with the paper's
+    gamma = 1 (p the chance that ``a`` wins, c^2 = sigma_a^2 + sigma_b^2 + 2 BETA^2).
+    Largest for an even game (p near 1/2) against a well-known opponent (small
+    sigma_b): an uncertain opponent blurs what the result says about ``a``."""
     c2 = a.sigma**2 + b.sigma**2 + 2 * BETA**2
     p = 1.0 / (1.0 + math.exp(-(a.mu - b.mu) / math.sqrt(c2)))
-    return (a.sigma**4 + b.sigma**4) * p * (1.0 - p) / c2
+    return a.sigma**4 * p * (1.0 - p) / c2

@@ -56,6 +56,9 @@ class LeaderboardRow:
     league: str = ""  # "": the game has no leagues
     next_boss: str = ""  # name@version of the boss to pass; "": top league, or a boss
     next_boss_elo: float = 0.0  # that boss's fitted Elo
+    #: its online rating (niwa.ladder.skill) still uncertain: matchmaking is still
+    #: placing it; the Elo above stays the official rating
+    provisional: bool = False
 
 
 @dataclass(frozen=True)

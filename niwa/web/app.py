@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from niwa import engine
-from niwa.ladder import balance_report, forks, health, metrics, seat_stats
+from niwa.ladder import balance_report, forks, health, metrics, seat_stats, skill
 from niwa.ladder.challenges import (
     RATED_CHOICE,
     UNRATED_CHOICE,
@@ -96,7 +96,7 @@ class Site:
         # the templates name statuses through the enums too, never as spelled strings
         self.templates.globals.update(
             BotStatus=BotStatus, MatchState=MatchState, MatchKind=MatchKind,
-            HUMAN_SOURCE=HUMAN_SOURCE,
+            HUMAN_SOURCE=HUMAN_SOURCE, PROVISIONAL_SIGMA=skill.PROVISIONAL_SIGMA,
         )  # fmt: skip
         self.templates.globals["csrf_field"] = signin.csrf_field
         self.signin_served = False
