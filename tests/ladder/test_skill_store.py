@@ -1,0 +1,141 @@
+"""Provisional ratings in a real store, on SQLite and on PostgreSQL: each rated match
+commit moves its bots' online ratings, a bot leaves provisional by playing, a new
+season makes every bot provisional again, and a store of today upgrades in place
+(schema 10) with its rated bots seeded from their running Elo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from niwa.ladder import schema, seasons, skill
+from niwa.ladder.db import Database
+from niwa.ladder.reads import Reads
+from niwa.ladder.store import ACTIVE, RATED, VALIDATION, Finished, SeatResult, Store
+from tests.ladder.test_upgrade import schema_4_store
+
+
+@pytest.fixture
+def store(any_store: Store) -> Store:
+    """Every test of this file runs on SQLite and on PostgreSQL."""
+    return any_store
+
+
+def bots(store: Store, count: int) -> list[int]:
+    owner, _ = store.owners.add_owner("alice")
+    return [
+        store.bots.add_bot(f"bot{i}", "1", "blossom", owner.id, "archive", None, ACTIVE).id
+        for i in range(count)
+    ]
+
+
+def play(store: Store, seats: list[int], places: list[int], kind: str = RATED) -> None:
+    store.matches.queue_match("blossom", "blossom@1", seats, seed=1, kind=kind)
+    match = store.matches.claim_next()
+    assert match is not None
+    results = tuple(
+        SeatResult(seat, bot, place, 0.0, "ok")
+        for seat, (bot, place) in enumerate(zip(seats, places, strict=True))
+    )
+    assert store.matches.finish_match(match.id, Finished(results, 10, 0.1, "0" * 64))
+
+
+def test_a_bot_without_a_rated_match_has_no_online_rating_yet(store: Store) -> None:
+    bots(store, 2)
+    assert store.ratings.skills("blossom") == {}
+
+
+def test_a_rated_match_moves_its_bots_online_ratings_as_the_update_says(store: Store) -> None:
+    a, b, c = bots(store, 3)
+    play(store, [a, b, c], [1, 0, 1])
+    expected = skill.update([skill.NEW] * 3, [1, 0, 1])
+    got = store.ratings.skills("blossom")
+    for bot_id, want in zip([a, b, c], expected, strict=True):
+        assert got[bot_id].mu == pytest.approx(want.mu, abs=1e-9)
+        assert got[bot_id].sigma == pytest.approx(want.sigma, abs=1e-9)
+        assert got[bot_id].matches == 1
+    play(store, [c, a], [0, 1])  # the second match starts from the first's ratings
+    after = skill.update([expected[2], expected[0]], [0, 1])
+    got = store.ratings.skills("blossom")
+    assert got[c].mu == pytest.approx(after[0].mu, abs=1e-9)
+    assert got[a].sigma == pytest.approx(after[1].sigma, abs=1e-9)
+    assert got[b].matches == 1
+
+
+def test_a_validation_match_moves_no_online_rating(store: Store) -> None:
+    a, b = bots(store, 2)
+    play(store, [a, b], [0, 1], kind=VALIDATION)
+    assert store.ratings.skills("blossom") == {}
+
+
+def test_a_new_bot_is_provisional_on_the_leaderboard_until_its_sigma_settles(
+    store: Store,
+) -> None:
+    a, b = bots(store, 2)
+
+    def provisional() -> dict[int, bool]:
+        (board,) = Reads(store).leaderboards("blossom")
+        return {row.bot.id: row.provisional for row in board.rows}
+
+    assert provisional() == {a: True, b: True}
+    played = 0
+    while played == 0 or store.ratings.skills("blossom")[a].provisional:
+        play(store, [a, b], [played % 2, 1 - played % 2])
+        played += 1
+        assert played < 200, "two even bots settle long before 200 matches"
+    assert provisional() == {a: False, b: False}
+    assert store.ratings.skills("blossom")[a].sigma <= skill.PROVISIONAL_SIGMA
+
+
+def test_a_new_season_makes_every_bot_provisional_again(store: Store) -> None:
+    a, b = bots(store, 2)
+    play(store, [a, b], [0, 1])
+    seasons.start(store, "spring")
+    assert store.ratings.skills("blossom") == {}
+    (board,) = Reads(store).leaderboards("blossom")
+    assert all(row.provisional for row in board.rows)
+
+
+def test_a_store_of_today_gains_online_ratings_from_its_running_elo(
+    db_url: str, tmp_path: Path
+) -> None:
+    url = schema_4_store(db_url, tmp_path)
+    db = Database.open(url)
+    rated = {
+        int(r["bot_id"]): (float(r["elo"]), int(r["games"]))
+        for r in db.execute("SELECT bot_id, elo, games FROM ratings WHERE games > 0")
+    }
+    unrated = {int(r["bot_id"]) for r in db.execute("SELECT bot_id FROM ratings WHERE games = 0")}
+    # one bot as if it had played 20 matches: it starts settled
+    veteran = min(rated)
+    db.execute("UPDATE ratings SET games = 20 WHERE bot_id = ?", (veteran,))
+    rated[veteran] = (rated[veteran][0], 20)
+    db.close()
+
+    store = Store.open(url, tmp_path)
+    assert schema.current_version(store.db) == schema.LATEST
+    games = {str(r["game"]) for r in store.db.execute("SELECT DISTINCT game FROM ratings")}
+    online = {k: v for game in games for k, v in store.ratings.skills(game).items()}
+    assert rated and set(online) == set(rated)
+    assert not set(online) & unrated
+    for bot_id, (elo, played) in rated.items():
+        assert online[bot_id].mu == pytest.approx(elo)
+        assert online[bot_id].matches == played
+    assert not online[veteran].provisional
+    assert all(online[b].provisional for b in rated if rated[b][1] < 15)
+    store.close()
+
+
+def test_an_upgraded_store_goes_on_moving_the_seeded_ratings(
+    db_url: str, tmp_path: Path
+) -> None:
+    store = Store.open(schema_4_store(db_url, tmp_path), tmp_path)
+    before = store.ratings.skills("blossom")
+    a, b = list(before)[:2]
+    play(store, [a, b], [0, 1])
+    after = skill.update([before[a], before[b]], [0, 1])
+    now = store.ratings.skills("blossom")
+    assert now[a].mu == pytest.approx(after[0].mu, abs=1e-6)
+    assert now[b].sigma == pytest.approx(after[1].sigma, abs=1e-6)
+    store.close()
