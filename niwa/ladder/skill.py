@@ -28,8 +28,13 @@ BETA = 400.0 / (math.log(10.0) * math.sqrt(2.0))
 #: sigma never collapses to 0 on a surprising result.
 KAPPA = 1e-4
 #: A bot is provisional while its sigma is above this: its 95 % interval (±1.96 sigma)
-#: still wider than about ±300 Elo, i.e. a third of a new bot's.
+#: still wider than about ±300 Elo (a new bot's is ±686). Even games against settled
+#: bots take a new bot there in 15 matches.
 PROVISIONAL_SIGMA = 150.0
+#: ... and while it has played fewer rated matches than this: a bot that loses (or
+#: wins) every game teaches little per match, so its sigma may stay wide for long, and
+#: the priority provisional bots get must end.
+PROVISIONAL_MATCHES = 40
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,7 @@ class Skill:
 
     @property
     def provisional(self) -> bool:
-        return self.sigma > PROVISIONAL_SIGMA
+        return self.sigma > PROVISIONAL_SIGMA and self.matches < PROVISIONAL_MATCHES
 
 
 NEW = Skill()

@@ -8,7 +8,16 @@ import math
 import pytest
 
 from niwa.ladder import schema
-from niwa.ladder.skill import BETA, KAPPA, NEW, PROVISIONAL_SIGMA, Skill, information, update
+from niwa.ladder.skill import (
+    BETA,
+    KAPPA,
+    NEW,
+    PROVISIONAL_MATCHES,
+    PROVISIONAL_SIGMA,
+    Skill,
+    information,
+    update,
+)
 
 #: The paper's c for two new bots: sqrt(sum of sigma^2 + BETA^2 over the seats).
 C_NEW = math.sqrt(2 * (350.0**2 + BETA**2))
@@ -130,6 +139,16 @@ def test_a_bot_stops_being_provisional_after_fifteen_even_matches() -> None:
     settled = _even_matches_against_a_settled_bot(15)
     assert not settled.provisional
     assert settled.matches == 15
+
+
+def test_a_bot_that_loses_every_match_stops_being_provisional_after_forty() -> None:
+    s = NEW
+    for _ in range(PROVISIONAL_MATCHES - 1):
+        s, _ = update([s, Skill(1500, 80)], [1, 0])
+    assert s.provisional and s.sigma > PROVISIONAL_SIGMA
+    s, _ = update([s, Skill(1500, 80)], [1, 0])
+    assert s.sigma > PROVISIONAL_SIGMA  # still wide: each loss was expected
+    assert not s.provisional
 
 
 def test_the_migration_s_sigmas_follow_the_update() -> None:
