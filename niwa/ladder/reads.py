@@ -248,6 +248,7 @@ class Reads:
                     ),
                     elo=s.elo,
                     ci95=s.ci95,
+                    provisional=s.provisional,
                 )
                 for s in self.store.seasons.standings(season.id, name)
             )  # fmt: skip

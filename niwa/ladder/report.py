@@ -50,6 +50,8 @@ def leaderboard(board: Leaderboard) -> str:
         label = _p(f"{bot.name}@{bot.version}")
         if is_builtin(bot):
             label += " (built-in)"
+        if row.provisional:
+            label += " (provisional)"
         if math.isinf(row.ci95):
             elo, ci = "new", ""
         else:
@@ -226,6 +228,7 @@ def leaderboard_json(boards: Sequence[Leaderboard]) -> dict[str, Any]:
                     **{k: v for k, v in _bot_json(row.bot).items() if k != "stderr_tail"},
                     "elo": None if math.isinf(row.ci95) else round(row.elo, 1),
                     "ci95": None if math.isinf(row.ci95) else round(row.ci95, 1),
+                    "provisional": row.provisional,
                     **_league_json(row),
                 }
                 for row in board.rows

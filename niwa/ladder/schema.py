@@ -395,6 +395,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             END, games
             FROM ratings WHERE games > 0""",
         "CREATE INDEX skills_game ON skills (game)",
+        # an ended season's frozen rows keep the mark as it stood (none before this)
+        "ALTER TABLE season_standings ADD COLUMN provisional INTEGER NOT NULL DEFAULT 0",
     ),
 )
 

@@ -66,7 +66,7 @@ def start(
                     Standing(
                         game=board.game, rank=row.rank, bot_id=row.bot.id, elo=row.elo,
                         ci95=row.ci95, running_elo=row.bot.elo, games=row.bot.games,
-                        wins=row.bot.wins, status=row.bot.status,
+                        wins=row.bot.wins, status=row.bot.status, provisional=row.provisional,
                     )
                     for row in board.rows
                 ],

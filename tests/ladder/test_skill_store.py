@@ -5,14 +5,17 @@ season makes every bot provisional again, and a store of today upgrades in place
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from niwa.ladder import schema, seasons, skill
+from niwa.cli import main
+from niwa.ladder import client, schema, seasons, server, skill
 from niwa.ladder.db import Database
 from niwa.ladder.reads import Reads
 from niwa.ladder.store import ACTIVE, RATED, VALIDATION, Finished, SeatResult, Store
+from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.test_upgrade import schema_4_store
 
 
@@ -103,6 +106,15 @@ def test_a_new_season_makes_every_bot_provisional_again(store: Store) -> None:
     assert all(row.provisional for row in board.rows)
 
 
+def test_an_ended_season_s_frozen_rows_keep_the_mark_as_it_stood(store: Store) -> None:
+    a, b = bots(store, 2)
+    script_settled(store, b)
+    play(store, [a, b], [0, 1])
+    seasons.start(store, "spring")
+    (frozen,) = Reads(store).leaderboards("blossom", "season-1")
+    assert {row.bot.id: row.provisional for row in frozen.rows} == {a: True, b: False}
+
+
 def test_a_store_of_today_gains_online_ratings_from_its_running_elo(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -145,3 +157,46 @@ def test_an_upgraded_store_goes_on_moving_the_seeded_ratings(
     assert now[a].mu == pytest.approx(after[0].mu, abs=1e-6)
     assert now[b].sigma == pytest.approx(after[1].sigma, abs=1e-6)
     store.close()
+
+
+def test_the_api_s_leaderboard_rows_say_which_bots_are_provisional(
+    db_url: str, tmp_path: Path
+) -> None:
+    store = Store.open(db_url, tmp_path)
+    a, b = bots(store, 2)
+    script_settled(store, b)
+    grpc_server, port = server.start(db_url, tmp_path, "127.0.0.1:0")
+    channel, stub = client.connect(f"127.0.0.1:{port}")
+    try:
+        (board,) = stub.GetLeaderboard(pb.LeaderboardRequest(game="blossom")).boards
+        assert {row.bot.id: row.provisional for row in board.rows} == {a: True, b: False}
+    finally:
+        channel.close()
+        grpc_server.stop(None)
+        store.close()
+
+
+def test_the_cli_marks_provisional_bots_in_text_and_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "ladder.db"
+    store = Store.open(str(db), tmp_path)
+    _, settled = bots(store, 2)
+    script_settled(store, settled)
+    store.close()
+    assert main(["ladder", "leaderboard", "blossom", "--db", str(db)]) == 0
+    lines = {line.split()[1]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    assert "(provisional)" in lines["bot0@1"] and "(provisional)" not in lines["bot1@1"]
+    assert main(["ladder", "leaderboard", "blossom", "--db", str(db), "--json"]) == 0
+    (board,) = json.loads(capsys.readouterr().out)["boards"]
+    assert {row["bot"]: row["provisional"] for row in board["rows"]} == {
+        "bot0@1": True, "bot1@1": False,
+    }  # fmt: skip
+
+
+def script_settled(store: Store, bot_id: int) -> None:
+    """Give ``bot_id`` a settled online rating, as if it had played long."""
+    store.db.execute(
+        "INSERT INTO skills (bot_id, game, mu, sigma_sq, matches) VALUES (?, ?, ?, ?, ?)",
+        (bot_id, "blossom", 1500.0, 80.0**2, 60),
+    )

@@ -34,8 +34,10 @@ def ended(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient
 
 
 def rows(html: str) -> list[tuple[str, str]]:
-    """(bot, Elo) of each row of a leaderboard page's table."""
-    return re.findall(r'<td><a href="/bots/\d+">([^<]+)</a></td>\s*<td>[^<]*</td>\s*'
+    """(bot, Elo) of each row of a leaderboard page's table (a bot's "provisional" mark
+    aside: every bot has it when a season starts)."""
+    return re.findall(r'<td><a href="/bots/\d+">([^<]+)</a>(?: <span class="provisional"'
+                      r'[^>]*>provisional</span>)?</td>\s*<td>[^<]*</td>\s*'
                       r'<td class="num">([^<]+)</td>', html)  # fmt: skip
 
 

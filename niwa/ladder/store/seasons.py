@@ -59,6 +59,7 @@ class Standing:
     games: int
     wins: int
     status: str
+    provisional: bool = False  # matchmaking was still placing it (niwa.ladder.skill)
 
 
 class Seasons(Part):
@@ -97,6 +98,7 @@ class Seasons(Part):
                 game=str(r["game"]), rank=int(r["rank"]), bot_id=int(r["bot_id"]),
                 elo=float(r["elo"]), ci95=float(r["ci95"]), running_elo=float(r["running_elo"]),
                 games=int(r["games"]), wins=int(r["wins"]), status=str(r["status"]),
+                provisional=bool(r["provisional"]),
             )
             for r in rows
         ]  # fmt: skip
@@ -128,10 +130,11 @@ class Seasons(Part):
         )
         self.db.execute_many(
             "INSERT INTO season_standings (season_id, game, rank, bot_id, elo, ci95,"
-            " running_elo, games, wins, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " running_elo, games, wins, status, provisional)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (ended.id, s.game, s.rank, s.bot_id, s.elo, s.ci95, s.running_elo, s.games,
-                 s.wins, s.status)
+                 s.wins, s.status, int(s.provisional))
                 for _, _, rows in boards for s in rows
             ],
         )  # fmt: skip

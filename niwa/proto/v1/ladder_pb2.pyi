@@ -107,7 +107,7 @@ class LeaderboardRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., season: _Optional[str] = ...) -> None: ...
 
 class LeaderboardRow(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "ci95", "league", "next_boss", "next_boss_elo")
+    __slots__ = ("rank", "bot", "elo", "ci95", "league", "next_boss", "next_boss_elo", "provisional")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +115,7 @@ class LeaderboardRow(_message.Message):
     LEAGUE_FIELD_NUMBER: _ClassVar[int]
     NEXT_BOSS_FIELD_NUMBER: _ClassVar[int]
     NEXT_BOSS_ELO_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: LadderBot
     elo: float
@@ -122,7 +123,8 @@ class LeaderboardRow(_message.Message):
     league: str
     next_boss: str
     next_boss_elo: float
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ..., league: _Optional[str] = ..., next_boss: _Optional[str] = ..., next_boss_elo: _Optional[float] = ...) -> None: ...
+    provisional: bool
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ..., league: _Optional[str] = ..., next_boss: _Optional[str] = ..., next_boss_elo: _Optional[float] = ..., provisional: _Optional[bool] = ...) -> None: ...
 
 class Leaderboard(_message.Message):
     __slots__ = ("game", "matches", "rows", "season")
