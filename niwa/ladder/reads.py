@@ -264,14 +264,14 @@ class Reads:
             key=lambda b: (b.id not in estimates, -estimates.get(b.id, unrated).elo, b.name),
         )
         places = self._league_places(game, [b.id for b in bots], estimates)
-        skills = self.store.ratings.skills(game)
+        settled = self.store.ratings.settled(game)
         rows = tuple(
             LeaderboardRow(
                 rank=rank,
                 bot=bot_view(b),
                 elo=estimates.get(b.id, unrated).elo,
                 ci95=estimates.get(b.id, unrated).ci95,
-                provisional=skills.get(b.id, skill.NEW).provisional,
+                provisional=b.id not in settled,
                 **places.get(b.id, {}),
             )
             for rank, b in enumerate(ranked, start=1)

@@ -565,13 +565,16 @@ class Runner:
     def _schedule_game(self, store: Store, game: str) -> int:
         info = engine.load(game).info
         busy = store.matches.scheduled_counts(game)
-        skills = store.ratings.skills(game)
+        rows = store.bots.ratings(game)
+        # the online ratings matter only while a bot is provisional (it leads, and its
+        # opponents are chosen by them): otherwise not read, so scheduling costs as before
+        online = store.ratings.skills(game) if any(row[4] for row in rows) else None
         everyone = [
             scheduler.Candidate(
                 bot_id, rating, games + busy.get(bot_id, 0), self._sparring and builtin,
-                skills.get(bot_id, skill.NEW),
+                None if online is None else online.get(bot_id, skill.NEW),
             )
-            for bot_id, rating, games, builtin in store.bots.ratings(game)
+            for bot_id, rating, games, builtin, _ in rows
         ]
         candidates = scheduler.playable(everyone)
         if everyone and not candidates:

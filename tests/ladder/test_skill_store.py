@@ -200,3 +200,21 @@ def script_settled(store: Store, bot_id: int) -> None:
         "INSERT INTO skills (bot_id, game, mu, sigma_sq, matches) VALUES (?, ?, ?, ?, ?)",
         (bot_id, "blossom", 1500.0, 80.0**2, 60),
     )
+
+
+def test_the_scheduler_s_query_says_provisional_exactly_as_the_rating_does(store: Store) -> None:
+    new, wide, narrow, counted = bots(store, 4)
+    rows = {
+        wide: skill.Skill(1500, skill.PROVISIONAL_SIGMA + 1, skill.PROVISIONAL_MATCHES - 1),
+        narrow: skill.Skill(1500, skill.PROVISIONAL_SIGMA - 1, 3),
+        counted: skill.Skill(1500, 300, skill.PROVISIONAL_MATCHES),
+    }
+    for bot_id, online in rows.items():
+        store.db.execute(
+            "INSERT INTO skills (bot_id, game, mu, sigma_sq, matches) VALUES (?, ?, ?, ?, ?)",
+            (bot_id, "blossom", online.mu, online.sigma**2, online.matches),
+        )
+    flags = {row[0]: row[4] for row in store.bots.ratings("blossom")}
+    assert flags == {new: True, wide: True, narrow: False, counted: False}
+    assert flags == {b: rows.get(b, skill.NEW).provisional for b in flags}
+    assert store.ratings.settled("blossom") == {narrow, counted}

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from niwa.bots.manifest import name_problem, version_problem
-from niwa.ladder import elo
+from niwa.ladder import elo, skill
 from niwa.ladder.store.base import (
     ACTIVE,
     HUMAN_SOURCE,
@@ -144,21 +144,29 @@ class Bots(Part):
         )
         return [bot_of(r) for r in rows]
 
-    def ratings(self, game: str) -> list[tuple[int, float, int, bool]]:
-        """(id, running Elo, games, built-in) of the active bots of ``game``, in the
-        order of :meth:`bots`: what the scheduler needs, without building every
-        :class:`Bot`. Built-in: the system owner's (not a submitted bot). The human
-        row (a person's challenges, rated) is never among them: only a person seats it."""
+    def ratings(self, game: str) -> list[tuple[int, float, int, bool, bool]]:
+        """(id, running Elo, games, built-in, provisional) of the active bots of
+        ``game``, in the order of :meth:`bots`: what the scheduler needs, in one query,
+        without building every :class:`Bot`. Built-in: the system owner's (not a
+        submitted bot). Provisional: :attr:`niwa.ladder.skill.Skill.provisional`, a bot
+        without a ``skills`` row being new. The human row (a person's challenges,
+        rated) is never among them: only a person seats it."""
         rows = self.db.execute(
             "SELECT b.id, COALESCE(r.elo, ?) AS elo, COALESCE(r.games, 0) AS games, "
-            f"o.name AS owner {_BOT_FROM} WHERE b.game = ? AND b.status = ? "
-            "AND b.source <> ? ORDER BY b.game, b.name, b.id",
-            (elo.BASE, game, ACTIVE, HUMAN_SOURCE),
-        )
+            "CASE WHEN s.bot_id IS NULL OR (s.sigma_sq > ? AND s.matches < ?) THEN 1 ELSE 0 "
+            f"END AS provisional, o.name AS owner {_BOT_FROM} "
+            "LEFT JOIN skills s ON s.bot_id = b.id "
+            "WHERE b.game = ? AND b.status = ? AND b.source <> ? ORDER BY b.game, b.name, b.id",
+            (elo.BASE, skill.PROVISIONAL_SIGMA**2, skill.PROVISIONAL_MATCHES, game, ACTIVE,
+             HUMAN_SOURCE),
+        )  # fmt: skip
         return [
-            (int(r["id"]), float(r["elo"]), int(r["games"]), r["owner"] == SYSTEM_OWNER)
+            (
+                int(r["id"]), float(r["elo"]), int(r["games"]), r["owner"] == SYSTEM_OWNER,
+                bool(r["provisional"]),
+            )
             for r in rows
-        ]
+        ]  # fmt: skip
 
     def set_bot_status(self, bot_id: int, status: str, reason: str = "") -> None:
         with self.db.transaction() as db:

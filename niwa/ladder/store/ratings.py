@@ -64,6 +64,15 @@ class Ratings(Part):
         )
         return {int(r["bot_id"]): _skill(r) for r in rows}
 
+    def settled(self, game: str) -> set[int]:
+        """The bots of ``game`` that are no longer provisional (the leaderboard's mark:
+        one column of one indexed query, however many bots)."""
+        rows = self.db.execute(
+            "SELECT bot_id FROM skills WHERE game = ? AND (sigma_sq <= ? OR matches >= ?)",
+            (game, skill.PROVISIONAL_SIGMA**2, skill.PROVISIONAL_MATCHES),
+        )
+        return {int(r["bot_id"]) for r in rows}
+
     def _count_rated(self, game: str, results: Sequence[SeatResult]) -> None:
         """Add a rated match to its game's totals (inside the commit's transaction)."""
         self.db.execute(
