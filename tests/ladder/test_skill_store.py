@@ -1,7 +1,7 @@
 """Provisional ratings in a real store, on SQLite and on PostgreSQL: each rated match
 commit moves its bots' online ratings, a bot leaves provisional by playing, a new
 season makes every bot provisional again, and a store of today upgrades in place
-(schema 10) with its rated bots seeded from their running Elo."""
+(schema 12) with its rated bots seeded from their running Elo."""
 
 from __future__ import annotations
 
