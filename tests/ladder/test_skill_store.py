@@ -16,6 +16,7 @@ from niwa.ladder.db import Database
 from niwa.ladder.reads import Reads
 from niwa.ladder.store import ACTIVE, RATED, VALIDATION, Finished, SeatResult, Store
 from niwa.proto.v1 import ladder_pb2 as pb
+from tests.ladder.rewind import rewind
 from tests.ladder.test_upgrade import schema_4_store
 
 
@@ -142,6 +143,33 @@ def test_a_store_of_today_gains_online_ratings_from_its_running_elo(
         assert online[bot_id].matches == played
     assert not online[veteran].provisional
     assert all(online[b].provisional for b in rated if rated[b][1] < 15)
+    store.close()
+
+
+def test_a_store_of_schema_11_upgrades_in_place_keeping_its_frozen_seasons(
+    db_url: str, tmp_path: Path
+) -> None:
+    store = Store.open(db_url, tmp_path)
+    a, b, c = bots(store, 3)
+    for n in range(16):  # season-1: a and b well played, c once
+        play(store, [a, b], [n % 2, 1 - n % 2])
+    play(store, [c, a], [0, 1])
+    seasons.start(store, "spring")
+    play(store, [a, c], [0, 1])
+    elo_a = store.db.scalar("SELECT elo FROM ratings WHERE bot_id = ?", (a,))
+    rewind(store.db, schema.LATEST - 1)  # the store the niwa before this one left
+    store.close()
+
+    store = Store.open(db_url, tmp_path)
+    assert schema.current_version(store.db) == schema.LATEST
+    online = store.ratings.skills("blossom")
+    # this season: a and c played one match each, b none
+    assert set(online) == {a, c}
+    assert online[a].mu == pytest.approx(float(elo_a))
+    assert online[a].matches == 1 and online[a].provisional
+    # a season frozen before the mark was kept shows none (c had one match then)
+    (frozen,) = Reads(store).leaderboards("blossom", "season-1")
+    assert len(frozen.rows) == 3 and not any(row.provisional for row in frozen.rows)
     store.close()
 
 
