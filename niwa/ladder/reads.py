@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 
 from niwa import engine
-from niwa.ladder import elo, leagues, seat_stats, skill, sparring, tails
+from niwa.ladder import elo, leagues, seat_stats, sparring, tails
 from niwa.ladder.db import Row
 from niwa.ladder.inputs import MAX_TEXT as MAX_TEXT
 from niwa.ladder.inputs import NotFound as NotFound

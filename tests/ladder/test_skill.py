@@ -152,7 +152,7 @@ def test_a_bot_that_loses_every_match_stops_being_provisional_after_forty() -> N
 
 
 def test_the_migration_s_sigmas_follow_the_update() -> None:
-    # schema 12 (the last migration) writes out the variance after k even matches
+    # schema 13 (the last migration) writes out the variance after k even matches
     # against a settled bot
     (statement,) = [s for s in schema.MIGRATIONS[-1] if "CASE" in s]
     listed = {

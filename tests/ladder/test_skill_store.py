@@ -1,7 +1,7 @@
 """Provisional ratings in a real store, on SQLite and on PostgreSQL: each rated match
 commit moves its bots' online ratings, a bot leaves provisional by playing, a new
 season makes every bot provisional again, and a store of today upgrades in place
-(schema 12) with its rated bots seeded from their running Elo."""
+(schema 13) with its rated bots seeded from their running Elo."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_a_store_of_today_gains_online_ratings_from_its_running_elo(
     store.close()
 
 
-def test_a_store_of_schema_11_upgrades_in_place_keeping_its_frozen_seasons(
+def test_a_store_of_the_schema_before_upgrades_in_place_keeping_its_frozen_seasons(
     db_url: str, tmp_path: Path
 ) -> None:
     store = Store.open(db_url, tmp_path)
