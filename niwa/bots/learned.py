@@ -160,7 +160,7 @@ def weights_for(game: str) -> Weights:
             f"`niwa train value {game}` and point NIWA_VALUE_DIR at its folder"
         )
     weights = read(path)
-    encoder = _encoder(engine.load(game), 2)
+    encoder = encoder_of(engine.load(game), 2)
     want = (weights.meta.get("game"), weights.meta.get("encoder"))
     if want != (game, encoder.version):
         raise NoLearnedValue(
@@ -170,10 +170,16 @@ def weights_for(game: str) -> Weights:
     return weights
 
 
-def _encoder(game: Game, players: int) -> FeatureEncoder:
-    from niwa.adapters.features import encoder_for  # numpy only
-
-    return encoder_for(game, players)
+def encoder_of(game: Game, players: int) -> FeatureEncoder:
+    """The game's own feature encoding (its ``feature_encoder`` hook); a game without
+    one has no learned value (the generic hashed encoding belongs to the adapters)."""
+    encoder = game.feature_encoder(players)
+    if encoder is None:
+        raise NoLearnedValue(
+            f"{game.info.name} has no feature_encoder hook, which a learned value reads:"
+            " give the game one (docs/adding-a-game.md)"
+        )
+    return encoder
 
 
 class Inputs:
@@ -181,7 +187,7 @@ class Inputs:
     game's heuristic value for it."""
 
     def __init__(self, game: Game, players: int) -> None:
-        self.encoder = _encoder(game, players)
+        self.encoder = encoder_of(game, players)
         heuristic = game.heuristic()
         if heuristic is None:
             raise NoLearnedValue(

@@ -59,7 +59,10 @@ def run(args: argparse.Namespace) -> int:
     folder: Path = args.dir or Path(f"value-{args.game}")
     played = folder / "games"
     played.mkdir(parents=True, exist_ok=True)
-    encoder = learned._encoder(game, 2)
+    try:
+        encoder = learned.encoder_of(game, 2)
+    except learned.NoLearnedValue as e:
+        raise UsageError(str(e)) from None
     settings = {
         "game": args.game, "iterations": args.iterations, "seed": args.seed,
         "encoder": encoder.version, "players": value_training.player_counts(game),
