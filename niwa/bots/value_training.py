@@ -34,8 +34,16 @@ def player_counts(game: Game) -> list[int]:
     return list(range(max(2, info.min_players), info.max_players + 1))
 
 
+#: Decisions after which a self-play game is given up: the rules of some games let two
+#: players go on for ever (Bonsai: both Cultivate and place nothing, so the deck never
+#: runs out), and a search that finds nothing better than that does just that.
+MAX_DECISIONS = 5_000
+
+
 def selfplay(game: Game, players: int, seed: int, iterations: int) -> Positions:
-    """One self-play game's positions: every seat's row at every decision, labelled."""
+    """One self-play game's positions: every seat's row at every decision, labelled;
+    none for a game that passed :data:`MAX_DECISIONS` without ending (no final places
+    to label them by)."""
     heuristic = game.heuristic()
     search = ISMCTS(game, heuristic)
     search.rng = random.Random(f"value/{seed}/search")
@@ -49,6 +57,8 @@ def selfplay(game: Game, players: int, seed: int, iterations: int) -> Positions:
         if movers == (CHANCE,):
             state.apply({CHANCE: state.sample_chance(chance)})
             continue
+        if len(rows) >= MAX_DECISIONS:
+            return np.zeros((0, inputs.size), np.float32), np.zeros(0, np.float32)
         rows.append(inputs.rows(state))
         joint = {}
         for seat in movers:

@@ -86,14 +86,20 @@ def run(args: argparse.Namespace) -> int:
         tmp = path.with_suffix(".tmp.npz")
         with tmp.open("wb") as f:
             np.savez(f, x=x, y=y)
-        tmp.replace(path)  # a game is kept whole or not at all
+        tmp.replace(path)  # a game is kept whole or not at all (an endless one: empty)
         positions.append((x, y))
         fresh += 1
         _progress(i + 1, args.games, fresh, len(positions) - fresh, started)
     if sys.stderr.isatty():
         print(file=sys.stderr)
+    endless = sum(1 for _, y in positions if not len(y))
     print(f"self-play: {args.games} games ({fresh} played now, {args.games - fresh} kept from "
           f"before), {sum(len(y) for _, y in positions):,} positions", file=sys.stderr)
+    if endless:
+        print(f"{endless} of them passed {value_training.MAX_DECISIONS:,} decisions without"
+              " ending (the rules let the players go on for ever) and give no positions",
+              file=sys.stderr)
+    positions = [p for p in positions if len(p[1])]
     fitted = value_training.fit(positions, args.hidden, args.epochs, args.seed)
     cpu_s = time.process_time() - cpu
     meta = {
@@ -103,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
             "command": "niwa train value " + shlex.join(_command_args(args)),
             "seed": args.seed, "games": args.games, "iterations": args.iterations,
             "players": counts, "epochs": args.epochs, "positions": fitted.positions,
+            "endless_games": endless,
             "cpu_seconds_this_run": round(cpu_s, 1),
             "train_mse": round(fitted.train_mse, 6),
             "held_out_mse": round(fitted.held_out_mse, 6),

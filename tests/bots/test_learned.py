@@ -1,0 +1,163 @@
+"""Learned values (niwa.bots.learned): training, the shipped weights, and the bots that
+use them (builtin:mcts?eval=learned, builtin:policy)."""
+
+from __future__ import annotations
+
+import json
+import random
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from niwa import engine
+from niwa.bots import learned, value_training
+from niwa.bots.builtin import create
+from niwa.bots.builtin.mcts import MctsBot
+from niwa.bots.sdk import GameStart, Turn
+from niwa.cli import main
+from niwa.engine.testing import playout
+
+SHIPPED = resources.files(learned.PACKAGE)
+#: niwa's own games (a plug-in installed beside them ships no weights in niwa)
+BUILT_IN = sorted(
+    g for g in engine.games()
+    if type(engine.load(g)).__module__.startswith("niwa.engine.rulesets.")
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_weights() -> None:
+    learned.weights_for.cache_clear()
+
+
+def shipped_games() -> list[str]:
+    return sorted(p.name[: -len(".json")] for p in SHIPPED.iterdir() if p.name.endswith(".json"))
+
+
+def test_every_built_in_game_ships_a_learned_value() -> None:
+    assert shipped_games() == BUILT_IN == ["blossom", "bonsai", "miyabi", "sakura"]
+
+
+@pytest.mark.parametrize("game", BUILT_IN)
+def test_the_shipped_weights_hash_matches_their_provenance(game: str) -> None:
+    provenance = json.loads((SHIPPED / f"{game}.json").read_text(encoding="utf-8"))
+    path = Path(str(SHIPPED / provenance["file"]))
+    assert learned.file_sha256(path) == provenance["sha256"]
+    trained = provenance["trained"]
+    assert trained["command"].startswith(f"niwa train value {game} ")
+    assert trained["games"] >= 1 and trained["positions"] >= 1
+
+
+@pytest.mark.parametrize("game", BUILT_IN)
+def test_the_shipped_weights_load_and_value_every_seat_in_0_1(game: str) -> None:
+    g = engine.load(game)
+    players = max(2, g.info.min_players)
+    evaluate = learned.evaluation(game, players)
+    for state, _ in playout(g, players, seed=3):
+        values = evaluate(state)
+        assert len(values) == players
+        assert all(0.0 <= v <= 1.0 for v in values)
+
+
+def test_an_untrained_network_is_the_heuristic_itself() -> None:
+    game = engine.load("sakura")
+    positions = [value_training.selfplay(game, 2, seed, iterations=3) for seed in range(2)]
+    net = value_training.fit(positions, hidden=4, epochs=0, seed=0).network
+    x = np.concatenate([p[0] for p in positions]).astype(np.float64)
+    assert np.allclose(net(x), np.clip(x[:, -1], learned.EDGE, 1 - learned.EDGE))
+
+
+def test_self_play_labels_every_seats_rows_with_its_final_reward() -> None:
+    game = engine.load("blossom")
+    x, y = value_training.selfplay(game, 3, seed=4, iterations=3)
+    assert x.shape == (len(y), learned.Inputs(game, 3).size)
+    rewards = y.reshape(-1, 3)  # one row per seat at every decision
+    assert (rewards == rewards[0]).all() and sorted(rewards[0]) == [0.0, 0.5, 1.0]
+
+
+def test_training_saves_weights_with_provenance_and_resumes_without_replaying(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ["train", "value", "sakura", "--iterations", "3", "--epochs", "2", "--hidden", "4",
+            "--dir", str(tmp_path)]  # fmt: skip
+    assert main([*args, "--games", "3"]) == 0
+    games = sorted((tmp_path / "games").iterdir())
+    assert len(games) == 3
+    first = {p.name: p.read_bytes() for p in games}
+    assert main([*args, "--games", "5"]) == 0
+    assert "5 games (2 played now, 3 kept from before)" in capsys.readouterr().err
+    assert all((tmp_path / "games" / name).read_bytes() == data for name, data in first.items())
+    provenance = json.loads((tmp_path / "sakura.json").read_text(encoding="utf-8"))
+    assert provenance["sha256"] == learned.file_sha256(tmp_path / "sakura.npz")
+    assert provenance["trained"]["games"] == 5
+    monkeypatch.setenv("NIWA_VALUE_DIR", str(tmp_path))
+    assert learned.weights_for("sakura").meta["trained"]["games"] == 5
+
+
+def test_resuming_with_other_settings_is_refused_naming_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["train", "value", "sakura", "--games", "1", "--epochs", "1", "--dir", str(tmp_path)]
+    assert main([*base, "--iterations", "2"]) == 0
+    assert main([*base, "--iterations", "3"]) == 2
+    assert "played with iterations 2, not 3" in capsys.readouterr().err
+
+
+def test_a_game_without_weights_names_the_command_that_makes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NIWA_VALUE_DIR", str(tmp_path))
+    with pytest.raises(learned.NoLearnedValue, match="niwa train value miyabi"):
+        learned.evaluation("miyabi", 2)
+
+
+def test_weights_for_other_features_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    net = learned.Network(*(np.zeros(2) for _ in range(2)), np.zeros((2, 1)), np.zeros(1),
+                          np.zeros(1), 1.0, 0.0)  # fmt: skip
+    learned.save(tmp_path / "sakura.npz", net, {"game": "sakura", "encoder": "sakura-features/0"})
+    monkeypatch.setenv("NIWA_VALUE_DIR", str(tmp_path))
+    with pytest.raises(learned.NoLearnedValue, match=r"features sakura-features/0.*train it again"):
+        learned.weights_for("sakura")
+
+
+def test_mcts_takes_eval_learned_beside_its_effort() -> None:
+    bot = create("mcts?eval=learned&iterations=20")
+    assert isinstance(bot, MctsBot) and (bot.value, bot.iterations) == ("learned", 20)
+    assert create("mcts").value == "heuristic"
+    with pytest.raises(ValueError, match="give eval=heuristic or eval=learned"):
+        create("mcts?eval=deep")
+
+
+@pytest.mark.parametrize("spec", ["mcts?eval=learned&iterations=30", "policy"])
+def test_the_learned_bots_play_legal_moves_to_the_end(spec: str) -> None:
+    game = engine.load("blossom")
+    bots = [create(spec), create("greedy")]
+    for seat, bot in enumerate(bots):
+        bot.start(GameStart("blossom", "blossom@1", seat, 2, {}, 1000, 10_000, 9))
+    state, rng, decision = game.new_game(2), random.Random(9), 0
+    while not state.is_over():
+        movers = state.to_move()
+        if movers == (engine.CHANCE,):
+            state.apply({engine.CHANCE: state.sample_chance(rng)})
+            continue
+        joint = {}
+        for seat in movers:
+            legal = state.legal_actions(seat)
+            decision += 1
+            reply = bots[seat].act(Turn(decision, seat, state.observe(seat), legal, 10_000))
+            joint[seat] = legal[reply.index]
+        state.apply(joint)
+    assert state.result().places
+
+
+def test_a_self_play_game_past_the_decision_cap_gives_no_positions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Bonsai's rules let two players Cultivate nothing for ever; such games are dropped
+    monkeypatch.setattr(value_training, "MAX_DECISIONS", 3)
+    x, y = value_training.selfplay(engine.load("bonsai"), 2, seed=1, iterations=2)
+    assert x.shape == (0, learned.Inputs(engine.load("bonsai"), 2).size) and len(y) == 0
