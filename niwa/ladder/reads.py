@@ -37,7 +37,7 @@ from niwa.ladder.store import (
     Store,
     StoreError,
 )
-from niwa.ladder.store.ratings import IN_SEASON
+from niwa.ladder.store.ratings import IN_SEASON, PAIRWISE
 from niwa.ladder.views import (
     BotListing,
     BotLogs,
@@ -48,9 +48,11 @@ from niwa.ladder.views import (
     MatchQuery,
     MatchView,
     PairRecord,
+    PlayerCountElo,
     RatingPoint,
     Replay,
     SeasonView,
+    SeatAdvantage,
     SeatLog,
     SeatOutcome,
     SeatResult,
@@ -253,7 +255,22 @@ class Reads:
 
     def _board(self, game: str) -> Leaderboard:
         bots = self.store.bots.bots(game, [ACTIVE])
-        estimates = self.store.ratings.rated_fit(game, {b.id for b in bots})
+        rating = self.store.ratings.rating()
+        by_players: dict[int, tuple[PlayerCountElo, ...]] = {}
+        seat_effects: tuple[SeatAdvantage, ...] = ()
+        if rating == PAIRWISE:
+            estimates = self.store.ratings.rated_fit(game, {b.id for b in bots})
+        else:
+            standing = self.store.ratings.pl_standing(game, {b.id for b in bots})
+            estimates = standing.ratings
+            for n, fitted in standing.by_players.items():
+                for bot_id, e in fitted.items():
+                    by_players[bot_id] = (*by_players.get(bot_id, ()),
+                                          PlayerCountElo(n, e.elo, e.ci95))
+            seat_effects = tuple(
+                SeatAdvantage(s.players, s.seat, s.effect.elo, s.effect.ci95)
+                for s in standing.seats
+            )
         unrated = elo.Estimate(elo.BASE, float("inf"))
         ranked = sorted(
             bots,
@@ -266,11 +283,15 @@ class Reads:
                 bot=bot_view(b),
                 elo=estimates.get(b.id, unrated).elo,
                 ci95=estimates.get(b.id, unrated).ci95,
+                by_players=by_players.get(b.id, ()),
                 **places.get(b.id, {}),
             )
             for rank, b in enumerate(ranked, start=1)
         )
-        return Leaderboard(game=game, matches=self.store.ratings.rated_count(game), rows=rows)
+        return Leaderboard(
+            game=game, matches=self.store.ratings.rated_count(game), rows=rows,
+            rating=rating, seat_effects=seat_effects,
+        )  # fmt: skip
 
     def _league_places(
         self, game: str, bot_ids: list[int], estimates: Mapping[int, elo.Estimate]

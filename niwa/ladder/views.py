@@ -54,6 +54,28 @@ class LeaderboardRow:
     league: str = ""  # "": the game has no leagues
     next_boss: str = ""  # name@version of the boss to pass; "": top league, or a boss
     next_boss_elo: float = 0.0  # that boss's fitted Elo
+    #: Plackett-Luce only: the bot's Elo fitted on the matches of each player count alone.
+    by_players: tuple[PlayerCountElo, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlayerCountElo:
+    """A bot's Elo and 95 % half-width from the matches of ``players`` seats alone."""
+
+    players: int
+    elo: float
+    ci95: float
+
+
+@dataclass(frozen=True)
+class SeatAdvantage:
+    """Seat ``seat``'s effect against seat 0 in ``players``-seat matches, in Elo (0-based
+    seats; positive: an advantage), with its 95 % half-width."""
+
+    players: int
+    seat: int
+    elo: float
+    ci95: float
 
 
 @dataclass(frozen=True)
@@ -62,6 +84,8 @@ class Leaderboard:
     matches: int
     rows: tuple[LeaderboardRow, ...]
     season: str = ""  # the season whose standings these are ("": a ladder before seasons)
+    rating: str = ""  # the model: "plackett-luce" or "pairwise" ("": an ended season's)
+    seat_effects: tuple[SeatAdvantage, ...] = ()  # Plackett-Luce only
 
 
 @dataclass(frozen=True)

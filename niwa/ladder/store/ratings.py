@@ -1,5 +1,7 @@
 """Ratings: the running Elo each rated match moves, the pairwise totals it adds to,
-and the leaderboard's maximum-likelihood fit over them, kept per game between reads."""
+and the leaderboard's maximum-likelihood fit, kept per game between reads: the
+Plackett-Luce fit over whole finishing orders (the default) or the pairwise one over
+the totals, as the ladder's rating setting says (:data:`RATING_SETTING`)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,16 @@ from collections.abc import Collection, Sequence
 from niwa.ladder import elo
 from niwa.ladder.db import Database
 from niwa.ladder.kept_fit import KeptFit
+from niwa.ladder.kept_pl import Match as SeatedMatch
 from niwa.ladder.store.base import DONE, RATED, Part, StoreError
+from niwa.ladder.store.pl_board import PLBoard, PLStanding
 from niwa.ladder.store.records import SeatResult
+
+#: The store's setting naming the leaderboard's rating model (``niwa ladder serve
+#: --rating``); a store where it was never set rates by Plackett-Luce.
+RATING_SETTING = "rating"
+PLACKETT_LUCE, PAIRWISE = "plackett-luce", "pairwise"
+RATINGS = (PLACKETT_LUCE, PAIRWISE)
 
 #: The rated matches that count: the current season's (niwa.ladder.seasons), i.e. none
 #: of an ended season's (a match queued by a node that predates seasons has no season
@@ -27,6 +37,25 @@ class Ratings(Part):
         super().__init__(db)
         #: (season, game) -> its last leaderboard fit: see :meth:`rated_fit`
         self._fits: dict[tuple[int, str], KeptFit] = {}
+        #: (season, game) -> its kept Plackett-Luce fits: see :meth:`pl_standing`
+        self._pl: dict[tuple[int, str], PLBoard] = {}
+        #: Re-converge the Plackett-Luce fits in a thread when due (tests: by hand).
+        self.refit_in_thread = True
+
+    def rating(self) -> str:
+        """The leaderboard's rating model: :data:`PLACKETT_LUCE` unless set otherwise."""
+        value = self.db.scalar("SELECT value FROM settings WHERE key = ?", (RATING_SETTING,))
+        return PLACKETT_LUCE if value is None else str(value)
+
+    def set_rating(self, rating: str) -> None:
+        """Keep the leaderboard's rating model in the store (every node reads it)."""
+        if rating not in RATINGS:
+            raise ValueError(f"--rating is one of {', '.join(RATINGS)}, not {rating!r}")
+        self.db.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (RATING_SETTING, rating),
+        )
 
     def record(self, match_id: int, game: str, results: Sequence[SeatResult]) -> None:
         """Rate a finished rated match and add it to its game's totals (inside the
@@ -171,6 +200,60 @@ class Ratings(Part):
         estimates = kept.refit()
         self._fits[key] = kept
         return estimates
+
+    def pl_standing(self, game: str, shown: Collection[int]) -> PLStanding:
+        """The Plackett-Luce leaderboard of ``game``: ``shown`` bots' ratings (their
+        mean 1500), pooled and per player count, and the seat effects.
+
+        The fit takes every rated match with all its seats (a bot not shown is still a
+        parameter: dropping its seat would change the table's size and the seats'
+        meaning); only the ratings shown are centred on their own mean. Kept per
+        season and game: after a commit only the matches since are read, each moving
+        the kept fits by one Newton step (:mod:`niwa.ladder.kept_pl`)."""
+        season = int(self.db.scalar("SELECT id FROM seasons WHERE ended_at IS NULL") or 0)
+        key = (season, game)
+        count = self.rated_count(game)
+        board = self._pl.get(key)
+        if board is not None and board.matches >= 0 and board.matches != count:
+            for seq, match in self._seated_since(game, board.seq):
+                board.add(seq, match)
+            if board.matches != count:  # a count we cannot follow (a season started)
+                board = None
+        if board is None:
+            self._pl.pop(key, None)
+            board = self._pl_board(game)
+        if board.matches >= 0:
+            self._pl[key] = board
+        return board.standing(shown)
+
+    def _pl_board(self, game: str) -> PLBoard:
+        """Every rated match of ``game`` fitted from zero, with the rated count and the
+        newest seq it holds (count -1 when a commit kept moving it: read again next time)."""
+        for _ in range(3):
+            count = self.rated_count(game)
+            seated = self._seated_since(game, 0)
+            if self.rated_count(game) == count:
+                break
+        else:
+            count = -1
+        seq = max((s for s, _ in seated), default=0)
+        return PLBoard.fitted(count, seq, [m for _, m in seated], self.refit_in_thread)
+
+    def _seated_since(self, game: str, seq: int) -> list[tuple[int, SeatedMatch]]:
+        """The finished rated matches of ``game`` numbered after ``seq``, in order, as
+        (seq, [(bot, seat, place) per seat])."""
+        rows = self.db.execute(
+            "SELECT m.seq, r.bot_id, r.seat, r.place FROM matches m "
+            "JOIN results r ON r.match_id = m.id "
+            "WHERE m.game = ? AND m.seq > ? AND m.kind = ? AND m.state = ? "
+            f"AND {IN_SEASON} ORDER BY m.seq, r.seat",
+            (game, seq, RATED, DONE),
+        )
+        matches: dict[int, list[tuple[int, int, int]]] = {}
+        for r in rows:
+            matches.setdefault(int(r["seq"]), []).append(
+                (int(r["bot_id"]), int(r["seat"]), int(r["place"])))
+        return [(s, m) for s, m in matches.items() if len(m) >= 2]
 
     def _kept_fit(self, game: str, shown: frozenset[int]) -> KeptFit:
         """The totals of ``game`` over ``shown`` with the rated count and newest seq
