@@ -234,10 +234,10 @@ class Reads:
     def _frozen(self, season: Season, game: str | None) -> tuple[Leaderboard, ...]:
         """An ended season's leaderboards, each row as it stood at the season's end."""
         boards = []
-        for name, matches in self.store.seasons.boards(season.id):
-            if game is not None and name != game:
+        for frozen in self.store.seasons.boards(season.id):
+            if game is not None and frozen.game != game:
                 continue
-            bots = {b.id: b for b in self.store.bots.bots(name)}
+            bots = {b.id: b for b in self.store.bots.bots(frozen.game)}
             rows = tuple(
                 LeaderboardRow(
                     rank=s.rank,
@@ -247,10 +247,14 @@ class Reads:
                     ),
                     elo=s.elo,
                     ci95=s.ci95,
+                    by_players=tuple(PlayerCountElo(*count) for count in s.by_players),
                 )
-                for s in self.store.seasons.standings(season.id, name)
+                for s in frozen.rows
             )  # fmt: skip
-            boards.append(Leaderboard(name, matches, rows, season.name))
+            boards.append(Leaderboard(
+                frozen.game, frozen.matches, rows, season.name, frozen.rating,
+                tuple(SeatAdvantage(*effect) for effect in frozen.seat_effects),
+            ))  # fmt: skip
         return tuple(boards)
 
     def _board(self, game: str) -> Leaderboard:

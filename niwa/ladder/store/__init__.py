@@ -56,7 +56,7 @@ from niwa.ladder.store.matches import Matches
 from niwa.ladder.store.owners import OWNER_NAME_CHARS, Owners, is_reserved, owner_name_problem
 from niwa.ladder.store.ratings import Ratings
 from niwa.ladder.store.records import OLD_STDERR, Bot, Finished, Match, Owner, SeatResult
-from niwa.ladder.store.seasons import Season, Seasons, Standing
+from niwa.ladder.store.seasons import FrozenBoard, Season, Seasons, Standing
 from niwa.ladder.store.sessions import Sessions
 from niwa.ladder.store.settings import Settings
 
@@ -64,7 +64,8 @@ __all__ = [
     "ACTIVE", "CHALLENGE", "DONE", "FAILED", "HUMAN_SOURCE", "OLD_STDERR", "OWNER_NAME_CHARS",
     "PENDING", "QUEUED",
     "RATED", "REJECTED", "RESERVE", "RETIRED", "RUNNING", "SUPERSEDED", "SUSPENDED",
-    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "League", "LeagueSetup", "Match", "Owner",
+    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "FrozenBoard", "League", "LeagueSetup",
+    "Match", "Owner",
     "Season", "SeatResult",
     "Standing", "Store", "StoreError", "is_reserved", "owner_name_problem",
 ]  # fmt: skip
