@@ -226,6 +226,14 @@ class Ratings(Part):
             self._pl[key] = board
         return board.standing(shown)
 
+    def refits(self, game: str) -> int:
+        """Full Plackett-Luce fits this process made of ``game``'s kept fits (pooled
+        and per player count, the first ones included): what a benchmark reports."""
+        return sum(
+            board.pooled.refits + sum(k.refits for k in board.by_players.values())
+            for (_, name), board in self._pl.items() if name == game
+        )
+
     def _pl_board(self, game: str) -> PLBoard:
         """Every rated match of ``game`` fitted from zero, with the rated count and the
         newest seq it holds (count -1 when a commit kept moving it: read again next time)."""
