@@ -364,7 +364,7 @@ def run_synthetic(args: argparse.Namespace) -> int:
     print(f"median of the runs' medians, ms of {args.clock} time (min-max over runs); "
           "ratio = this / base", file=out)
     for part, sides_ in summary.items():
-        line = f"  {part:24}"
+        line = f"  {part:34}"
         for label in ("this", "base"):
             if label in sides_:
                 s = sides_[label]

@@ -30,15 +30,20 @@ class PLBoard:
     seq: int
     pooled: KeptPL
     by_players: dict[int, KeptPL] = field(default_factory=dict)
+    #: The last standing shown, with the fits' versions and the bots it was made for.
+    _shown: tuple[tuple[int, ...], frozenset[int], PLStanding] | None = None
 
     @classmethod
     def fitted(cls, matches: int, seq: int, rated: list[Match], auto: bool = True) -> PLBoard:
         groups: dict[int, list[Match]] = {}
         for match in rated:
             groups.setdefault(len(match), []).append(match)
+        pooled = KeptPL.fitted(rated, auto)
+        # Each player count's fit starts from the pooled one: a step or two fewer.
+        start = dict(zip(pooled.keys, pooled.theta.tolist(), strict=True))
         return cls(
-            matches, seq, KeptPL.fitted(rated, auto),
-            {n: KeptPL.fitted(group, auto) for n, group in sorted(groups.items())},
+            matches, seq, pooled,
+            {n: KeptPL.fitted(group, auto, start) for n, group in sorted(groups.items())},
         )  # fmt: skip
 
     def add(self, seq: int, match: Match) -> None:
@@ -53,8 +58,15 @@ class PLBoard:
         self.seq = max(self.seq, seq)
 
     def standing(self, shown: Collection[int]) -> PLStanding:
-        return PLStanding(
-            self.pooled.ratings(shown),
-            {n: kept.ratings(shown) for n, kept in sorted(self.by_players.items())},
+        """The board for the ``shown`` bots; the last one again while no fit moved."""
+        versions = (self.pooled.version, *(k.version for _, k in sorted(self.by_players.items())))
+        wanted = frozenset(shown)
+        if self._shown is not None and self._shown[:2] == (versions, wanted):
+            return self._shown[2]
+        standing = PLStanding(
+            self.pooled.ratings(wanted),
+            {n: kept.ratings(wanted) for n, kept in sorted(self.by_players.items())},
             self.pooled.seat_effects(),
         )
+        self._shown = (versions, wanted, standing)
+        return standing
