@@ -106,9 +106,9 @@ def test_a_full_refit_replaces_the_stepped_fit() -> None:
 
 
 def test_a_due_reconvergence_runs_in_a_thread_and_replaces_the_fit() -> None:
-    matches = ladder(bots=30, matches=220, seed=5)
-    kept = KeptPL.fitted(matches[:200])
-    for match in matches[200:]:
+    matches = ladder(bots=30, matches=1100, seed=5)
+    kept = KeptPL.fitted(matches[:1080])
+    for match in matches[1080:]:
         kept.add(match)
     kept.wait(timeout=300)
     assert kept.refits >= 2 and not kept.due
@@ -137,6 +137,14 @@ def test_the_first_tie_waits_for_a_refit_that_adds_the_tie_parameter() -> None:
     kept.reconverge()
     assert kept.ties and None in kept.keys
     assert_near(kept, [*matches, [(1, 0, 0), (2, 1, 0)]], elo=1e-6, seat=1e-6, ci95=1e-6)
+
+
+def test_a_small_ladders_fit_is_reconverged_on_the_read() -> None:
+    matches = ladder(bots=20, matches=301, seed=12)
+    kept = KeptPL.fitted(matches[:300])
+    kept.add(matches[-1])
+    assert kept.refits == 2 and kept.stepped == 0 and kept._running is None
+    assert_near(kept, matches, elo=1e-6, seat=1e-6, ci95=1e-6)
 
 
 def test_a_big_step_asks_for_a_reconvergence_at_once() -> None:
