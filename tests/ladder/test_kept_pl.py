@@ -128,6 +128,30 @@ def test_matches_added_while_a_reconvergence_runs_are_stepped_in_on_top() -> Non
     assert_near(kept, matches, elo=1.0, seat=0.5, ci95=3.0)
 
 
+def test_a_new_bot_is_stepped_in_from_the_prior_and_asks_for_a_refit() -> None:
+    # Its first match moves it from 0 by far more than STEP_LIMIT: one Newton step is
+    # not its optimum yet, so the fit is due at once.
+    matches = ladder(bots=20, matches=300, seed=6)
+    kept = KeptPL.fitted(matches, auto=False)
+    newcomer = [(99, 0, 0), (3, 1, 1)]
+    kept.add(newcomer)
+    assert kept.ratings({99, 3})[99].elo > kept.ratings({99, 3})[3].elo
+    assert kept.due
+    kept.reconverge()
+    assert_near(kept, [*matches, newcomer], elo=1e-6, seat=1e-6, ci95=1e-6)
+
+
+def test_the_first_tie_waits_for_a_refit_that_adds_the_tie_parameter() -> None:
+    matches = ladder(bots=20, matches=300, seed=7)
+    kept = KeptPL.fitted(matches, auto=False)
+    assert not kept.ties
+    kept.add([(1, 0, 0), (2, 1, 0)])
+    assert kept.due and not kept.ties
+    kept.reconverge()
+    assert kept.ties and None in kept.keys
+    assert_near(kept, [*matches, [(1, 0, 0), (2, 1, 0)]], elo=1e-6, seat=1e-6, ci95=1e-6)
+
+
 def test_a_small_ladders_fit_is_reconverged_on_the_read() -> None:
     matches = ladder(bots=20, matches=301, seed=12)
     kept = KeptPL.fitted(matches[:300])
