@@ -178,7 +178,7 @@ class KeptPL:
             self.theta = np.array(list(fitted.raw.values()), np.float64)
             covariance = fitted.covariance
             self.cov = np.zeros((0, 0)) if covariance is None else covariance.copy()
-            self.ties = fitted.tie is not None
+            self.ties = None in fitted.raw  # not for matches all tied (delta infinite)
             self._waiting_tie = self._jumped = False
             self.stepped = 0
             self.refits += 1

@@ -319,9 +319,12 @@ def fit(
     parameters (a bot or seat not in it from 0), so a few more matches cost a step or
     two rather than a fit from zero. ``ties``: how a shared place is read (the module's
     docstring)."""
-    data = _Data(list(matches), ties)
+    matches = list(matches)
+    data = _Data(matches, ties)
     if not data.bots:
         return PLFit()
+    if data.ties and all(len({p for _, _, p in m}) == 1 for m in matches):
+        return _all_tied(data, prior_games, base)
     theta = np.zeros(data.size)
     if start is not None:
         keys: list[object] = [*data.bots, *data.seat_keys] + ([None] if data.ties else [])
@@ -348,6 +351,24 @@ def fit(
             break
     covariance = np.linalg.inv(info + gauge).astype(np.float64)
     return _report(data, theta, covariance, ll, iterations, converged, base)
+
+
+def _all_tied(data: _Data[BotId], prior_games: float, base: float) -> PLFit[BotId]:
+    """The fit when every match is one shared place: the likelihood grows without
+    bound as delta does (a complete tie becomes certain whatever the strengths), and
+    there the matches say nothing about the bots or seats, so the fit is the prior's:
+    every strength and seat effect 0, delta infinite."""
+    if prior_games <= 0:
+        raise ValueError(
+            "every match is a complete tie: the fit needs prior_games > 0 to say anything"
+        )
+    data.ties = False  # no finite log delta: reported as infinite below
+    data.size -= 1
+    anchored = data.size
+    covariance = np.diag(np.full(anchored, 4.0 / prior_games))  # sigma(0)(1 - sigma(0)) = 1/4
+    fitted = _report(data, np.zeros(anchored), covariance, 0.0, 0, True, base)
+    fitted.tie = Tie(math.inf, math.inf, math.inf)
+    return fitted
 
 
 def _report(

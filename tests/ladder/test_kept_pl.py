@@ -152,6 +152,14 @@ def test_the_first_tie_waits_for_a_refit_that_adds_the_tie_parameter() -> None:
     assert_near(kept, [*matches, [(1, 0, 0), (2, 1, 0)]], elo=1e-6, seat=1e-6, ci95=1e-6)
 
 
+def test_a_ladder_whose_matches_all_tied_shows_every_bot_at_the_mean() -> None:
+    kept = KeptPL.fitted([[(1, 0, 0), (2, 1, 0)]])
+    kept.add([(1, 0, 0), (2, 1, 0)])
+    assert {bot: e.elo for bot, e in kept.ratings({1, 2}).items()} == {1: 1500.0, 2: 1500.0}
+    kept.add([(1, 0, 0), (2, 1, 1)])  # the first order: now delta is finite
+    assert kept.ties and kept.ratings({1, 2})[1].elo > 1500.0
+
+
 def test_a_small_ladders_fit_is_reconverged_on_the_read() -> None:
     matches = ladder(bots=20, matches=301, seed=12)
     kept = KeptPL.fitted(matches[:300])

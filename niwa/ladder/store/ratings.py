@@ -220,7 +220,8 @@ class Ratings(Part):
             if board.matches != count:  # a count we cannot follow (a season started)
                 board = None
         if board is None:
-            self._pl.pop(key, None)
+            for old in [k for k in self._pl if k[1] == game]:  # an ended season's too
+                del self._pl[old]
             board = self._pl_board(game)
         if board.matches >= 0:
             self._pl[key] = board
