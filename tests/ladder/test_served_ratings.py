@@ -121,3 +121,19 @@ def test_the_cli_names_each_seat_effect_against_seat_0_with_its_interval(
     low, high = effect.elo - effect.ci95, effect.elo + effect.ci95
     assert (f"{effect.players} players: seat {effect.seat} vs seat 0: {effect.elo:+.0f} Elo "
             f"[{low:+.0f}, {high:+.0f}]") in out  # fmt: skip
+
+
+def test_serve_rating_pairwise_is_kept_in_the_store_for_later_starts(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    for extra in (["--rating", "pairwise"], []):  # the second start keeps the choice
+        proc, address = start_ladder(db, tmp_path / "ladder.log", "--game", "blossom", *extra)
+        channel, stub = client.connect(address)
+        try:
+            board = stub.GetLeaderboard(pb.LeaderboardRequest(game="blossom")).boards[0]
+            assert board.rating == "pairwise" and not board.seat_effects
+        finally:
+            channel.close()
+            stop(proc)
+    store = Store.open(str(db), create=False)
+    assert store.ratings.rating() == "pairwise"
+    store.close()
