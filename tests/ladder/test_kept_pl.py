@@ -13,6 +13,8 @@ bots and 10,000 matches, of intervals about ±70)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,6 +24,7 @@ from niwa.ladder import plackett_luce as pl
 from niwa.ladder.kept_pl import KeptPL
 from niwa.ladder.reads import Reads, shown_placings
 from niwa.ladder.store import ACTIVE, Store
+from niwa.ladder.store.pl_board import PLBoard
 from niwa.ladder.store.ratings import PAIRWISE, PLACKETT_LUCE
 from tests.ladder.test_store_totals import play
 
@@ -232,3 +235,43 @@ def test_the_board_after_commits_steps_its_kept_fit(store: Store) -> None:
 def test_an_unknown_rating_model_is_refused_naming_the_choices(store: Store) -> None:
     with pytest.raises(ValueError, match="plackett-luce, pairwise"):
         store.ratings.set_rating("trueskill")
+
+
+def test_stores_of_one_process_on_one_ladder_share_its_first_fit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fits: list[int] = []
+    fitted = PLBoard.fitted.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[PLBoard], *args: Any, **kwargs: Any) -> PLBoard:
+        fits.append(1)
+        board: PLBoard = fitted(cls, *args, **kwargs)
+        return board
+
+    monkeypatch.setattr(PLBoard, "fitted", classmethod(counted))
+    url = str(tmp_path / "ladder.db")
+    first = Store.open(url, tmp_path)
+    matches = seat_ladder(first, seed=13)
+    second = Store.open(url, tmp_path)  # as another API pool thread opens its own
+    boards = [Reads(s).leaderboards("blossom")[0] for s in (first, second, first)]
+    assert len(fits) == 1 and boards[0] == boards[1] == boards[2]
+    play(second, [r.bot.id for r in boards[0].rows[:2]], [0, 1])
+    after = [Reads(s).leaderboards("blossom")[0] for s in (first, second)]
+    assert len(fits) == 1 and after[0] == after[1] and after[0].matches == len(matches) + 1
+    for store in (first, second):
+        store.close()
+
+
+def test_a_store_made_again_at_the_same_path_is_fitted_afresh(tmp_path: Path) -> None:
+    url = str(tmp_path / "ladder.db")
+    boards = []
+    for seed in (14, 15):
+        store = Store.open(url, tmp_path)
+        matches = seat_ladder(store, seed=seed)
+        boards.append((Reads(store).leaderboards("blossom")[0], pl.fit(matches)))
+        store.close()
+        for path in tmp_path.glob("ladder.db*"):
+            path.unlink()
+    for board, full in boards:
+        assert {r.bot.id: r.elo for r in board.rows} == pytest.approx(
+            {bot: e.elo for bot, e in full.ratings.items()}, abs=1e-6)

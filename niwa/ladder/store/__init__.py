@@ -74,14 +74,17 @@ __all__ = [
 class Store:
     """One connection to the store plus the folder of its files, and its parts."""
 
-    def __init__(self, db: Database, data_dir: Path) -> None:
+    def __init__(self, db: Database, data_dir: Path, identity: str = "") -> None:
+        """``identity``: the store's URL, which lets every Store of this process on it
+        share one kept Plackett-Luce fit per game (:meth:`Ratings.pl_standing`); ""
+        keeps this Store's own."""
         self.db = db
         self.data_dir = data_dir
         self.files = Files(db, data_dir)
         self.settings = Settings(db)
         self.owners = Owners(db)
         self.bots = Bots(db)
-        self.ratings = Ratings(db)
+        self.ratings = Ratings(db, identity)
         self.seasons = Seasons(db)
         self.matches = Matches(db, self.files, self.ratings)
         self.sessions = Sessions(db)
@@ -106,7 +109,7 @@ class Store:
         data_dir.mkdir(parents=True, exist_ok=True)
         db = Database.open(url, reconnect=reconnect)
         migrate(db)
-        return cls(db, data_dir)
+        return cls(db, data_dir, url)
 
     def close(self) -> None:
         self.db.close()

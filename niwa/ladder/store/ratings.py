@@ -5,7 +5,9 @@ the totals, as the ladder's rating setting says (:data:`RATING_SETTING`)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Sequence
+from typing import TypeVar
 
 from niwa.ladder import elo
 from niwa.ladder.db import Database
@@ -21,6 +23,14 @@ RATING_SETTING = "rating"
 PLACKETT_LUCE, PAIRWISE = "plackett-luce", "pairwise"
 RATINGS = (PLACKETT_LUCE, PAIRWISE)
 
+#: (store URL, season start, season, game) -> the kept Plackett-Luce board every Store
+#: of this process on that store shares (the API's pool threads each have a Store: one
+#: first fit, seconds at 100,000 matches, instead of one per thread). The season's start
+#: tells a store made again at the same URL from the one before.
+_SHARED: dict[tuple[str, float, int, str], PLBoard] = {}
+_SHARED_LOCKS: dict[tuple[str, float, int, str], threading.Lock] = {}
+_SHARING = threading.Lock()
+
 #: The rated matches that count: the current season's (niwa.ladder.seasons), i.e. none
 #: of an ended season's (a match queued by a node that predates seasons has no season
 #: until it is recorded, or until the season it was queued in ends).
@@ -30,11 +40,15 @@ IN_SEASON = (
 )
 
 
+_K = TypeVar("_K", tuple[int, str], tuple[str, float, int, str])
+
+
 class Ratings(Part):
     """The ratings, the rated totals, and the last fit of each game."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, identity: str = "") -> None:
         super().__init__(db)
+        self.identity = identity  # the store's URL: share its kept boards ("": do not)
         #: (season, game) -> its last leaderboard fit: see :meth:`rated_fit`
         self._fits: dict[tuple[int, str], KeptFit] = {}
         #: (season, game) -> its kept Plackett-Luce fits: see :meth:`pl_standing`
@@ -210,29 +224,43 @@ class Ratings(Part):
         meaning); only the ratings shown are centred on their own mean. Kept per
         season and game: after a commit only the matches since are read, each moving
         the kept fits by one Newton step (:mod:`niwa.ladder.kept_pl`)."""
-        season = int(self.db.scalar("SELECT id FROM seasons WHERE ended_at IS NULL") or 0)
-        key = (season, game)
+        row = self.db.one("SELECT id, started_at FROM seasons WHERE ended_at IS NULL")
+        season = 0 if row is None else int(row["id"])
+        if not self.identity:
+            return self._kept_board(self._pl, (season, game), game).standing(shown)
+        started = 0.0 if row is None else float(row["started_at"])
+        key = (self.identity, started, season, game)
+        with _SHARING:
+            lock = _SHARED_LOCKS.setdefault(key, threading.Lock())
+        with lock:  # one thread reads the new matches and steps them in; others wait
+            return self._kept_board(_SHARED, key, game).standing(shown)
+
+    def _kept_board(self, kept: dict[_K, PLBoard], key: _K, game: str) -> PLBoard:
+        """The board kept in ``kept`` under ``key``, brought up to the store's count of
+        rated matches (read again from zero when it cannot follow, or is not there)."""
         count = self.rated_count(game)
-        board = self._pl.get(key)
+        board = kept.get(key)
         if board is not None and board.matches >= 0 and board.matches != count:
             for seq, match in self._seated_since(game, board.seq):
                 board.add(seq, match)
             if board.matches != count:  # a count we cannot follow (a season started)
                 board = None
         if board is None:
-            for old in [k for k in self._pl if k[1] == game]:  # an ended season's too
-                del self._pl[old]
+            # an ended season's board goes too (the shared ones: this store's only)
+            for old in [k for k in kept if k[-1] == game and k[:-3] == key[:-3]]:
+                del kept[old]
             board = self._pl_board(game)
         if board.matches >= 0:
-            self._pl[key] = board
-        return board.standing(shown)
+            kept[key] = board
+        return board
 
     def refits(self, game: str) -> int:
         """Full Plackett-Luce fits this process made of ``game``'s kept fits (pooled
         and per player count, the first ones included): what a benchmark reports."""
+        boards = [b for k, b in [*self._pl.items(), *_SHARED.items()] if k[-1] == game]
         return sum(
             board.pooled.refits + sum(k.refits for k in board.by_players.values())
-            for (_, name), board in self._pl.items() if name == game
+            for board in boards
         )
 
     def _pl_board(self, game: str) -> PLBoard:
