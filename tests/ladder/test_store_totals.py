@@ -136,12 +136,13 @@ def test_upgrading_a_schema_3_store_fills_the_totals_from_its_matches(
     random_ladder(store, seed=7)
     shown = {b.id for b in store.bots.bots("blossom", [ACTIVE])}
     totals = store.ratings.shown_totals("blossom", shown)
-    # Make it the store schema 3 made: schemas 4 to 9 only added these tables and the
-    # indexes.
+    # Make it the store schema 3 made: schemas 4 to 10 only added these tables and the
+    # indexes (10 a column of season_boards too, which goes with its table).
     with store.db.transaction() as db:
         tables = (
             "seat_totals", "pair_totals", "rated_totals", "leases", "blobs", "stderr_kept",
-            "web_sessions", "season_standings", "season_boards", "season_matches", "seasons",
+            "web_sessions", "season_seat_effects", "season_player_counts",
+            "season_standings", "season_boards", "season_matches", "seasons",
             "league_members", "leagues", "league_games",
         )  # fmt: skip
         for table in tables:
