@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from niwa.ladder import client
+from niwa.ladder import client, submission
 from niwa.ladder import plackett_luce as pl
-from niwa.ladder.store import DONE, RATED, Store
+from niwa.ladder.store import ACTIVE, DONE, RATED, Store
 from niwa.ladder.store.ratings import PLACKETT_LUCE
 from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.serving import start_ladder, stop, wait_for
+from tests.ladder.test_store_totals import play
 from tests.ladder.tiny_bots import QUICK, cli, owner_tokens, write_bot
 
 MATCHES = 8
@@ -137,3 +138,24 @@ def test_serve_rating_pairwise_is_kept_in_the_store_for_later_starts(tmp_path: P
     store = Store.open(str(db), create=False)
     assert store.ratings.rating() == "pairwise"
     store.close()
+
+
+def test_the_server_fits_the_boards_once_at_start_off_the_request_path(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "ladder.db"
+    store = Store.open(str(db), tmp_path)
+    bots = [submission.builtin_bot(store, name, "blossom", ACTIVE).id
+            for name in ("greedy", "random")]  # fmt: skip
+    for first in (0, 1, 0):
+        play(store, bots, [first, 1 - first])
+    store.close()
+    log = tmp_path / "ladder.log"
+    proc, _ = start_ladder(db, log, "--game", "sakura")  # blossom's board, nothing to play
+    try:
+        wait_for("the boards warmed at start", lambda: "leaderboards_warmed" in log.read_text())
+    finally:
+        stop(proc)
+    warmed = next(json.loads(line) for line in log.read_text().splitlines()
+                  if "leaderboards_warmed" in line)  # fmt: skip
+    assert warmed["games"] == ["blossom"]
