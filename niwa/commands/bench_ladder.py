@@ -25,10 +25,11 @@ finished rated matches between B bots of one game (synthetic rows in the real sc
 claiming and committing, each run in a fresh process on a fresh copy of that store
 (:mod:`niwa.commands.ladder_timing`): the leaderboard's first read in the process (a fit
 from nothing), read again, and read after each of ``--rounds`` more rated matches is
-committed; the last two and the store's operations are judged against the goals in
-docs/benchmarks.md (< 50 ms, < 5 ms). ``--base DIR`` times an older niwa (a git
-worktree) the same way, alternating with this one, and reports each part's ratio to it;
-the load average is printed with every run.
+committed, by Plackett-Luce (``leaderboard_*``) and then by the pairwise fit
+(``pairwise_leaderboard_*``); the last two of each and the store's operations are
+judged against the goals in docs/benchmarks.md (< 50 ms, < 5 ms). ``--base DIR`` times
+an older niwa (a git worktree) the same way, alternating with this one, and reports
+each part's ratio to it; the load average is printed with every run.
 """
 
 from __future__ import annotations
@@ -92,9 +93,10 @@ def register(sub: Any) -> None:
     p.add_argument("--repeat", type=int, default=3,
                    help="with --synthetic or --executor ray: runs of each, alternating "
                    "(default 3)")
-    p.add_argument("--parts", default="schedule,claim,commit,leaderboard",
-                   help="with --synthetic: what to time (default: "
-                   "schedule,claim,commit,leaderboard)")
+    p.add_argument("--parts", default="schedule,claim,commit,leaderboard,pairwise",
+                   help="with --synthetic: what to time (default: schedule,claim,commit,"
+                   "leaderboard,pairwise: the board by Plackett-Luce, then by the pairwise "
+                   "fit)")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="with --synthetic: report wall time or the timing process's CPU "
                    "time (steadier when other work shares the cores; default wall)")
@@ -261,12 +263,13 @@ def play(
     return played
 
 
-PARTS = ("schedule", "claim", "commit", "leaderboard")
+PARTS = ("schedule", "claim", "commit", "leaderboard", "pairwise")
 #: The goals for this niwa's figures (docs/benchmarks.md): the store's operations each under 5 ms,
 #: the leaderboard under 50 ms, read again or first after a commit (the first read
 #: of a process that never fitted the game, leaderboard_first, fits from nothing).
 GOALS_MS = {"schedule": 5.0, "claim": 5.0, "commit": 5.0, "leaderboard_again": 50.0,
-            "leaderboard_after_commit": 50.0}
+            "leaderboard_after_commit": 50.0, "pairwise_leaderboard_again": 50.0,
+            "pairwise_leaderboard_after_commit": 50.0}
 #: The repository holding this niwa (its PYTHONPATH for the timing process).
 HERE = Path(__file__).resolve().parents[2]
 
@@ -361,7 +364,7 @@ def run_synthetic(args: argparse.Namespace) -> int:
     print(f"median of the runs' medians, ms of {args.clock} time (min-max over runs); "
           "ratio = this / base", file=out)
     for part, sides_ in summary.items():
-        line = f"  {part:24}"
+        line = f"  {part:34}"
         for label in ("this", "base"):
             if label in sides_:
                 s = sides_[label]
@@ -388,8 +391,9 @@ def _figures(run_: dict[str, Any], clock: str) -> dict[str, list[float]]:
         cpu: dict[str, list[float]] = run_["cpu_s"]
         return cpu
     wall: dict[str, list[float]] = {**run_["times_s"], "open": [run_["open_s"]]}
-    if "leaderboard_first_s" in run_:
-        wall["leaderboard_first"] = [run_["leaderboard_first_s"]]
+    for prefix in ("", "pairwise_"):
+        if f"{prefix}leaderboard_first_s" in run_:
+            wall[f"{prefix}leaderboard_first"] = [run_[f"{prefix}leaderboard_first_s"]]
     return wall
 
 

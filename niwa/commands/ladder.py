@@ -52,6 +52,7 @@ from niwa.ladder.runner import Settings
 from niwa.ladder.secret_file import SecretFileError, read_secret, write_secret
 from niwa.ladder.statuses import BotStatus, MatchState
 from niwa.ladder.store import PENDING, Store, StoreError
+from niwa.ladder.store.ratings import RATINGS
 from niwa.ladder.views import LadderBot, MatchQuery
 from niwa.referee.cgroups import LimitsUnavailable
 from niwa.referee.text import printable
@@ -114,6 +115,11 @@ def register(sub: Any) -> None:
     p.add_argument("--suspend-after", type=int, metavar="N",
                    help="suspend a bot after N rated matches in a row that it went out of "
                    f"(0: never; kept in the store; default {suspension.DEFAULT})")
+    p.add_argument("--rating", choices=RATINGS,
+                   help="the leaderboard's rating model: plackett-luce (whole finishing "
+                   "orders, with seat effects and ties) or pairwise (Bradley-Terry on each "
+                   "match's pairs); kept in the store (default: as kept, plackett-luce at "
+                   "first; docs/ladder.md, 'Ratings')")
     p.add_argument("--challenges", choices=challenges.CHOICES, metavar="RATED",
                    help="whether a person's challenge of a bot on the web pages is rated "
                    "(the person plays as the game's human row on the leaderboard) or "
@@ -497,6 +503,8 @@ def _serve(args: argparse.Namespace) -> int:
             suspension.set_after(store, args.suspend_after)
         if args.challenges is not None:
             challenges.set_rated(store, args.challenges == challenges.RATED_CHOICE)
+        if args.rating is not None:
+            store.ratings.set_rating(args.rating)
     except ValueError as e:
         raise UsageError(str(e)) from None
     finally:

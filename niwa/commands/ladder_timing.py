@@ -7,10 +7,13 @@ of one store. It uses only store calls that both have, and prints one JSON objec
 
 Parts (comma-separated): ``schedule`` (the runner queues one match: bots, counts,
 pairing, seats), ``claim`` (the oldest queued match to running), ``commit`` (a
-finished match with its results and rating update), ``leaderboard`` (one game's board:
-the first read in the process, after the commits, fits from nothing; then reads again
-with nothing new; then, round by round, one more rated match committed (not timed) and
-the board read after it: ``leaderboard_after_commit``).
+finished match with its results and rating update), ``leaderboard`` (one game's board
+by the ladder's default rating model: the first read in the process, after the
+commits, fits from nothing; then reads again with nothing new; then, round by round,
+one more rated match committed (not timed) and the board read after it:
+``leaderboard_after_commit``), ``pairwise`` (the same three with the store set to the
+pairwise fit, named ``pairwise_leaderboard_*``). A niwa from before the rating choice
+has only the pairwise board: its ``leaderboard`` is recorded under the pairwise names.
 """
 
 from __future__ import annotations
@@ -83,6 +86,23 @@ def synthetic_replay(rng: random.Random, decisions: int = 150) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def time_board(
+    store: Store, game: str, rounds: int, rng: random.Random, replay: bytes | None,
+    timings: Timings, prefix: str,
+) -> None:
+    """The board's first read, reads again, and reads after each of ``rounds`` commits."""
+    timings.time(f"{prefix}leaderboard_first", lambda: Reads(store).leaderboards(game))
+    for _ in range(max(rounds - 1, 1)):
+        timings.time(f"{prefix}leaderboard_again", lambda: Reads(store).leaderboards(game))
+    for _ in range(rounds):
+        match = queue_of(store).claim_next()
+        if match is None:
+            break
+        finish(store, match, rng, replay)
+        timings.time(f"{prefix}leaderboard_after_commit",
+                     lambda: Reads(store).leaderboards(game))  # fmt: skip
+
+
 def main(argv: list[str]) -> None:
     db, game, rounds, parts = argv[0], argv[1], int(argv[2]), set(argv[3].split(","))
     logs.configure("error")
@@ -104,20 +124,21 @@ def main(argv: list[str]) -> None:
     for match in claimed:
         if "commit" in parts and match is not None:
             timings.time("commit", partial(finish, store, match, rng, replay))
+    chooses = hasattr(store.ratings, "set_rating")  # a niwa with a rating choice
     if "leaderboard" in parts:
-        timings.time("leaderboard_first", lambda: Reads(store).leaderboards(game))
-        for _ in range(max(rounds - 1, 1)):
-            timings.time("leaderboard_again", lambda: Reads(store).leaderboards(game))
-        for _ in range(rounds):
-            match = queue_of(store).claim_next()
-            if match is None:
-                break
-            finish(store, match, rng, replay)
-            timings.time("leaderboard_after_commit", lambda: Reads(store).leaderboards(game))
+        time_board(store, game, rounds, rng, replay, timings, "" if chooses else "pairwise_")
+        if chooses:
+            out["refits"] = store.ratings.refits(game)
+    if "pairwise" in parts and chooses:
+        store.ratings.set_rating("pairwise")
+        time_board(store, game, rounds, rng, replay, timings, "pairwise_")
+    elif "pairwise" in parts and "leaderboard" not in parts:
+        time_board(store, game, rounds, rng, replay, timings, "pairwise_")
     store.close()
     out["open_s"] = timings.wall.pop("open")[0]
-    if "leaderboard_first" in timings.wall:
-        out["leaderboard_first_s"] = timings.wall.pop("leaderboard_first")[0]
+    for prefix in ("", "pairwise_"):
+        if f"{prefix}leaderboard_first" in timings.wall:
+            out[f"{prefix}leaderboard_first_s"] = timings.wall.pop(f"{prefix}leaderboard_first")[0]
     out["times_s"] = timings.wall
     out["cpu_s"] = timings.cpu
     print(json.dumps(out))

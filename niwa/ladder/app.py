@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -12,6 +13,7 @@ import structlog
 
 from niwa.ladder import health, logs, server, submission
 from niwa.ladder.admission import ApiLimits
+from niwa.ladder.reads import Reads
 from niwa.ladder.runner import FinishedHook, Runner, Settings, Stop
 from niwa.ladder.store import Store
 
@@ -19,6 +21,25 @@ from niwa.ladder.store import Store
 #: once the API listens, given the event that stops everything; returns a callable that
 #: waits for it to end.
 Beside = Callable[[threading.Event], Callable[[], None]]
+
+
+def warm_boards(settings: Settings, log: structlog.stdlib.BoundLogger) -> None:
+    """Read every game's leaderboard once, off the request path: a Plackett-Luce
+    board's first fit in a process takes seconds at 100,000 matches, and the API's
+    connections share it (:meth:`niwa.ladder.store.Ratings.pl_standing`), so a page
+    asked meanwhile waits for this fit rather than starting its own."""
+    started = time.perf_counter()
+    try:
+        store = Store.open(settings.db_url, settings.data_dir, reconnect=True)
+        try:
+            boards = Reads(store, settings.game_names(), trusted=True).leaderboards()
+        finally:
+            store.close()
+    except Exception:  # a board that fails here fails on its page too, with the cause
+        log.exception("leaderboards_warm_failed")
+        return
+    log.info("leaderboards_warmed", games=[b.game for b in boards],
+             seconds=round(time.perf_counter() - started, 3))  # fmt: skip
 
 
 def serve(
@@ -56,6 +77,8 @@ def serve(
     print(f"serving on {host}:{port}", flush=True)
     log = structlog.get_logger("niwa.ladder").bind(node=settings.node)
     log.info("serving", address=f"{host}:{port}", tls=tls_cert is not None)
+    threading.Thread(target=warm_boards, args=(settings, log), name="niwa-warm-boards",
+                     daemon=True).start()  # fmt: skip
     waits: list[Callable[[], None]] = []
     runner = Runner(settings, on_finished)
     try:

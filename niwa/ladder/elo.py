@@ -7,9 +7,10 @@ Two views of the same data:
   pair, a shared place draws it), each pair worth K/(n-1), so a seat's rating moves
   by at most K whatever the table size.
 * :func:`niwa.ladder.mle.batch_elo` (:func:`niwa.ladder.mle.fit` on stored totals) — the
-  leaderboard's rating: the maximum-likelihood Elo (Bradley-Terry on the same pairwise games, each
-  weighted 1/(n-1) because the pairs of one match are not independent games) over all
-  matches at once, with a 95 % confidence interval from the curvature of the
+  pairwise leaderboard rating (``--rating pairwise``; the default board is
+  Plackett-Luce): the maximum-likelihood Elo (Bradley-Terry on the same pairwise games,
+  each weighted 1/(n-1) because the pairs of one match are not independent games) over
+  all matches at once, with a 95 % confidence interval from the curvature of the
   likelihood.
 """
 

@@ -1,6 +1,7 @@
-"""The leaderboard's rating: the maximum-likelihood Elo (Bradley-Terry on the pairwise
-games of :mod:`niwa.ladder.elo`) over all matches at once, with a 95 % confidence interval
-from the curvature of the likelihood.
+"""The pairwise leaderboard rating (``niwa ladder serve --rating pairwise``; the default
+is Plackett-Luce, :mod:`niwa.ladder.kept_pl`): the maximum-likelihood Elo (Bradley-Terry
+on the pairwise games of :mod:`niwa.ladder.elo`) over all matches at once, with a 95 %
+confidence interval from the curvature of the likelihood.
 
 Newton's method, each step solved exactly with the information's block tridiagonal
 factorisation (:mod:`niwa.ladder.blocks`, numpy), whose last factorisation gives the

@@ -1,8 +1,8 @@
 """Plackett-Luce ratings over full finishing orders, with ties and a per-seat effect.
 
-Not yet the leaderboard's fit (that is still :mod:`niwa.ladder.mle`'s pairwise one):
-this module is the model, its maximum-likelihood fit and a sampler drawing orders from
-it, with an API meant for the leaderboard to call.
+The model, its maximum-likelihood fit and a sampler drawing orders from it. The
+leaderboard keeps a fit between reads and updates it match by match
+(:mod:`niwa.ladder.kept_pl`).
 
 The model (Turner et al.'s generalisation of Plackett-Luce to ties, with Davidson's
 tie weight and one tie parameter). A player in a match of n seats has the log-strength
@@ -94,6 +94,9 @@ class PLFit(Generic[BotId]):
     converged: bool = True
     matches: int = 0
     raw: dict[object, float] = field(default_factory=dict)
+    #: The inverse of the information at ``raw`` (rows and columns in ``raw``'s order),
+    #: what :mod:`niwa.ladder.kept_pl` updates match by match.
+    covariance: Matrix | None = field(default=None, repr=False)
 
 
 @cache
@@ -147,7 +150,10 @@ class _Data(Generic[BotId]):
     """The matches numbered: bots, seat effects, tie parameter, blocks per count."""
 
     def __init__(
-        self, matches: Sequence[Sequence[Seat[BotId]]], rule: TieRule = "davidson"
+        self,
+        matches: Sequence[Sequence[Seat[BotId]]],
+        rule: TieRule = "davidson",
+        tie_parameter: bool = False,
     ) -> None:
         if rule not in ("davidson", "breslow"):
             raise ValueError(f"ties are read by 'davidson' or 'breslow', not {rule!r}")
@@ -166,7 +172,9 @@ class _Data(Generic[BotId]):
             by_count.setdefault(len(match), []).append(match)
         self.matches = len(matches)
         self.seat_keys = [(n, s) for n in sorted(by_count) for s in range(1, n)]
-        self.ties = self.ties and rule == "davidson"  # Breslow's rule has no parameter
+        # ``tie_parameter``: these matches are part of a fit that has log delta (so a
+        # match without a tie still had ties among its possible outcomes).
+        self.ties = (self.ties or tie_parameter) and rule == "davidson"  # Breslow: none
         self.size = len(self.bots) + len(self.seat_keys) + (1 if self.ties else 0)
         dummy = self.size  # a parameter fixed at 0: seat 0's effect, log delta without ties
         seat_index = {key: len(self.bots) + i for i, key in enumerate(self.seat_keys)}
@@ -280,6 +288,22 @@ def log_likelihood(
     return _derivatives(data, np.array(theta, np.float64), 0.0)[0]
 
 
+def match_derivatives(
+    match: Sequence[Seat[BotId]],
+    values: dict[object, float],
+    tie_parameter: bool,
+) -> tuple[list[object], Vector, Matrix]:
+    """One match's log-likelihood gradient and information (no prior) at the parameters
+    ``values`` (keyed as :attr:`PLFit.raw`; a missing one is 0), over the parameters it
+    touches: its bots, its seats' effects and, with ``tie_parameter``, log delta (key
+    None). Returns those keys and the two arrays in their order."""
+    data = _Data([match], "davidson", tie_parameter)
+    keys: list[object] = [*data.bots, *data.seat_keys] + ([None] if data.ties else [])
+    theta = np.array([values.get(key, 0.0) for key in keys], np.float64)
+    _, grad, info = _derivatives(data, theta, 0.0)
+    return keys, grad, info
+
+
 def fit(
     matches: Iterable[Sequence[Seat[BotId]]],
     prior_games: float = 1.0,
@@ -295,9 +319,12 @@ def fit(
     parameters (a bot or seat not in it from 0), so a few more matches cost a step or
     two rather than a fit from zero. ``ties``: how a shared place is read (the module's
     docstring)."""
-    data = _Data(list(matches), ties)
+    matches = list(matches)
+    data = _Data(matches, ties)
     if not data.bots:
         return PLFit()
+    if data.ties and all(len({p for _, _, p in m}) == 1 for m in matches):
+        return _all_tied(data, prior_games, base)
     theta = np.zeros(data.size)
     if start is not None:
         keys: list[object] = [*data.bots, *data.seat_keys] + ([None] if data.ties else [])
@@ -324,6 +351,24 @@ def fit(
             break
     covariance = np.linalg.inv(info + gauge).astype(np.float64)
     return _report(data, theta, covariance, ll, iterations, converged, base)
+
+
+def _all_tied(data: _Data[BotId], prior_games: float, base: float) -> PLFit[BotId]:
+    """The fit when every match is one shared place: the likelihood grows without
+    bound as delta does (a complete tie becomes certain whatever the strengths), and
+    there the matches say nothing about the bots or seats, so the fit is the prior's:
+    every strength and seat effect 0, delta infinite."""
+    if prior_games <= 0:
+        raise ValueError(
+            "every match is a complete tie: the fit needs prior_games > 0 to say anything"
+        )
+    data.ties = False  # no finite log delta: reported as infinite below
+    data.size -= 1
+    anchored = data.size
+    covariance = np.diag(np.full(anchored, 4.0 / prior_games))  # sigma(0)(1 - sigma(0)) = 1/4
+    fitted = _report(data, np.zeros(anchored), covariance, 0.0, 0, True, base)
+    fitted.tie = Tie(math.inf, math.inf, math.inf)
+    return fitted
 
 
 def _report(
@@ -354,7 +399,7 @@ def _report(
         tie = Tie(math.exp(log_delta), math.exp(log_delta - half), math.exp(log_delta + half))
     keys: list[object] = [*data.bots, *data.seat_keys] + ([None] if data.ties else [])
     raw = dict(zip(keys, theta.tolist(), strict=True))
-    return PLFit(ratings, seats, tie, ll, iterations, converged, data.matches, raw)
+    return PLFit(ratings, seats, tie, ll, iterations, converged, data.matches, raw, covariance)
 
 
 def fit_by_player_count(

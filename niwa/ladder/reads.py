@@ -38,7 +38,7 @@ from niwa.ladder.store import (
     StoreError,
     tables,
 )
-from niwa.ladder.store.ratings import IN_SEASON
+from niwa.ladder.store.ratings import IN_SEASON, PAIRWISE
 from niwa.ladder.views import (
     BotListing,
     BotLogs,
@@ -50,9 +50,11 @@ from niwa.ladder.views import (
     MatchQuery,
     MatchView,
     PairRecord,
+    PlayerCountElo,
     RatingPoint,
     Replay,
     SeasonView,
+    SeatAdvantage,
     SeatLine,
     SeatLog,
     SeatOutcome,
@@ -235,10 +237,10 @@ class Reads:
     def _frozen(self, season: Season, game: str | None) -> tuple[Leaderboard, ...]:
         """An ended season's leaderboards, each row as it stood at the season's end."""
         boards = []
-        for name, matches in self.store.seasons.boards(season.id):
-            if game is not None and name != game:
+        for frozen in self.store.seasons.boards(season.id):
+            if game is not None and frozen.game != game:
                 continue
-            bots = {b.id: b for b in self.store.bots.bots(name)}
+            bots = {b.id: b for b in self.store.bots.bots(frozen.game)}
             rows = tuple(
                 LeaderboardRow(
                     rank=s.rank,
@@ -249,15 +251,34 @@ class Reads:
                     elo=s.elo,
                     ci95=s.ci95,
                     provisional=s.provisional,
+                    by_players=tuple(PlayerCountElo(*count) for count in s.by_players),
                 )
-                for s in self.store.seasons.standings(season.id, name)
+                for s in frozen.rows
             )  # fmt: skip
-            boards.append(Leaderboard(name, matches, rows, season.name))
+            boards.append(Leaderboard(
+                frozen.game, frozen.matches, rows, season.name, frozen.rating,
+                tuple(SeatAdvantage(*effect) for effect in frozen.seat_effects),
+            ))  # fmt: skip
         return tuple(boards)
 
     def _board(self, game: str) -> Leaderboard:
         bots = self.store.bots.bots(game, [ACTIVE])
-        estimates = self.store.ratings.rated_fit(game, {b.id for b in bots})
+        rating = self.store.ratings.rating()
+        by_players: dict[int, tuple[PlayerCountElo, ...]] = {}
+        seat_effects: tuple[SeatAdvantage, ...] = ()
+        if rating == PAIRWISE:
+            estimates = self.store.ratings.rated_fit(game, {b.id for b in bots})
+        else:
+            standing = self.store.ratings.pl_standing(game, {b.id for b in bots})
+            estimates = standing.ratings
+            for n, fitted in standing.by_players.items():
+                for bot_id, e in fitted.items():
+                    by_players[bot_id] = (*by_players.get(bot_id, ()),
+                                          PlayerCountElo(n, e.elo, e.ci95))
+            seat_effects = tuple(
+                SeatAdvantage(s.players, s.seat, s.effect.elo, s.effect.ci95)
+                for s in standing.seats
+            )
         unrated = elo.Estimate(elo.BASE, float("inf"))
         ranked = sorted(
             bots,
@@ -272,11 +293,15 @@ class Reads:
                 elo=estimates.get(b.id, unrated).elo,
                 ci95=estimates.get(b.id, unrated).ci95,
                 provisional=b.id not in settled,
+                by_players=by_players.get(b.id, ()),
                 **places.get(b.id, {}),
             )
             for rank, b in enumerate(ranked, start=1)
         )
-        return Leaderboard(game=game, matches=self.store.ratings.rated_count(game), rows=rows)
+        return Leaderboard(
+            game=game, matches=self.store.ratings.rated_count(game), rows=rows,
+            rating=rating, seat_effects=seat_effects,
+        )  # fmt: skip
 
     def _league_places(
         self, game: str, bot_ids: list[int], estimates: Mapping[int, elo.Estimate]
@@ -612,7 +637,7 @@ class Reads:
     def bot_tables(self, bot: LadderBot, opponents: int = MAX_LIST) -> BotTables:
         """The bot's results by seat and player count, against the ``opponents`` it sat
         with most, and its kingmaker check over its newest tables of 3 seats or more:
-        from the totals the commits keep (schema 10) and one bounded read."""
+        from the totals the commits keep (schema 12) and one bounded read."""
         rows = tables.seat_rows(self.store.db, bot.id)
         by_players: dict[int, list[int]] = {}
         for r in rows:

@@ -18,6 +18,7 @@ from niwa.ladder.views import (
     LeaderboardRow,
     MatchView,
     SeasonView,
+    SeatAdvantage,
     SeatLog,
     SeatResult,
 )
@@ -38,13 +39,27 @@ def _p(text: str, limit: int = NAME_SHOWN) -> str:
     return printable(text, limit)
 
 
+#: How each rating model is named on the board.
+RATING_NAMES = {"plackett-luce": "Plackett-Luce", "pairwise": "pairwise Bradley-Terry"}
+
+
+def seat_effect(s: SeatAdvantage) -> str:
+    """'seat 1 vs seat 0: -23 Elo [-40, -6]' (seats from 0, seat 0 moves first)."""
+    low, high = s.elo - s.ci95, s.elo + s.ci95
+    return f"seat {s.seat} vs seat 0: {s.elo:+.0f} Elo [{low:+.0f}, {high:+.0f}]"
+
+
 def leaderboard(board: Leaderboard) -> str:
     season = f" (season {_p(board.season)})" if board.season else ""
-    lines = [f"{_p(board.game)}: {board.matches} rated matches{season}"]
+    model = f", {RATING_NAMES.get(board.rating, _p(board.rating))}" if board.rating else ""
+    lines = [f"{_p(board.game)}: {board.matches} rated matches{season}{model}"]
     if not board.rows:
         lines.append("  no active bots yet")
         return "\n".join(lines)
-    lines.append(f"  {'#':>3}  {'bot':<28} {'Elo':>6} {'± 95%':>7} {'games':>6} {'wins':>5}")
+    counts = sorted({p.players for row in board.rows for p in row.by_players})
+    per_count = "".join(f" {f'{n}p Elo':>8}" for n in counts)
+    lines.append(f"  {'#':>3}  {'bot':<28} {'Elo':>6} {'± 95%':>7} {'games':>6} {'wins':>5}"
+                 + per_count)
     for row in board.rows:
         bot = row.bot
         label = _p(f"{bot.name}@{bot.version}")
@@ -56,9 +71,20 @@ def leaderboard(board: Leaderboard) -> str:
             elo, ci = "new", ""
         else:
             elo, ci = f"{row.elo:.0f}", f"±{row.ci95:.0f}"
+        by_count = {p.players: p for p in row.by_players}
+        cells = "".join(
+            f" {f'{by_count[n].elo:.0f}' if n in by_count else '-':>8}" for n in counts
+        )
         lines.append(
             f"  {row.rank:>3}  {label:<28} {elo:>6} {ci:>7} {bot.games:>6} {bot.wins:>5}"
+            + cells
         )
+    if counts:
+        lines.append(f"  ({', '.join(f'{n}p' for n in counts)} Elo: fitted on the matches "
+                     "of that many seats alone)")
+    if board.seat_effects:
+        lines.append("  seat effects (Elo against seat 0, 95 % interval):")
+        lines.extend(f"    {s.players} players: {seat_effect(s)}" for s in board.seat_effects)
     return "\n".join(lines)
 
 
@@ -222,6 +248,12 @@ def leaderboard_json(boards: Sequence[Leaderboard]) -> dict[str, Any]:
             "game": board.game,
             "season": board.season,
             "matches": board.matches,
+            "rating": board.rating or None,
+            "seat_effects": [
+                {"players": s.players, "seat": s.seat, "against_seat": 0,
+                 "elo": round(s.elo, 1), "ci95": round(s.ci95, 1), "text": seat_effect(s)}
+                for s in board.seat_effects
+            ],
             "rows": [
                 {
                     "rank": row.rank,
@@ -230,6 +262,10 @@ def leaderboard_json(boards: Sequence[Leaderboard]) -> dict[str, Any]:
                     "ci95": None if math.isinf(row.ci95) else round(row.ci95, 1),
                     "provisional": row.provisional,
                     **_league_json(row),
+                    **({"by_players": {
+                        str(p.players): {"elo": round(p.elo, 1), "ci95": round(p.ci95, 1)}
+                        for p in row.by_players
+                    }} if row.by_players else {}),
                 }
                 for row in board.rows
             ],

@@ -398,6 +398,31 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # an ended season's frozen rows keep the mark as it stood (none before this)
         "ALTER TABLE season_standings ADD COLUMN provisional INTEGER NOT NULL DEFAULT 0",
     ),
+    # 14: Plackett-Luce ratings (niwa.ladder.kept_pl): an ended season's boards keep the
+    # rating model that made them (every board frozen before was pairwise), its seat
+    # effects, and each row's Elo per player count
+    (
+        "ALTER TABLE season_boards ADD COLUMN rating TEXT NOT NULL DEFAULT ''",
+        "UPDATE season_boards SET rating = 'pairwise'",
+        """CREATE TABLE season_seat_effects (
+            season_id BIGINT NOT NULL REFERENCES seasons(id),
+            game TEXT NOT NULL,
+            players INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            elo DOUBLE PRECISION NOT NULL,
+            ci95 DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (season_id, game, players, seat)
+        )""",
+        """CREATE TABLE season_player_counts (
+            season_id BIGINT NOT NULL REFERENCES seasons(id),
+            game TEXT NOT NULL,
+            bot_id BIGINT NOT NULL REFERENCES bots(id),
+            players INTEGER NOT NULL,
+            elo DOUBLE PRECISION NOT NULL,
+            ci95 DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (season_id, game, bot_id, players)
+        )""",
+    ),
 )
 
 LATEST = len(MIGRATIONS)

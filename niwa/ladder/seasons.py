@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import structlog
 
 from niwa.ladder.reads import Reads, known_games
-from niwa.ladder.store import Season, Standing, Store, StoreError
+from niwa.ladder.store import FrozenBoard, Season, Standing, Store, StoreError
 from niwa.ladder.store.seasons import ENDED_UNPLAYED, season_name_problem
 from niwa.referee.clock import TimeControl
 
@@ -59,7 +59,7 @@ def start(
             raise StoreError(f"season {name!r} exists already: give the new season another name")
         ended = store.seasons.current()
         boards = [
-            (
+            FrozenBoard(
                 board.game,
                 board.matches,
                 [
@@ -67,9 +67,12 @@ def start(
                         game=board.game, rank=row.rank, bot_id=row.bot.id, elo=row.elo,
                         ci95=row.ci95, running_elo=row.bot.elo, games=row.bot.games,
                         wins=row.bot.wins, status=row.bot.status, provisional=row.provisional,
+                        by_players=tuple((p.players, p.elo, p.ci95) for p in row.by_players),
                     )
                     for row in board.rows
                 ],
+                board.rating,
+                [(s.players, s.seat, s.elo, s.ci95) for s in board.seat_effects],
             )
             for board in Reads(store, ladder_games, trusted=True).leaderboards()
         ]  # fmt: skip

@@ -59,6 +59,28 @@ class LeaderboardRow:
     #: its online rating (niwa.ladder.skill) still uncertain: matchmaking is still
     #: placing it; the Elo above stays the official rating
     provisional: bool = False
+    #: Plackett-Luce only: the bot's Elo fitted on the matches of each player count alone.
+    by_players: tuple[PlayerCountElo, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlayerCountElo:
+    """A bot's Elo and 95 % half-width from the matches of ``players`` seats alone."""
+
+    players: int
+    elo: float
+    ci95: float
+
+
+@dataclass(frozen=True)
+class SeatAdvantage:
+    """Seat ``seat``'s effect against seat 0 in ``players``-seat matches, in Elo (0-based
+    seats; positive: an advantage), with its 95 % half-width."""
+
+    players: int
+    seat: int
+    elo: float
+    ci95: float
 
 
 @dataclass(frozen=True)
@@ -67,6 +89,8 @@ class Leaderboard:
     matches: int
     rows: tuple[LeaderboardRow, ...]
     season: str = ""  # the season whose standings these are ("": a ladder before seasons)
+    rating: str = ""  # the model: "plackett-luce" or "pairwise" ("": an ended season's)
+    seat_effects: tuple[SeatAdvantage, ...] = ()  # Plackett-Luce only
 
 
 @dataclass(frozen=True)

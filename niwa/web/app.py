@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from niwa import engine
-from niwa.ladder import balance_report, forks, health, metrics, seat_stats, skill
+from niwa.ladder import balance_report, forks, health, metrics, report, seat_stats, skill
 from niwa.ladder.challenges import (
     RATED_CHOICE,
     UNRATED_CHOICE,
@@ -217,9 +217,14 @@ def create_app(
             lines = site.reads.rating_history(game, [r.bot.id for r in shown])
             history = plots.history({_label(r.bot): lines.get(r.bot.id, []) for r in shown})
             tallies = {r.bot.id: site.tallies.get(r.bot.id) for r in rows}
+        counts = sorted({p.players for r in rows for p in r.by_players})
+        by_count = {r.bot.id: {p.players: p for p in r.by_players} for r in rows}
+        seat_effects = [(s, report.seat_effect(s)) for s in board.seat_effects]
         return site.render(
             "leaderboard.html", request, board=board, rows=rows, tallies=tallies, page=page,
             pages=pages, history=history, intervals=intervals, finite=math.isfinite, season=season,
+            counts=counts, by_count=by_count, seat_effects=seat_effects,
+            rating_name=report.RATING_NAMES.get(board.rating, board.rating),
         )  # fmt: skip
 
     def balance_page(request: Request) -> Response:

@@ -72,7 +72,8 @@ def test_bench_ladder_synthetic_times_each_part_against_a_base(tmp_path: Path) -
     assert [run["niwa"] for run in doc["runs"]] == ["this", "base", "base", "this"]
     assert all(run["load_1min"] >= 0 for run in doc["runs"])
     for part in ("schedule", "claim", "commit", "leaderboard_again", "leaderboard_first",
-                 "leaderboard_after_commit"):
+                 "leaderboard_after_commit", "pairwise_leaderboard_first",
+                 "pairwise_leaderboard_again", "pairwise_leaderboard_after_commit"):
         assert doc["summary"][part]["ratio"] > 0
         assert doc["summary"][part]["this"]["median_ms"] > 0
 
@@ -88,7 +89,12 @@ def test_bench_ladder_synthetic_reports_cpu_time_and_judges_the_goals(
     assert doc["clock"] == "cpu"
     assert doc["summary"]["leaderboard_after_commit"]["this"]["median_ms"] > 0
     assert "leaderboard_after_commit" in doc["runs"][0]["cpu_s"]
-    assert "goal < 50 ms" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "goal < 50 ms" in printed
+    # The Plackett-Luce board after a commit beside the pairwise one, each judged.
+    for part in ("leaderboard_after_commit", "pairwise_leaderboard_after_commit"):
+        line = next(x for x in printed.splitlines() if x.strip().startswith(part + " "))
+        assert "goal < 50 ms" in line
 
 
 def test_bench_ladder_synthetic_times_a_postgresql_store(

@@ -15,6 +15,7 @@ import pytest
 from niwa.ladder import elo, mle
 from niwa.ladder.reads import Reads, shown_placings
 from niwa.ladder.store import ACTIVE, RATED, VALIDATION, Store
+from niwa.ladder.store.ratings import PAIRWISE
 from tests.ladder.test_store_totals import play
 
 TOLERANCE = 1e-6
@@ -24,6 +25,7 @@ def ladder_by_strength(store: Store, bots: int, matches: int, seed: int) -> list
     """Matches of 2-4 bots near each other in strength (as the scheduler pairs them),
     places from strength plus noise; returns the bots, weakest first."""
     rng = random.Random(seed)
+    store.ratings.set_rating(PAIRWISE)  # the pairwise fit's kept totals are tested here
     store.db.execute("PRAGMA synchronous = OFF")  # hundreds of commits: no disk flushes
     owner, _ = store.owners.add_owner("alice")
     ids = [

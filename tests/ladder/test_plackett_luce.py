@@ -157,6 +157,18 @@ def test_a_fit_started_from_the_last_one_reaches_the_same_ratings() -> None:
     assert warm.tie.delta == pytest.approx(cold.tie.delta, abs=1e-9)
 
 
+def test_matches_that_are_all_complete_ties_leave_the_prior_and_an_infinite_delta() -> None:
+    # Every match one shared place: as delta grows each becomes certain whatever the
+    # strengths, so the likelihood has no finite maximum and says nothing of the bots.
+    matches = [[("A", 0, 0), ("B", 1, 0)], [("A", 0, 0), ("B", 1, 0), ("C", 2, 0)]]
+    fit = pl.fit(matches)
+    assert fit.tie == pl.Tie(math.inf, math.inf, math.inf)
+    assert {bot: e.elo for bot, e in fit.ratings.items()} == {"A": BASE, "B": BASE, "C": BASE}
+    assert all(e.elo == 0.0 and 0 < e.ci95 < math.inf for e in fit.seats.values())
+    with pytest.raises(ValueError, match="every match is a complete tie"):
+        pl.fit(matches, prior_games=0)
+
+
 def test_a_match_without_seat_zero_is_refused_with_its_seats() -> None:
     with pytest.raises(ValueError, match=r"seats are 0\.\.1 once each, got \[1, 2\]"):
         pl.fit([[("A", 1, 0), ("B", 2, 1)]])

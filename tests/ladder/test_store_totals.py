@@ -13,13 +13,16 @@ from niwa.ladder import elo, mle
 from niwa.ladder.reads import Reads, shown_placings
 from niwa.ladder.schema import LATEST
 from niwa.ladder.store import ACTIVE, RATED, SUPERSEDED, VALIDATION, Finished, SeatResult, Store
+from niwa.ladder.store.ratings import PAIRWISE
 from tests.ladder import elo_before
 from tests.ladder.rewind import rewind
 
 
 @pytest.fixture
 def store(any_store: Store) -> Store:
-    """Every test of this file runs on SQLite and on PostgreSQL."""
+    """Every test of this file runs on SQLite and on PostgreSQL, its leaderboard rated
+    by the pairwise fit whose totals they test."""
+    any_store.ratings.set_rating(PAIRWISE)
     return any_store
 
 

@@ -94,8 +94,9 @@ def test_a_listing_from_the_server_escapes_every_field(
     out = capsys.readouterr().out
     _assert_escaped(out)
     rows = out.splitlines()
-    # matches: a header, three matches, and a line under each of the two out seats
-    assert len(rows) == {"bots": 3, "leaderboard": 4, "matches": 6}[command[0]]
+    # matches: a header, three matches, and a line under each of the two out seats;
+    # leaderboard: a header, two rows, the player counts' note and one seat effect
+    assert len(rows) == {"bots": 3, "leaderboard": 7, "matches": 6}[command[0]]
 
 
 def test_the_bots_listing_has_one_line_per_bot(

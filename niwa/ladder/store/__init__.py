@@ -61,7 +61,7 @@ from niwa.ladder.store.matches import Matches
 from niwa.ladder.store.owners import OWNER_NAME_CHARS, Owners, is_reserved, owner_name_problem
 from niwa.ladder.store.ratings import Ratings
 from niwa.ladder.store.records import OLD_STDERR, Bot, Finished, Match, Owner, SeatResult
-from niwa.ladder.store.seasons import Season, Seasons, Standing
+from niwa.ladder.store.seasons import FrozenBoard, Season, Seasons, Standing
 from niwa.ladder.store.sessions import Sessions
 from niwa.ladder.store.settings import Settings
 
@@ -69,8 +69,8 @@ __all__ = [
     "ACTIVE", "CHALLENGE", "DONE", "FAILED", "FORKED", "HUMAN_SOURCE", "OLD_STDERR",
     "OWNER_NAME_CHARS", "PENDING", "QUEUED",
     "RATED", "REJECTED", "RESERVE", "RETIRED", "RUNNING", "SUPERSEDED", "SUSPENDED",
-    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "Fork", "League", "LeagueSetup", "Match",
-    "Owner", "Season", "SeatResult",
+    "SYSTEM_OWNER", "VALIDATION", "Bot", "Finished", "Fork", "FrozenBoard", "League",
+    "LeagueSetup", "Match", "Owner", "Season", "SeatResult",
     "Standing", "Store", "StoreError", "is_reserved", "owner_name_problem",
 ]  # fmt: skip
 
@@ -78,14 +78,17 @@ __all__ = [
 class Store:
     """One connection to the store plus the folder of its files, and its parts."""
 
-    def __init__(self, db: Database, data_dir: Path) -> None:
+    def __init__(self, db: Database, data_dir: Path, identity: str = "") -> None:
+        """``identity``: the store's URL, which lets every Store of this process on it
+        share one kept Plackett-Luce fit per game (:meth:`Ratings.pl_standing`); ""
+        keeps this Store's own."""
         self.db = db
         self.data_dir = data_dir
         self.files = Files(db, data_dir)
         self.settings = Settings(db)
         self.owners = Owners(db)
         self.bots = Bots(db)
-        self.ratings = Ratings(db)
+        self.ratings = Ratings(db, identity)
         self.seasons = Seasons(db)
         self.balance = Balance(db)
         self.matches = Matches(db, self.files, self.ratings, self.balance)
@@ -112,7 +115,7 @@ class Store:
         data_dir.mkdir(parents=True, exist_ok=True)
         db = Database.open(url, reconnect=reconnect)
         migrate(db)
-        return cls(db, data_dir)
+        return cls(db, data_dir, url)
 
     def close(self) -> None:
         self.db.close()

@@ -1,16 +1,36 @@
 """Ratings: the running Elo each rated match moves, the pairwise totals it adds to,
-and the leaderboard's maximum-likelihood fit over them, kept per game between reads."""
+and the leaderboard's maximum-likelihood fit, kept per game between reads: the
+Plackett-Luce fit over whole finishing orders (the default) or the pairwise one over
+the totals, as the ladder's rating setting says (:data:`RATING_SETTING`)."""
 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Collection, Sequence
+from typing import TypeVar
 
 from niwa.ladder import elo, skill
 from niwa.ladder.db import Database, Row
 from niwa.ladder.kept_fit import KeptFit
+from niwa.ladder.kept_pl import Match as SeatedMatch
 from niwa.ladder.store.base import DONE, RATED, Part, StoreError
+from niwa.ladder.store.pl_board import PLBoard, PLStanding
 from niwa.ladder.store.records import SeatResult
+
+#: The store's setting naming the leaderboard's rating model (``niwa ladder serve
+#: --rating``); a store where it was never set rates by Plackett-Luce.
+RATING_SETTING = "rating"
+PLACKETT_LUCE, PAIRWISE = "plackett-luce", "pairwise"
+RATINGS = (PLACKETT_LUCE, PAIRWISE)
+
+#: (store URL, season start, season, game) -> the kept Plackett-Luce board every Store
+#: of this process on that store shares (the API's pool threads each have a Store: one
+#: first fit, seconds at 100,000 matches, instead of one per thread). The season's start
+#: tells a store made again at the same URL from the one before.
+_SHARED: dict[tuple[str, float, int, str], PLBoard] = {}
+_SHARED_LOCKS: dict[tuple[str, float, int, str], threading.Lock] = {}
+_SHARING = threading.Lock()
 
 #: The rated matches that count: the current season's (niwa.ladder.seasons), i.e. none
 #: of an ended season's (a match queued by a node that predates seasons has no season
@@ -21,13 +41,36 @@ IN_SEASON = (
 )
 
 
+_K = TypeVar("_K", tuple[int, str], tuple[str, float, int, str])
+
+
 class Ratings(Part):
     """The ratings, the rated totals, and the last fit of each game."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, identity: str = "") -> None:
         super().__init__(db)
+        self.identity = identity  # the store's URL: share its kept boards ("": do not)
         #: (season, game) -> its last leaderboard fit: see :meth:`rated_fit`
         self._fits: dict[tuple[int, str], KeptFit] = {}
+        #: (season, game) -> its kept Plackett-Luce fits: see :meth:`pl_standing`
+        self._pl: dict[tuple[int, str], PLBoard] = {}
+        #: Re-converge the Plackett-Luce fits in a thread when due (tests: by hand).
+        self.refit_in_thread = True
+
+    def rating(self) -> str:
+        """The leaderboard's rating model: :data:`PLACKETT_LUCE` unless set otherwise."""
+        value = self.db.scalar("SELECT value FROM settings WHERE key = ?", (RATING_SETTING,))
+        return PLACKETT_LUCE if value is None else str(value)
+
+    def set_rating(self, rating: str) -> None:
+        """Keep the leaderboard's rating model in the store (every node reads it)."""
+        if rating not in RATINGS:
+            raise ValueError(f"--rating is one of {', '.join(RATINGS)}, not {rating!r}")
+        self.db.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (RATING_SETTING, rating),
+        )
 
     def record(self, match_id: int, game: str, results: Sequence[SeatResult]) -> None:
         """Rate a finished rated match and add it to its game's totals (inside the
@@ -210,6 +253,83 @@ class Ratings(Part):
         estimates = kept.refit()
         self._fits[key] = kept
         return estimates
+
+    def pl_standing(self, game: str, shown: Collection[int]) -> PLStanding:
+        """The Plackett-Luce leaderboard of ``game``: ``shown`` bots' ratings (their
+        mean 1500), pooled and per player count, and the seat effects.
+
+        The fit takes every rated match with all its seats (a bot not shown is still a
+        parameter: dropping its seat would change the table's size and the seats'
+        meaning); only the ratings shown are centred on their own mean. Kept per
+        season and game: after a commit only the matches since are read, each moving
+        the kept fits by one Newton step (:mod:`niwa.ladder.kept_pl`)."""
+        row = self.db.one("SELECT id, started_at FROM seasons WHERE ended_at IS NULL")
+        season = 0 if row is None else int(row["id"])
+        if not self.identity:
+            return self._kept_board(self._pl, (season, game), game).standing(shown)
+        started = 0.0 if row is None else float(row["started_at"])
+        key = (self.identity, started, season, game)
+        with _SHARING:
+            lock = _SHARED_LOCKS.setdefault(key, threading.Lock())
+        with lock:  # one thread reads the new matches and steps them in; others wait
+            return self._kept_board(_SHARED, key, game).standing(shown)
+
+    def _kept_board(self, kept: dict[_K, PLBoard], key: _K, game: str) -> PLBoard:
+        """The board kept in ``kept`` under ``key``, brought up to the store's count of
+        rated matches (read again from zero when it cannot follow, or is not there)."""
+        count = self.rated_count(game)
+        board = kept.get(key)
+        if board is not None and board.matches >= 0 and board.matches != count:
+            for seq, match in self._seated_since(game, board.seq):
+                board.add(seq, match)
+            if board.matches != count:  # a count we cannot follow (a season started)
+                board = None
+        if board is None:
+            # an ended season's board goes too (the shared ones: this store's only)
+            for old in [k for k in kept if k[-1] == game and k[:-3] == key[:-3]]:
+                del kept[old]
+            board = self._pl_board(game)
+        if board.matches >= 0:
+            kept[key] = board
+        return board
+
+    def refits(self, game: str) -> int:
+        """Full Plackett-Luce fits this process made of ``game``'s kept fits (pooled
+        and per player count, the first ones included): what a benchmark reports."""
+        boards = [b for k, b in [*self._pl.items(), *_SHARED.items()] if k[-1] == game]
+        return sum(
+            board.pooled.refits + sum(k.refits for k in board.by_players.values())
+            for board in boards
+        )
+
+    def _pl_board(self, game: str) -> PLBoard:
+        """Every rated match of ``game`` fitted from zero, with the rated count and the
+        newest seq it holds (count -1 when a commit kept moving it: read again next time)."""
+        for _ in range(3):
+            count = self.rated_count(game)
+            seated = self._seated_since(game, 0)
+            if self.rated_count(game) == count:
+                break
+        else:
+            count = -1
+        seq = max((s for s, _ in seated), default=0)
+        return PLBoard.fitted(count, seq, [m for _, m in seated], self.refit_in_thread)
+
+    def _seated_since(self, game: str, seq: int) -> list[tuple[int, SeatedMatch]]:
+        """The finished rated matches of ``game`` numbered after ``seq``, in order, as
+        (seq, [(bot, seat, place) per seat])."""
+        rows = self.db.execute(
+            "SELECT m.seq, r.bot_id, r.seat, r.place FROM matches m "
+            "JOIN results r ON r.match_id = m.id "
+            "WHERE m.game = ? AND m.seq > ? AND m.kind = ? AND m.state = ? "
+            f"AND {IN_SEASON} ORDER BY m.seq, r.seat",
+            (game, seq, RATED, DONE),
+        )
+        matches: dict[int, list[tuple[int, int, int]]] = {}
+        for r in rows:
+            matches.setdefault(int(r["seq"]), []).append(
+                (int(r["bot_id"]), int(r["seat"]), int(r["place"])))
+        return [(s, m) for s, m in matches.items() if len(m) >= 2]
 
     def _kept_fit(self, game: str, shown: frozenset[int]) -> KeptFit:
         """The totals of ``game`` over ``shown`` with the rated count and newest seq

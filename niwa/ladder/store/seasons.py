@@ -60,6 +60,20 @@ class Standing:
     wins: int
     status: str
     provisional: bool = False  # matchmaking was still placing it (niwa.ladder.skill)
+    #: Plackett-Luce: (players, Elo, ci95) fitted on that many seats' matches alone.
+    by_players: tuple[tuple[int, float, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class FrozenBoard:
+    """A game's leaderboard as it stood when its season ended."""
+
+    game: str
+    matches: int
+    rows: Sequence[Standing]
+    rating: str = ""  # the model that made it: "plackett-luce" or "pairwise"
+    #: Plackett-Luce: (players, seat, Elo against seat 0, ci95) per seat effect.
+    seat_effects: Sequence[tuple[int, int, float, float]] = ()
 
 
 class Seasons(Part):
@@ -80,25 +94,48 @@ class Seasons(Part):
         rows = self.db.execute("SELECT * FROM seasons ORDER BY id DESC LIMIT ?", (limit,))
         return [_season(r) for r in rows]
 
-    def boards(self, season_id: int) -> list[tuple[str, int]]:
-        """An ended season's games as (game, rated matches), A to Z."""
+    def boards(self, season_id: int) -> list[FrozenBoard]:
+        """An ended season's boards, A to Z, each with its rows."""
         rows = self.db.execute(
-            "SELECT game, matches FROM season_boards WHERE season_id = ? ORDER BY game",
+            "SELECT game, matches, rating FROM season_boards WHERE season_id = ? ORDER BY game",
             (season_id,),
         )
-        return [(str(r["game"]), int(r["matches"])) for r in rows]
+        effects: dict[str, list[tuple[int, int, float, float]]] = {}
+        for r in self.db.execute(
+            "SELECT game, players, seat, elo, ci95 FROM season_seat_effects "
+            "WHERE season_id = ? ORDER BY game, players, seat",
+            (season_id,),
+        ):
+            effects.setdefault(str(r["game"]), []).append(
+                (int(r["players"]), int(r["seat"]), float(r["elo"]), float(r["ci95"])))
+        return [
+            FrozenBoard(
+                str(r["game"]), int(r["matches"]), self.standings(season_id, str(r["game"])),
+                str(r["rating"]), tuple(effects.get(str(r["game"]), ())),
+            )
+            for r in rows
+        ]  # fmt: skip
 
     def standings(self, season_id: int, game: str) -> list[Standing]:
         rows = self.db.execute(
             "SELECT * FROM season_standings WHERE season_id = ? AND game = ? ORDER BY rank",
             (season_id, game),
         )
+        counts: dict[int, list[tuple[int, float, float]]] = {}
+        for r in self.db.execute(
+            "SELECT bot_id, players, elo, ci95 FROM season_player_counts "
+            "WHERE season_id = ? AND game = ? ORDER BY bot_id, players",
+            (season_id, game),
+        ):
+            counts.setdefault(int(r["bot_id"]), []).append(
+                (int(r["players"]), float(r["elo"]), float(r["ci95"])))
         return [
             Standing(
                 game=str(r["game"]), rank=int(r["rank"]), bot_id=int(r["bot_id"]),
                 elo=float(r["elo"]), ci95=float(r["ci95"]), running_elo=float(r["running_elo"]),
                 games=int(r["games"]), wins=int(r["wins"]), status=str(r["status"]),
                 provisional=bool(r["provisional"]),
+                by_players=tuple(counts.get(int(r["bot_id"]), ())),
             )
             for r in rows
         ]  # fmt: skip
@@ -106,7 +143,7 @@ class Seasons(Part):
     def close_and_open(
         self,
         ended: Season,
-        boards: Sequence[tuple[str, int, Sequence[Standing]]],
+        boards: Sequence[FrozenBoard],
         name: str,
         games: Sequence[str],
         time_control: str,
@@ -125,8 +162,19 @@ class Seasons(Part):
         # leagues belong to the current configuration: a new season starts everyone low
         self.db.execute("DELETE FROM league_members")
         self.db.execute_many(
-            "INSERT INTO season_boards (season_id, game, matches) VALUES (?, ?, ?)",
-            [(ended.id, game, matches) for game, matches, _ in boards],
+            "INSERT INTO season_boards (season_id, game, matches, rating) VALUES (?, ?, ?, ?)",
+            [(ended.id, b.game, b.matches, b.rating) for b in boards],
+        )
+        self.db.execute_many(
+            "INSERT INTO season_seat_effects (season_id, game, players, seat, elo, ci95) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(ended.id, b.game, *effect) for b in boards for effect in b.seat_effects],
+        )
+        self.db.execute_many(
+            "INSERT INTO season_player_counts (season_id, game, bot_id, players, elo, ci95) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(ended.id, b.game, s.bot_id, *count)
+             for b in boards for s in b.rows for count in s.by_players],
         )
         self.db.execute_many(
             "INSERT INTO season_standings (season_id, game, rank, bot_id, elo, ci95,"
@@ -135,7 +183,7 @@ class Seasons(Part):
             [
                 (ended.id, s.game, s.rank, s.bot_id, s.elo, s.ci95, s.running_elo, s.games,
                  s.wins, s.status, int(s.provisional))
-                for _, _, rows in boards for s in rows
+                for b in boards for s in b.rows
             ],
         )  # fmt: skip
         row = self.db.one(

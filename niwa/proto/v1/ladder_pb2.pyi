@@ -107,7 +107,7 @@ class LeaderboardRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., season: _Optional[str] = ...) -> None: ...
 
 class LeaderboardRow(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "ci95", "league", "next_boss", "next_boss_elo", "provisional")
+    __slots__ = ("rank", "bot", "elo", "ci95", "league", "next_boss", "next_boss_elo", "provisional", "by_players")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +116,7 @@ class LeaderboardRow(_message.Message):
     NEXT_BOSS_FIELD_NUMBER: _ClassVar[int]
     NEXT_BOSS_ELO_FIELD_NUMBER: _ClassVar[int]
     PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
+    BY_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: LadderBot
     elo: float
@@ -124,19 +125,46 @@ class LeaderboardRow(_message.Message):
     next_boss: str
     next_boss_elo: float
     provisional: bool
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ..., league: _Optional[str] = ..., next_boss: _Optional[str] = ..., next_boss_elo: _Optional[float] = ..., provisional: _Optional[bool] = ...) -> None: ...
+    by_players: _containers.RepeatedCompositeFieldContainer[PlayerCountElo]
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[_Union[LadderBot, _Mapping]] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ..., league: _Optional[str] = ..., next_boss: _Optional[str] = ..., next_boss_elo: _Optional[float] = ..., provisional: _Optional[bool] = ..., by_players: _Optional[_Iterable[_Union[PlayerCountElo, _Mapping]]] = ...) -> None: ...
+
+class PlayerCountElo(_message.Message):
+    __slots__ = ("players", "elo", "ci95")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    CI95_FIELD_NUMBER: _ClassVar[int]
+    players: int
+    elo: float
+    ci95: float
+    def __init__(self, players: _Optional[int] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ...) -> None: ...
+
+class SeatAdvantage(_message.Message):
+    __slots__ = ("players", "seat", "elo", "ci95")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    CI95_FIELD_NUMBER: _ClassVar[int]
+    players: int
+    seat: int
+    elo: float
+    ci95: float
+    def __init__(self, players: _Optional[int] = ..., seat: _Optional[int] = ..., elo: _Optional[float] = ..., ci95: _Optional[float] = ...) -> None: ...
 
 class Leaderboard(_message.Message):
-    __slots__ = ("game", "matches", "rows", "season")
+    __slots__ = ("game", "matches", "rows", "season", "rating", "seat_effects")
     GAME_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
     SEASON_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    SEAT_EFFECTS_FIELD_NUMBER: _ClassVar[int]
     game: str
     matches: int
     rows: _containers.RepeatedCompositeFieldContainer[LeaderboardRow]
     season: str
-    def __init__(self, game: _Optional[str] = ..., matches: _Optional[int] = ..., rows: _Optional[_Iterable[_Union[LeaderboardRow, _Mapping]]] = ..., season: _Optional[str] = ...) -> None: ...
+    rating: str
+    seat_effects: _containers.RepeatedCompositeFieldContainer[SeatAdvantage]
+    def __init__(self, game: _Optional[str] = ..., matches: _Optional[int] = ..., rows: _Optional[_Iterable[_Union[LeaderboardRow, _Mapping]]] = ..., season: _Optional[str] = ..., rating: _Optional[str] = ..., seat_effects: _Optional[_Iterable[_Union[SeatAdvantage, _Mapping]]] = ...) -> None: ...
 
 class LeaderboardResponse(_message.Message):
     __slots__ = ("boards",)
