@@ -146,6 +146,12 @@ def test_a_store_of_today_gains_online_ratings_from_its_running_elo(
     store.close()
 
 
+#: The migration that adds the online ratings.
+SKILLS_SCHEMA = next(
+    n for n, m in enumerate(schema.MIGRATIONS, 1) if any("CREATE TABLE skills" in s for s in m)
+)
+
+
 def test_a_store_of_the_schema_before_upgrades_in_place_keeping_its_frozen_seasons(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -157,7 +163,7 @@ def test_a_store_of_the_schema_before_upgrades_in_place_keeping_its_frozen_seaso
     seasons.start(store, "spring")
     play(store, [a, c], [0, 1])
     elo_a = store.db.scalar("SELECT elo FROM ratings WHERE bot_id = ?", (a,))
-    rewind(store.db, schema.LATEST - 1)  # the store the niwa before this one left
+    rewind(store.db, SKILLS_SCHEMA - 1)  # the store the niwa before online ratings left
     store.close()
 
     store = Store.open(db_url, tmp_path)
