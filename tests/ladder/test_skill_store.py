@@ -14,9 +14,10 @@ from niwa.cli import main
 from niwa.ladder import client, schema, seasons, server, skill
 from niwa.ladder.db import Database
 from niwa.ladder.reads import Reads
-from niwa.ladder.store import ACTIVE, RATED, VALIDATION, Finished, SeatResult, Store
+from niwa.ladder.store import ACTIVE, VALIDATION, Store
 from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.rewind import rewind
+from tests.ladder.test_store_totals import play
 from tests.ladder.test_upgrade import schema_4_store
 
 
@@ -32,17 +33,6 @@ def bots(store: Store, count: int) -> list[int]:
         store.bots.add_bot(f"bot{i}", "1", "blossom", owner.id, "archive", None, ACTIVE).id
         for i in range(count)
     ]
-
-
-def play(store: Store, seats: list[int], places: list[int], kind: str = RATED) -> None:
-    store.matches.queue_match("blossom", "blossom@1", seats, seed=1, kind=kind)
-    match = store.matches.claim_next()
-    assert match is not None
-    results = tuple(
-        SeatResult(seat, bot, place, 0.0, "ok")
-        for seat, (bot, place) in enumerate(zip(seats, places, strict=True))
-    )
-    assert store.matches.finish_match(match.id, Finished(results, 10, 0.1, "0" * 64))
 
 
 def test_a_bot_without_a_rated_match_has_no_online_rating_yet(store: Store) -> None:

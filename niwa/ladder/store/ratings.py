@@ -317,6 +317,11 @@ class Ratings(Part):
 
     def _seated_since(self, game: str, seq: int) -> list[tuple[int, SeatedMatch]]:
         """The finished rated matches of ``game`` numbered after ``seq``, in order, as
+        (seq, [(bot, seat, place) per seat]); those of two seats or more (an order)."""
+        return [(s, m) for s, m in self._since(game, seq) if len(m) >= 2]
+
+    def _since(self, game: str, seq: int) -> list[tuple[int, SeatedMatch]]:
+        """Every finished rated match of ``game`` numbered after ``seq``, in order, as
         (seq, [(bot, seat, place) per seat])."""
         rows = self.db.execute(
             "SELECT m.seq, r.bot_id, r.seat, r.place FROM matches m "
@@ -329,7 +334,7 @@ class Ratings(Part):
         for r in rows:
             matches.setdefault(int(r["seq"]), []).append(
                 (int(r["bot_id"]), int(r["seat"]), int(r["place"])))
-        return [(s, m) for s, m in matches.items() if len(m) >= 2]
+        return list(matches.items())
 
     def _kept_fit(self, game: str, shown: frozenset[int]) -> KeptFit:
         """The totals of ``game`` over ``shown`` with the rated count and newest seq
@@ -352,17 +357,7 @@ class Ratings(Part):
     def _rated_since(self, game: str, seq: int) -> list[tuple[int, list[tuple[int, int]]]]:
         """The finished rated matches of ``game`` numbered after ``seq``, in order, as
         (seq, [(bot, place) per seat])."""
-        rows = self.db.execute(
-            "SELECT m.seq, r.bot_id, r.place FROM matches m "
-            "JOIN results r ON r.match_id = m.id "
-            "WHERE m.game = ? AND m.seq > ? AND m.kind = ? AND m.state = ? "
-            f"AND {IN_SEASON} ORDER BY m.seq, r.seat",
-            (game, seq, RATED, DONE),
-        )
-        matches: dict[int, list[tuple[int, int]]] = {}
-        for r in rows:
-            matches.setdefault(int(r["seq"]), []).append((int(r["bot_id"]), int(r["place"])))
-        return list(matches.items())
+        return [(s, [(bot, place) for bot, _, place in m]) for s, m in self._since(game, seq)]
 
 
 def _skill(row: Row) -> skill.Skill:
