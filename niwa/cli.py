@@ -67,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, config.ConfigError) as e:
         print(f"niwa {args.command}: error: {printable(str(e), ERROR_SHOWN)}", file=sys.stderr)
         return 2
+    except CommandError as e:  # the arguments were fine; what they named was not
+        print(f"niwa {args.command}: error: {printable(str(e), ERROR_SHOWN)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

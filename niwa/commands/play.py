@@ -23,12 +23,14 @@ from niwa.commands.play_human import (
 )
 from niwa.commands.replay import read_replay, thinking_line, write_html
 from niwa.engine import CHANCE, State, describe_move
+from niwa.errors import CommandError
 from niwa.referee import cgroups
 from niwa.referee.clock import TimeControl
 from niwa.referee.failures import MoveStatus, SeatStatus
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.match import (
     BotSpec,
+    EndlessMatch,
     MatchOutcome,
     MatchSpec,
     StepObserver,
@@ -325,6 +327,8 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
         outcome = play_match(spec) if args.human is None else play_with_people(spec, args, out)
     except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
         raise UsageError(str(e)) from None
+    except EndlessMatch as e:  # no result to show (a replay kept so far has no result)
+        raise CommandError(str(e)) from None
     finally:
         if page is not None and sys.exc_info()[0] is not None:
             page.close(wait=False)

@@ -46,6 +46,7 @@ from niwa.bots.manifest import Manifest, name_problem
 from niwa.bots.manifest import load as load_manifest
 from niwa.bots.sdk import NOTE_LIMIT, Finish, GameStart, Reply, Thinking, cut_debug
 from niwa.engine import CHANCE, Action, Game, Result, State, canonical_json
+from niwa.errors import RefereeError
 from niwa.referee import cgroups, sandbox, stderr_tail, uids
 from niwa.referee.cgroups import LimitsUnavailable
 from niwa.referee.clock import (
@@ -62,6 +63,7 @@ from niwa.referee.human import HUMAN_VERSION, Desk, HumanPlayer
 from niwa.referee.players import InProcessPlayer, Player, Question, make_question
 from niwa.referee.process_player import ProcessPlayer
 from niwa.referee.replay import (
+    MAX_STEPS,
     Header,
     Isolation,
     Move,
@@ -105,6 +107,12 @@ FINISH_TIMEOUT_S = 1.0
 
 StepObserver = Callable[[Step, State, State], None]
 ClockKind = Literal["cpu", "wall"]
+
+
+class EndlessMatch(RefereeError):
+    """The game did not end within the match's step limit: the rules let the seats go
+    on for ever (Bonsai's players may both Cultivate and place nothing, so the deck
+    never runs out). The match has no result; the bots are stopped as at any end."""
 
 
 @dataclass(frozen=True)
@@ -207,6 +215,9 @@ class MatchSpec:
     humans: Mapping[int, Desk] = field(default_factory=dict)
     #: The clock of a person's seat (the bots keep ``time_control``).
     human_time: TimeControl = field(default_factory=lambda: TimeControl(*HUMAN_TIME_MS))
+    #: Steps (chance included) after which a game that has not ended is stopped with
+    #: EndlessMatch: by default the most a replay holds, so every replay written reads.
+    max_steps: int = MAX_STEPS
 
     @property
     def players(self) -> int:
@@ -585,6 +596,13 @@ class _Match:
                         seat.watchdog = CpuWatchdog(seat.player)
                         beside.start_soon(seat.watchdog.run)
             while not over:
+                if index >= spec.max_steps:
+                    self.log.warning("match_endless", steps=index, decisions=decisions)
+                    raise EndlessMatch(
+                        f"the game did not end within {spec.max_steps:,} steps ({decisions:,}"
+                        " decisions): its rules let the bots go on for ever, and they did; the"
+                        " match has no result"
+                    )
                 before = state.clone() if spec.on_step is not None else state
                 to_move = state.to_move()
                 # Tamper evidence per step is the chain over what was played; the full
@@ -863,6 +881,9 @@ async def run_match(spec: MatchSpec) -> MatchOutcome:
         refused = group.subgroup(LimitsUnavailable)
         if refused is not None:
             raise _first(refused) from None
+        endless = group.subgroup(EndlessMatch)  # the game's, raised inside the nurseries
+        if endless is not None:
+            raise _first(endless) from None
         raise
     raise AssertionError("unreachable")  # pragma: no cover  (mypy: the stack may swallow)
 

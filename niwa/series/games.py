@@ -13,9 +13,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from niwa.errors import CommandError
 from niwa.referee.failures import Failure, SeatStatus
 from niwa.referee.logs import configure_cli_logging
-from niwa.referee.match import MatchSpec, play_match
+from niwa.referee.match import EndlessMatch, MatchSpec, play_match
 from niwa.referee.pool import spawn_pool
 from niwa.referee.replay import SeatOutcome
 
@@ -166,7 +167,12 @@ def play_game(job: GameJob) -> GameRecord:
         ponder=job.ponder,
         on_step=counter,
     )
-    outcome = play_match(spec)
+    try:
+        outcome = play_match(spec)
+    except EndlessMatch as e:  # no result to count: the series stops, saying which game
+        raise CommandError(
+            f"game {job.index + 1} (seed {job.seed}, {' vs '.join(job.bots)}): {e}"
+        ) from None
     counter.settle(outcome.seats)
     seats = []
     for i, seat in enumerate(outcome.seats):
