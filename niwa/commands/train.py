@@ -21,6 +21,17 @@ import numpy as np
 from niwa import engine
 from niwa.cli import UsageError
 
+DESCRIPTION = """\
+Trains a learned position value for builtin:mcts?eval=learned and builtin:policy:
+self-play of the built-in search, every seat's position labelled by its final place,
+and a small network (numpy) correcting the game's heuristic (docs/rl.md, "Learned
+values for the built-in bots").
+
+The games played are kept in --dir as they finish (one file each): the same command
+continues a stopped run where it stopped, and a larger --games adds games. The
+settings that decide the games are kept there too and must match. Play the result with
+NIWA_VALUE_DIR=DIR niwa play GAME --bot 'builtin:mcts?eval=learned' --bot builtin:mcts."""
+
 #: what decides the games played (a resumed run must agree on all of it)
 SETTINGS_FILE = "selfplay.json"
 
@@ -31,7 +42,7 @@ def register(sub: Any) -> None:
     p = train_sub.add_parser(
         "value",
         help="a position value from builtin:mcts self-play (for mcts?eval=learned, policy)",
-        description=__doc__,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("game", help="the game")
