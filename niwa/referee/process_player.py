@@ -45,6 +45,7 @@ from typing import TypeVar
 import structlog
 import trio
 
+from niwa.bots import builtin
 from niwa.bots.manifest import Manifest
 from niwa.bots.sdk import READY_LINE, SOCKET_ENV, Finish, GameStart, Reply
 from niwa.referee import uids
@@ -443,6 +444,14 @@ class ProcessPlayer:
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONNOUSERSITE": "1",
         }
+        shown: list[Path] = []
+        if self.bot_dir is None:  # a built-in bot: the host folders it is told of
+            for name in builtin.HOST_FOLDERS:
+                folder = os.environ.get(name)
+                if folder:  # passed even if missing: the bot then says it found nothing
+                    env[name] = str(Path(folder).resolve())
+                    if Path(folder).is_dir():
+                        shown.append(Path(env[name]))
         procs = self._cgroup.procs_files() if self._cgroup else []
         if self.sandbox:
             info_read, info_write = os.pipe()
@@ -454,6 +463,7 @@ class ProcessPlayer:
                 uid=self._uid.uid if self._uid is not None else None,
                 seccomp_fd=filter_fd,
                 info_fd=info_write,
+                read_only=tuple(shown),
             )
             try:
                 argv = launcher(self.command(), env, self.limits, procs, box)

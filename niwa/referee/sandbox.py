@@ -120,6 +120,8 @@ class Sandbox:
     uid: int | None  # None: not root, bwrap maps NOBODY_UID to the referee's uid
     seccomp_fd: int
     info_fd: int
+    #: host folders bound read-only at the same path (a built-in bot's learned values)
+    read_only: tuple[Path, ...] = ()
 
 
 def bwrap() -> str:
@@ -205,7 +207,7 @@ def bwrap_args(box: Sandbox, limits: BotLimits) -> list[str]:
         args += ["--bind", f"{MOUNT_POINT}/tmp", "/tmp"]
     else:
         args += ["--size", str(limits.tmp_mib << 20), "--perms", "1777", "--tmpfs", "/tmp"]
-    for path in runtime_paths():
+    for path in (*runtime_paths(), *box.read_only):
         args += [*_parents(str(path), made), "--ro-bind", str(path), str(path)]
     args += _parents(RUN_DIR, made)
     if as_root:

@@ -7,6 +7,7 @@ import json
 import random
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from niwa.bots.builtin.mcts import MctsBot
 from niwa.bots.sdk import GameStart, Turn
 from niwa.cli import main
 from niwa.engine.testing import playout
+from niwa.referee.match import BotSpec, MatchSpec, play_match
 
 SHIPPED = resources.files(learned.PACKAGE)
 #: niwa's own games (a plug-in installed beside them ships no weights in niwa)
@@ -161,3 +163,29 @@ def test_a_self_play_game_past_the_decision_cap_gives_no_positions(
     monkeypatch.setattr(value_training, "MAX_DECISIONS", 3)
     x, y = value_training.selfplay(engine.load("bonsai"), 2, seed=1, iterations=2)
     assert x.shape == (0, learned.Inputs(engine.load("bonsai"), 2).size) and len(y) == 0
+
+
+def _sandboxed_learned_match(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("NIWA_VALUE_DIR", str(folder))
+    spec = MatchSpec(
+        game="sakura", bots=[BotSpec.parse("builtin:mcts?eval=learned&iterations=5"),
+                             BotSpec.parse("builtin:random")],
+        seed=2, match_id=f"learned-{folder.name}",
+    )  # fmt: skip
+    return play_match(spec)  # built-in bots as sandboxed processes, as niwa play runs them
+
+
+def test_a_sandboxed_built_in_bot_reads_the_folder_niwa_value_dir_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "sakura.npz").write_bytes(b"not weights")
+    outcome = _sandboxed_learned_match(broken, monkeypatch)
+    assert (outcome.seats[0].status, outcome.seats[0].reason) == ("out", "CRASHED")
+    assert "is not a learned value" in outcome.seats[0].detail
+
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "sakura.npz").write_bytes((SHIPPED / "sakura.npz").read_bytes())
+    assert [s.status for s in _sandboxed_learned_match(good, monkeypatch).seats] == ["ok", "ok"]

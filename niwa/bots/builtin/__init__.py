@@ -24,6 +24,12 @@ BUILTIN: dict[str, str] = {
 }
 
 
+#: Folders a built-in bot reads from the host, by the environment variable naming one
+#: (``NIWA_VALUE_DIR``: learned values, niwa.bots.learned): the referee passes the
+#: variable into a built-in bot's sandbox and binds the folder there, read-only.
+HOST_FOLDERS = ("NIWA_VALUE_DIR",)
+
+
 class UnknownBuiltin(BotError, LookupError):
     """No built-in bot has that name."""
 
