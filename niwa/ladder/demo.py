@@ -31,13 +31,14 @@ DEMO_OPTIONS = {"mcts": "mcts?seconds=0.03"}
 
 
 def register_builtins(store: Store) -> list[Bot]:
-    """Every built-in bot in every registered game. While fewer built-ins exist than
-    a lively table needs, numbered copies of the first fill in (they should rate
-    alike: a check on the intervals as much as filler)."""
-    names = builtin.names()
+    """Every built-in bot in every registered game it can play (greedy needs the
+    game's heuristic, policy its learned value). While fewer built-ins exist than a
+    lively table needs, numbered copies of the first fill in (they should rate alike:
+    a check on the intervals as much as filler)."""
     bots = []
     for game in engine.games():
         info = engine.load(game).info
+        names = [name for name in builtin.names() if builtin.plays(name, game)]
         for name in names:
             spec = DEMO_OPTIONS.get(name, name)
             bots.append(submission.builtin_bot(store, spec, game, ACTIVE, alias=name))

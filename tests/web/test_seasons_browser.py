@@ -65,8 +65,8 @@ def test_the_standings_of_an_ended_season_stay_readable_while_the_next_one_plays
             for row in browser.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")
         ]
         assert shown == [
-            [str(r.rank), f"{r.bot.name}@{r.bot.version}", "alice", f"{r.elo:.0f}",
-             f"±{r.ci95:.0f}", str(r.bot.games)]
+            [str(r.rank), f"{r.bot.name}@{r.bot.version}" + " provisional" * r.provisional,
+             "alice", f"{r.elo:.0f}", f"±{r.ci95:.0f}", str(r.bot.games)]
             for r in frozen.rows
         ]  # fmt: skip
         keep_screenshot(browser.get_screenshot_as_png(), tmp_path / "season-frozen.png")

@@ -25,6 +25,11 @@ class GreedyBot:
     name = "greedy"
     version = "1"
 
+    @classmethod
+    def plays(cls, game: str) -> bool:
+        """Only a game with a heuristic: it is what the bot values positions by."""
+        return heuristics.for_game(game) is not None
+
     def __init__(self) -> None:
         self.game: Game | None = None
         self.evaluate: Evaluation | None = None

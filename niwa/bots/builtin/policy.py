@@ -18,6 +18,15 @@ class PolicyBot(GreedyBot):
     name = "policy"
     version = "1"
 
+    @classmethod
+    def plays(cls, game: str) -> bool:
+        """Only a game with a learned value (shipped, or in NIWA_VALUE_DIR)."""
+        try:
+            learned.weights_for(game)
+        except learned.NoLearnedValue:
+            return False
+        return True
+
     def start(self, game: GameStart) -> None:
         self.game = engine.load(game.game)
         self.evaluate = learned.evaluation(game.game, game.players)
