@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import runpy
 import shutil
 import sys
@@ -16,7 +17,6 @@ pytest.importorskip("pyspiel", reason="the rl extra is not installed (pip instal
 from niwa import engine
 from niwa.bots.sdk import GameStart, Turn
 from niwa.cli import main
-from niwa.errors import CommandError
 from niwa.referee import replay
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -140,6 +140,14 @@ def test_a_saved_policy_becomes_a_bot_that_plays_a_sandboxed_match_with_every_mo
     assert_plays_sandboxed_with_every_move_ok("sakura", bot, tmp_path)
 
 
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str], pattern: str) -> None:
+    """The command exits 1 with one error line matching ``pattern`` (no traceback)."""
+    capsys.readouterr()
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert re.search(pattern, err) and "Traceback" not in err, err
+
+
 def test_a_policy_from_another_encoder_version_is_refused_with_the_fix(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -148,8 +156,10 @@ def test_a_policy_from_another_encoder_version_is_refused_with_the_fix(
     policy = tmp_path / "policy.npz"
     train(monkeypatch, capsys, "--eval-games", "0", "--save", str(policy))
     monkeypatch.setattr(features, "ENCODER_VERSION", features.ENCODER_VERSION + 1)
-    with pytest.raises(CommandError, match=r"encoder niwa\.hashed version 1.*train it again"):
-        main(["bot", "from-policy", str(policy), "-o", str(tmp_path / "bot")])
+    refused(
+        ["bot", "from-policy", str(policy), "-o", str(tmp_path / "bot")],
+        capsys, r"encoder niwa\.hashed version 1.*train it again",
+    )
     assert not (tmp_path / "bot").exists()
 
 
@@ -190,11 +200,13 @@ def test_a_bot_made_from_a_policy_passes_a_ladders_validation_match_and_becomes_
 
 
 def test_a_file_that_is_no_saved_policy_is_refused_with_the_command_that_makes_one(
-    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     (tmp_path / "policy.npz").write_bytes(b"not numpy")
-    with pytest.raises(CommandError, match=r"is not a saved policy.*train\.py --save"):
-        main(["bot", "from-policy", str(tmp_path / "policy.npz"), "-o", str(tmp_path / "b")])
+    refused(
+        ["bot", "from-policy", str(tmp_path / "policy.npz"), "-o", str(tmp_path / "b")],
+        capsys, r"is not a saved policy.*train\.py --save",
+    )
 
 
 def test_a_policy_trained_on_another_action_space_is_refused_with_the_fix(
@@ -209,8 +221,10 @@ def test_a_policy_trained_on_another_action_space_is_refused_with_the_fix(
         w, b = saved["w"][:-1], saved["b"][:-1]
     meta["actions"] -= 1
     np.savez(policy, w=w, b=b, meta=np.array(json.dumps(meta)))
-    with pytest.raises(CommandError, match=r"trained on \d+ actions of sakura.*train it again"):
-        main(["bot", "from-policy", str(policy), "-o", str(tmp_path / "bot")])
+    refused(
+        ["bot", "from-policy", str(policy), "-o", str(tmp_path / "bot")],
+        capsys, r"trained on \d+ actions of sakura.*train it again",
+    )
 
 
 def test_a_bot_folder_that_is_not_empty_is_not_written_over(
@@ -218,5 +232,7 @@ def test_a_bot_folder_that_is_not_empty_is_not_written_over(
 ) -> None:
     bot = made_bot(monkeypatch, capsys, tmp_path)
     policy = tmp_path / "policy.npz"
-    with pytest.raises(CommandError, match="is not empty: name a new folder with -o"):
-        main(["bot", "from-policy", str(policy), "-o", str(bot)])
+    refused(
+        ["bot", "from-policy", str(policy), "-o", str(bot)],
+        capsys, "is not empty: name a new folder with -o",
+    )
