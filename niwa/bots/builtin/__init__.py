@@ -50,28 +50,29 @@ def split(spec: str) -> tuple[str, dict[str, str]]:
     return name, options
 
 
-def plays(name: str, game: str) -> bool:
-    """Whether the built-in bot ``name`` can play ``game`` (a bot class may say, with a
-    ``plays(game)`` class method: greedy needs the game's heuristic, policy its learned
-    value; the others play any game)."""
-    target = BUILTIN.get(name)
-    if target is None:
-        raise UnknownBuiltin(f"no built-in bot {name!r}; built-in bots: {', '.join(names())}")
-    module, _, cls_name = target.partition(":")
-    check = getattr(getattr(importlib.import_module(module), cls_name), "plays", None)
-    return True if check is None else bool(check(game))
-
-
-def create(spec: str) -> Any:
-    """A fresh instance of the built-in bot ``spec`` (a name, maybe with options)."""
-    name, options = split(spec)
+def _bot_class(name: str) -> Any:
+    """The class of the built-in bot ``name``; UnknownBuiltin naming the others."""
     target = BUILTIN.get(name)
     if target is None:
         raise UnknownBuiltin(
             f"no built-in bot {name!r}; built-in bots: {', '.join(names())}"
         )
     module, _, cls_name = target.partition(":")
-    cls = getattr(importlib.import_module(module), cls_name)
+    return getattr(importlib.import_module(module), cls_name)
+
+
+def plays(name: str, game: str) -> bool:
+    """Whether the built-in bot ``name`` can play ``game`` (a bot class may say, with a
+    ``plays(game)`` class method: greedy needs the game's heuristic, policy its learned
+    value; the others play any game)."""
+    check = getattr(_bot_class(name), "plays", None)
+    return True if check is None else bool(check(game))
+
+
+def create(spec: str) -> Any:
+    """A fresh instance of the built-in bot ``spec`` (a name, maybe with options)."""
+    name, options = split(spec)
+    cls = _bot_class(name)
     if not options:
         return cls()
     if not hasattr(cls, "from_options"):
