@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -50,7 +50,7 @@ class NoLearnedValue(BotError, LookupError):
 EDGE = 1e-3
 
 
-def logit(p: Array) -> Array:
+def logit(p: npt.NDArray[np.floating[Any]]) -> Array:
     q = np.clip(p, EDGE, 1.0 - EDGE)
     out: Array = np.log(q / (1.0 - q))
     return out
@@ -71,7 +71,7 @@ class Network:
     a: float
     c: float
 
-    def __call__(self, x: Array) -> Array:
+    def __call__(self, x: npt.NDArray[np.floating[Any]]) -> Array:
         """Values of the rows of ``x`` (one row per seat)."""
         h = np.tanh(((x - self.mean) / self.std) @ self.w1 + self.b1)
         z = self.a * logit(x[:, -1]) + self.c + h @ self.w2
@@ -197,17 +197,15 @@ class Inputs:
         self.players = players
         self.size = self.encoder.size + 1
 
-    def rows(self, state: State) -> Array:
-        x = np.zeros((self.players, self.size), np.float64)
-        row = np.zeros(self.encoder.size, np.float32)
+    def rows(self, state: State) -> npt.NDArray[np.float32]:
+        """One row per seat, each seat's features written straight into its row."""
+        x = np.zeros((self.players, self.size), np.float32)
         fast, write = self.encoder.write_state, self.encoder.write
         for seat in range(self.players):
-            row[:] = 0.0
             if fast is not None:
-                fast(state, seat, row)
+                fast(state, seat, x[seat, :-1])
             else:
-                write(state.observe(seat), row)
-            x[seat, :-1] = row
+                write(state.observe(seat), x[seat, :-1])
         x[:, -1] = self.heuristic(state)
         return x
 
@@ -223,9 +221,3 @@ def evaluation(game: str, players: int) -> Evaluation:
         return values
 
     return evaluate
-
-
-def evaluation_factory(game: str) -> Callable[[int], Evaluation]:
-    """Checks now that ``game`` has weights; the evaluation per player count later."""
-    weights_for(game)
-    return lambda players: evaluation(game, players)

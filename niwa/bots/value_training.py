@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from niwa.bots.learned import Array, Inputs, Network, logit
+from niwa.bots.learned import Inputs, Network, logit
 from niwa.bots.search import ISMCTS, SearchLimits, terminal_values
 from niwa.engine import CHANCE, Game
 
@@ -50,7 +50,7 @@ def selfplay(game: Game, players: int, seed: int, iterations: int) -> Positions:
     chance = random.Random(f"value/{seed}/chance")
     inputs = Inputs(game, players)
     state = game.new_game(players)
-    rows: list[Array] = []
+    rows: list[npt.NDArray[np.float32]] = []
     limits = SearchLimits(iterations=iterations, seconds=None)
     while not state.is_over():
         movers = state.to_move()
