@@ -39,7 +39,7 @@ import operator
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from niwa import engine
@@ -160,11 +160,15 @@ class SearchLimits:
 class RootView:
     """What the last search saw at its root: each legal action's share of the visits
     (in legal's order), each seat's mean value over the walks, and the principal
-    variation as action keys (canonical JSON)."""
+    variation as action keys (canonical JSON); then, per legal action, its visits and
+    its mean value for the searching seat (seeding's virtual visits included; 0 where
+    never visited)."""
 
     shares: list[float]
     values: list[float]
     pv: list[str]
+    visits: list[int] = field(default_factory=list)
+    action_values: list[float] = field(default_factory=list)
 
 
 class ISMCTS:
@@ -218,7 +222,7 @@ class ISMCTS:
     ) -> tuple[int, dict[str, Any]]:
         """The index into ``legal`` to play, and statistics for a note."""
         if len(legal) == 1:
-            self.root_view = RootView(shares=[1.0], values=[], pv=[])
+            self.root_view = RootView(shares=[1.0], values=[], pv=[], visits=[0])
             return 0, {"iterations": 0}
         root = _Node()
         deadline = None if limits.seconds is None else time.monotonic() + limits.seconds
@@ -275,6 +279,11 @@ class ISMCTS:
             shares=[v / all_visits for v in visits] if all_visits else [],
             values=[t / self.iterations for t in totals],
             pv=self._line(root, self._key(legal[best])),
+            visits=visits,
+            action_values=[
+                arm.total / arm.visits if arm is not None and arm.visits else 0.0
+                for arm in stats
+            ],
         )
         return best, {"iterations": self.iterations, "visits": visits[best], "value": value}
 

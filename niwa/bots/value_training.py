@@ -22,8 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from niwa.bots.learned import Inputs, Network, logit
-from niwa.bots.search import ISMCTS, SearchLimits, terminal_values
-from niwa.engine import CHANCE, Game
+from niwa.bots.search import ISMCTS, RootView, SearchLimits, terminal_values
+from niwa.engine import CHANCE, Action, Game, State
 
 #: a game's positions: input rows (positions x inputs) and their labels
 Positions = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
@@ -40,18 +40,57 @@ def player_counts(game: Game) -> list[int]:
 MAX_DECISIONS = 5_000
 
 
-def selfplay(game: Game, players: int, seed: int, iterations: int) -> Positions:
+#: What a position is labelled by: its seat's final reward alone, or (``search``) half
+#: of it and half the search's own value, with the positions right after each
+#: well-searched root action added (see :func:`selfplay`).
+LABELS = ("outcome", "search")
+
+#: With ``search`` labels, a root action's value is kept as a label when the search
+#: walked it this many times past its seeding's virtual visits (fewer: mostly the
+#: heuristic's own guess).
+MIN_VISITS = 8
+
+#: With ``search`` labels, the share of a played position's label that is the search's
+#: value (the rest is the final reward): the outcome is unbiased but noisy, the search's
+#: value the reverse.
+SEARCH_SHARE = 0.5
+
+
+def selfplay(
+    game: Game, players: int, seed: int, iterations: int, labels: str = "outcome"
+) -> Positions:
     """One self-play game's positions: every seat's row at every decision, labelled;
     none for a game that passed :data:`MAX_DECISIONS` without ending (no final places
-    to label them by)."""
+    to label them by).
+
+    ``outcome``: each row's label is its seat's final reward (1 first, 0 last).
+
+    ``search``: the rows of a position where a seat searched are labelled half by the
+    final reward and half by the search's value of the move it chose (in two-player
+    games the other seat's by 1 minus it; where both searched at once, by the mean of
+    the one's value and 1 minus the other's). Each root action the search walked at least
+    :data:`MIN_VISITS` times also gives the position right after it (with the other
+    seats' chosen moves where several move at once; pending chance drawn from a
+    generator of its own), labelled by the search's value of that action for the seat
+    (and 1 minus it for the other of two).
+    Those are exactly the positions a search or ``builtin:policy`` values, labelled by
+    what a search many times deeper made of them."""
+    if labels not in LABELS:
+        raise ValueError(f"labels are one of {', '.join(LABELS)}, not {labels!r}")
     heuristic = game.heuristic()
     search = ISMCTS(game, heuristic)
     search.rng = random.Random(f"value/{seed}/search")
     chance = random.Random(f"value/{seed}/chance")
+    after_chance = random.Random(f"value/{seed}/after")
     inputs = Inputs(game, players)
     state = game.new_game(players)
     rows: list[npt.NDArray[np.float32]] = []
+    #: per row block, each seat's search value (None: the outcome alone)
+    searched: list[list[float | None]] = []
+    after_rows: list[npt.NDArray[np.float32]] = []
+    after_labels: list[float] = []
     limits = SearchLimits(iterations=iterations, seconds=None)
+    by_search = labels == "search"
     while not state.is_over():
         movers = state.to_move()
         if movers == (CHANCE,):
@@ -60,19 +99,83 @@ def selfplay(game: Game, players: int, seed: int, iterations: int) -> Positions:
         if len(rows) >= MAX_DECISIONS:
             return np.zeros((0, inputs.size), np.float32), np.zeros(0, np.float32)
         rows.append(inputs.rows(state))
-        joint = {}
+        values: list[float | None] = [None] * players
+        joint: dict[int, Action] = {}
+        roots: list[tuple[int, list[Action], RootView]] = []
         for seat in movers:
             legal = state.legal_actions(seat)
             if len(legal) == 1:
                 joint[seat] = legal[0]
-            else:
-                index, _ = search.choose(state.observe(seat), seat, legal, limits)
-                joint[seat] = legal[index]
+                continue
+            index, _ = search.choose(state.observe(seat), seat, legal, limits)
+            joint[seat] = legal[index]
+            if by_search:
+                values[seat] = search.root_view.action_values[index]
+                roots.append((seat, legal, search.root_view))
+        for seat, legal, view in roots:  # the others' moves as they were chosen
+            _after_positions(
+                state, joint, seat, legal, view, search.prior_visits, inputs, after_chance,
+                after_rows, after_labels,
+            )
+        if players == 2:  # the two values add up to 1, as the rewards do
+            first, second = values
+            if first is not None and second is not None:  # both searched, at once
+                first = (first + 1.0 - second) / 2
+            elif second is not None:
+                first = 1.0 - second
+            values = [first, None if first is None else 1.0 - first]
+        searched.append(values)
         state.apply(joint)
-    values = terminal_values(state.result())
-    x = np.concatenate(rows).astype(np.float32) if rows else np.zeros((0, inputs.size), np.float32)
-    y = np.tile(np.asarray(values, np.float32), len(rows))
+    final = terminal_values(state.result())
+    if not rows:
+        return np.zeros((0, inputs.size), np.float32), np.zeros(0, np.float32)
+    x = np.concatenate(rows).astype(np.float32)
+    y = np.asarray(
+        [
+            final[s] if v is None else SEARCH_SHARE * v + (1 - SEARCH_SHARE) * final[s]
+            for block in searched
+            for s, v in enumerate(block)
+        ],
+        np.float32,
+    )
+    if after_rows:
+        x = np.concatenate([x, np.stack(after_rows).astype(np.float32)])
+        y = np.concatenate([y, np.asarray(after_labels, np.float32)])
     return x, y
+
+
+def _after_positions(
+    state: State,
+    joint: dict[int, Action],
+    seat: int,
+    legal: list[Action],
+    view: RootView,
+    prior: int,
+    inputs: Inputs,
+    rng: random.Random,
+    rows: list[npt.NDArray[np.float32]],
+    labels: list[float],
+) -> None:
+    """The positions right after each of ``seat``'s well-searched root actions (with the
+    other seats' moves of ``joint``, where they move at once), labelled by the search's
+    value of the action for the seat and, with two seats, 1 minus it for the other:
+    appended to ``rows`` and ``labels``. A position where the game is over is left out:
+    the search values it by its result, not by the network."""
+    for action, walked, value in zip(legal, view.visits, view.action_values, strict=True):
+        if walked - prior < MIN_VISITS:
+            continue
+        after = state.clone()
+        after.apply({**joint, seat: action})
+        while not after.is_over() and after.to_move() == (CHANCE,):
+            after.apply({CHANCE: after.sample_chance(rng)})
+        if after.is_over():
+            continue
+        block = inputs.rows(after)
+        rows.append(block[seat])
+        labels.append(value)
+        if inputs.players == 2:
+            rows.append(block[1 - seat])
+            labels.append(1.0 - value)
 
 
 @dataclass(frozen=True)

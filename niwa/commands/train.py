@@ -32,6 +32,9 @@ continues a stopped run where it stopped, and a larger --games adds games. The
 settings that decide the games are kept there too and must match. Play the result with
 NIWA_VALUE_DIR=DIR niwa play GAME --bot 'builtin:mcts?eval=learned' --bot builtin:mcts."""
 
+#: niwa.bots.value_training.LABELS, spelled here so that the CLI starts without numpy
+LABELS = ("outcome", "search")
+
 #: what decides the games played (a resumed run must agree on all of it)
 SETTINGS_FILE = "selfplay.json"
 
@@ -49,6 +52,10 @@ def register(sub: Any) -> None:
     p.add_argument("--games", type=int, default=1000, help="self-play games (default 1000)")
     p.add_argument("--iterations", type=int, default=50,
                    help="search iterations per self-play decision (default 50)")
+    p.add_argument("--labels", choices=LABELS, default="search",
+                   help="what positions are labelled by: the final places alone (outcome),"
+                        " or half that and half the search's value, with the positions"
+                        " after each searched move added (search, the default)")
     p.add_argument("--seed", type=int, default=0, help="seed of the games and the fit")
     p.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
     p.add_argument("--epochs", type=int, default=30, help="passes over the positions (default 30)")
@@ -77,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     settings = {
         "game": args.game, "iterations": args.iterations, "seed": args.seed,
         "encoder": encoder.version, "players": value_training.player_counts(game),
+        "labels": args.labels,
     }  # fmt: skip
     _check_settings(folder / SETTINGS_FILE, settings)
 
@@ -92,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
                 positions.append((saved["x"], saved["y"]))
             continue
         x, y = value_training.selfplay(
-            game, counts[i % len(counts)], args.seed * 1_000_003 + i, args.iterations
+            game, counts[i % len(counts)], args.seed * 1_000_003 + i, args.iterations,
+            args.labels,
         )
         tmp = path.with_suffix(".tmp.npz")
         with tmp.open("wb") as f:
@@ -119,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         "trained": {
             "command": "niwa train value " + shlex.join(_command_args(args)),
             "seed": args.seed, "games": args.games, "iterations": args.iterations,
+            "labels": args.labels,
             "players": counts, "epochs": args.epochs, "positions": fitted.positions,
             "endless_games": endless,
             "cpu_seconds_this_run": round(cpu_s, 1),
@@ -139,12 +149,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _command_args(args: argparse.Namespace) -> list[str]:
     return [args.game, "--games", str(args.games), "--iterations", str(args.iterations),
-            "--seed", str(args.seed), "--hidden", str(args.hidden), "--epochs", str(args.epochs)]
+            "--labels", args.labels, "--seed", str(args.seed), "--hidden", str(args.hidden),
+            "--epochs", str(args.epochs)]
 
 
 def _check_settings(path: Path, settings: dict[str, Any]) -> None:
     if path.is_file():
         kept = json.loads(path.read_text(encoding="utf-8"))
+        kept.setdefault("labels", "outcome")  # kept before there was a choice
         for key, value in settings.items():
             if kept.get(key) != value:
                 raise UsageError(

@@ -17,6 +17,7 @@ from niwa.bots import learned, value_training
 from niwa.bots.builtin import create
 from niwa.bots.builtin.mcts import MctsBot
 from niwa.bots.sdk import GameStart, Turn
+from niwa.bots.search import ISMCTS, SearchLimits
 from niwa.cli import main
 from niwa.engine.testing import playout
 from niwa.referee.match import BotSpec, MatchSpec, play_match
@@ -79,6 +80,48 @@ def test_self_play_labels_every_seats_rows_with_its_final_reward() -> None:
     assert (rewards == rewards[0]).all() and sorted(rewards[0]) == [0.0, 0.5, 1.0]
 
 
+def test_search_labels_add_the_positions_after_each_well_searched_move() -> None:
+    game = engine.load("blossom")
+    x0, _ = value_training.selfplay(game, 2, seed=4, iterations=40, labels="outcome")
+    x, y = value_training.selfplay(game, 2, seed=4, iterations=40, labels="search")
+    assert len(x) > len(x0)  # the same game, and the positions after its searched moves
+    assert x.shape == (len(y), learned.Inputs(game, 2).size)
+    assert ((y >= 0.0) & (y <= 1.0)).all()
+
+
+def test_search_labels_of_two_seats_add_up_to_one_as_their_rewards_do() -> None:
+    _, y = value_training.selfplay(engine.load("sakura"), 2, seed=4, iterations=40,
+                                   labels="search")  # fmt: skip
+    pairs = y.reshape(-1, 2)  # a played position: both seats; after a move: mover, other
+    assert np.allclose(pairs.sum(axis=1), 1.0)
+    assert not np.isin(y, [0.0, 0.5, 1.0]).all()  # the search's values, not the places alone
+
+
+def test_the_search_reports_each_root_actions_visits_and_value() -> None:
+    game = engine.load("blossom")
+    state = game.new_game(2)
+    while state.to_move() == (engine.CHANCE,):
+        state.apply({engine.CHANCE: state.sample_chance(random.Random(1))})
+    (seat,) = state.to_move()
+    legal = state.legal_actions(seat)
+    search = ISMCTS(game, game.heuristic())
+    index, info = search.choose(state.observe(seat), seat, legal, SearchLimits(iterations=200))
+    view = search.root_view
+    assert len(view.visits) == len(view.action_values) == len(legal)
+    assert view.visits[index] == max(view.visits) == info["visits"]
+    assert view.action_values[index] == pytest.approx(info["value"])
+    assert all(0.0 <= v <= 1.0 for v in view.action_values)
+
+
+def test_the_search_evaluation_computes_what_the_network_does() -> None:
+    game = engine.load("bonsai")
+    net = learned.weights_for("bonsai").network
+    inputs = learned.Inputs(game, 3)
+    evaluate = learned.evaluation("bonsai", 3)
+    for state, _ in playout(game, 3, seed=5):
+        assert evaluate(state) == pytest.approx(net(inputs.rows(state)).tolist(), abs=1e-6)
+
+
 def test_training_saves_weights_with_provenance_and_resumes_without_replaying(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,6 +148,20 @@ def test_resuming_with_other_settings_is_refused_naming_them(
     assert main([*base, "--iterations", "2"]) == 0
     assert main([*base, "--iterations", "3"]) == 2
     assert "played with iterations 2, not 3" in capsys.readouterr().err
+
+
+def test_a_folder_of_games_kept_before_labels_were_chosen_holds_outcome_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["train", "value", "sakura", "--games", "1", "--epochs", "1", "--iterations", "2",
+            "--dir", str(tmp_path)]  # fmt: skip
+    assert main([*base, "--labels", "outcome"]) == 0
+    settings = json.loads((tmp_path / "selfplay.json").read_text(encoding="utf-8"))
+    del settings["labels"]  # as an earlier niwa wrote it
+    (tmp_path / "selfplay.json").write_text(json.dumps(settings), encoding="utf-8")
+    assert main([*base, "--labels", "outcome"]) == 0
+    assert main(base) == 2
+    assert 'played with labels "outcome", not "search"' in capsys.readouterr().err
 
 
 def test_a_game_without_weights_names_the_command_that_makes_them(
