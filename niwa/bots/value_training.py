@@ -1,11 +1,14 @@
 """Training a learned value (niwa.bots.learned): positions from self-play of the
-built-in search, and a small network fitted to their final places, with numpy only.
+built-in search, and a small network fitted to their final places and the search's own
+values, with numpy only.
 
 Self-play: every seat is ``builtin:mcts``'s search (``niwa.bots.search.ISMCTS`` with the
 game's heuristic) at a fixed number of iterations per decision, so a game is a function
 of its seed. At each decision, every seat's input row is kept (niwa.bots.learned.Inputs)
-and, when the game ends, labelled with that seat's reward (1 first, 0 last). The player
-count cycles through the game's counts of two seats or more.
+with the search's value, and, when the game ends, that seat's reward (1 first, 0 last);
+the positions after the other well-searched moves are kept with the search's value of
+each (:func:`selfplay`). The player count cycles through the game's counts of two seats
+or more.
 
 Fitting: one hidden tanh layer, sigmoid output, squared error, Adam on minibatches, a
 tenth of the games held out. The held-out error is reported next to that of the
@@ -15,7 +18,7 @@ heuristic value alone, the evaluation the network replaces.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,43 +43,69 @@ def player_counts(game: Game) -> list[int]:
 MAX_DECISIONS = 5_000
 
 
-#: What a position is labelled by: its seat's final reward alone, or (``search``) half
-#: of it and half the search's own value, with the positions right after each
-#: well-searched root action added (see :func:`selfplay`).
-LABELS = ("outcome", "search")
-
-#: With ``search`` labels, a root action's value is kept as a label when the search
-#: walked it this many times past its seeding's virtual visits (fewer: mostly the
-#: heuristic's own guess).
+#: A root action's value is kept as a label when the search walked it this many times
+#: past its seeding's virtual visits (fewer: mostly the heuristic's own guess).
 MIN_VISITS = 8
 
-#: With ``search`` labels, the share of a played position's label that is the search's
-#: value (the rest is the final reward): the outcome is unbiased but noisy, the search's
-#: value the reverse.
-SEARCH_SHARE = 0.5
+#: The share of a played position's label that is the search's value by default (the
+#: rest is the final reward): the outcome is unbiased but noisy, the search's value the
+#: reverse, and it is mostly the heuristic's. Chosen by strength (docs/rl.md).
+SEARCH_SHARE = 0.25
 
 
-def selfplay(
-    game: Game, players: int, seed: int, iterations: int, labels: str = "outcome"
-) -> Positions:
-    """One self-play game's positions: every seat's row at every decision, labelled;
-    none for a game that passed :data:`MAX_DECISIONS` without ending (no final places
-    to label them by).
+@dataclass(frozen=True)
+class Played:
+    """One self-play game's positions (:func:`selfplay`), one row per seat and position,
+    with both labels a row can have; :meth:`labelled` mixes them."""
 
-    ``outcome``: each row's label is its seat's final reward (1 first, 0 last).
+    x: npt.NDArray[np.float32]
+    #: the row's seat's final reward; NaN for a position after a move not played
+    outcome: npt.NDArray[np.float32]
+    #: the search's value for the row's seat; NaN where there is none
+    search: npt.NDArray[np.float32]
 
-    ``search``: the rows of a position where a seat searched are labelled half by the
-    final reward and half by the search's value of the move it chose (in two-player
-    games the other seat's by 1 minus it; where both searched at once, by the mean of
-    the one's value and 1 minus the other's). Each root action the search walked at least
-    :data:`MIN_VISITS` times also gives the position right after it (with the other
-    seats' chosen moves where several move at once; pending chance drawn from a
-    generator of its own), labelled by the search's value of that action for the seat
-    (and 1 minus it for the other of two).
-    Those are exactly the positions a search or ``builtin:policy`` values, labelled by
-    what a search many times deeper made of them."""
-    if labels not in LABELS:
-        raise ValueError(f"labels are one of {', '.join(LABELS)}, not {labels!r}")
+    def labelled(self, share: float) -> Positions:
+        """Rows and labels: a played position's label is ``share`` of the search's value
+        (where there is one) and the rest its final reward; the positions after moves
+        not played are labelled by the search's value, and only when ``share`` > 0."""
+        played = ~np.isnan(self.outcome)
+        mixed = np.where(
+            np.isnan(self.search), self.outcome, share * self.search + (1 - share) * self.outcome
+        )
+        keep = played | (share > 0)
+        y = np.where(played, mixed, self.search)[keep].astype(np.float32)
+        return self.x[keep], y
+
+    def arrays(self) -> dict[str, npt.NDArray[np.float32]]:
+        return {"x": self.x, "outcome": self.outcome, "search": self.search}
+
+    @classmethod
+    def of(cls, saved: Mapping[str, npt.NDArray[np.float32]]) -> Played:
+        """From :meth:`arrays` as saved; a game saved before the search's values were
+        kept (``x`` and ``y``, the final rewards) has none."""
+        if "outcome" in saved:
+            return cls(saved["x"], saved["outcome"], saved["search"])
+        y = saved["y"]
+        return cls(saved["x"], y, np.full_like(y, np.nan))
+
+
+def _nothing(size: int) -> Played:
+    empty = np.zeros(0, np.float32)
+    return Played(np.zeros((0, size), np.float32), empty, empty)
+
+
+def selfplay(game: Game, players: int, seed: int, iterations: int) -> Played:
+    """One self-play game's positions: every seat's row at every decision, with its
+    final reward (1 first, 0 last) and, where a seat searched, the search's value of the
+    move it chose (in two-player games the other seat's is 1 minus it; where both
+    searched at once, the mean of the one's and 1 minus the other's). Each root action
+    the search walked at least :data:`MIN_VISITS` times also gives the position right
+    after it (with the other seats' chosen moves where several move at once; pending
+    chance drawn from a generator of its own), with the search's value of that action
+    for the seat (and 1 minus it for the other of two): exactly the positions a search
+    or ``builtin:policy`` values, with what a search many times deeper made of them.
+    None for a game that passed :data:`MAX_DECISIONS` without ending (no final places
+    to label them by)."""
     heuristic = game.heuristic()
     search = ISMCTS(game, heuristic)
     search.rng = random.Random(f"value/{seed}/search")
@@ -90,14 +119,13 @@ def selfplay(
     after_rows: list[npt.NDArray[np.float32]] = []
     after_labels: list[float] = []
     limits = SearchLimits(iterations=iterations, seconds=None)
-    by_search = labels == "search"
     while not state.is_over():
         movers = state.to_move()
         if movers == (CHANCE,):
             state.apply({CHANCE: state.sample_chance(chance)})
             continue
         if len(rows) >= MAX_DECISIONS:
-            return np.zeros((0, inputs.size), np.float32), np.zeros(0, np.float32)
+            return _nothing(inputs.size)
         rows.append(inputs.rows(state))
         values: list[float | None] = [None] * players
         joint: dict[int, Action] = {}
@@ -109,9 +137,8 @@ def selfplay(
                 continue
             index, _ = search.choose(state.observe(seat), seat, legal, limits)
             joint[seat] = legal[index]
-            if by_search:
-                values[seat] = search.root_view.action_values[index]
-                roots.append((seat, legal, search.root_view))
+            values[seat] = search.root_view.action_values[index]
+            roots.append((seat, legal, search.root_view))
         for seat, legal, view in roots:  # the others' moves as they were chosen
             _after_positions(
                 state, joint, seat, legal, view, search.prior_visits, inputs, after_chance,
@@ -128,20 +155,17 @@ def selfplay(
         state.apply(joint)
     final = terminal_values(state.result())
     if not rows:
-        return np.zeros((0, inputs.size), np.float32), np.zeros(0, np.float32)
-    x = np.concatenate(rows).astype(np.float32)
-    y = np.asarray(
-        [
-            final[s] if v is None else SEARCH_SHARE * v + (1 - SEARCH_SHARE) * final[s]
-            for block in searched
-            for s, v in enumerate(block)
-        ],
-        np.float32,
+        return _nothing(inputs.size)
+    after = len(after_labels)
+    nan = float("nan")
+    return Played(
+        x=np.concatenate([*rows, *(r[None] for r in after_rows)]).astype(np.float32),
+        outcome=np.asarray([*final * len(rows), *[nan] * after], np.float32),
+        search=np.asarray(
+            [*(nan if v is None else v for block in searched for v in block), *after_labels],
+            np.float32,
+        ),
     )
-    if after_rows:
-        x = np.concatenate([x, np.stack(after_rows).astype(np.float32)])
-        y = np.concatenate([y, np.asarray(after_labels, np.float32)])
-    return x, y
 
 
 def _after_positions(
@@ -196,17 +220,21 @@ def fit(
     least held-out error are kept, the heuristic itself (epoch 0) included."""
     held = max(1, len(games) // 10) if len(games) >= 2 else 0
     train, test = games[: len(games) - held], games[len(games) - held :]
-    x = np.concatenate([g[0] for g in train]).astype(np.float64)
+    # float32 throughout the positions (Miyabi's 1,271 inputs over a million rows are
+    # 5 GB so); the weights and each minibatch's arithmetic are float64
+    x = np.concatenate([g[0] for g in train]).astype(np.float32, copy=False)
     y = np.concatenate([g[1] for g in train]).astype(np.float64)
     if not len(x):
         raise ValueError("no positions to fit: play more games")
-    xt = np.concatenate([g[0] for g in test]).astype(np.float64) if test else x[:0]
+    xt = np.concatenate([g[0] for g in test]).astype(np.float32, copy=False) if test else x[:0]
     yt = np.concatenate([g[1] for g in test]).astype(np.float64) if test else y[:0]
     rng = np.random.default_rng(seed)
-    mean = x.mean(axis=0)
-    std = x.std(axis=0)
+    mean = x.mean(axis=0, dtype=np.float64)
+    std = x.std(axis=0, dtype=np.float64)
     std[std < 1e-6] = 1.0
-    z, base = (x - mean) / std, logit(x[:, -1])
+    z = x - mean.astype(np.float32)  # standardised in place of a float64 copy
+    z /= std.astype(np.float32)
+    base = logit(x[:, -1])
     inputs = x.shape[1]
     # w1, b1, w2, (a, c): from the heuristic itself
     params = [
@@ -224,7 +252,7 @@ def fit(
         return Network(mean, std, w1.copy(), b1.copy(), w2.copy(), float(ac[0]), float(ac[1]))
 
     def held_out(net: Network) -> float:
-        return float(np.mean((net(xt) - yt) ** 2)) if len(xt) else float("nan")
+        return _squared_error(net, xt, yt)
 
     best = network()
     best_error = held_out(best)
@@ -252,5 +280,19 @@ def fit(
         if not len(xt) or error < best_error:
             best, best_error = network(), error
     heuristic_error = float(np.mean((xt[:, -1] - yt) ** 2)) if len(xt) else float("nan")
-    train_error = float(np.mean((best(x) - y) ** 2))
+    train_error = _squared_error(best, x, y)
     return Fit(best, train_error, best_error, heuristic_error, len(x))
+
+
+def _squared_error(
+    net: Network, x: npt.NDArray[np.float32], y: npt.NDArray[np.float64], chunk: int = 65_536
+) -> float:
+    """The network's mean squared error on ``x``, ``y``, a chunk of rows at a time (its
+    float64 arithmetic on all rows at once would double the positions' memory)."""
+    if not len(x):
+        return float("nan")
+    total = sum(
+        float(np.sum((net(x[i : i + chunk]) - y[i : i + chunk]) ** 2))
+        for i in range(0, len(x), chunk)
+    )
+    return total / len(x)

@@ -32,8 +32,11 @@ continues a stopped run where it stopped, and a larger --games adds games. The
 settings that decide the games are kept there too and must match. Play the result with
 NIWA_VALUE_DIR=DIR niwa play GAME --bot 'builtin:mcts?eval=learned' --bot builtin:mcts."""
 
-#: niwa.bots.value_training.LABELS, spelled here so that the CLI starts without numpy
-LABELS = ("outcome", "search")
+#: niwa.bots.value_training.SEARCH_SHARE, spelled here so that the CLI starts without numpy
+SEARCH_SHARE = 0.25
+
+#: what a game's file holds: each row's final reward and the search's value
+KEPT = "outcome+search"
 
 #: what decides the games played (a resumed run must agree on all of it)
 SETTINGS_FILE = "selfplay.json"
@@ -52,10 +55,10 @@ def register(sub: Any) -> None:
     p.add_argument("--games", type=int, default=1000, help="self-play games (default 1000)")
     p.add_argument("--iterations", type=int, default=50,
                    help="search iterations per self-play decision (default 50)")
-    p.add_argument("--labels", choices=LABELS, default="search",
-                   help="what positions are labelled by: the final places alone (outcome),"
-                        " or half that and half the search's value, with the positions"
-                        " after each searched move added (search, the default)")
+    p.add_argument("--search-share", type=float, default=None, metavar="S",
+                   help="share of a played position's label that is the search's value,"
+                        " the rest its final place; 0 fits the final places alone"
+                        f" (default {SEARCH_SHARE})")
     p.add_argument("--seed", type=int, default=0, help="seed of the games and the fit")
     p.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
     p.add_argument("--epochs", type=int, default=30, help="passes over the positions (default 30)")
@@ -71,12 +74,16 @@ def run(args: argparse.Namespace) -> int:
     for name in ("games", "iterations", "hidden", "epochs"):
         if getattr(args, name) < 1:
             raise UsageError(f"--{name} must be 1 or more, not {getattr(args, name)}")
+    share = SEARCH_SHARE if args.search_share is None else args.search_share
+    if not 0.0 <= share <= 1.0:
+        raise UsageError(f"--search-share is a share from 0 to 1, not {share}")
+    args.search_share = share
     game = engine.load(args.game)
     if game.heuristic() is None:
         raise UsageError(f"{args.game} has no heuristic hook: the learned value reads it")
     folder: Path = args.dir or Path(f"value-{args.game}")
-    played = folder / "games"
-    played.mkdir(parents=True, exist_ok=True)
+    played_dir = folder / "games"
+    played_dir.mkdir(parents=True, exist_ok=True)
     try:
         encoder = learned.encoder_of(game, 2)
     except learned.NoLearnedValue as e:
@@ -84,42 +91,42 @@ def run(args: argparse.Namespace) -> int:
     settings = {
         "game": args.game, "iterations": args.iterations, "seed": args.seed,
         "encoder": encoder.version, "players": value_training.player_counts(game),
-        "labels": args.labels,
+        "kept": KEPT,
     }  # fmt: skip
     _check_settings(folder / SETTINGS_FILE, settings)
 
     counts = settings["players"]
     started = time.monotonic()
     cpu = time.process_time()
-    positions = []
+    played: list[value_training.Played] = []
     fresh = 0
     for i in range(args.games):
-        path = played / f"game-{i:06d}.npz"
+        path = played_dir / f"game-{i:06d}.npz"
         if path.is_file():
             with np.load(path) as saved:
-                positions.append((saved["x"], saved["y"]))
+                played.append(value_training.Played.of(saved))
             continue
-        x, y = value_training.selfplay(
-            game, counts[i % len(counts)], args.seed * 1_000_003 + i, args.iterations,
-            args.labels,
+        game_played = value_training.selfplay(
+            game, counts[i % len(counts)], args.seed * 1_000_003 + i, args.iterations
         )
         tmp = path.with_suffix(".tmp.npz")
         with tmp.open("wb") as f:
-            np.savez(f, x=x, y=y)
+            arrays: dict[str, Any] = game_played.arrays()
+            np.savez(f, **arrays)
         tmp.replace(path)  # a game is kept whole or not at all (an endless one: empty)
-        positions.append((x, y))
+        played.append(game_played)
         fresh += 1
-        _progress(i + 1, args.games, fresh, len(positions) - fresh, started)
+        _progress(i + 1, args.games, fresh, len(played) - fresh, started)
     if sys.stderr.isatty():
         print(file=sys.stderr)
-    endless = sum(1 for _, y in positions if not len(y))
+    endless = sum(1 for p in played if not len(p.x))
     print(f"self-play: {args.games} games ({fresh} played now, {args.games - fresh} kept from "
-          f"before), {sum(len(y) for _, y in positions):,} positions", file=sys.stderr)
+          f"before), {sum(len(p.x) for p in played):,} positions", file=sys.stderr)
     if endless:
         print(f"{endless} of them passed {value_training.MAX_DECISIONS:,} decisions without"
               " ending (the rules let the players go on for ever) and give no positions",
               file=sys.stderr)
-    positions = [p for p in positions if len(p[1])]
+    positions = [p.labelled(share) for p in played if len(p.x)]
     fitted = value_training.fit(positions, args.hidden, args.epochs, args.seed)
     cpu_s = time.process_time() - cpu
     meta = {
@@ -128,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         "trained": {
             "command": "niwa train value " + shlex.join(_command_args(args)),
             "seed": args.seed, "games": args.games, "iterations": args.iterations,
-            "labels": args.labels,
+            "search_share": args.search_share,
             "players": counts, "epochs": args.epochs, "positions": fitted.positions,
             "endless_games": endless,
             "cpu_seconds_this_run": round(cpu_s, 1),
@@ -149,14 +156,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _command_args(args: argparse.Namespace) -> list[str]:
     return [args.game, "--games", str(args.games), "--iterations", str(args.iterations),
-            "--labels", args.labels, "--seed", str(args.seed), "--hidden", str(args.hidden),
-            "--epochs", str(args.epochs)]
+            "--search-share", str(args.search_share), "--seed", str(args.seed),
+            "--hidden", str(args.hidden), "--epochs", str(args.epochs)]
 
 
 def _check_settings(path: Path, settings: dict[str, Any]) -> None:
     if path.is_file():
         kept = json.loads(path.read_text(encoding="utf-8"))
-        kept.setdefault("labels", "outcome")  # kept before there was a choice
+        if "kept" not in kept:
+            raise UsageError(
+                f"{path.parent} holds games of an earlier niwa, which kept the final places"
+                " alone and not the search's values: train in another --dir"
+            )
         for key, value in settings.items():
             if kept.get(key) != value:
                 raise UsageError(

@@ -66,7 +66,9 @@ def test_the_shipped_weights_load_and_value_every_seat_in_0_1(game: str) -> None
 
 def test_an_untrained_network_is_the_heuristic_itself() -> None:
     game = engine.load("sakura")
-    positions = [value_training.selfplay(game, 2, seed, iterations=3) for seed in range(2)]
+    positions = [
+        value_training.selfplay(game, 2, seed, iterations=3).labelled(0.5) for seed in range(2)
+    ]
     net = value_training.fit(positions, hidden=4, epochs=0, seed=0).network
     x = np.concatenate([p[0] for p in positions]).astype(np.float64)
     assert np.allclose(net(x), np.clip(x[:, -1], learned.EDGE, 1 - learned.EDGE))
@@ -74,24 +76,35 @@ def test_an_untrained_network_is_the_heuristic_itself() -> None:
 
 def test_self_play_labels_every_seats_rows_with_its_final_reward() -> None:
     game = engine.load("blossom")
-    x, y = value_training.selfplay(game, 3, seed=4, iterations=3)
+    x, y = value_training.selfplay(game, 3, seed=4, iterations=3).labelled(share=0.0)
     assert x.shape == (len(y), learned.Inputs(game, 3).size)
     rewards = y.reshape(-1, 3)  # one row per seat at every decision
     assert (rewards == rewards[0]).all() and sorted(rewards[0]) == [0.0, 0.5, 1.0]
 
 
-def test_search_labels_add_the_positions_after_each_well_searched_move() -> None:
+def test_the_positions_after_searched_moves_carry_the_search_value_and_no_outcome() -> None:
     game = engine.load("blossom")
-    x0, _ = value_training.selfplay(game, 2, seed=4, iterations=40, labels="outcome")
-    x, y = value_training.selfplay(game, 2, seed=4, iterations=40, labels="search")
-    assert len(x) > len(x0)  # the same game, and the positions after its searched moves
-    assert x.shape == (len(y), learned.Inputs(game, 2).size)
+    played = value_training.selfplay(game, 2, seed=4, iterations=40)
+    after = np.isnan(played.outcome)
+    assert after.any() and not np.isnan(played.search[after]).any()
+    assert played.x.shape == (len(played.outcome), learned.Inputs(game, 2).size)
+    x, y = played.labelled(share=0.0)  # the final places alone: the played positions
+    assert len(x) == len(y) == int((~after).sum())
+    assert np.isin(y, [0.0, 1.0]).all()
+
+
+def test_a_played_positions_label_mixes_the_search_value_and_the_final_place() -> None:
+    played = value_training.selfplay(engine.load("blossom"), 2, seed=4, iterations=40)
+    _, y = played.labelled(share=0.25)
+    both = ~np.isnan(played.search) & ~np.isnan(played.outcome)
+    first = int(np.argmax(both))  # the first played position a seat searched
+    mixed = 0.25 * played.search[first] + 0.75 * played.outcome[first]
+    assert y[first] == pytest.approx(mixed)
     assert ((y >= 0.0) & (y <= 1.0)).all()
 
 
-def test_search_labels_of_two_seats_add_up_to_one_as_their_rewards_do() -> None:
-    _, y = value_training.selfplay(engine.load("sakura"), 2, seed=4, iterations=40,
-                                   labels="search")  # fmt: skip
+def test_the_values_of_two_seats_add_up_to_one_as_their_rewards_do() -> None:
+    _, y = value_training.selfplay(engine.load("sakura"), 2, seed=4, iterations=40).labelled(0.5)
     pairs = y.reshape(-1, 2)  # a played position: both seats; after a move: mover, other
     assert np.allclose(pairs.sum(axis=1), 1.0)
     assert not np.isin(y, [0.0, 0.5, 1.0]).all()  # the search's values, not the places alone
@@ -150,18 +163,33 @@ def test_resuming_with_other_settings_is_refused_naming_them(
     assert "played with iterations 2, not 3" in capsys.readouterr().err
 
 
-def test_a_folder_of_games_kept_before_labels_were_chosen_holds_outcome_labels(
+def test_a_folder_of_an_earlier_niwas_games_is_not_continued(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     base = ["train", "value", "sakura", "--games", "1", "--epochs", "1", "--iterations", "2",
             "--dir", str(tmp_path)]  # fmt: skip
-    assert main([*base, "--labels", "outcome"]) == 0
+    assert main(base) == 0
     settings = json.loads((tmp_path / "selfplay.json").read_text(encoding="utf-8"))
-    del settings["labels"]  # as an earlier niwa wrote it
+    del settings["kept"]  # as an earlier niwa wrote it
     (tmp_path / "selfplay.json").write_text(json.dumps(settings), encoding="utf-8")
-    assert main([*base, "--labels", "outcome"]) == 0
     assert main(base) == 2
-    assert 'played with labels "outcome", not "search"' in capsys.readouterr().err
+    assert "kept the final places alone" in capsys.readouterr().err
+
+
+def test_an_earlier_niwas_game_file_reads_as_final_places_alone(tmp_path: Path) -> None:
+    path = tmp_path / "game.npz"
+    np.savez(path, x=np.ones((2, 3), np.float32), y=np.array([1.0, 0.0], np.float32))
+    with np.load(path) as saved:
+        played = value_training.Played.of(saved)
+    x, y = played.labelled(share=0.25)
+    assert x.shape == (2, 3) and y.tolist() == [1.0, 0.0]
+
+
+def test_a_search_share_outside_0_to_1_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "value", "sakura", "--search-share", "1.5", "--dir", str(tmp_path)]) == 2
+    assert "--search-share is a share from 0 to 1, not 1.5" in capsys.readouterr().err
 
 
 def test_a_game_without_weights_names_the_command_that_makes_them(
@@ -218,8 +246,9 @@ def test_a_self_play_game_past_the_decision_cap_gives_no_positions(
 ) -> None:
     # Bonsai's rules let two players Cultivate nothing for ever; such games are dropped
     monkeypatch.setattr(value_training, "MAX_DECISIONS", 3)
-    x, y = value_training.selfplay(engine.load("bonsai"), 2, seed=1, iterations=2)
-    assert x.shape == (0, learned.Inputs(engine.load("bonsai"), 2).size) and len(y) == 0
+    played = value_training.selfplay(engine.load("bonsai"), 2, seed=1, iterations=2)
+    assert played.x.shape == (0, learned.Inputs(engine.load("bonsai"), 2).size)
+    assert len(played.outcome) == len(played.search) == 0
 
 
 def _sandboxed_learned_match(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
