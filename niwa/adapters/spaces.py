@@ -16,7 +16,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import structlog
 
@@ -30,6 +30,14 @@ FALLBACK_PLAYOUTS = 200
 
 #: How many action objects a codec remembers by identity before it starts afresh.
 SEEN_LIMIT = 50_000
+
+
+class Listing(NamedTuple):
+    """One list of legal actions as the space numbers it: the indices in the game's
+    order, and each index's action (the game's own object). Shared: read-only."""
+
+    indices: tuple[int, ...]
+    by_index: dict[int, Action]
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,15 @@ class Codec:
             self._seen.clear()
         self._seen[id(value)] = (value, i)
         return i
+
+    def listing(self, values: list[Action]) -> Listing:
+        """:meth:`index` of every value in ``values``, with the values by index."""
+        seen = self._seen  # its objects are kept too: an id found there is the object
+        try:
+            indices = tuple([seen[id(v)][1] for v in values])
+        except KeyError:  # an object not met yet
+            indices = tuple(map(self.index, values))
+        return Listing(indices, dict(zip(indices, values, strict=True)))
 
     def value(self, i: int) -> Action:
         return self.values[i]

@@ -24,6 +24,7 @@ seed and the actions. An action outside a mask raises ValueError naming the game
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -110,6 +111,10 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._rngs: list[random.Random] = []
         # per game and seat to move: the legal actions by index, as the game listed them
         self._legal: list[dict[int, dict[int, Action]]] = [{} for _ in range(games)]
+        # the (seat, game) rows and (seat, game, index) mask entries the last step set,
+        # cleared in two numpy assignments at the next one
+        self._shown_rows: tuple[list[int], list[int]] = ([], [])
+        self._shown_masks: tuple[list[int], list[int], list[int]] = ([], [], [])
         self.agent_steps = 0
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -132,8 +137,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._states = [self._fresh(g) for g in range(self.games)]
         self._done[:] = False
         self._rewards[:] = 0.0
-        for g in range(self.games):
-            self._show(g)
+        self._show(range(self.games))
         return self._observations(), self._infos()
 
     def _fresh(self, g: int) -> State:
@@ -141,28 +145,42 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         settle(state, self._rngs[g])
         return state
 
-    def _show(self, g: int) -> None:
-        """Fill game ``g``'s rows for its seats to move (and clear its other rows)."""
-        state = self._states[g]
-        index = self.space.actions.index
+    def _show(self, games: Iterable[int]) -> None:
+        """Fill the rows of the seats to move in ``games`` (every game), after clearing
+        the rows and mask entries the last call set: numpy writes for the whole batch,
+        the encoder once per seat to move."""
         masks, rows, to_move = self._masks, self._obs, self._to_move
-        for seat, legal in self._legal[g].items():  # the rows the last move filled
-            masks[seat, g, list(legal)] = 0
-            rows[seat, g] = 0.0
-            to_move[seat, g] = False
-        shown: dict[int, dict[int, Action]] = {}
+        seats_g, games_g = self._shown_rows
+        masks[self._shown_masks] = 0
+        rows[seats_g, games_g] = 0.0
+        to_move[seats_g, games_g] = False
+        listing = self.space.actions.listing
         fast, write = self.encoder.write_state, self.encoder.write
-        for seat in state.to_move():
-            acts = state.legal_actions(seat)
-            indices = [index(a) for a in acts]
-            masks[seat, g, indices] = 1
-            if fast is not None:  # the same row, without building the observation
-                fast(state, seat, rows[seat, g])
-            else:
-                write(state.observe(seat), rows[seat, g])
-            to_move[seat, g] = True
-            shown[seat] = dict(zip(indices, acts, strict=True))
-        self._legal[g] = shown
+        row_seats: list[int] = []
+        row_games: list[int] = []
+        mask_seats: list[int] = []
+        mask_games: list[int] = []
+        mask_indices: list[int] = []
+        for g in games:
+            state = self._states[g]
+            shown: dict[int, dict[int, Action]] = {}
+            for seat in state.to_move():
+                indices, by_index = listing(state.legal_actions(seat))
+                mask_seats += [seat] * len(indices)
+                mask_games += [g] * len(indices)
+                mask_indices += indices
+                if fast is not None:  # the same row, without building the observation
+                    fast(state, seat, rows[seat, g])
+                else:
+                    write(state.observe(seat), rows[seat, g])
+                row_seats.append(seat)
+                row_games.append(g)
+                shown[seat] = by_index
+            self._legal[g] = shown
+        masks[mask_seats, mask_games, mask_indices] = 1
+        to_move[row_seats, row_games] = True
+        self._shown_rows = (row_seats, row_games)
+        self._shown_masks = (mask_seats, mask_games, mask_indices)
 
     def legal(self, agent: str, game: int) -> list[int]:
         """The action indices ``agent`` may take in game ``game`` now (the set entries of
@@ -215,16 +233,17 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
             joints.append(joint)
         self._rewards[:] = 0.0
         self._done[:] = False
+        rngs, states = self._rngs, self._states
         for g, joint in enumerate(joints):
-            state = self._states[g]
+            state = states[g]
             state.apply(joint)
             self.agent_steps += len(joint)
-            settle(state, self._rngs[g])
+            settle(state, rngs[g])
             if state.is_over():
                 self._rewards[:, g] = rewards(state.result())
                 self._done[g] = True
-                self._states[g] = state = self._fresh(g)
-            self._show(g)
+                states[g] = self._fresh(g)
+        self._show(range(self.games))
         return (
             self._observations(),
             {a: self._rewards[s].copy() for s, a in enumerate(self.possible_agents)},
