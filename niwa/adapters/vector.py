@@ -34,7 +34,7 @@ from pettingzoo import ParallelEnv
 
 from niwa.adapters.features import SIZE, encoder_for
 from niwa.adapters.outcome import rewards, settle
-from niwa.adapters.spaces import action_space
+from niwa.adapters.spaces import Listing, action_space
 from niwa.engine.api import Action, State
 from niwa.engine.registry import load
 
@@ -109,12 +109,12 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._to_move = np.zeros((self.players, games), bool)
         self._states: list[State] = []
         self._rngs: list[random.Random] = []
-        # per game and seat to move: the legal actions by index, as the game listed them
-        self._legal: list[dict[int, dict[int, Action]]] = [{} for _ in range(games)]
+        # per game and seat to move: its legal actions and their indices
+        self._legal: list[dict[int, Listing]] = [{} for _ in range(games)]
         # the (seat, game) rows and (seat, game, index) mask entries the last step set,
         # cleared in two numpy assignments at the next one
         self._shown_rows: tuple[list[int], list[int]] = ([], [])
-        self._shown_masks: tuple[list[int], list[int], list[int]] = ([], [], [])
+        self._shown_masks: tuple[Any, Any, list[int]] = ([], [], [])
         self.agent_steps = 0
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -158,34 +158,33 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         fast, write = self.encoder.write_state, self.encoder.write
         row_seats: list[int] = []
         row_games: list[int] = []
-        mask_seats: list[int] = []
-        mask_games: list[int] = []
+        row_sizes: list[int] = []
         mask_indices: list[int] = []
         for g in games:
             state = self._states[g]
-            shown: dict[int, dict[int, Action]] = {}
+            shown: dict[int, Listing] = {}
             for seat in state.to_move():
-                indices, by_index = listing(state.legal_actions(seat))
-                mask_seats += [seat] * len(indices)
-                mask_games += [g] * len(indices)
-                mask_indices += indices
+                shown[seat] = legal = listing(state.legal_actions(seat))
+                mask_indices += legal.indices
                 if fast is not None:  # the same row, without building the observation
                     fast(state, seat, rows[seat, g])
                 else:
                     write(state.observe(seat), rows[seat, g])
                 row_seats.append(seat)
                 row_games.append(g)
-                shown[seat] = by_index
+                row_sizes.append(len(legal.indices))
             self._legal[g] = shown
-        masks[mask_seats, mask_games, mask_indices] = 1
+        mask = (np.repeat(row_seats, row_sizes), np.repeat(row_games, row_sizes), mask_indices)
+        masks[mask] = 1
         to_move[row_seats, row_games] = True
         self._shown_rows = (row_seats, row_games)
-        self._shown_masks = (mask_seats, mask_games, mask_indices)
+        self._shown_masks = mask
 
     def legal(self, agent: str, game: int) -> list[int]:
         """The action indices ``agent`` may take in game ``game`` now (the set entries of
         its mask row, without scanning a row as wide as the action space)."""
-        return list(self._legal[game].get(self.possible_agents.index(agent), ()))
+        legal = self._legal[game].get(self.possible_agents.index(agent))
+        return [] if legal is None else list(legal.indices)
 
     def _observations(self) -> dict[str, Observation]:
         return {
@@ -223,7 +222,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
             for seat, legal in self._legal[g].items():
                 if seat not in chosen:
                     raise ValueError(f"{agent_name(seat)} is to move in game {g}: give its action")
-                move = legal.get(chosen[seat][g])
+                move = legal.action(chosen[seat][g])
                 if move is None:
                     raise ValueError(
                         f"{agent_name(seat)} may not play action {chosen[seat][g]} in "
