@@ -79,25 +79,33 @@ _PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
 _GREEN = _TOP["green"]
 
 
-def _top_slots(garden: Garden) -> list[int]:
-    """The set entries of a garden's top one-hots (cell x slot), kept on the garden
-    until a tile is placed in it: they follow from its tiles alone."""
+#: per garden: where its heights and top one-hots end, from where they start
+_BOARD = _CELLS * (1 + TOP_SLOTS)
+
+
+def _write_board(garden: Garden, row: Any, at: int) -> None:
+    """A garden's heights and top one-hots into ``row[at:]`` (zeroed). They follow from
+    its tiles alone, so the encoded slice is kept on the garden until a tile is placed
+    in it, and copied back as one array."""
     kept = garden.kept_features
-    if kept is None or kept[0] != len(garden.tiles):
-        tiles, slots = garden.tiles, []
-        for cell, index in enumerate(garden.top):
-            if index >= 0:
-                t = tiles[index]
-                slot = t.row if cell == t.row * rules.SIZE + t.col else _GREEN
-                slots.append(cell * TOP_SLOTS + slot)
-        kept = garden.kept_features = len(tiles), slots
-    return kept[1]
+    if kept is not None and kept[0] == len(garden.tiles):
+        row[at : at + _BOARD] = kept[1]
+        return
+    row[at : at + _CELLS] = garden.heights
+    tops_at, tiles, ones = at + _CELLS, garden.tiles, []
+    for cell, index in enumerate(garden.top):
+        if index >= 0:
+            t = tiles[index]
+            slot = t.row if cell == t.row * rules.SIZE + t.col else _GREEN
+            ones.append(tops_at + cell * TOP_SLOTS + slot)
+    row[ones] = 1.0
+    garden.kept_features = len(tiles), row[at : at + _BOARD].copy()
 
 
 def write_state(state: Any, seat: int, row: Any) -> None:
     """What :func:`write` makes of ``state.observe(seat)``, read from the state without
-    building the observation (the conformance suite checks the two agree): the top
-    one-hots are set by index into the zeroed row, not built cell by cell."""
+    building the observation (the conformance suite checks the two agree): each
+    garden's board is copied in as one kept slice, not built cell by cell."""
     s: MiyabiState = state
     players = s.players
     x = [0.0] * (len(PHASES) + MAX_SEATS)
@@ -110,17 +118,13 @@ def write_state(state: Any, seat: int, row: Any) -> None:
         x += [counts[k] for k in _COUNT_ORDER]
     at = len(x)
     row[:at] = x
-    ones: list[int] = []
     for k in range(players):
         garden = s.gardens[(seat + k) % players]
-        row[at : at + _CELLS] = garden.heights
-        tops_at = at + _CELLS
-        ones += [tops_at + i for i in _top_slots(garden)]
-        at = tops_at + _CELLS * TOP_SLOTS
+        _write_board(garden, row, at)
+        at += _BOARD
         tail = [*garden.lanterns, garden.score / 100.0, garden.passed]
         row[at : at + len(tail)] = tail
         at += len(tail)
-    row[ones] = 1.0
 
 
 def encoder(players: int) -> FeatureEncoder:
