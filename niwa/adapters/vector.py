@@ -103,6 +103,8 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
             }
         )
         self._obs = np.zeros((self.players, games, self.encoder.size), np.float32)
+        # each row's view, made once: a view per encoded row costs as much as a short encoder
+        self._rows = [list(seat_rows) for seat_rows in self._obs]
         self._masks = np.zeros((self.players, games, n), np.int8)
         self._rewards = np.zeros((self.players, games), np.float32)
         self._done = np.zeros(games, bool)
@@ -149,13 +151,13 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         """Fill the rows of the seats to move in ``games`` (every game), after clearing
         the rows and mask entries the last call set: numpy writes for the whole batch,
         the encoder once per seat to move."""
-        masks, rows, to_move = self._masks, self._obs, self._to_move
+        masks, to_move = self._masks, self._to_move
         seats_g, games_g = self._shown_rows
         masks[self._shown_masks] = 0
-        rows[seats_g, games_g] = 0.0
+        self._obs[seats_g, games_g] = 0.0
         to_move[seats_g, games_g] = False
         listing = self.space.actions.listing
-        fast, write = self.encoder.write_state, self.encoder.write
+        fast, write, rows = self.encoder.write_state, self.encoder.write, self._rows
         row_seats: list[int] = []
         row_games: list[int] = []
         row_sizes: list[int] = []
@@ -167,9 +169,9 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
                 shown[seat] = legal = listing(state.legal_actions(seat))
                 mask_indices += legal.indices
                 if fast is not None:  # the same row, without building the observation
-                    fast(state, seat, rows[seat, g])
+                    fast(state, seat, rows[seat][g])
                 else:
-                    write(state.observe(seat), rows[seat, g])
+                    write(state.observe(seat), rows[seat][g])
                 row_seats.append(seat)
                 row_games.append(g)
                 row_sizes.append(len(legal.indices))

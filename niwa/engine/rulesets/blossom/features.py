@@ -6,7 +6,7 @@ so one policy serves every seat."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from niwa.engine.api import JSON, FeatureEncoder, phase_and_mover
 from niwa.engine.rulesets.blossom import rules
@@ -52,17 +52,19 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
 
 
 _PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
+_PLAY: Final = Phase.PLAY  # a module global reads faster than the enum's attribute
 
 
 def write_state(state: Any, seat: int, row: Any) -> None:
     """What :func:`write` makes of ``state.observe(seat)``, read from the state without
     building the observation (the conformance suite checks the two agree). The state
-    keeps its counts per kind in KINDS order, as the observation lists them."""
+    keeps its counts per kind in KINDS order, as the observation lists them; the row is
+    written in one assignment."""
     s: BlossomState = state
     players = s.n
     x = [0.0] * (len(PHASES) + MAX_SEATS)
     x[_PHASE_SLOT[s.phase]] = 1.0
-    if s.phase == Phase.PLAY:  # the observation's "current" is None in other phases
+    if s.phase == _PLAY:  # the observation's "current" is None in other phases
         x[len(PHASES) + (s.current - seat) % players] = 1.0
     x += [
         s.turns / 50.0, float(s.actions_done), float(s.garden_drawn),
@@ -76,9 +78,15 @@ def write_state(state: Any, seat: int, row: Any) -> None:
         x += s.ups[i]
         x += [float(sum(s.downs[i])), float(sum(s.returned[i]))]
         x += s.known[i]
-    at = len(x) + (MAX_SEATS - players) * _SEAT
-    row[: len(x)] = x
-    row[at:] = [*s.hands[seat], *s.downs[seat], *s.returned[seat]]
+    x += _ABSENT[players]
+    x += s.hands[seat]
+    x += s.downs[seat]
+    x += s.returned[seat]
+    row[:] = x
+
+
+#: the zeros of the seats a game of so many players lacks
+_ABSENT = {n: [0.0] * ((MAX_SEATS - n) * _SEAT) for n in range(MAX_SEATS + 1)}
 
 
 def encoder(players: int) -> FeatureEncoder:

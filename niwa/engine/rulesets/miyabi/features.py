@@ -75,6 +75,8 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
 _COUNT_ORDER = tuple(
     rules.KIND_BY_NAMES[shape, o] for shape, objects in _BY_SHAPE for o in objects
 )
+#: whether that order is the state's own (it is: kinds are numbered shape by shape)
+_IN_STATE_ORDER = list(_COUNT_ORDER) == list(range(_KINDS))
 _PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
 _GREEN = _TOP["green"]
 
@@ -115,7 +117,7 @@ def write_state(state: Any, seat: int, row: Any) -> None:
     shape = -1 if s.chosen < 0 else rules.shape_of(s.chosen)
     x += [1.0 if shape == i else 0.0 for i in range(len(SHAPES))]
     for counts in (s.supply, s.display, s.removed):
-        x += [counts[k] for k in _COUNT_ORDER]
+        x += counts if _IN_STATE_ORDER else [counts[k] for k in _COUNT_ORDER]
     at = len(x)
     row[:at] = x
     for k in range(players):
