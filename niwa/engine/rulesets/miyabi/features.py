@@ -81,33 +81,38 @@ _PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
 _GREEN = _TOP["green"]
 
 
-#: per garden: where its heights and top one-hots end, from where they start
+#: per garden: the length of its heights and top one-hots
 _BOARD = _CELLS * (1 + TOP_SLOTS)
 
 
-def _write_board(garden: Garden, row: Any, at: int) -> None:
-    """A garden's heights and top one-hots into ``row[at:]`` (zeroed). They follow from
-    its tiles alone, so the encoded slice is kept on the garden until a tile is placed
-    in it, and copied back as one array."""
-    kept = garden.kept_features
-    if kept is not None and kept[0] == len(garden.tiles):
-        row[at : at + _BOARD] = kept[1]
-        return
-    row[at : at + _CELLS] = garden.heights
-    tops_at, tiles, ones = at + _CELLS, garden.tiles, []
-    for cell, index in enumerate(garden.top):
-        if index >= 0:
-            t = tiles[index]
-            slot = t.row if cell == t.row * rules.SIZE + t.col else _GREEN
-            ones.append(tops_at + cell * TOP_SLOTS + slot)
-    row[ones] = 1.0
-    garden.kept_features = len(tiles), row[at : at + _BOARD].copy()
+def _write_garden(garden: Garden, row: Any, at: int) -> None:
+    """A garden's features into ``row[at:]`` (zeroed). Its heights and top one-hots
+    follow from its tiles alone, the rest from its lanterns, score and pass, so the
+    encoded slice is kept on the garden until one of them changes, and copied back as
+    one array."""
+    key = (len(garden.tiles), garden.score, garden.passed, *garden.lanterns)
+    kept, end = garden.kept_features, at + _GARDEN
+    if kept is not None and kept[0][0] == key[0]:
+        row[at:end] = kept[1]
+        if kept[0] == key:
+            return
+    else:
+        row[at : at + _CELLS] = garden.heights
+        tops_at, tiles, ones = at + _CELLS, garden.tiles, []
+        for cell, index in enumerate(garden.top):
+            if index >= 0:
+                t = tiles[index]
+                slot = t.row if cell == t.row * rules.SIZE + t.col else _GREEN
+                ones.append(tops_at + cell * TOP_SLOTS + slot)
+        row[ones] = 1.0
+    row[at + _BOARD : end] = [*garden.lanterns, garden.score / 100.0, garden.passed]
+    garden.kept_features = key, row[at:end].copy()
 
 
 def write_state(state: Any, seat: int, row: Any) -> None:
     """What :func:`write` makes of ``state.observe(seat)``, read from the state without
     building the observation (the conformance suite checks the two agree): each
-    garden's board is copied in as one kept slice, not built cell by cell."""
+    garden is copied in as one kept slice, not built cell by cell."""
     s: MiyabiState = state
     players = s.players
     x = [0.0] * (len(PHASES) + MAX_SEATS)
@@ -121,12 +126,8 @@ def write_state(state: Any, seat: int, row: Any) -> None:
     at = len(x)
     row[:at] = x
     for k in range(players):
-        garden = s.gardens[(seat + k) % players]
-        _write_board(garden, row, at)
-        at += _BOARD
-        tail = [*garden.lanterns, garden.score / 100.0, garden.passed]
-        row[at : at + len(tail)] = tail
-        at += len(tail)
+        _write_garden(s.gardens[(seat + k) % players], row, at)
+        at += _GARDEN
 
 
 def encoder(players: int) -> FeatureEncoder:
