@@ -39,13 +39,6 @@ class Listing(NamedTuple):
     indices: tuple[int, ...]
     actions: list[Action]
 
-    def action(self, index: int) -> Action | None:
-        """The listed action numbered ``index``, None if none is."""
-        try:
-            return self.actions[self.indices.index(index)]
-        except ValueError:
-            return None
-
 
 @dataclass(frozen=True)
 class Codec:

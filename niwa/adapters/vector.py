@@ -219,18 +219,20 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
                     f" ({self.games})"
                 )
         joints: list[dict[int, Action]] = []
-        for g in range(self.games):  # check every game first: a refusal changes nothing
+        for g, shown in enumerate(self._legal):  # check every game first: a refusal changes nothing
             joint = {}
-            for seat, legal in self._legal[g].items():
-                if seat not in chosen:
-                    raise ValueError(f"{agent_name(seat)} is to move in game {g}: give its action")
-                move = legal.action(chosen[seat][g])
-                if move is None:
+            for seat, legal in shown.items():
+                try:
+                    joint[seat] = legal.actions[legal.indices.index(chosen[seat][g])]
+                except KeyError:
+                    raise ValueError(
+                        f"{agent_name(seat)} is to move in game {g}: give its action"
+                    ) from None
+                except ValueError:
                     raise ValueError(
                         f"{agent_name(seat)} may not play action {chosen[seat][g]} in "
                         f"game {g} now (see its action_mask row {g})"
-                    )
-                joint[seat] = move
+                    ) from None
             joints.append(joint)
         self._rewards[:] = 0.0
         self._done[:] = False
