@@ -58,8 +58,7 @@ _PLAY: Final = Phase.PLAY  # a module global reads faster than the enum's attrib
 def write_state(state: Any, seat: int, row: Any) -> None:
     """What :func:`write` makes of ``state.observe(seat)``, read from the state without
     building the observation (the conformance suite checks the two agree). The state
-    keeps its counts per kind in KINDS order, as the observation lists them; the row is
-    written in one assignment."""
+    keeps its counts per kind in KINDS order, as the observation lists them."""
     s: BlossomState = state
     players = s.n
     x = [0.0] * (len(PHASES) + MAX_SEATS)
@@ -78,15 +77,9 @@ def write_state(state: Any, seat: int, row: Any) -> None:
         x += s.ups[i]
         x += [float(sum(s.downs[i])), float(sum(s.returned[i]))]
         x += s.known[i]
-    x += _ABSENT[players]
-    x += s.hands[seat]
-    x += s.downs[seat]
-    x += s.returned[seat]
-    row[:] = x
-
-
-#: the zeros of the seats a game of so many players lacks
-_ABSENT = {n: [0.0] * ((MAX_SEATS - n) * _SEAT) for n in range(MAX_SEATS + 1)}
+    at = len(x) + (MAX_SEATS - players) * _SEAT
+    row[: len(x)] = x  # two assignments: the absent seats' zeros are already there
+    row[at:] = [*s.hands[seat], *s.downs[seat], *s.returned[seat]]
 
 
 def encoder(players: int) -> FeatureEncoder:
