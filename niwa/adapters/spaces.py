@@ -16,7 +16,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import structlog
 
@@ -30,14 +30,6 @@ FALLBACK_PLAYOUTS = 200
 
 #: How many action objects a codec remembers by identity before it starts afresh.
 SEEN_LIMIT = 50_000
-
-
-class Listing(NamedTuple):
-    """One list of legal actions as the space numbers it: the indices and the actions
-    themselves (the game's objects), both in the game's order."""
-
-    indices: tuple[int, ...]
-    actions: list[Action]
 
 
 @dataclass(frozen=True)
@@ -79,14 +71,13 @@ class Codec:
         self._kept.append(value)
         return i
 
-    def listing(self, values: list[Action]) -> Listing:
+    def indices(self, values: list[Action]) -> tuple[int, ...]:
         """:meth:`index` of every value in ``values``, numbered in C when every object
         has been met before (the usual case)."""
         try:
-            indices = tuple(map(self._ids.__getitem__, map(id, values)))
+            return tuple(map(self._ids.__getitem__, map(id, values)))
         except KeyError:  # an object not met yet
-            indices = tuple(map(self.index, values))
-        return Listing(indices, values)
+            return tuple(map(self.index, values))
 
     def value(self, i: int) -> Action:
         return self.values[i]

@@ -24,7 +24,7 @@ seed and the actions. An action outside a mask raises ValueError naming the game
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,11 +34,13 @@ from pettingzoo import ParallelEnv
 
 from niwa.adapters.features import SIZE, encoder_for
 from niwa.adapters.outcome import rewards, settle
-from niwa.adapters.spaces import Listing, action_space
+from niwa.adapters.spaces import action_space, enumerated
 from niwa.engine.api import Action, State
 from niwa.engine.registry import load
 
 Observation = dict[str, npt.NDArray[Any]]
+#: A seat's legal actions now: their action-space indices and the actions, in one order.
+Shown = tuple[Sequence[int], list[Action]]
 
 
 def agent_name(seat: int) -> str:
@@ -111,8 +113,10 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._to_move = np.zeros((self.players, games), bool)
         self._states: list[State] = []
         self._rngs: list[random.Random] = []
+        # the game's own numbering of legal actions, if it has one (its action space's)
+        self._indexer = self.game.action_indexer(self.players) if enumerated(game) else None
         # per game and seat to move: its legal actions and their indices
-        self._legal: list[dict[int, Listing]] = [{} for _ in range(games)]
+        self._legal: list[dict[int, Shown]] = [{} for _ in range(games)]
         # the (seat, game) rows and (seat, game, index) mask entries the last step set,
         # cleared in two numpy assignments at the next one
         self._shown_rows: tuple[list[int], list[int]] = ([], [])
@@ -156,7 +160,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         masks[self._shown_masks] = 0
         self._obs[seats_g, games_g] = 0.0
         to_move[seats_g, games_g] = False
-        listing = self.space.actions.listing
+        number, indexer = self.space.actions.indices, self._indexer
         fast, write, rows = self.encoder.write_state, self.encoder.write, self._rows
         row_seats: list[int] = []
         row_games: list[int] = []
@@ -164,17 +168,21 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         mask_indices: list[int] = []
         for g in games:
             state = self._states[g]
-            shown: dict[int, Listing] = {}
+            shown: dict[int, Shown] = {}
             for seat in state.to_move():
-                shown[seat] = legal = listing(state.legal_actions(seat))
-                mask_indices += legal.indices
+                acts = state.legal_actions(seat)
+                indices = None if indexer is None else indexer(state, seat)
+                if indices is None:
+                    indices = number(acts)
+                shown[seat] = indices, acts
+                mask_indices += indices
                 if fast is not None:  # the same row, without building the observation
                     fast(state, seat, rows[seat][g])
                 else:
                     write(state.observe(seat), rows[seat][g])
                 row_seats.append(seat)
                 row_games.append(g)
-                row_sizes.append(len(legal.indices))
+                row_sizes.append(len(indices))
             self._legal[g] = shown
         mask = (np.repeat(row_seats, row_sizes), np.repeat(row_games, row_sizes), mask_indices)
         masks[mask] = 1
@@ -186,7 +194,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         """The action indices ``agent`` may take in game ``game`` now (the set entries of
         its mask row, without scanning a row as wide as the action space)."""
         legal = self._legal[game].get(self.possible_agents.index(agent))
-        return [] if legal is None else list(legal.indices)
+        return [] if legal is None else list(legal[0])
 
     def _observations(self) -> dict[str, Observation]:
         return {
@@ -221,9 +229,9 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         joints: list[dict[int, Action]] = []
         for g, shown in enumerate(self._legal):  # check every game first: a refusal changes nothing
             joint = {}
-            for seat, legal in shown.items():
+            for seat, (indices, acts) in shown.items():
                 try:
-                    joint[seat] = legal.actions[legal.indices.index(chosen[seat][g])]
+                    joint[seat] = acts[indices.index(chosen[seat][g])]
                 except KeyError:
                     raise ValueError(
                         f"{agent_name(seat)} is to move in game {g}: give its action"
