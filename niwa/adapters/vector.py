@@ -34,7 +34,7 @@ from pettingzoo import ParallelEnv
 
 from niwa.adapters.features import SIZE, encoder_for
 from niwa.adapters.outcome import rewards, settle
-from niwa.adapters.spaces import action_space, enumerated
+from niwa.adapters.spaces import action_space
 from niwa.engine.api import Action, State
 from niwa.engine.registry import load
 
@@ -113,8 +113,6 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._to_move = np.zeros((self.players, games), bool)
         self._states: list[State] = []
         self._rngs: list[random.Random] = []
-        # the game's own numbering of legal actions, if it has one (its action space's)
-        self._indexer = self.game.action_indexer(self.players) if enumerated(game) else None
         # per game and seat to move: its legal actions and their indices
         self._legal: list[dict[int, Shown]] = [{} for _ in range(games)]
         # the (seat, game) rows and (seat, game, index) mask entries the last step set,
@@ -160,7 +158,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         masks[self._shown_masks] = 0
         self._obs[seats_g, games_g] = 0.0
         to_move[seats_g, games_g] = False
-        number, indexer = self.space.actions.indices, self._indexer
+        number = self.space.actions.indices
         fast, write, rows = self.encoder.write_state, self.encoder.write, self._rows
         row_seats: list[int] = []
         row_games: list[int] = []
@@ -171,9 +169,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
             shown: dict[int, Shown] = {}
             for seat in state.to_move():
                 acts = state.legal_actions(seat)
-                indices = None if indexer is None else indexer(state, seat)
-                if indices is None:
-                    indices = number(acts)
+                indices = number(acts)
                 shown[seat] = indices, acts
                 mask_indices += indices
                 if fast is not None:  # the same row, without building the observation

@@ -256,10 +256,6 @@ Dealer: TypeAlias = Callable[[Rng], State]
 BoardParts: TypeAlias = Callable[[Mapping[str, JSON], Action], Sequence[str]]
 #: Every decision and every chance outcome a game can list at one player count.
 Enumeration: TypeAlias = tuple[Sequence[Action], Sequence[Action]]
-#: The positions in the ``action_space`` hook's decisions of ``state.legal_actions(seat)``,
-#: in that order; None where the indexer does not cover the state (the caller then looks
-#: each action up itself).
-ActionIndexer: TypeAlias = Callable[[State, int], Sequence[int] | None]
 #: Each seat's score so far, read from the spectator's observation only (so it can show
 #: nothing hidden); None where the game keeps no running score at that point.
 ScoreNow: TypeAlias = Callable[[Mapping[str, JSON]], list[float] | None]
@@ -400,14 +396,6 @@ class Game(ABC):
     def score_breakdown(self) -> Breakdown | None:
         """The viewer's end-of-game table: the score's parts per seat and the tie-break
         the result applied. Fallback: the result's scores and places only."""
-        return None
-
-    def action_indexer(self, players: int) -> ActionIndexer | None:
-        """The action-space indices of a state's legal actions, given by the game from
-        what it keeps, for the vectorised environment (niwa.adapters.vector), which
-        numbers every legal action at every step. Only used with the ``action_space``
-        hook, whose order it follows (tests/adapters check the two agree). Fallback: each
-        action is looked up in the space (by identity, else canonical JSON)."""
         return None
 
     def feature_encoder(self, players: int) -> FeatureEncoder | None:

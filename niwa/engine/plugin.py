@@ -7,8 +7,7 @@ None, the fallback, where the module or the name is absent:
 
 - ``viewer.js`` (package data): :meth:`renderer_asset`
 - ``heuristic.py``: ``evaluate`` (:meth:`heuristic`), ``blind_to_chance``
-- ``space.py``: ``enumerate_actions(players)`` (:meth:`action_space`), ``indexer(players)``
-  (:meth:`action_indexer`)
+- ``space.py``: ``enumerate_actions(players)`` (:meth:`action_space`)
 - ``parts.py``: ``board_parts`` (:meth:`board_parts`)
 - ``redeal.py``: ``unseen(seat)`` (:meth:`unseen_chance`), ``dealer(base, seat)``
   (:meth:`redealer`)
@@ -29,7 +28,6 @@ from types import ModuleType
 from typing import Any
 
 from niwa.engine.api import (
-    ActionIndexer,
     BoardParts,
     Breakdown,
     ChanceTest,
@@ -73,10 +71,6 @@ class PackagedHooks:
     def action_space(self, players: int) -> Enumeration | None:
         enumerate_actions = self._part("space", "enumerate_actions")
         return None if enumerate_actions is None else enumerate_actions(players)
-
-    def action_indexer(self, players: int) -> ActionIndexer | None:
-        indexer = self._part("space", "indexer")
-        return None if indexer is None else indexer(players)
 
     def unseen_chance(self, seat: int) -> ChanceTest | None:
         unseen = self._part("redeal", "unseen")

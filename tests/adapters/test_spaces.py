@@ -33,28 +33,6 @@ def test_every_listed_action_and_outcome_of_random_games_maps_into_the_space_and
                     )
 
 
-#: the tables whose game gives its legal actions' indices itself (the others' are looked up)
-INDEXED = [(game, n) for game, n in TABLES if engine.load(game).action_indexer(n) is not None]
-
-
-@pytest.mark.parametrize(("game", "players"), INDEXED)
-def test_a_games_action_indexer_numbers_the_legal_actions_as_the_space_does(
-    game: str, players: int
-) -> None:
-    indexer = engine.load(game).action_indexer(players)
-    assert indexer is not None
-    space, covered = action_space(game, players), 0
-    for seed in range(3):
-        for state in every_state(engine.load(game), players, seed):
-            for seat in range(players):
-                given = indexer(state, seat)
-                if given is not None:  # None: the caller numbers them (not covered)
-                    legal = state.legal_actions(seat)
-                    assert list(given) == [space.actions.index(a) for a in legal]
-                    covered += 1
-    assert covered, f"{game}'s indexer covered no decision of three random games"
-
-
 def test_an_action_outside_the_space_is_a_key_error_naming_it() -> None:
     with pytest.raises(KeyError, match="teleport"):
         action_space("miyabi", 2).actions.index({"type": "teleport"})

@@ -1,19 +1,13 @@
 """Blossom's fixed action space (the ``action_space`` plugin hook, for the RL
 adapters): every action and chance outcome a state can list at one player count with
-default options, derived from the rules data; and the positions in it of a state's legal
-actions (the ``action_indexer`` hook). tests/adapters checks both against random
+default options, derived from the rules data. tests/adapters checks it against random
 playouts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import cache
-from typing import Any
-
-from niwa.engine.api import ActionIndexer, Enumeration, canonical_json
+from niwa.engine.api import Enumeration
 from niwa.engine.rulesets.blossom import rules
 from niwa.engine.rulesets.blossom.actions import BlossomAction, BlossomChance
-from niwa.engine.rulesets.blossom.state import ACTION_PIECES, BlossomState, Pieces
 
 
 def enumerate_actions(players: int) -> Enumeration:
@@ -39,40 +33,3 @@ def enumerate_actions(players: int) -> Enumeration:
     chance: list[BlossomChance] = [{"dealer": s} for s in range(players)]
     chance += [{"card": k} for k in kinds]
     return acts, chance
-
-
-def indexer(players: int) -> ActionIndexer:
-    """The ``action_indexer`` plugin hook: in the Play phase (most decisions), the
-    indices are put together from pieces numbered once, as the actions themselves are
-    (state.Pieces); elsewhere (mulligan, cherry) None, and the caller looks them up."""
-    pieces = _numbered_pieces(players)
-
-    def legal_indices(state: Any, seat: int) -> list[int] | None:
-        s: BlossomState = state
-        return s.play_choices(pieces) if s.plays_an_action(seat) else None
-
-    return legal_indices
-
-
-@cache
-def _numbered_pieces(players: int) -> Pieces[int]:
-    acts, _chance = enumerate_actions(players)
-    position = {canonical_json(a): i for i, a in enumerate(acts)}
-
-    def numbered(actions: Iterable[BlossomAction]) -> tuple[int, ...]:
-        return tuple(position[canonical_json(a)] for a in actions)
-
-    @cache
-    def feeds(hand: tuple[int, ...], room: int) -> tuple[int, ...]:
-        return numbered(ACTION_PIECES.feeds(hand, room))
-
-    @cache
-    def flips(down: tuple[int, ...]) -> tuple[int, ...]:
-        return numbered(ACTION_PIECES.flips(down))
-
-    @cache
-    def arranges(up: tuple[int, ...]) -> tuple[int, ...]:
-        return numbered(ACTION_PIECES.arranges(up))
-
-    (draw_deck,) = numbered([ACTION_PIECES.draw_deck])
-    return Pieces(feeds, flips, arranges, draw_deck, numbered(ACTION_PIECES.draw_garden))

@@ -8,9 +8,9 @@ multiset".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cache
-from typing import Any, Final, Generic, NamedTuple, TypeVar
+from typing import Any, Final
 
 from niwa.engine.actions import LegalActions
 from niwa.engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
@@ -47,9 +47,6 @@ from niwa.engine.rulesets.blossom.rules import (
     sub_multisets,
 )
 from niwa.engine.rulesets.blossom.scoring import arrange_points, flower_value
-
-#: a piece of a listing: an action, or its index in the action space (Pieces)
-T = TypeVar("T")
 
 # The phases as module constants: ``Phase.X`` is an enum class lookup, several times
 # slower than a global, and the state compares its phase on every move.
@@ -108,24 +105,6 @@ def _arranges(up: tuple[int, ...]) -> tuple[Arrange, ...]:
         if up[k]:
             out += _ARRANGE_CHERRY if k == CHERRY else _ARRANGE[k][: up[k]]
     return tuple(out)
-
-
-class Pieces(NamedTuple, Generic[T]):
-    """What the Play phase's legal actions are made of (§5), each piece built once: as
-    the actions themselves (:data:`ACTION_PIECES`), or as their positions in the action
-    space (space.py, for the RL adapters). :meth:`BlossomState.play_choices` puts them
-    together, so both follow one reading of the rules."""
-
-    feeds: Callable[[tuple[int, ...], int], tuple[T, ...]]
-    flips: Callable[[tuple[int, ...]], tuple[T, ...]]
-    arranges: Callable[[tuple[int, ...]], tuple[T, ...]]
-    draw_deck: T
-    draw_garden: tuple[T, ...]
-
-
-ACTION_PIECES: Final[Pieces[BlossomAction]] = Pieces(
-    _feeds, _flips, _arranges, _DRAW_DECK, _DRAW_GARDEN
-)
 
 
 @cache
@@ -512,37 +491,24 @@ class BlossomState(State):
         return any(self.deck) or any(self.garden)  # Draw (an empty hand has room)
 
     def _action_choices(self) -> list[BlossomAction]:
-        return self.play_choices(ACTION_PIECES)
-
-    def plays_an_action(self, seat: int) -> bool:
-        """Whether ``seat``'s legal actions now are :meth:`play_choices`' (its turn in
-        the Play phase, no chance or cherry pending)."""
-        return (
-            self.phase == _PLAY and not self.queue and self.cherry is None
-            and seat == self.current
-        )  # fmt: skip
-
-    def play_choices(self, pieces: Pieces[T]) -> list[T]:
-        """§5: the current seat's actions in the Play phase, made of ``pieces``."""
-        feeds, flips, arranges, draw_deck, draw_garden = pieces
         seat = self.current
         hand, up, down = self.hands[seat], self.ups[seat], self.downs[seat]
         yard = sum(up) + sum(down)
-        out: list[T] = []
+        out: list[BlossomAction] = []
         if yard < YARD_LIMIT:  # §5: A and B need room in the yard
-            out += feeds(tuple(hand), YARD_LIMIT - yard)
+            out += _feeds(tuple(hand), YARD_LIMIT - yard)
         if any(down):
-            out += flips(tuple(down))
+            out += _flips(tuple(down))
         if any(up):
-            out += arranges(tuple(up))
+            out += _arranges(tuple(up))
         if sum(hand) < HAND_LIMIT:
             garden = self.garden
             if any(self.deck) or any(garden):  # §8: nothing to take -> no Draw
-                out.append(draw_deck)
+                out.append(_DRAW_DECK)
             if not self.garden_drawn:  # §5: at most one garden draw per turn
                 for k in range(6):
                     if garden[k] and k != self.first_arranged:
-                        out.append(draw_garden[k])
+                        out.append(_DRAW_GARDEN[k])
         return out
 
     # ------------------------------------------------------------------ the actions (§5, §6)
