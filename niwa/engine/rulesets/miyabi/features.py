@@ -78,6 +78,11 @@ _COUNT_ORDER = tuple(
 #: whether that order is the state's own (it is: kinds are numbered shape by shape)
 _IN_STATE_ORDER = list(_COUNT_ORDER) == list(range(_KINDS))
 _PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
+#: the chosen tile's shape as a one-hot, by shape index (-1: none chosen)
+_SHAPE_ONE_HOT = {
+    shape: [1.0 if shape == i else 0.0 for i in range(len(SHAPES))]
+    for shape in range(-1, len(SHAPES))
+}
 _GREEN = _TOP["green"]
 
 
@@ -92,10 +97,11 @@ def _write_garden(garden: Garden, row: Any, at: int) -> None:
     one array."""
     key = (len(garden.tiles), garden.score, garden.passed, *garden.lanterns)
     kept, end = garden.kept_features, at + _GARDEN
-    if kept is not None and kept[0][0] == key[0]:
+    if kept is not None and kept[0] == key:
         row[at:end] = kept[1]
-        if kept[0] == key:
-            return
+        return
+    if kept is not None and kept[0][0] == key[0]:  # the same board: only the rest changed
+        row[at:end] = kept[1]
     else:
         row[at : at + _CELLS] = garden.heights
         tops_at, tiles, ones = at + _CELLS, garden.tiles, []
@@ -119,8 +125,7 @@ def write_state(state: Any, seat: int, row: Any) -> None:
     x[_PHASE_SLOT[s.phase]] = 1.0
     x[len(PHASES) + (s.current - seat) % players] = 1.0  # as write reads "current"
     x += [s.round / max(1, s.rules.rounds), float(s.rules.rounds - s.round)]
-    shape = -1 if s.chosen < 0 else rules.shape_of(s.chosen)
-    x += [1.0 if shape == i else 0.0 for i in range(len(SHAPES))]
+    x += _SHAPE_ONE_HOT[-1 if s.chosen < 0 else rules.shape_of(s.chosen)]
     for counts in (s.supply, s.display, s.removed):
         x += counts if _IN_STATE_ORDER else [counts[k] for k in _COUNT_ORDER]
     at = len(x)
