@@ -241,10 +241,10 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._rewards[:] = 0.0
         self._done[:] = False
         rngs, states = self._rngs, self._states
+        self.agent_steps += len(self._shown_rows[0])  # a decision per seat shown
         for g, joint in enumerate(joints):
             state = states[g]
             state.apply(joint)
-            self.agent_steps += len(joint)
             settle(state, rngs[g])
             if state.is_over():
                 self._rewards[:, g] = rewards(state.result())
