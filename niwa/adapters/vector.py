@@ -94,6 +94,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self.metadata = {**self.metadata, "name": f"niwa_{game}_vector_v0"}
         self.encoder = encoder_for(self.game, self.players, observation_size)
         self.possible_agents = [agent_name(s) for s in range(self.players)]
+        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self.agents = list(self.possible_agents)
         self._action_space = Batch(np.full(games, n, np.int64))
         self._observation_space = spaces.Dict(
@@ -189,7 +190,10 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
     def legal(self, agent: str, game: int) -> list[int]:
         """The action indices ``agent`` may take in game ``game`` now (the set entries of
         its mask row, without scanning a row as wide as the action space)."""
-        legal = self._legal[game].get(self.possible_agents.index(agent))
+        seat = self._seat_of.get(agent)
+        if seat is None:
+            raise ValueError(f"no agent {agent!r} here: the agents are {self.possible_agents}")
+        legal = self._legal[game].get(seat)
         return [] if legal is None else list(legal[0])
 
     def _observations(self) -> dict[str, Observation]:
