@@ -39,33 +39,45 @@ class Codec:
     values: tuple[Action, ...]
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
     # Games hand out the same action objects again and again (built once, never
-    # mutated), so the index of an object already seen is looked up by identity; the
-    # object is kept with it, so its id cannot be reused while cached.
-    _seen: dict[int, tuple[Action, int]] = field(init=False, repr=False, compare=False)
+    # mutated), so the index of an object already seen is looked up by identity
+    # (``_ids``); the object is kept (``_kept``), so its id cannot be reused while cached.
+    _ids: dict[int, int] = field(init=False, repr=False, compare=False)
+    _kept: list[Action] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         index = {canonical_json(v): i for i, v in enumerate(self.values)}
         if len(index) != len(self.values):
             raise ValueError("an action space lists one action twice")
         object.__setattr__(self, "_index", index)
-        object.__setattr__(self, "_seen", {})
+        object.__setattr__(self, "_ids", {})
+        object.__setattr__(self, "_kept", [])
 
     def __len__(self) -> int:
         return len(self.values)
 
     def index(self, value: Action) -> int:
         """The position of ``value``; KeyError names it if the space does not hold it."""
-        seen = self._seen.get(id(value))
-        if seen is not None and seen[0] is value:
-            return seen[1]
+        i = self._ids.get(id(value))
+        if i is not None:
+            return i
         try:
             i = self._index[canonical_json(value)]
         except KeyError:
             raise KeyError(f"{canonical_json(value)} is not in this action space") from None
-        if len(self._seen) >= SEEN_LIMIT:  # fresh objects every time (a game's choice)
-            self._seen.clear()
-        self._seen[id(value)] = (value, i)
+        if len(self._kept) >= SEEN_LIMIT:  # fresh objects every time (a game's choice)
+            self._ids.clear()
+            self._kept.clear()
+        self._ids[id(value)] = i
+        self._kept.append(value)
         return i
+
+    def indices(self, values: list[Action]) -> tuple[int, ...]:
+        """:meth:`index` of every value in ``values``, numbered in C when every object
+        has been met before (the usual case)."""
+        try:
+            return tuple(map(self._ids.__getitem__, map(id, values)))
+        except KeyError:  # an object not met yet
+            return tuple(map(self.index, values))
 
     def value(self, i: int) -> Action:
         return self.values[i]

@@ -24,6 +24,7 @@ seed and the actions. An action outside a mask raises ValueError naming the game
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,8 @@ from niwa.engine.api import Action, State
 from niwa.engine.registry import load
 
 Observation = dict[str, npt.NDArray[Any]]
+#: A seat's legal actions now: their action-space indices and the actions, in one order.
+Shown = tuple[Sequence[int], list[Action]]
 
 
 def agent_name(seat: int) -> str:
@@ -91,6 +94,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self.metadata = {**self.metadata, "name": f"niwa_{game}_vector_v0"}
         self.encoder = encoder_for(self.game, self.players, observation_size)
         self.possible_agents = [agent_name(s) for s in range(self.players)]
+        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self.agents = list(self.possible_agents)
         self._action_space = Batch(np.full(games, n, np.int64))
         self._observation_space = spaces.Dict(
@@ -102,14 +106,20 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
             }
         )
         self._obs = np.zeros((self.players, games, self.encoder.size), np.float32)
+        # each row's view, made once: a view per encoded row costs as much as a short encoder
+        self._rows = [list(seat_rows) for seat_rows in self._obs]
         self._masks = np.zeros((self.players, games, n), np.int8)
         self._rewards = np.zeros((self.players, games), np.float32)
         self._done = np.zeros(games, bool)
         self._to_move = np.zeros((self.players, games), bool)
         self._states: list[State] = []
         self._rngs: list[random.Random] = []
-        # per game and seat to move: the legal actions by index, as the game listed them
-        self._legal: list[dict[int, dict[int, Action]]] = [{} for _ in range(games)]
+        # per game and seat to move: its legal actions and their indices
+        self._legal: list[dict[int, Shown]] = [{} for _ in range(games)]
+        # the (seat, game) rows and (seat, game, index) mask entries the last step set,
+        # cleared in two numpy assignments at the next one
+        self._shown_rows: tuple[list[int], list[int]] = ([], [])
+        self._shown_masks: tuple[Any, Any, list[int]] = ([], [], [])
         self.agent_steps = 0
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -132,8 +142,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._states = [self._fresh(g) for g in range(self.games)]
         self._done[:] = False
         self._rewards[:] = 0.0
-        for g in range(self.games):
-            self._show(g)
+        self._show(range(self.games))
         return self._observations(), self._infos()
 
     def _fresh(self, g: int) -> State:
@@ -141,33 +150,51 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         settle(state, self._rngs[g])
         return state
 
-    def _show(self, g: int) -> None:
-        """Fill game ``g``'s rows for its seats to move (and clear its other rows)."""
-        state = self._states[g]
-        index = self.space.actions.index
-        masks, rows, to_move = self._masks, self._obs, self._to_move
-        for seat, legal in self._legal[g].items():  # the rows the last move filled
-            masks[seat, g, list(legal)] = 0
-            rows[seat, g] = 0.0
-            to_move[seat, g] = False
-        shown: dict[int, dict[int, Action]] = {}
-        fast, write = self.encoder.write_state, self.encoder.write
-        for seat in state.to_move():
-            acts = state.legal_actions(seat)
-            indices = [index(a) for a in acts]
-            masks[seat, g, indices] = 1
-            if fast is not None:  # the same row, without building the observation
-                fast(state, seat, rows[seat, g])
-            else:
-                write(state.observe(seat), rows[seat, g])
-            to_move[seat, g] = True
-            shown[seat] = dict(zip(indices, acts, strict=True))
-        self._legal[g] = shown
+    def _show(self, games: Iterable[int]) -> None:
+        """Fill the rows of the seats to move in ``games`` (every game), after clearing
+        the rows and mask entries the last call set: numpy writes for the whole batch,
+        the encoder once per seat to move."""
+        masks, to_move = self._masks, self._to_move
+        seats_g, games_g = self._shown_rows
+        masks[self._shown_masks] = 0
+        self._obs[seats_g, games_g] = 0.0
+        to_move[seats_g, games_g] = False
+        number = self.space.actions.indices
+        fast, write, rows = self.encoder.write_state, self.encoder.write, self._rows
+        row_seats: list[int] = []
+        row_games: list[int] = []
+        row_sizes: list[int] = []
+        mask_indices: list[int] = []
+        for g in games:
+            state = self._states[g]
+            shown: dict[int, Shown] = {}
+            for seat in state.to_move():
+                acts = state.legal_actions(seat)
+                indices = number(acts)
+                shown[seat] = indices, acts
+                mask_indices += indices
+                if fast is not None:  # the same row, without building the observation
+                    fast(state, seat, rows[seat][g])
+                else:
+                    write(state.observe(seat), rows[seat][g])
+                row_seats.append(seat)
+                row_games.append(g)
+                row_sizes.append(len(indices))
+            self._legal[g] = shown
+        mask = (np.repeat(row_seats, row_sizes), np.repeat(row_games, row_sizes), mask_indices)
+        masks[mask] = 1
+        to_move[row_seats, row_games] = True
+        self._shown_rows = (row_seats, row_games)
+        self._shown_masks = mask
 
     def legal(self, agent: str, game: int) -> list[int]:
         """The action indices ``agent`` may take in game ``game`` now (the set entries of
         its mask row, without scanning a row as wide as the action space)."""
-        return list(self._legal[game].get(self.possible_agents.index(agent), ()))
+        seat = self._seat_of.get(agent)
+        if seat is None:
+            raise ValueError(f"no agent {agent!r} here: the agents are {self.possible_agents}")
+        legal = self._legal[game].get(seat)
+        return [] if legal is None else list(legal[0])
 
     def _observations(self) -> dict[str, Observation]:
         return {
@@ -200,31 +227,34 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
                     f" ({self.games})"
                 )
         joints: list[dict[int, Action]] = []
-        for g in range(self.games):  # check every game first: a refusal changes nothing
+        for g, shown in enumerate(self._legal):  # check every game first: a refusal changes nothing
             joint = {}
-            for seat, legal in self._legal[g].items():
-                if seat not in chosen:
-                    raise ValueError(f"{agent_name(seat)} is to move in game {g}: give its action")
-                move = legal.get(chosen[seat][g])
-                if move is None:
+            for seat, (indices, acts) in shown.items():
+                try:
+                    joint[seat] = acts[indices.index(chosen[seat][g])]
+                except KeyError:
+                    raise ValueError(
+                        f"{agent_name(seat)} is to move in game {g}: give its action"
+                    ) from None
+                except ValueError:
                     raise ValueError(
                         f"{agent_name(seat)} may not play action {chosen[seat][g]} in "
                         f"game {g} now (see its action_mask row {g})"
-                    )
-                joint[seat] = move
+                    ) from None
             joints.append(joint)
         self._rewards[:] = 0.0
         self._done[:] = False
+        rngs, states = self._rngs, self._states
+        self.agent_steps += len(self._shown_rows[0])  # a decision per seat shown
         for g, joint in enumerate(joints):
-            state = self._states[g]
+            state = states[g]
             state.apply(joint)
-            self.agent_steps += len(joint)
-            settle(state, self._rngs[g])
+            settle(state, rngs[g])
             if state.is_over():
                 self._rewards[:, g] = rewards(state.result())
                 self._done[g] = True
-                self._states[g] = state = self._fresh(g)
-            self._show(g)
+                states[g] = self._fresh(g)
+        self._show(range(self.games))
         return (
             self._observations(),
             {a: self._rewards[s].copy() for s, a in enumerate(self.possible_agents)},

@@ -236,6 +236,13 @@ def test_an_action_batch_of_the_wrong_length_is_refused_naming_the_count() -> No
         v.step(actions)
 
 
+def test_legal_moves_of_an_unknown_agent_are_refused_naming_the_agents() -> None:
+    v = vector_env(GAMES[0], games=2)
+    v.reset(seed=1)
+    with pytest.raises(ValueError, match=r"no agent 'player_9' here: the agents are \['player_0'"):
+        v.legal("player_9", 0)
+
+
 def test_a_batch_whose_masks_outgrow_the_memory_cap_is_refused_naming_the_most_games() -> None:
     # Bonsai at 4 players has 232,496 actions a seat: 4,096 games would need 3.5 GiB
     with pytest.raises(ValueError, match=r"MiB of action masks.*run at most 288 games"):

@@ -6,7 +6,7 @@ so one policy serves every seat."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from niwa.engine.api import JSON, FeatureEncoder, phase_and_mover
 from niwa.engine.rulesets.blossom import rules
@@ -52,6 +52,8 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
 
 
 _PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
+_PLAY: Final = Phase.PLAY  # a module global reads faster than the enum's attribute
+_MOVER_AT = len(PHASES)
 
 
 def write_state(state: Any, seat: int, row: Any) -> None:
@@ -60,25 +62,27 @@ def write_state(state: Any, seat: int, row: Any) -> None:
     keeps its counts per kind in KINDS order, as the observation lists them."""
     s: BlossomState = state
     players = s.n
-    x = [0.0] * (len(PHASES) + MAX_SEATS)
+    x = [0.0] * _MOVER_AT + [0.0] * MAX_SEATS
     x[_PHASE_SLOT[s.phase]] = 1.0
-    if s.phase == Phase.PLAY:  # the observation's "current" is None in other phases
-        x[len(PHASES) + (s.current - seat) % players] = 1.0
-    x += [
-        s.turns / 50.0, float(s.actions_done), float(s.garden_drawn),
-        float(s.end_triggered), sum(s.deck) / _DECK, float(sum(s.removed)),
-    ]  # fmt: skip
+    if s.phase == _PLAY:  # the observation's "current" is None in other phases
+        x[_MOVER_AT + (s.current - seat) % players] = 1.0
+    # counts go in as ints and flags as bools: the row's float32 takes them as they are
+    x += (
+        s.turns / 50.0, s.actions_done, s.garden_drawn, s.end_triggered,
+        sum(s.deck) / _DECK, sum(s.removed),
+    )  # fmt: skip
     x += s.garden
-    scores, end = s.scores, rules.END_SCORE
+    scores, end, hands, ups, downs = s.scores, rules.END_SCORE, s.hands, s.ups, s.downs
+    returned, known = s.returned, s.known
     for k in range(players):
         i = (seat + k) % players
-        x += [scores[i] / end, float(sum(s.hands[i]))]
-        x += s.ups[i]
-        x += [float(sum(s.downs[i])), float(sum(s.returned[i]))]
-        x += s.known[i]
+        x += (scores[i] / end, sum(hands[i]))
+        x += ups[i]
+        x += (sum(downs[i]), sum(returned[i]))
+        x += known[i]
     at = len(x) + (MAX_SEATS - players) * _SEAT
-    row[: len(x)] = x
-    row[at:] = [*s.hands[seat], *s.downs[seat], *s.returned[seat]]
+    row[: len(x)] = x  # two assignments: the absent seats' zeros are already there
+    row[at:] = [*hands[seat], *downs[seat], *returned[seat]]
 
 
 def encoder(players: int) -> FeatureEncoder:

@@ -108,6 +108,13 @@ def _arranges(up: tuple[int, ...]) -> tuple[Arrange, ...]:
 
 
 @cache
+def _garden_draws(shown: tuple[bool, ...], first_arranged: int | None) -> tuple[DrawGarden, ...]:
+    """§5 Draw from the garden: any kind it shows but the one arranged this turn. Keyed
+    by which kinds it shows, so the cache holds at most 64 x 7 entries."""
+    return tuple(_DRAW_GARDEN[k] for k in range(6) if shown[k] and k != first_arranged)
+
+
+@cache
 def _dealer_outcomes(n: int) -> tuple[Dealer, ...]:
     return tuple({"dealer": s} for s in range(n))
 
@@ -506,9 +513,7 @@ class BlossomState(State):
             if any(self.deck) or any(garden):  # §8: nothing to take -> no Draw
                 out.append(_DRAW_DECK)
             if not self.garden_drawn:  # §5: at most one garden draw per turn
-                for k in range(6):
-                    if garden[k] and k != self.first_arranged:
-                        out.append(_DRAW_GARDEN[k])
+                out += _garden_draws(tuple(map(bool, garden)), self.first_arranged)
         return out
 
     # ------------------------------------------------------------------ the actions (§5, §6)

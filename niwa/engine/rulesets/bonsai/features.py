@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 from niwa.engine.api import JSON, FeatureEncoder, phase_and_mover
 from niwa.engine.rulesets.bonsai import rules
 from niwa.engine.rulesets.bonsai.actions import Phase
+from niwa.engine.rulesets.bonsai.scoring import breakdown
 
 if TYPE_CHECKING:
+    from niwa.engine.rulesets.bonsai.seat import Seat
     from niwa.engine.rulesets.bonsai.state import BonsaiState
 
 VERSION = "bonsai-features/1"
@@ -93,6 +95,28 @@ _TILE_CODES = tuple(rules.TILES.index(t) for t in TILES)
 _PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
 
 
+def _seat_block(one: Seat) -> list[float]:
+    """A seat's features after its supply: card families, tiles by type, tile count,
+    goals, capacity and score parts. They change only with its bonsai, cards and goals,
+    so they are kept on the seat (the score is most of the encoding's cost)."""
+    placed = sum(map(len, one.trees))
+    key = (one.tree_changes, placed, len(one.cards), len(one.claimed))
+    kept = one.kept_features
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    tiles = [0.0] * len(rules.TILES)
+    for tree in one.trees:
+        for tile in tree.values():
+            tiles[tile] += 1.0
+    score = breakdown(one.trees, one.cards, one.claimed)
+    block = _families(one.cards)
+    block += [tiles[t] for t in _TILE_CODES]
+    block += [placed / 20.0, float(len(one.claimed)), float(one.capacity())]
+    block += [score[p] / 20.0 for p in SCORE_PARTS]
+    one.kept_features = key, block
+    return block
+
+
 def write_state(state: Any, seat: int, row: Any) -> None:
     """What :func:`write` makes of ``state.observe(seat)``, read from the state without
     building the observation (the conformance suite checks the two agree)."""
@@ -110,21 +134,10 @@ def write_state(state: Any, seat: int, row: Any) -> None:
     for card in board:
         x += _BLOCKS[_slot(card)]
     x += [0.0] * ((BOARD_SLOTS - len(board)) * len(FAMILIES))
-    scores = s.scores()
     for k in range(players):
-        i = (seat + k) % players
-        one, score = s.seats[i], scores[i]
+        one = s.seats[(seat + k) % players]
         x += [float(one.supply[t]) for t in _TILE_CODES]
-        x += _families(one.cards)
-        tiles = [0.0] * len(rules.TILES)
-        placed = 0
-        for tree in one.trees:
-            for tile in tree.values():
-                tiles[tile] += 1.0
-            placed += len(tree)
-        x += [tiles[t] for t in _TILE_CODES]
-        x += [placed / 20.0, float(len(one.claimed)), float(one.capacity())]
-        x += [score[p] / 20.0 for p in SCORE_PARTS]
+        x += _seat_block(one)
     row[: len(x)] = x
 
 

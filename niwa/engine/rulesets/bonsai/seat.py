@@ -32,8 +32,10 @@ class Seat:
         "claimed_on",
         "flips",
         "growths",
+        "kept_features",
         "renounced",
         "supply",
+        "tree_changes",
         "trees",
     )
 
@@ -58,6 +60,12 @@ class Seat:
         self.renounced = renounced
         # per bonsai: its Growth (growth.py), built on first use and kept up to date
         self.growths: list[Growth | None] = [None] * len(trees)
+        # counts every change to a bonsai made through this class (tiles, pots, trees)
+        self.tree_changes = 0
+        # features.py's block of this seat (all but the supply) and the (tree_changes,
+        # tiles, cards, goals) it is for: cards and goals are only ever added, so their
+        # counts tell a change
+        self.kept_features: tuple[tuple[int, ...], list[float]] | None = None
 
     def copy(self) -> Seat:
         trees = [dict(t) for t in self.trees]
@@ -92,10 +100,12 @@ class Seat:
         growth = self.growth()
         self.trees[self.active][cell] = tile
         growth.add(cell, tile)
+        self.tree_changes += 1
 
     def remove(self, cell: int) -> None:
         del self.trees[self.active][cell]
         self.growths[self.active] = None  # rare (§7.1): rebuilt on next use
+        self.tree_changes += 1
 
     @property
     def tree(self) -> Tree:
@@ -105,6 +115,7 @@ class Seat:
     def tree(self, tree: Tree) -> None:
         self.trees[self.active] = tree
         self.growths[self.active] = None
+        self.tree_changes += 1
 
     @property
     def flipped(self) -> bool:
@@ -114,6 +125,7 @@ class Seat:
     def flipped(self, flipped: bool) -> None:
         self.flips[self.active] = flipped
         self.growths[self.active] = None
+        self.tree_changes += 1
 
     @property
     def pot(self) -> frozenset[int]:

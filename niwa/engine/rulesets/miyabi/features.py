@@ -75,52 +75,64 @@ def write(observation: Mapping[str, JSON], row: Any) -> None:
 _COUNT_ORDER = tuple(
     rules.KIND_BY_NAMES[shape, o] for shape, objects in _BY_SHAPE for o in objects
 )
+#: whether that order is the state's own (it is: kinds are numbered shape by shape)
+_IN_STATE_ORDER = list(_COUNT_ORDER) == list(range(_KINDS))
 _PHASE_SLOT = {p: i for i, p in enumerate(PHASES)}
+#: the chosen tile's shape as a one-hot, by shape index (-1: none chosen)
+_SHAPE_ONE_HOT = {
+    shape: [1.0 if shape == i else 0.0 for i in range(len(SHAPES))]
+    for shape in range(-1, len(SHAPES))
+}
 _GREEN = _TOP["green"]
 
 
-def _top_slots(garden: Garden) -> list[int]:
-    """The set entries of a garden's top one-hots (cell x slot), kept on the garden
-    until a tile is placed in it: they follow from its tiles alone."""
-    kept = garden.kept_features
-    if kept is None or kept[0] != len(garden.tiles):
-        tiles, slots = garden.tiles, []
+#: per garden: the length of its heights and top one-hots
+_BOARD = _CELLS * (1 + TOP_SLOTS)
+
+
+def _write_garden(garden: Garden, row: Any, at: int) -> None:
+    """A garden's features into ``row[at:]`` (zeroed). Its heights and top one-hots
+    follow from its tiles alone, the rest from its lanterns, score and pass, so the
+    encoded slice is kept on the garden until one of them changes, and copied back as
+    one array."""
+    key = (len(garden.tiles), garden.score, garden.passed, *garden.lanterns)
+    kept, end = garden.kept_features, at + _GARDEN
+    if kept is not None and kept[0] == key:
+        row[at:end] = kept[1]
+        return
+    if kept is not None and kept[0][0] == key[0]:  # the same board: only the rest changed
+        row[at:end] = kept[1]
+    else:
+        row[at : at + _CELLS] = garden.heights
+        tops_at, tiles, ones = at + _CELLS, garden.tiles, []
         for cell, index in enumerate(garden.top):
             if index >= 0:
                 t = tiles[index]
                 slot = t.row if cell == t.row * rules.SIZE + t.col else _GREEN
-                slots.append(cell * TOP_SLOTS + slot)
-        kept = garden.kept_features = len(tiles), slots
-    return kept[1]
+                ones.append(tops_at + cell * TOP_SLOTS + slot)
+        row[ones] = 1.0
+    row[at + _BOARD : end] = [*garden.lanterns, garden.score / 100.0, garden.passed]
+    garden.kept_features = key, row[at:end].copy()
 
 
 def write_state(state: Any, seat: int, row: Any) -> None:
     """What :func:`write` makes of ``state.observe(seat)``, read from the state without
-    building the observation (the conformance suite checks the two agree): the top
-    one-hots are set by index into the zeroed row, not built cell by cell."""
+    building the observation (the conformance suite checks the two agree): each
+    garden is copied in as one kept slice, not built cell by cell."""
     s: MiyabiState = state
     players = s.players
     x = [0.0] * (len(PHASES) + MAX_SEATS)
     x[_PHASE_SLOT[s.phase]] = 1.0
     x[len(PHASES) + (s.current - seat) % players] = 1.0  # as write reads "current"
     x += [s.round / max(1, s.rules.rounds), float(s.rules.rounds - s.round)]
-    shape = -1 if s.chosen < 0 else rules.shape_of(s.chosen)
-    x += [1.0 if shape == i else 0.0 for i in range(len(SHAPES))]
+    x += _SHAPE_ONE_HOT[-1 if s.chosen < 0 else rules.shape_of(s.chosen)]
     for counts in (s.supply, s.display, s.removed):
-        x += [counts[k] for k in _COUNT_ORDER]
+        x += counts if _IN_STATE_ORDER else [counts[k] for k in _COUNT_ORDER]
     at = len(x)
     row[:at] = x
-    ones: list[int] = []
     for k in range(players):
-        garden = s.gardens[(seat + k) % players]
-        row[at : at + _CELLS] = garden.heights
-        tops_at = at + _CELLS
-        ones += [tops_at + i for i in _top_slots(garden)]
-        at = tops_at + _CELLS * TOP_SLOTS
-        tail = [*garden.lanterns, garden.score / 100.0, garden.passed]
-        row[at : at + len(tail)] = tail
-        at += len(tail)
-    row[ones] = 1.0
+        _write_garden(s.gardens[(seat + k) % players], row, at)
+        at += _GARDEN
 
 
 def encoder(players: int) -> FeatureEncoder:

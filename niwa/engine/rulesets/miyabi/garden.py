@@ -106,8 +106,9 @@ class Garden:
         self.end: dict[str, int] = {}  # end-of-game points by heading, once scored
         # views.py's derived fields of an observation and the tile count they are for
         self.kept_view: tuple[int, dict[str, Any]] | None = None
-        # features.py's top one-hot positions and the tile count they are for
-        self.kept_features: tuple[int, list[int]] | None = None
+        # features.py's encoded garden (a copy of a feature row's slice: the engine
+        # imports no numpy) and the (tiles, score, passed, *lanterns) it is for
+        self.kept_features: tuple[tuple[Any, ...], Any] | None = None
 
     def clone(self) -> Garden:
         g = Garden.__new__(Garden)
