@@ -79,6 +79,11 @@ class Network:
         out: Array = 1.0 / (1.0 + np.exp(-z))
         return out
 
+    def is_heuristic(self) -> bool:
+        """Whether this is the untrained network, the heuristic itself (clipped to
+        ``[EDGE, 1 - EDGE]``): what training keeps when no epoch beat it."""
+        return self.a == 1.0 and self.c == 0.0 and not self.w2.any()
+
     def arrays(self) -> dict[str, Array]:
         return {
             "mean": self.mean, "std": self.std, "w1": self.w1, "b1": self.b1,
@@ -219,6 +224,13 @@ def evaluation(game: str, players: int) -> Evaluation:
     done without numpy (a numpy call on a handful of numbers costs more than the sum)."""
     net = weights_for(game).network
     inputs = Inputs(engine.load(game), players)
+    if net.is_heuristic():  # no training epoch beat it: the heuristic at its own cost
+        heuristic = inputs.heuristic
+
+        def clipped(state: State) -> list[float]:
+            return [min(max(v, EDGE), 1.0 - EDGE) for v in heuristic(state)]
+
+        return clipped
     w1 = net.w1 / net.std[:, None]
     b1 = net.b1 - (net.mean / net.std) @ net.w1
     w2, a, c = net.w2, net.a, net.c

@@ -126,6 +126,21 @@ def test_the_search_reports_each_root_actions_visits_and_value() -> None:
     assert all(0.0 <= v <= 1.0 for v in view.action_values)
 
 
+def test_a_network_no_epoch_trained_values_as_the_heuristic_without_reading_features(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = engine.load("sakura")
+    positions = [value_training.selfplay(game, 2, 1, iterations=3).labelled(0.5)]
+    net = value_training.fit(positions, hidden=4, epochs=0, seed=0).network
+    assert net.is_heuristic()
+    monkeypatch.setattr(learned, "weights_for", lambda name: learned.Weights(net, {}))
+    evaluate = learned.evaluation("sakura", 2)
+    monkeypatch.setattr(learned.Inputs, "rows", None)  # never called
+    for state, _ in playout(game, 2, seed=5):
+        expected = np.clip(game.heuristic()(state), learned.EDGE, 1 - learned.EDGE)
+        assert evaluate(state) == pytest.approx(expected.tolist())
+
+
 def test_the_search_evaluation_computes_what_the_network_does() -> None:
     game = engine.load("bonsai")
     net = learned.weights_for("bonsai").network
