@@ -43,10 +43,18 @@ def _p(text: str, limit: int = NAME_SHOWN) -> str:
 RATING_NAMES = {"plackett-luce": "Plackett-Luce", "pairwise": "pairwise Bradley-Terry"}
 
 
+def signed(value: float) -> str:
+    """An Elo difference to the whole number with its sign, "+0" for anything that
+    rounds to 0 (a fit's -0.2 is no advantage: "-0" read as one, and two fits of the
+    same matches may land either side of 0)."""
+    text = f"{value:+.0f}"
+    return "+0" if text == "-0" else text
+
+
 def seat_effect(s: SeatAdvantage) -> str:
     """'seat 1 vs seat 0: -23 Elo [-40, -6]' (seats from 0, seat 0 moves first)."""
     low, high = s.elo - s.ci95, s.elo + s.ci95
-    return f"seat {s.seat} vs seat 0: {s.elo:+.0f} Elo [{low:+.0f}, {high:+.0f}]"
+    return f"seat {s.seat} vs seat 0: {signed(s.elo)} Elo [{signed(low)}, {signed(high)}]"
 
 
 def leaderboard(board: Leaderboard) -> str:

@@ -93,6 +93,7 @@ class Site:
         )
         self.templates.filters["place"] = _place
         self.templates.filters["utc"] = _utc
+        self.templates.filters["signed"] = report.signed
         # the templates name statuses through the enums too, never as spelled strings
         self.templates.globals.update(
             BotStatus=BotStatus, MatchState=MatchState, MatchKind=MatchKind,
