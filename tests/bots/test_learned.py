@@ -290,3 +290,10 @@ def test_a_sandboxed_built_in_bot_reads_the_folder_niwa_value_dir_names(
     good.mkdir()
     (good / "sakura.npz").write_bytes((SHIPPED / "sakura.npz").read_bytes())
     assert [s.status for s in _sandboxed_learned_match(good, monkeypatch).seats] == ["ok", "ok"]
+
+
+def test_the_command_line_default_search_share_is_the_trainings_own() -> None:
+    # spelled twice so that the command line starts without numpy: kept equal here
+    from niwa.commands import train
+
+    assert train.SEARCH_SHARE == value_training.SEARCH_SHARE
