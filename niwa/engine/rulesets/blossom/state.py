@@ -10,10 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from niwa.engine.actions import LegalActions
-from niwa.engine.api import CHANCE, JSON, Action, IllegalAction, Result, State, places_from_keys
+from niwa.engine.api import (
+    CHANCE,
+    JSON,
+    Action,
+    IllegalAction,
+    Result,
+    Rng,
+    State,
+    places_from_keys,
+)
 from niwa.engine.rulesets.blossom import codec, render, rules, views, views_json
 from niwa.engine.rulesets.blossom.actions import (
     Arrange,
@@ -265,11 +274,40 @@ class BlossomState(State):
         total = sum(self.deck)
         return [(_CARD_OUTCOMES[k], c / total) for k, c in enumerate(self.deck) if c]
 
+    def sample_chance(self, rng: Rng) -> BlossomChance:
+        """The base class's draw, card for card (§4, §7: one ``rng.random()``, the
+        outcomes walked in KINDS order with the same float arithmetic) without building
+        the list of outcomes: a card is drawn at almost every other decision."""
+        if self.phase == _OVER or not self.queue or self.queue[0] == DEALER:
+            return cast(BlossomChance, super().sample_chance(rng))
+        deck = self.deck
+        total = sum(deck)
+        # an empty kind's 0.0 changes neither the sum nor x, so it may stay in the walk
+        chances = [c / total for c in deck]
+        x = rng.random() * sum(chances)
+        for k, p in enumerate(chances):
+            x -= p
+            if x < 0:
+                return _CARD_OUTCOMES[k]
+        return _CARD_OUTCOMES[max(k for k in range(6) if deck[k])]  # rounding: the last
+
     def legal_actions(self, seat: int) -> list[BlossomAction]:
-        if seat not in self.to_move() or seat == CHANCE:
-            return []
-        listing: list[BlossomAction] = self._choices(seat).listing()
+        if seat != self._seat_to_move():
+            return []  # chance's turn, another seat's, or the game is over
+        legal = self._legal  # kept until the next apply (``or`` would call __len__)
+        if legal is None:
+            legal = self._choices(seat)
+        listing: list[BlossomAction] = legal.listing()
         return listing
+
+    def _seat_to_move(self) -> int | None:
+        """The one seat ``to_move`` lists, chance included, or None once the game is
+        over: what apply and legal_actions ask on every decision, without the tuple."""
+        if self.phase == _OVER:
+            return None
+        if self.queue:
+            return CHANCE
+        return self.mulligan_next if self.phase == _MULLIGAN else self.current
 
     def _choices(self, seat: int) -> LegalActions:
         if self._legal is None:  # cached until the next apply: apply checks against it
@@ -285,10 +323,9 @@ class BlossomState(State):
         return self._legal
 
     def apply(self, joint: Mapping[int, Action]) -> None:
-        seats = self.to_move()
-        if not seats:
+        seat = self._seat_to_move()  # one seat moves at a time: the joint move has its entry only
+        if seat is None:
             raise IllegalAction("blossom.md §9", "the game is over")
-        seat = seats[0]  # one seat moves at a time: the joint move has its entry only
         if len(joint) != 1 or seat not in joint:
             raise IllegalAction(
                 "blossom.md §5", f"the move must be for seat {seat}, not {sorted(joint)}"
@@ -298,7 +335,10 @@ class BlossomState(State):
             self._apply_chance(action)
             self._legal = None
             return
-        listed: BlossomAction | None = self._choices(seat).match(action)
+        legal = self._legal
+        if legal is None:
+            legal = self._choices(seat)
+        listed: BlossomAction | None = legal.match(action)
         if listed is None:  # the explanation is only worked out for an illegal action
             raise IllegalAction(*self._why_illegal(seat, action))
         self._legal = None
