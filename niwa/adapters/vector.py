@@ -116,10 +116,15 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._rngs: list[random.Random] = []
         # per game and seat to move: its legal actions and their indices
         self._legal: list[dict[int, Shown]] = [{} for _ in range(games)]
-        # the (seat, game) rows and (seat, game, index) mask entries the last step set,
-        # cleared in two numpy assignments at the next one
-        self._shown_rows: tuple[list[int], list[int]] = ([], [])
-        self._shown_masks: tuple[Any, Any, list[int]] = ([], [], [])
+        # Flat views of the same buffers: a row is numbered seat * games + game, a mask
+        # entry row * actions + index. One index array each is written several times
+        # faster than (seat, game[, index]) tuples of arrays.
+        self._obs_rows = self._obs.reshape(self.players * games, self.encoder.size)
+        self._mask_cells = self._masks.reshape(-1)
+        self._to_move_rows = self._to_move.reshape(-1)
+        # the rows and mask entries the last step set, cleared at the next one
+        self._shown_rows: npt.NDArray[np.intp] = np.zeros(0, np.intp)
+        self._shown_masks: npt.NDArray[np.intp] = np.zeros(0, np.intp)
         self.agent_steps = 0
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -154,15 +159,14 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         """Fill the rows of the seats to move in ``games`` (every game), after clearing
         the rows and mask entries the last call set: numpy writes for the whole batch,
         the encoder once per seat to move."""
-        masks, to_move = self._masks, self._to_move
-        seats_g, games_g = self._shown_rows
-        masks[self._shown_masks] = 0
-        self._obs[seats_g, games_g] = 0.0
-        to_move[seats_g, games_g] = False
+        cells, to_move = self._mask_cells, self._to_move_rows
+        cells[self._shown_masks] = 0
+        self._obs_rows[self._shown_rows] = 0.0
+        to_move[self._shown_rows] = False
         number = self.space.actions.indices
         fast, write, rows = self.encoder.write_state, self.encoder.write, self._rows
-        row_seats: list[int] = []
-        row_games: list[int] = []
+        n_games = self.games
+        row_numbers: list[int] = []
         row_sizes: list[int] = []
         mask_indices: list[int] = []
         for g in games:
@@ -177,14 +181,15 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
                     fast(state, seat, rows[seat][g])
                 else:
                     write(state.observe(seat), rows[seat][g])
-                row_seats.append(seat)
-                row_games.append(g)
+                row_numbers.append(seat * n_games + g)
                 row_sizes.append(len(indices))
             self._legal[g] = shown
-        mask = (np.repeat(row_seats, row_sizes), np.repeat(row_games, row_sizes), mask_indices)
-        masks[mask] = 1
-        to_move[row_seats, row_games] = True
-        self._shown_rows = (row_seats, row_games)
+        shown_rows = np.array(row_numbers, np.intp)
+        mask = np.repeat(shown_rows * self._masks.shape[2], row_sizes)
+        mask += np.array(mask_indices, np.intp)  # typed: an empty list would be floats
+        cells[mask] = 1
+        to_move[shown_rows] = True
+        self._shown_rows = shown_rows
         self._shown_masks = mask
 
     def legal(self, agent: str, game: int) -> list[int]:
@@ -245,7 +250,7 @@ class VectorEnv(ParallelEnv[str, Observation, npt.NDArray[np.int64]]):  # type: 
         self._rewards[:] = 0.0
         self._done[:] = False
         rngs, states = self._rngs, self._states
-        self.agent_steps += len(self._shown_rows[0])  # a decision per seat shown
+        self.agent_steps += len(self._shown_rows)  # a decision per seat shown
         for g, joint in enumerate(joints):
             state = states[g]
             state.apply(joint)
