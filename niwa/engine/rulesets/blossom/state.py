@@ -117,6 +117,21 @@ def _arranges(up: tuple[int, ...]) -> tuple[Arrange, ...]:
 
 
 @cache
+def _hand_choices(hand: tuple[int, ...]) -> tuple[int, tuple[tuple[BlossomAction, ...], ...]]:
+    """A hand's size, and its §5 Feed A and B by the free places in the yard (0 to 5):
+    at most 462 hands of up to 5 cards."""
+    return sum(hand), ((), *(_feeds(hand, room) for room in range(1, YARD_LIMIT + 1)))
+
+
+@cache
+def _yard_choices(yard: tuple[int, ...]) -> tuple[int, tuple[BlossomAction, ...]]:
+    """A yard's size, and its §5 Feed C then its §5/§6 Arranges, for the face-down counts
+    followed by the face-up ones: at most 6,188 yards of up to 5 cards."""
+    down, up = yard[:6], yard[6:]
+    return sum(yard), _flips(down) + _arranges(up)
+
+
+@cache
 def _garden_draws(shown: tuple[bool, ...], first_arranged: int | None) -> tuple[DrawGarden, ...]:
     """§5 Draw from the garden: any kind it shows but the one arranged this turn. Keyed
     by which kinds it shows, so the cache holds at most 64 x 7 entries."""
@@ -538,17 +553,14 @@ class BlossomState(State):
         return any(self.deck) or any(self.garden)  # Draw (an empty hand has room)
 
     def _action_choices(self) -> list[BlossomAction]:
+        # the hand's and the yard's choices come whole from their caches, in rule order:
+        # Feed A and B (they need room in the yard), Feed C, Arrange, then Draw
         seat = self.current
-        hand, up, down = self.hands[seat], self.ups[seat], self.downs[seat]
-        yard = sum(up) + sum(down)
-        out: list[BlossomAction] = []
-        if yard < YARD_LIMIT:  # §5: A and B need room in the yard
-            out += _feeds(tuple(hand), YARD_LIMIT - yard)
-        if any(down):
-            out += _flips(tuple(down))
-        if any(up):
-            out += _arranges(tuple(up))
-        if sum(hand) < HAND_LIMIT:
+        hand, feeds = _hand_choices(tuple(self.hands[seat]))
+        yard, yard_choices = _yard_choices(tuple(self.downs[seat] + self.ups[seat]))
+        out: list[BlossomAction] = [*feeds[YARD_LIMIT - yard]] if yard < YARD_LIMIT else []
+        out += yard_choices
+        if hand < HAND_LIMIT:
             garden = self.garden
             if any(self.deck) or any(garden):  # §8: nothing to take -> no Draw
                 out.append(_DRAW_DECK)
