@@ -277,3 +277,31 @@ def test_a_deck_draw_is_weighted_by_the_cards_left_of_each_kind() -> None:
     act(state, {"type": "draw", "from": "deck"})
     picks = [engine.sample_chance(state, FixedRng(x)) for x in (0.0, 0.6, 0.7, 0.99)]
     assert picks == [{"card": "rose"}, {"card": "rose"}, {"card": "anemone"}, {"card": "anemone"}]
+
+
+def test_a_play_decision_lists_feeds_then_flips_then_arranges_then_draws() -> None:
+    # the order seeded bots and replays rely on: Feed A and B, Feed C, Arrange, Draw
+    state = table(
+        hands=["rose lily", "", ""], yards_up=["anemone", "", ""],
+        yards_down=["camellia", "", ""], garden="cherry lily",
+    )  # fmt: skip
+    assert state.legal_actions(0) == [
+        {"type": "feed_down", "cards": ["lily"]},
+        {"type": "feed_down", "cards": ["rose"]},
+        {"type": "feed_down", "cards": ["rose", "lily"]},
+        {"type": "feed_up", "card": "rose"},
+        {"type": "feed_up", "card": "lily"},
+        {"type": "flip", "cards": ["camellia"]},
+        {"type": "arrange", "kind": "anemone", "count": 1},
+        {"type": "draw", "from": "deck"},
+        {"type": "draw", "from": "garden", "kind": "cherry"},
+        {"type": "draw", "from": "garden", "kind": "lily"},
+    ]
+
+
+def test_a_full_yard_lists_no_feed_a_or_b_but_still_its_flips_and_arranges() -> None:
+    state = table(hands=["rose", "", ""], yards_up=["lily lily", "", ""],
+                  yards_down=["rose rose anemone", "", ""], deck="")  # fmt: skip
+    kinds = [a["type"] for a in state.legal_actions(0)]
+    # no draw either: deck and garden are empty (§8)
+    assert kinds == ["flip"] * 5 + ["arrange"] * 2  # {0-2 roses} x {0-1 anemone} less none
