@@ -40,3 +40,10 @@ def test_every_player_count_fills_the_head_and_the_viewers_own_tail() -> None:
             row = np.zeros(SIZE, np.float32)
             write_state(s, seat, row)
             assert np.array_equal(row, slow(s, seat)), (players, seat)
+
+
+def test_a_float64_row_gets_the_same_values_not_float32_bytes() -> None:
+    s = table(2, hands=["rose lily", ""], yards_up=["anemone", ""], scores=[9, 3])
+    wide = np.zeros(SIZE, np.float64)
+    write_state(s, 0, wide)
+    assert np.array_equal(wide.astype(np.float32), slow(s, 0))

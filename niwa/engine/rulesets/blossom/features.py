@@ -96,11 +96,15 @@ def write_state(state: Any, seat: int, row: Any) -> None:
         ]  # fmt: skip
     # Two writes: the absent seats' zeros are already there. struct packs ints and
     # bools into float32 about twice as fast as numpy converts a list holding them; a
-    # row that is not one contiguous buffer takes the numpy assignment.
+    # row of another width (float64) or not one contiguous buffer takes numpy's path.
     try:
-        _HEAD[players].pack_into(row, 0, *x)
-        _TAIL.pack_into(row, _TAIL_AT, *hands[seat], *downs[seat], *returned[seat])
-    except (BufferError, TypeError):
+        packed = row.itemsize == 4
+        if packed:
+            _HEAD[players].pack_into(row, 0, *x)
+            _TAIL.pack_into(row, _TAIL_AT, *hands[seat], *downs[seat], *returned[seat])
+    except (AttributeError, BufferError, TypeError):
+        packed = False
+    if not packed:
         row[: len(x)] = x
         row[SIZE - _TAIL_LEN :] = [*hands[seat], *downs[seat], *returned[seat]]
 
