@@ -103,9 +103,17 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def save(path: Path, network: Network, meta: Mapping[str, Any]) -> str:
+def save(
+    path: Path,
+    network: Network,
+    meta: Mapping[str, Any],
+    this_run: Mapping[str, Any] | None = None,
+) -> str:
     """Write the weights to ``path`` (GAME.npz) and the provenance beside it (GAME.json,
-    with the weights file's SHA-256); return the hash."""
+    with the weights file's SHA-256); return the hash. ``meta`` goes into both and must
+    be a function of the command alone, so that running it again writes the same bytes;
+    ``this_run`` (such as the CPU time spent, less when games were kept from before)
+    goes into the provenance file only."""
     full = {"format": FORMAT, **meta}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npz")
@@ -117,6 +125,8 @@ def save(path: Path, network: Network, meta: Mapping[str, Any]) -> str:
     tmp.replace(path)
     digest = file_sha256(path)
     provenance = {**full, "file": path.name, "sha256": digest}
+    if this_run:
+        provenance["this_run"] = dict(this_run)
     path.with_suffix(".json").write_text(
         json.dumps(provenance, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )

@@ -138,14 +138,15 @@ def run(args: argparse.Namespace) -> int:
             "search_share": args.search_share,
             "players": counts, "epochs": args.epochs, "positions": fitted.positions,
             "endless_games": endless,
-            "cpu_seconds_this_run": round(cpu_s, 1),
             "train_mse": round(fitted.train_mse, 6),
             "held_out_mse": round(fitted.held_out_mse, 6),
             "held_out_mse_heuristic": round(fitted.held_out_mse_heuristic, 6),
         },
     }  # fmt: skip
     out = folder / f"{args.game}.npz"
-    digest = learned.save(out, fitted.network, meta)
+    digest = learned.save(
+        out, fitted.network, meta, this_run={"cpu_seconds": round(cpu_s, 1), "games_played": fresh}
+    )
     print(f"held-out squared error {fitted.held_out_mse:.4f} (the heuristic alone: "
           f"{fitted.held_out_mse_heuristic:.4f}); {cpu_s:.0f} CPU s this run")
     print(f"wrote {out} (sha256 {digest[:16]}…) and {out.with_suffix('.json')}")

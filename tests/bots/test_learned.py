@@ -169,6 +169,21 @@ def test_training_saves_weights_with_provenance_and_resumes_without_replaying(
     assert learned.weights_for("sakura").meta["trained"]["games"] == 5
 
 
+def test_the_same_training_command_writes_the_same_weights_file_afresh_or_resumed(
+    tmp_path: Path,
+) -> None:
+    args = ["train", "value", "sakura", "--iterations", "3", "--epochs", "2", "--hidden", "4"]
+    assert main([*args, "--games", "3", "--dir", str(tmp_path / "afresh")]) == 0
+    assert main([*args, "--games", "2", "--dir", str(tmp_path / "resumed")]) == 0
+    assert main([*args, "--games", "3", "--dir", str(tmp_path / "resumed")]) == 0
+    afresh, resumed = (
+        json.loads((tmp_path / run / "sakura.json").read_text(encoding="utf-8"))
+        for run in ("afresh", "resumed")
+    )
+    assert afresh["sha256"] == resumed["sha256"]
+    assert (afresh["this_run"]["games_played"], resumed["this_run"]["games_played"]) == (3, 1)
+
+
 def test_resuming_with_other_settings_is_refused_naming_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
