@@ -16,6 +16,7 @@ import pytest
 
 from niwa.ladder import client, submission
 from niwa.ladder import plackett_luce as pl
+from niwa.ladder.report import signed
 from niwa.ladder.store import ACTIVE, DONE, RATED, Store
 from niwa.ladder.store.ratings import PLACKETT_LUCE
 from niwa.proto.v1 import ladder_pb2 as pb
@@ -120,8 +121,9 @@ def test_the_cli_names_each_seat_effect_against_seat_0_with_its_interval(
     assert "seat effects (Elo against seat 0, 95 % interval):" in out
     effect = served.board.seat_effects[0]
     low, high = effect.elo - effect.ci95, effect.elo + effect.ci95
-    assert (f"{effect.players} players: seat {effect.seat} vs seat 0: {effect.elo:+.0f} Elo "
-            f"[{low:+.0f}, {high:+.0f}]") in out  # fmt: skip
+    # the text's own signs: an effect that rounds to 0 reads +0 (report.signed)
+    assert (f"{effect.players} players: seat {effect.seat} vs seat 0: {signed(effect.elo)} Elo "
+            f"[{signed(low)}, {signed(high)}]") in out  # fmt: skip
 
 
 def test_serve_rating_pairwise_is_kept_in_the_store_for_later_starts(tmp_path: Path) -> None:

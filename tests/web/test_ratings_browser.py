@@ -12,6 +12,7 @@ from selenium.webdriver.common.by import By
 
 from niwa.ladder import client, submission
 from niwa.ladder.reads import Reads
+from niwa.ladder.report import signed
 from niwa.ladder.store import ACTIVE, Store
 from niwa.proto.v1 import ladder_pb2 as pb
 from tests.ladder.serving import stop
@@ -56,8 +57,8 @@ def test_the_game_page_shows_plackett_luce_seat_effects_and_player_counts(
             for row in browser.find_elements(By.CSS_SELECTOR, "table.seat-effects tbody tr")
         ]
         assert shown == [
-            [str(s.players), str(s.seat), f"{s.elo:+.0f} Elo",
-             f"[{s.elo - s.ci95:+.0f}, {s.elo + s.ci95:+.0f}]"]
+            [str(s.players), str(s.seat), f"{signed(s.elo)} Elo",
+             f"[{signed(s.elo - s.ci95)}, {signed(s.elo + s.ci95)}]"]
             for s in board.seat_effects
         ]  # fmt: skip
         counts = sorted({p.players for r in board.rows for p in r.by_players})

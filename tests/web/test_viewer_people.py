@@ -17,8 +17,10 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.wait import WebDriverWait
 
 from niwa.referee import replay as replays
+from tests.polling import PATIENCE_S
 from tests.web.browser import console_errors
 from tests.web.layout import overlaps, reset_viewport, texts, viewport
 from tests.web.matches import GAMES, forged_page, play
@@ -211,7 +213,8 @@ def test_a_seat_that_failed_many_times_has_one_summary_line(
     link = summaries[0].find_element(By.CSS_SELECTOR, "a.nv-failure")
     assert link.text == f"TIMEOUT ×{len(failed)}"
     link.click()
-    assert current(browser)[0] == failed[0] - 1  # line 0 is the header
+    # the step follows the link's hash, which the page hears a moment after the click
+    WebDriverWait(browser, PATIENCE_S).until(lambda d: current(d)[0] == failed[0] - 1)
     assert console_errors(browser) == []
 
 
