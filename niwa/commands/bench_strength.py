@@ -34,10 +34,11 @@ from niwa.bots import builtin
 from niwa.bots.manifest import MANIFEST
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
+from niwa.ladder.elo import fmt_elo
 from niwa.referee.pool import cores
 from niwa.series.games import GameJob, play_game, run_jobs
 from niwa.series.headtohead import a_score
-from niwa.series.report import fmt_elo, json_number
+from niwa.series.report import json_number
 from niwa.series.stats import block_interval, elo
 
 __all__ = ["match_score", "run", "seatings", "side_spec", "split_pair"]

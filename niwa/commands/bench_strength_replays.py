@@ -22,9 +22,10 @@ from typing import Any
 from niwa.cli import UsageError
 from niwa.commands.bench import add_json_option, text_out, write_json
 from niwa.commands.bench_strength import match_score, side_spec, split_pair
+from niwa.ladder.elo import fmt_elo
 from niwa.referee.failures import MoveStatus
 from niwa.referee.replay import ReplayError, read
-from niwa.series.report import fmt_elo, json_number
+from niwa.series.report import json_number
 from niwa.series.stats import block_interval, elo
 
 __all__ = ["Pool", "pool_replays", "run"]

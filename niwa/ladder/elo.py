@@ -30,6 +30,16 @@ Z95 = 1.959963984540054
 BotId = TypeVar("BotId", bound=Hashable)
 
 
+def fmt_elo(x: float, digits: int = 1) -> str:
+    """``+12.3`` (signed, ``digits`` decimals), or ``inf`` / ``-inf``. Anything that
+    rounds to 0 reads ``+0`` (``+0.0``): a fit's -0.2 is no disadvantage, and two fits of
+    the same matches may land either side of 0."""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    text = f"{x:+.{digits}f}"
+    return "+" + text[1:] if text[0] == "-" and float(text) == 0 else text
+
+
 def expected(rating: float, opponent: float) -> float:
     """The expected score of ``rating`` against ``opponent`` (win 1, draw ½)."""
     return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))

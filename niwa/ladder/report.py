@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from niwa.ladder.elo import fmt_elo
 from niwa.ladder.views import (
     BotListing,
     BotLogs,
@@ -44,11 +45,9 @@ RATING_NAMES = {"plackett-luce": "Plackett-Luce", "pairwise": "pairwise Bradley-
 
 
 def signed(value: float) -> str:
-    """An Elo difference to the whole number with its sign, "+0" for anything that
-    rounds to 0 (a fit's -0.2 is no advantage: "-0" read as one, and two fits of the
-    same matches may land either side of 0)."""
-    text = f"{value:+.0f}"
-    return "+0" if text == "-0" else text
+    """An Elo difference to the whole number with its sign (``fmt_elo``: "+0" for
+    anything that rounds to 0)."""
+    return fmt_elo(value, 0)
 
 
 def seat_effect(s: SeatAdvantage) -> str:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from niwa.ladder.elo import pair_score
+from niwa.ladder.elo import fmt_elo, pair_score
 from niwa.series import stats
 from niwa.series.games import GameRecord
-from niwa.series.report import fmt_elo, json_number
+from niwa.series.report import json_number
 
 
 def a_score(places: Sequence[int], seats: Sequence[str], a: str, b: str) -> float:

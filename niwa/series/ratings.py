@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from niwa.ladder import plackett_luce
-from niwa.ladder.elo import Estimate
+from niwa.ladder.elo import Estimate, fmt_elo
 from niwa.ladder.mle import batch_elo
 from niwa.series.games import GameRecord
 
@@ -44,7 +44,7 @@ def seat_lines(seats: dict[tuple[int, int], Estimate]) -> list[str]:
     counts = sorted({n for n, _ in seats})
     return [
         f"seat effect at {n} seats (Elo against seat 0, ± 95%): " + ", ".join(
-            f"seat {s} {seats[n, s].elo:+.0f} ± {seats[n, s].ci95:.0f}"
+            f"seat {s} {fmt_elo(seats[n, s].elo, 0)} ± {seats[n, s].ci95:.0f}"
             for s in range(1, n) if (n, s) in seats
         )
         for n in counts

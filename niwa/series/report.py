@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from niwa.ladder.elo import pair_score
+from niwa.ladder.elo import fmt_elo, pair_score
 from niwa.referee.failures import SeatStatus
 from niwa.referee.text import printable
 from niwa.series.games import FAILURES, GameRecord, out_says_it
@@ -164,11 +164,6 @@ class Standings:
                 f"{line.place_sum / n:>6.2f} {line.score_sum / n:>8.2f}  {fails}"
             )
         return rows
-
-
-def fmt_elo(x: float, digits: int = 1) -> str:
-    """``+12.3`` (signed, ``digits`` decimals), or ``inf`` / ``-inf``."""
-    return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x + 0.0:+.{digits}f}"
 
 
 def progress(done: int, total: int, started: float) -> str:
