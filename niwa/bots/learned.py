@@ -246,10 +246,22 @@ def evaluation(game: str, players: int) -> Evaluation:
     w2, a, c = net.w2, net.a, net.c
     low, high = EDGE, 1.0 - EDGE
     log, exp, tanh = math.log, math.exp, np.tanh
+    # inputs the network was fitted without (``niwa train value --without``) have all
+    # their weights zero: leave them out of the product
+    used = np.flatnonzero(w1.any(axis=1))
+    if len(used) < len(w1):
+        w1 = np.ascontiguousarray(w1[used])
+
+        def first_layer(x: npt.NDArray[np.float32]) -> Any:
+            return x[:, used] @ w1
+    else:
+
+        def first_layer(x: npt.NDArray[np.float32]) -> Any:
+            return x @ w1
 
     def evaluate(state: State) -> list[float]:
         x = inputs.rows(state)
-        corrections = (tanh(x @ w1 + b1) @ w2).tolist()
+        corrections = (tanh(first_layer(x) + b1) @ w2).tolist()
         values = []
         for h, z in zip(x[:, -1].tolist(), corrections, strict=True):
             q = low if h < low else high if h > high else h

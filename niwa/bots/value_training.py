@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -212,12 +212,43 @@ class Fit:
     positions: int
 
 
+def columns_without(
+    groups: Mapping[str, tuple[tuple[int, int], ...]], names: Sequence[str], inputs: int
+) -> npt.NDArray[np.intp] | None:
+    """The input columns left when the encoder's ``groups`` called ``names`` are left
+    out (None: all of them); the heuristic's value, the last input, always stays.
+    ValueError naming the groups there are for a name that is not one."""
+    if not names:
+        return None
+    keep = np.ones(inputs, bool)
+    for name in names:
+        if name not in groups:
+            there = ", ".join(sorted(groups)) or "none"
+            raise ValueError(f"no feature group {name!r}; this game's groups: {there}")
+        for start, stop in groups[name]:
+            keep[start:stop] = False
+    keep[-1] = True
+    return np.flatnonzero(keep)
+
+
 def fit(
-    games: Sequence[Positions], hidden: int, epochs: int, seed: int, batch: int = 256
+    games: Sequence[Positions],
+    hidden: int,
+    epochs: int,
+    seed: int,
+    batch: int = 256,
+    columns: npt.NDArray[np.intp] | None = None,
 ) -> Fit:
     """Fit the network to ``games``' positions. The last tenth of the games (at least
     one when there are two or more) is held out; the weights of the epoch with the
-    least held-out error are kept, the heuristic itself (epoch 0) included."""
+    least held-out error are kept, the heuristic itself (epoch 0) included. With
+    ``columns`` (:func:`columns_without`), the network reads those inputs only: it is
+    fitted on them and returned at full width, every other input's weights zero."""
+    if columns is not None:
+        inputs = games[0][0].shape[1] if games else 0
+        narrow = fit([(np.ascontiguousarray(x[:, columns]), y) for x, y in games],
+                     hidden, epochs, seed, batch)  # fmt: skip
+        return replace(narrow, network=_widened(narrow.network, columns, inputs))
     held = max(1, len(games) // 10) if len(games) >= 2 else 0
     train, test = games[: len(games) - held], games[len(games) - held :]
     # float32 throughout the positions (Miyabi's 1,271 inputs over a million rows are
@@ -282,6 +313,14 @@ def fit(
     heuristic_error = float(np.mean((xt[:, -1] - yt) ** 2)) if len(xt) else float("nan")
     train_error = _squared_error(best, x, y)
     return Fit(best, train_error, best_error, heuristic_error, len(x))
+
+
+def _widened(net: Network, columns: npt.NDArray[np.intp], inputs: int) -> Network:
+    """``net``, which reads ``columns`` of the rows, as a network reading whole rows:
+    the other inputs standardised by nothing and weighted by zero."""
+    mean, std, w1 = np.zeros(inputs), np.ones(inputs), np.zeros((inputs, net.w1.shape[1]))
+    mean[columns], std[columns], w1[columns] = net.mean, net.std, net.w1
+    return replace(net, mean=mean, std=std, w1=w1)
 
 
 def _squared_error(

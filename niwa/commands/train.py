@@ -62,6 +62,10 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the games and the fit")
     p.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
     p.add_argument("--epochs", type=int, default=30, help="passes over the positions (default 30)")
+    p.add_argument("--without", action="append", default=[], metavar="GROUP",
+                   help="leave out a named part of the game's features (repeatable; the"
+                        " game's feature encoder names them, e.g. Miyabi's cells); the"
+                        " games kept are the same")
     p.add_argument("--dir", type=Path, help="where games and weights go (default value-GAME)")
     p.set_defaults(run=run)
 
@@ -88,6 +92,10 @@ def run(args: argparse.Namespace) -> int:
         encoder = learned.encoder_of(game, 2)
     except learned.NoLearnedValue as e:
         raise UsageError(str(e)) from None
+    try:
+        columns = value_training.columns_without(encoder.groups, args.without, encoder.size + 1)
+    except ValueError as e:
+        raise UsageError(f"--without: {e}") from None
     settings = {
         "game": args.game, "iterations": args.iterations, "seed": args.seed,
         "encoder": encoder.version, "players": value_training.player_counts(game),
@@ -127,9 +135,9 @@ def run(args: argparse.Namespace) -> int:
               " ending (the rules let the players go on for ever) and give no positions",
               file=sys.stderr)
     positions = [p.labelled(share) for p in played if len(p.x)]
-    fitted = value_training.fit(positions, args.hidden, args.epochs, args.seed)
+    fitted = value_training.fit(positions, args.hidden, args.epochs, args.seed, columns=columns)
     cpu_s = time.process_time() - cpu
-    meta = {
+    meta: dict[str, Any] = {
         "game": args.game, "encoder": encoder.version,
         "inputs": encoder.size + 1, "hidden": args.hidden,
         "trained": {
@@ -143,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
             "held_out_mse_heuristic": round(fitted.held_out_mse_heuristic, 6),
         },
     }  # fmt: skip
+    if args.without:  # absent otherwise, so that files made before the option stay the same
+        meta["trained"] = {**meta["trained"], "without": sorted(set(args.without))}
     out = folder / f"{args.game}.npz"
     digest = learned.save(
         out, fitted.network, meta, this_run={"cpu_seconds": round(cpu_s, 1), "games_played": fresh}
@@ -158,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
 def _command_args(args: argparse.Namespace) -> list[str]:
     return [args.game, "--games", str(args.games), "--iterations", str(args.iterations),
             "--search-share", str(args.search_share), "--seed", str(args.seed),
-            "--hidden", str(args.hidden), "--epochs", str(args.epochs)]
+            "--hidden", str(args.hidden), "--epochs", str(args.epochs),
+            *(a for name in sorted(set(args.without)) for a in ("--without", name))]
 
 
 def _check_settings(path: Path, settings: dict[str, Any]) -> None:

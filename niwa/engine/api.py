@@ -282,12 +282,17 @@ class FeatureEncoder:
     ``write(state.observe(seat), row)`` writes, read from the engine's state without
     building the observation (``niwa.adapters.vector`` uses it when present). The
     conformance suite checks the two agree at every state of its playouts, so the fast
-    path holds nothing the seat cannot see either."""
+    path holds nothing the seat cannot see either.
+
+    ``groups``, optional, names parts of the row, each a tuple of ``(start, stop)``
+    spans: ``niwa train value GAME --without NAME`` fits a learned value that does not
+    read that part (a part too detailed to learn from the games there are)."""
 
     version: str
     size: int
     write: Callable[[Mapping[str, JSON], Any], None]
     write_state: Callable[[State, int, Any], None] | None = None
+    groups: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict, hash=False)
 
 
 def phase_and_mover(

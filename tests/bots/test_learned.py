@@ -150,6 +150,67 @@ def test_the_search_evaluation_computes_what_the_network_does() -> None:
         assert evaluate(state) == pytest.approx(net(inputs.rows(state)).tolist(), abs=1e-6)
 
 
+def test_a_feature_group_left_out_keeps_every_other_input_and_the_heuristic() -> None:
+    groups = {"board": ((1, 3), (5, 6)), "hand": ((3, 4),)}
+    assert value_training.columns_without(groups, [], 8) is None
+    assert value_training.columns_without(groups, ["board"], 8).tolist() == [0, 3, 4, 6, 7]
+    assert value_training.columns_without({"all": ((0, 8),)}, ["all"], 8).tolist() == [7]
+    with pytest.raises(ValueError, match="no feature group 'cards'; this game's groups: board, h"):
+        value_training.columns_without(groups, ["cards"], 8)
+
+
+def test_a_network_fitted_without_a_group_reads_whole_rows_and_ignores_that_group() -> None:
+    game = engine.load("miyabi")
+    positions = [
+        value_training.selfplay(game, 2, seed, iterations=3).labelled(0.5) for seed in range(3)
+    ]
+    inputs = positions[0][0].shape[1]
+    encoder = learned.encoder_of(game, 2)
+    columns = value_training.columns_without(encoder.groups, ["cells"], inputs)
+    assert columns is not None and len(columns) == inputs - 1152
+    narrow = value_training.fit(
+        [(x[:, columns], y) for x, y in positions], hidden=4, epochs=2, seed=0
+    )
+    wide = value_training.fit(positions, hidden=4, epochs=2, seed=0, columns=columns)
+    assert not wide.network.is_heuristic()  # trained, so the check below means something
+    assert wide.network.w1.shape == (inputs, 4)
+    x = np.concatenate([p[0] for p in positions])
+    scrambled = x.copy()
+    left_out = np.setdiff1d(np.arange(inputs), columns)
+    scrambled[:, left_out] = np.random.default_rng(0).random((len(x), len(left_out)))
+    assert np.allclose(wide.network(scrambled), narrow.network(x[:, columns]))
+    assert wide.held_out_mse == narrow.held_out_mse
+
+
+def test_the_search_evaluation_of_a_network_without_a_group_computes_what_it_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = engine.load("miyabi")
+    positions = [value_training.selfplay(game, 2, 2, iterations=3).labelled(0.5)]
+    columns = value_training.columns_without(
+        learned.encoder_of(game, 2).groups, ["cells"], positions[0][0].shape[1]
+    )
+    net = value_training.fit(positions, hidden=4, epochs=2, seed=0, columns=columns).network
+    monkeypatch.setattr(learned, "weights_for", lambda name: learned.Weights(net, {}))
+    evaluate, inputs = learned.evaluation("miyabi", 2), learned.Inputs(game, 2)
+    for state, _ in playout(game, 2, seed=5):
+        assert evaluate(state) == pytest.approx(net(inputs.rows(state)).tolist(), abs=1e-6)
+
+
+def test_training_without_a_group_says_so_in_the_command_and_refuses_an_unknown_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["train", "value", "miyabi", "--games", "2", "--iterations", "2", "--epochs", "1",
+            "--hidden", "4", "--dir", str(tmp_path)]  # fmt: skip
+    assert main([*args, "--without", "hand"]) == 2
+    said = capsys.readouterr().err
+    assert "--without: no feature group 'hand'; this game's groups: cells" in said
+    assert main([*args, "--without", "cells"]) == 0
+    trained = json.loads((tmp_path / "miyabi.json").read_text(encoding="utf-8"))["trained"]
+    assert trained["command"].endswith(" --without cells")
+    assert trained["without"] == ["cells"]
+
+
 def test_training_saves_weights_with_provenance_and_resumes_without_replaying(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,6 +1,7 @@
 """The leak checks fail for games that show a seat what it cannot see, each where it
 says it looks: check_no_leak in observations, check_hidden_views_agree in observations,
-render texts and the finished state too."""
+render texts and the finished state too; and the feature encoder check, for groups
+that name features the row does not have."""
 
 from __future__ import annotations
 
@@ -106,3 +107,16 @@ def test_a_hidden_information_game_whose_worlds_never_differ_fails() -> None:
 @pytest.mark.parametrize("check", [checks.check_no_leak, checks.check_hidden_views_agree])
 def test_the_unmodified_game_passes_the_same_check(check: checks.Check) -> None:
     check(engine.load("blossom"), 3, 1)
+
+
+
+def test_a_feature_group_reaching_past_the_row_fails_the_encoder_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = engine.load("miyabi")
+    encoder = game.feature_encoder(2)
+    assert encoder is not None
+    stray = dataclasses.replace(encoder, groups={"cells": ((10, encoder.size + 1),)})
+    monkeypatch.setattr(game, "feature_encoder", lambda players: stray)
+    with pytest.raises(AssertionError, match=r"group 'cells' has the span \(10, 1271\)"):
+        checks.check_feature_encoder(game, players=2, seed=1)

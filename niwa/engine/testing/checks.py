@@ -331,13 +331,21 @@ def check_feature_encoder(game: Game, players: int, seed: int, options: Options 
     a seeded playout, ``size`` finite floats; the same floats for the true state and for
     two worlds ``determinize`` draws from the seat's observation (so the encoding holds
     nothing the seat cannot see); and the same floats twice (it keeps no state). Its
-    ``write_state`` fast path, if any, writes the same floats from the state. A game
-    without the hook uses the generic hashed encoding, which needs no check here."""
+    ``write_state`` fast path, if any, writes the same floats from the state. Its named
+    ``groups``, if any, are non-empty spans inside the row. A game without the hook
+    uses the generic hashed encoding, which needs no check here."""
     import numpy as np  # the engine itself needs no numpy; only this check does
 
     encoder = game.feature_encoder(players)
     if encoder is None:
         return
+    for name, spans in encoder.groups.items():
+        assert spans, f"encoder {encoder.version}: feature group {name!r} has no span"
+        for start, stop in spans:
+            assert 0 <= start < stop <= encoder.size, (
+                f"encoder {encoder.version}: feature group {name!r} has the span"
+                f" ({start}, {stop}), not inside its {encoder.size} features"
+            )
     rngs = (random.Random(seed + 7), random.Random(seed + 8))
 
     def encoded(view: dict[str, Any]) -> Any:

@@ -135,6 +135,18 @@ def write_state(state: Any, seat: int, row: Any) -> None:
         at += _GARDEN
 
 
+#: where each garden's slice starts
+_GARDENS_AT = len(PHASES) + MAX_SEATS + 2 + len(SHAPES) + 3 * _KINDS
+#: the named parts: "cells", every garden's heights and top objects cell by cell (1,152
+#: of the 1,270 inputs; a learned value fitted on them learns the games it saw by heart,
+#: docs/rl.md)
+GROUPS = {
+    "cells": tuple(
+        (_GARDENS_AT + k * _GARDEN, _GARDENS_AT + k * _GARDEN + _BOARD) for k in range(MAX_SEATS)
+    ),
+}
+
+
 def encoder(players: int) -> FeatureEncoder:
     """The hook: one encoding for every player count (absent gardens are zeros)."""
-    return FeatureEncoder(VERSION, SIZE, write, write_state)
+    return FeatureEncoder(VERSION, SIZE, write, write_state, GROUPS)
