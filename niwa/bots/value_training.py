@@ -64,17 +64,20 @@ class Played:
     #: the search's value for the row's seat; NaN where there is none
     search: npt.NDArray[np.float32]
 
-    def labelled(self, share: float) -> Positions:
+    def labelled(self, share: float, columns: npt.NDArray[np.intp] | None = None) -> Positions:
         """Rows and labels: a played position's label is ``share`` of the search's value
         (where there is one) and the rest its final reward; the positions after moves
-        not played are labelled by the search's value, and only when ``share`` > 0."""
+        not played are labelled by the search's value, and only when ``share`` > 0. With
+        ``columns`` (:func:`columns_without`), the rows hold those inputs only."""
         played = ~np.isnan(self.outcome)
         mixed = np.where(
             np.isnan(self.search), self.outcome, share * self.search + (1 - share) * self.outcome
         )
         keep = played | (share > 0)
         y = np.where(played, mixed, self.search)[keep].astype(np.float32)
-        return self.x[keep], y
+        if columns is None:
+            return self.x[keep], y
+        return self.x[np.ix_(np.flatnonzero(keep), columns)], y  # one copy, not two
 
     def arrays(self) -> dict[str, npt.NDArray[np.float32]]:
         return {"x": self.x, "outcome": self.outcome, "search": self.search}
@@ -232,23 +235,13 @@ def columns_without(
 
 
 def fit(
-    games: Sequence[Positions],
-    hidden: int,
-    epochs: int,
-    seed: int,
-    batch: int = 256,
-    columns: npt.NDArray[np.intp] | None = None,
+    games: Sequence[Positions], hidden: int, epochs: int, seed: int, batch: int = 256
 ) -> Fit:
     """Fit the network to ``games``' positions. The last tenth of the games (at least
     one when there are two or more) is held out; the weights of the epoch with the
-    least held-out error are kept, the heuristic itself (epoch 0) included. With
-    ``columns`` (:func:`columns_without`), the network reads those inputs only: it is
-    fitted on them and returned at full width, every other input's weights zero."""
-    if columns is not None:
-        inputs = games[0][0].shape[1] if games else 0
-        narrow = fit([(np.ascontiguousarray(x[:, columns]), y) for x, y in games],
-                     hidden, epochs, seed, batch)  # fmt: skip
-        return replace(narrow, network=_widened(narrow.network, columns, inputs))
+    least held-out error are kept, the heuristic itself (epoch 0) included. Positions
+    labelled with ``columns`` (:meth:`Played.labelled`) give a network reading those
+    columns only: :func:`widened` makes it one that reads whole rows."""
     held = max(1, len(games) // 10) if len(games) >= 2 else 0
     train, test = games[: len(games) - held], games[len(games) - held :]
     # float32 throughout the positions (Miyabi's 1,271 inputs over a million rows are
@@ -315,9 +308,12 @@ def fit(
     return Fit(best, train_error, best_error, heuristic_error, len(x))
 
 
-def _widened(net: Network, columns: npt.NDArray[np.intp], inputs: int) -> Network:
-    """``net``, which reads ``columns`` of the rows, as a network reading whole rows:
-    the other inputs standardised by nothing and weighted by zero."""
+def widened(net: Network, columns: npt.NDArray[np.intp] | None, inputs: int) -> Network:
+    """``net``, which reads ``columns`` of rows of ``inputs`` inputs, as a network
+    reading whole rows: the other inputs standardised by nothing and weighted by zero
+    (None: ``net`` itself, which reads them all)."""
+    if columns is None:
+        return net
     mean, std, w1 = np.zeros(inputs), np.ones(inputs), np.zeros((inputs, net.w1.shape[1]))
     mean[columns], std[columns], w1[columns] = net.mean, net.std, net.w1
     return replace(net, mean=mean, std=std, w1=w1)

@@ -106,36 +106,42 @@ def run(args: argparse.Namespace) -> int:
     counts = settings["players"]
     started = time.monotonic()
     cpu = time.process_time()
-    played: list[value_training.Played] = []
-    fresh = 0
+    # each game's rows are labelled (and narrowed to --without's columns) as it is read,
+    # and only those are kept: Miyabi's whole rows of 2,400 games are 15 GB
+    positions: list[value_training.Positions] = []
+    fresh = rows = endless = 0
     for i in range(args.games):
         path = played_dir / f"game-{i:06d}.npz"
         if path.is_file():
             with np.load(path) as saved:
-                played.append(value_training.Played.of(saved))
-            continue
-        game_played = value_training.selfplay(
-            game, counts[i % len(counts)], args.seed * 1_000_003 + i, args.iterations
-        )
-        tmp = path.with_suffix(".tmp.npz")
-        with tmp.open("wb") as f:
-            arrays: dict[str, Any] = game_played.arrays()
-            np.savez(f, **arrays)
-        tmp.replace(path)  # a game is kept whole or not at all (an endless one: empty)
-        played.append(game_played)
-        fresh += 1
-        _progress(i + 1, args.games, fresh, len(played) - fresh, started)
+                game_played = value_training.Played.of(saved)
+        else:
+            game_played = value_training.selfplay(
+                game, counts[i % len(counts)], args.seed * 1_000_003 + i, args.iterations
+            )
+            tmp = path.with_suffix(".tmp.npz")
+            with tmp.open("wb") as f:
+                arrays: dict[str, Any] = game_played.arrays()
+                np.savez(f, **arrays)
+            tmp.replace(path)  # a game is kept whole or not at all (an endless one: empty)
+            fresh += 1
+            _progress(i + 1, args.games, fresh, i + 1 - fresh, started)
+        rows += len(game_played.x)
+        if len(game_played.x):
+            positions.append(game_played.labelled(share, columns))
+        else:
+            endless += 1
+        del game_played
     if sys.stderr.isatty():
         print(file=sys.stderr)
-    endless = sum(1 for p in played if not len(p.x))
     print(f"self-play: {args.games} games ({fresh} played now, {args.games - fresh} kept from "
-          f"before), {sum(len(p.x) for p in played):,} positions", file=sys.stderr)
+          f"before), {rows:,} positions", file=sys.stderr)
     if endless:
         print(f"{endless} of them passed {value_training.MAX_DECISIONS:,} decisions without"
               " ending (the rules let the players go on for ever) and give no positions",
               file=sys.stderr)
-    positions = [p.labelled(share) for p in played if len(p.x)]
-    fitted = value_training.fit(positions, args.hidden, args.epochs, args.seed, columns=columns)
+    fitted = value_training.fit(positions, args.hidden, args.epochs, args.seed)
+    network = value_training.widened(fitted.network, columns, encoder.size + 1)
     cpu_s = time.process_time() - cpu
     meta: dict[str, Any] = {
         "game": args.game, "encoder": encoder.version,
@@ -155,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         meta["trained"] = {**meta["trained"], "without": sorted(set(args.without))}
     out = folder / f"{args.game}.npz"
     digest = learned.save(
-        out, fitted.network, meta, this_run={"cpu_seconds": round(cpu_s, 1), "games_played": fresh}
+        out, network, meta, this_run={"cpu_seconds": round(cpu_s, 1), "games_played": fresh}
     )
     print(f"held-out squared error {fitted.held_out_mse:.4f} (the heuristic alone: "
           f"{fitted.held_out_mse_heuristic:.4f}); {cpu_s:.0f} CPU s this run")

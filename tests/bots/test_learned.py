@@ -161,40 +161,40 @@ def test_a_feature_group_left_out_keeps_every_other_input_and_the_heuristic() ->
 
 def test_a_network_fitted_without_a_group_reads_whole_rows_and_ignores_that_group() -> None:
     game = engine.load("miyabi")
-    positions = [
-        value_training.selfplay(game, 2, seed, iterations=3).labelled(0.5) for seed in range(3)
-    ]
-    inputs = positions[0][0].shape[1]
+    played = [value_training.selfplay(game, 2, seed, iterations=3) for seed in range(3)]
+    inputs = played[0].x.shape[1]
     encoder = learned.encoder_of(game, 2)
     columns = value_training.columns_without(encoder.groups, ["cells"], inputs)
     assert columns is not None and len(columns) == inputs - 1152
-    narrow = value_training.fit(
-        [(x[:, columns], y) for x, y in positions], hidden=4, epochs=2, seed=0
-    )
-    wide = value_training.fit(positions, hidden=4, epochs=2, seed=0, columns=columns)
-    assert not wide.network.is_heuristic()  # trained, so the check below means something
-    assert wide.network.w1.shape == (inputs, 4)
-    x = np.concatenate([p[0] for p in positions])
+    narrow = [p.labelled(0.5, columns) for p in played]
+    whole = [p.labelled(0.5)[0] for p in played]
+    assert all(np.array_equal(x, w[:, columns]) for (x, _), w in zip(narrow, whole, strict=True))
+    fitted = value_training.fit(narrow, hidden=4, epochs=2, seed=0).network
+    assert not fitted.is_heuristic()  # trained, so the check below means something
+    wide = value_training.widened(fitted, columns, inputs)
+    assert wide.w1.shape == (inputs, 4)
+    x = np.concatenate(whole)
     scrambled = x.copy()
     left_out = np.setdiff1d(np.arange(inputs), columns)
     scrambled[:, left_out] = np.random.default_rng(0).random((len(x), len(left_out)))
-    assert np.allclose(wide.network(scrambled), narrow.network(x[:, columns]))
-    assert wide.held_out_mse == narrow.held_out_mse
+    assert np.allclose(wide(scrambled), fitted(x[:, columns]))
 
 
 def test_the_search_evaluation_of_a_network_without_a_group_computes_what_it_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     game = engine.load("miyabi")
-    positions = [value_training.selfplay(game, 2, 2, iterations=3).labelled(0.5)]
+    played = value_training.selfplay(game, 2, 2, iterations=3)
+    inputs = played.x.shape[1]
     columns = value_training.columns_without(
-        learned.encoder_of(game, 2).groups, ["cells"], positions[0][0].shape[1]
+        learned.encoder_of(game, 2).groups, ["cells"], inputs
     )
-    net = value_training.fit(positions, hidden=4, epochs=2, seed=0, columns=columns).network
+    fitted = value_training.fit([played.labelled(0.5, columns)], hidden=4, epochs=2, seed=0)
+    net = value_training.widened(fitted.network, columns, inputs)
     monkeypatch.setattr(learned, "weights_for", lambda name: learned.Weights(net, {}))
-    evaluate, inputs = learned.evaluation("miyabi", 2), learned.Inputs(game, 2)
+    evaluate, rows = learned.evaluation("miyabi", 2), learned.Inputs(game, 2).rows
     for state, _ in playout(game, 2, seed=5):
-        assert evaluate(state) == pytest.approx(net(inputs.rows(state)).tolist(), abs=1e-6)
+        assert evaluate(state) == pytest.approx(net(rows(state)).tolist(), abs=1e-6)
 
 
 def test_training_without_a_group_says_so_in_the_command_and_refuses_an_unknown_one(
