@@ -64,8 +64,8 @@ def register(sub: Any) -> None:
     p.add_argument("--epochs", type=int, default=30, help="passes over the positions (default 30)")
     p.add_argument("--without", action="append", default=[], metavar="GROUP",
                    help="leave out a named part of the game's features (repeatable; the"
-                        " game's feature encoder names them, e.g. Miyabi's cells); the"
-                        " games kept are the same")
+                        " game's feature encoder names its parts, and an unknown name is"
+                        " refused with the list); the games kept are the same")
     p.add_argument("--dir", type=Path, help="where games and weights go (default value-GAME)")
     p.set_defaults(run=run)
 

@@ -141,11 +141,13 @@ def test_a_network_no_epoch_trained_values_as_the_heuristic_without_reading_feat
         assert evaluate(state) == pytest.approx(expected.tolist())
 
 
-def test_the_search_evaluation_computes_what_the_network_does() -> None:
-    game = engine.load("bonsai")
-    net = learned.weights_for("bonsai").network
+@pytest.mark.parametrize("name", ["bonsai", "miyabi"])  # miyabi's reads no cells
+def test_the_search_evaluation_computes_what_the_network_does(name: str) -> None:
+    game = engine.load(name)
+    net = learned.weights_for(name).network
+    assert not net.is_heuristic()
     inputs = learned.Inputs(game, 3)
-    evaluate = learned.evaluation("bonsai", 3)
+    evaluate = learned.evaluation(name, 3)
     for state, _ in playout(game, 3, seed=5):
         assert evaluate(state) == pytest.approx(net(inputs.rows(state)).tolist(), abs=1e-6)
 
