@@ -323,28 +323,35 @@ def _play(args: argparse.Namespace, replay: Path | None, keep_replay: bool) -> i
     page = None if args.human is not None else web_page(
         args.web, replay, f"{args.game}: {' vs '.join(names)}", out
     )
+    status: int | None = None  # set once the match has a result
     try:
-        outcome = play_match(spec) if args.human is None else play_with_people(spec, args, out)
-    except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
-        raise UsageError(str(e)) from None
-    except EndlessMatch as e:  # no result to show (a replay kept so far has no result)
-        raise CommandError(str(e)) from None
+        try:
+            outcome = play_match(spec) if args.human is None else play_with_people(spec, args, out)
+        except (ValueError, SandboxUnavailable) as e:  # e.g. a bot.toml without this game
+            raise UsageError(str(e)) from None
+        except EndlessMatch as e:  # no result to show (a replay kept so far has no result)
+            raise CommandError(str(e)) from None
+        failures.settle(outcome.seats)
+        status = 1 if any(
+            fails_run(s.status, counts, bot.is_builtin or bot.is_human, args.fail_on)
+            for s, counts, bot in zip(outcome.seats, failures.counts, spec.bots, strict=True)
+        ) else 0  # fmt: skip
+        print_result(outcome, names, out, show_replay=keep_replay, failures=failures)
+        if args.html is not None and replay is not None:
+            write_html(read_replay(str(replay)), args.html)
+            print(f"viewer: {printable(str(args.html))}", file=out)
+        if page is not None:
+            print(f"replay: {page.url} (served until Ctrl-C)", file=out, flush=True)
+            page.close(wait=True)
+    except KeyboardInterrupt:
+        # Ctrl-C once the match has its result stops the replay's serving, whenever it
+        # comes (even before the serving began); during the match it stops the match
+        if page is None or status is None:
+            raise
     finally:
-        if page is not None and sys.exc_info()[0] is not None:
+        if page is not None:  # its server thread would keep the process alive
             page.close(wait=False)
-    failures.settle(outcome.seats)
-    print_result(outcome, names, out, show_replay=keep_replay, failures=failures)
-    if args.html is not None and replay is not None:
-        write_html(read_replay(str(replay)), args.html)
-        print(f"viewer: {printable(str(args.html))}", file=out)
-    failed = [
-        fails_run(s.status, counts, bot.is_builtin or bot.is_human, args.fail_on)
-        for s, counts, bot in zip(outcome.seats, failures.counts, spec.bots, strict=True)
-    ]
-    if page is not None:
-        print(f"replay: {page.url} (served until Ctrl-C)", file=out, flush=True)
-        page.close(wait=True)
-    return 1 if any(failed) else 0
+    return status
 
 
 def web_page(listen: str | None, replay: Path | None, title: str, out: TextIO) -> LocalPage | None:

@@ -20,8 +20,13 @@ from tests.ladder.tiny_bots import write_bot
 from tests.polling import wait_for
 
 #: A bot that takes the legal action ``(decision * STRIDE) % count``: each stride plays
-#: differently, and every game is the same again on the same seed.
+#: differently, and every game is the same again on the same seed. It thinks 0.02 s a
+#: move, so that a knockout's other ties take seconds after its first: a test that stops
+#: the run when a tie has finished polls well within that, however busy the machine
+#: (a run that had ended before the signal came exited 0).
 STRIDED = """
+import time
+
 from niwa.bots.sdk import serve
 
 
@@ -33,6 +38,7 @@ class Strided:
         pass
 
     def act(self, turn):
+        time.sleep(0.02)
         return (turn.decision * STRIDE) % len(turn.legal_actions)
 
 
