@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from niwa import engine
 from niwa.cli import UsageError
+
+if TYPE_CHECKING:
+    from niwa.bots import value_training
 
 DESCRIPTION = """\
 Trains a learned position value for builtin:mcts?eval=learned and builtin:policy:
@@ -27,8 +32,10 @@ self-play of the built-in search, every seat's position labelled by its final pl
 and a small network (numpy) correcting the game's heuristic (docs/rl.md, "Learned
 values for the built-in bots").
 
-The games played are kept in --dir as they finish (one file each): the same command
-continues a stopped run where it stopped, and a larger --games adds games. The
+Self-play runs --jobs games at once, each in a process of its own (default: the
+cores); the games, and so the weights, are the same for any --jobs. The games played
+are kept in --dir as they finish (one file each): the same command continues a
+stopped run where it stopped, and a larger --games adds games. The
 settings that decide the games are kept there too and must match. Play the result with
 NIWA_VALUE_DIR=DIR niwa play GAME --bot 'builtin:mcts?eval=learned' --bot builtin:mcts."""
 
@@ -67,17 +74,24 @@ def register(sub: Any) -> None:
                         " game's feature encoder names its parts, and an unknown name is"
                         " refused with the list); the games kept are the same")
     p.add_argument("--dir", type=Path, help="where games and weights go (default value-GAME)")
+    p.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="self-play games at once, each in a process of its own (default:"
+                        " the cores); any N plays the same games and writes the same weights")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from niwa.bots import learned, value_training
+    from niwa.referee.pool import cores
+    from niwa.series.games import run_jobs
 
     if args.game not in engine.games():
         raise UsageError(f"no game {args.game!r}; games: {', '.join(engine.games())}")
     for name in ("games", "iterations", "hidden", "epochs"):
         if getattr(args, name) < 1:
             raise UsageError(f"--{name} must be 1 or more, not {getattr(args, name)}")
+    if args.jobs < 0:
+        raise UsageError(f"--jobs must be 0 (the cores) or more, not {args.jobs}")
     share = SEARCH_SHARE if args.search_share is None else args.search_share
     if not 0.0 <= share <= 1.0:
         raise UsageError(f"--search-share is a share from 0 to 1, not {share}")
@@ -106,24 +120,36 @@ def run(args: argparse.Namespace) -> int:
     counts = settings["players"]
     started = time.monotonic()
     cpu = time.process_time()
+    children_cpu = _children_cpu()
+    jobs = [
+        _SelfPlay(args.game, counts[i % len(counts)], args.seed * 1_000_003 + i,
+                  args.iterations, str(played_dir / f"game-{i:06d}.npz"))
+        for i in range(args.games)
+    ]  # fmt: skip
+    missing = [job for job in jobs if not Path(job.path).is_file()]
+    workers = min(args.jobs or cores(), len(missing))
+    fresh = 0
+    if workers > 1:  # the games first, in parallel; then all of them read below, kept
+        kept_before = args.games - len(missing)
+
+        def on_done(_path: str) -> bool:
+            nonlocal fresh
+            fresh += 1
+            _progress(kept_before + fresh, args.games, fresh, kept_before, started)
+            return True
+
+        run_jobs(missing, _play_in_worker, workers, on_done)
     # each game's rows are labelled (and narrowed to --without's columns) as it is read,
     # and only those are kept: Miyabi's whole rows of 2,400 games are 15 GB
     positions: list[value_training.Positions] = []
-    fresh = rows = endless = 0
-    for i in range(args.games):
-        path = played_dir / f"game-{i:06d}.npz"
+    rows = endless = 0
+    for i, job in enumerate(jobs):
+        path = Path(job.path)
         if path.is_file():
             with np.load(path) as saved:
                 game_played = value_training.Played.of(saved)
         else:
-            game_played = value_training.selfplay(
-                game, counts[i % len(counts)], args.seed * 1_000_003 + i, args.iterations
-            )
-            tmp = path.with_suffix(".tmp.npz")
-            with tmp.open("wb") as f:
-                arrays: dict[str, Any] = game_played.arrays()
-                np.savez(f, **arrays)
-            tmp.replace(path)  # a game is kept whole or not at all (an endless one: empty)
+            game_played = _play_and_keep(job, game)
             fresh += 1
             _progress(i + 1, args.games, fresh, i + 1 - fresh, started)
         rows += len(game_played.x)
@@ -142,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     fitted = value_training.fit(positions, args.hidden, args.epochs, args.seed)
     network = value_training.widened(fitted.network, columns, encoder.size + 1)
-    cpu_s = time.process_time() - cpu
+    cpu_s = time.process_time() - cpu + _children_cpu() - children_cpu
     meta: dict[str, Any] = {
         "game": args.game, "encoder": encoder.version,
         "inputs": encoder.size + 1, "hidden": args.hidden,
@@ -169,6 +195,45 @@ def run(args: argparse.Namespace) -> int:
     print(f"play it: NIWA_VALUE_DIR={folder} niwa play {args.game} "
           f"--bot builtin:mcts?eval=learned --bot builtin:mcts")
     return 0
+
+
+@dataclass(frozen=True)
+class _SelfPlay:
+    """One self-play game to play and keep (a pool's job: plain values, picklable)."""
+
+    game: str
+    players: int
+    seed: int
+    iterations: int
+    path: str
+
+
+def _play_and_keep(job: _SelfPlay, game: engine.Game) -> value_training.Played:
+    """Play ``job``'s game and keep it at its path, whole or not at all (an endless one:
+    empty)."""
+    from niwa.bots import value_training
+
+    played = value_training.selfplay(game, job.players, job.seed, job.iterations)
+    path = Path(job.path)
+    tmp = path.with_suffix(".tmp.npz")
+    with tmp.open("wb") as f:
+        arrays: dict[str, Any] = played.arrays()
+        np.savez(f, **arrays)
+    tmp.replace(path)
+    return played
+
+
+def _play_in_worker(job: _SelfPlay) -> str:
+    """:func:`_play_and_keep` in a pool's worker; the path goes back (the positions are
+    read from the file with the others)."""
+    _play_and_keep(job, engine.load(job.game))
+    return job.path
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished children (a pool's workers, once reaped)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _command_args(args: argparse.Namespace) -> list[str]:

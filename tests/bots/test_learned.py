@@ -247,6 +247,35 @@ def test_the_same_training_command_writes_the_same_weights_file_afresh_or_resume
     assert (afresh["this_run"]["games_played"], resumed["this_run"]["games_played"]) == (3, 1)
 
 
+def test_self_play_in_several_processes_plays_the_same_games_and_writes_the_same_weights(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["train", "value", "sakura", "--iterations", "3", "--epochs", "2", "--hidden", "4",
+            "--games", "4"]  # fmt: skip
+    assert main([*args, "--jobs", "1", "--dir", str(tmp_path / "one")]) == 0
+    assert main([*args, "--jobs", "2", "--dir", str(tmp_path / "two")]) == 0
+    assert "4 games (4 played now, 0 kept from before)" in capsys.readouterr().err
+    for i in range(4):
+        name = f"game-{i:06d}.npz"
+        with np.load(tmp_path / "one" / "games" / name) as a, np.load(
+            tmp_path / "two" / "games" / name
+        ) as b:
+            assert sorted(a.files) == sorted(b.files)
+            assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in a.files)
+    one, two = (
+        json.loads((tmp_path / run / "sakura.json").read_text(encoding="utf-8"))
+        for run in ("one", "two")
+    )
+    assert one["sha256"] == two["sha256"]
+    assert one["trained"]["command"] == two["trained"]["command"]  # --jobs is not in it
+    assert two["this_run"]["games_played"] == 4
+
+
+def test_a_negative_jobs_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "value", "sakura", "--jobs", "-1", "--dir", str(tmp_path)]) == 2
+    assert "--jobs must be 0 (the cores) or more, not -1" in capsys.readouterr().err
+
+
 def test_resuming_with_other_settings_is_refused_naming_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
