@@ -14,13 +14,13 @@ rewards like anyone (§9)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from niwa.engine.api import JSON, FeatureEncoder
 from niwa.engine.rulesets.sakura import rules
 from niwa.engine.rulesets.sakura.actions import Phase
-from niwa.engine.rulesets.sakura.garden import GATE
+from niwa.engine.rulesets.sakura.garden import GATE, ranking
+from niwa.engine.rulesets.sakura.scoring import rewards_for
 
 if TYPE_CHECKING:
     from niwa.engine.rulesets.sakura.state import SakuraState
@@ -69,11 +69,6 @@ def _card(card: Any) -> list[float]:
     return x
 
 
-@cache
-def _rewards(players: int, last: bool) -> tuple[int, ...]:
-    return rules.config().rewards_for(players, last)
-
-
 #: the garden's part of a row: the sakura trees scored and the next one; per painter its
 #: block (position, tokens, line); the court painter's block, zeros without one
 Parts = tuple[tuple[float, ...], tuple[tuple[float, ...], ...], tuple[float, ...]]
@@ -100,12 +95,9 @@ def _parts(
         k = scored.index(False)
         last = k == len(scored) - 1
         ahead = (max(sakura[k] - emperor, 0) / _TRACK, 1.0 if last else 0.0)
-        order = sorted(range(n), key=painters.__getitem__, reverse=True)
-        at_gate = painters.count(GATE)
         left = supply
-        ranked = order if at_gate <= 1 else order[: n - at_gate]
         # the rewards may outnumber the ranked painters, or the ranked the rewards
-        for painter, reward in zip(ranked, _rewards(players, last), strict=False):
+        for painter, reward in zip(ranking(painters), rewards_for(players, last), strict=False):
             paid = reward if reward < left else left
             earn[painter] = paid / _REWARD
             left -= paid

@@ -7,6 +7,7 @@ Painter indexes are seats, plus the court painter (index 2) in a two-player game
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -61,14 +62,8 @@ class Garden:
         return [i for i, q in enumerate(self.painters) if q > here]
 
     def ranking(self) -> list[int]:
-        """Painters in scoring order, closest first; a lone gate painter comes last and
-        painters sharing the gate are unranked (§7, DECIDED)."""
-        painters = self.painters
-        # Nearest first, the gate last: no two painters share a space off the gate, so
-        # only gate painters tie, and a stable sort leaves them in seat order.
-        order = sorted(range(len(painters)), key=painters.__getitem__, reverse=True)
-        at_gate = painters.count(GATE)
-        return order if at_gate <= 1 else order[: len(order) - at_gate]
+        """Painters in scoring order (:func:`ranking`)."""
+        return ranking(self.painters)
 
     # -- painter movement ----------------------------------------------------------------
 
@@ -171,6 +166,16 @@ class Garden:
         for before, painter in pairwise(ranked):
             self.painters[painter] = max(GATE, self.painters[before] - 1)
         return paid
+
+
+def ranking(painters: Sequence[int]) -> list[int]:
+    """Painters (their positions, by index) in scoring order, closest first; a lone gate
+    painter comes last and painters sharing the gate are unranked (§7, DECIDED)."""
+    # Nearest first, the gate last: no two painters share a space off the gate, so only
+    # gate painters tie, and a stable sort leaves them in seat order.
+    order = sorted(range(len(painters)), key=painters.__getitem__, reverse=True)
+    at_gate = painters.count(GATE)
+    return order if at_gate <= 1 else order[: len(order) - at_gate]
 
 
 def set_up(players: int) -> Garden:

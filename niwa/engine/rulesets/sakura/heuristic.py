@@ -18,8 +18,6 @@ tokens (one typical first-place reward).
 
 from __future__ import annotations
 
-from functools import cache
-
 from niwa.engine import State
 from niwa.engine.evaluation import Memo, relative_values
 from niwa.engine.rulesets.sakura.garden import GATE
@@ -66,7 +64,7 @@ def _evaluate(state: SakuraState) -> list[float]:
     scored = g.scored
     if False in scored:
         upcoming = scored.index(False)
-        rewards = _rewards(state.players, upcoming == len(scored) - 1)
+        rewards = rewards_for(state.players, upcoming == len(scored) - 1)
         distance = max(g.board.sakura[upcoming] - g.emperor, 0)
         weight = HALF_DISTANCE / (HALF_DISTANCE + distance)
         supply = g.supply
@@ -82,9 +80,3 @@ def _evaluate(state: SakuraState) -> list[float]:
     valued = len(painters) if court_competes else state.players
     return relative_values(strength[:valued], SCALE)[: state.players]
 
-
-@cache
-def _rewards(players: int, last: bool) -> tuple[int, ...]:
-    """The engine's rewards, fixed per player count and sakura: built once, not per
-    evaluation."""
-    return rewards_for(players, last)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from niwa.engine.api import Result, places_from_keys
 from niwa.engine.rulesets.sakura.garden import Garden
 from niwa.engine.rulesets.sakura.rules import config
 
 
+@cache
 def rewards_for(players: int, last: bool) -> tuple[int, ...]:
     """Tokens for the 1st, 2nd, ... painter: 3/2/1, 4 for 1st at the last sakura, and a
-    4th-place token with 5-6 players (sakura.md §7)."""
+    4th-place token with 5-6 players (sakura.md §7). Fixed per player count and sakura:
+    built once (a search and the features ask for them at every position)."""
     return config().rewards_for(players, last)
 
 
