@@ -17,6 +17,7 @@ import functools
 import gc
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -449,12 +450,27 @@ def _stop(*_: Any) -> None:
     raise _Stopped("SIGTERM")
 
 
+def _wake_on_signals() -> tuple[socket.socket, socket.socket]:
+    """Two connected sockets: the first turns readable when a signal with a Python
+    handler arrives, in whichever thread the kernel delivers it. A SIGTERM taken by a
+    connection's thread only marks the handler as due: the main thread, blocked in
+    ``accept``, would not run it until the next connection came (seen under load: the
+    bot outlived its SIGTERM). The caller keeps both open: the handler holds only the
+    second's number."""
+    receiving, sending = socket.socketpair()
+    sending.setblocking(False)
+    signal.set_wakeup_fd(sending.fileno(), warn_on_full_buffer=False)
+    receiving.setblocking(False)
+    return receiving, sending
+
+
 def serve_forever(bot: Bot) -> None:
     path = os.environ.get(SOCKET_ENV)
     if not path:
         sys.exit(f"{SOCKET_ENV} is not set: bots are started by the referee (niwa play)")
     methods = _methods(_Servicer(bot))
     listener = _listen(path)
+    woken, waking = _wake_on_signals()
     connections: list[_Connection] = []
     try:
         signal.signal(signal.SIGTERM, _stop)
@@ -463,6 +479,12 @@ def serve_forever(bot: Bot) -> None:
         gc.freeze()
         announce_ready()
         while True:
+            # The handler raises here at the latest: the main thread runs Python again.
+            readable, _, _ = select.select([listener, woken], [], [])
+            if woken in readable:
+                woken.recv(RECV_BYTES)  # a signal whose handler did not stop the bot
+            if listener not in readable:
+                continue
             sock, _ = listener.accept()
             connection = _Connection(sock, methods)
             connections = [c for c in connections if c.open]
@@ -475,3 +497,6 @@ def serve_forever(bot: Bot) -> None:
             connection.stop()
     finally:
         listener.close()
+        signal.set_wakeup_fd(-1)
+        woken.close()
+        waking.close()

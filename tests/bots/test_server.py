@@ -3,6 +3,7 @@ raw HTTP/2 client, in a real bot process on a real Unix socket."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -25,9 +26,9 @@ from tests.polling import PATIENCE_S, wait_for
 
 # A bot whose act() raises on decision 1; on decision 2, says it is busy (a file) and
 # waits until the test lets it go (another file); on 3 and 4 sends thinking, good and
-# not JSON.
+# not JSON; on 5 sends itself SIGTERM, in the connection's thread.
 _BOT = """
-import os, sys, time
+import os, signal, sys, threading, time
 from niwa.bots.sdk import Reply, Thinking, serve
 
 class Bot:
@@ -48,6 +49,8 @@ class Bot:
             return Reply(index=0, thinking=Thinking([0.5, 0.25, 0.25], [0.6, 0.4], ["a", "b"]))
         if turn.decision == 4:
             return Reply(index=0, thinking=Thinking(pv=[object()]))
+        if turn.decision == 5:
+            signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
         return len(turn.legal_actions) - 1
 
     def finish(self, result):
@@ -169,6 +172,15 @@ def test_a_thinking_that_does_not_encode_is_left_out_with_a_line_on_stderr(bot: 
         reply = stub.Act(_act(4), timeout=PATIENCE_S)
     assert reply.index == 0 and not reply.HasField("thinking")
     assert "niwa: thinking left out of the reply: TypeError: " in bot.stderr()
+
+
+def test_a_sigterm_taken_by_a_connections_thread_stops_the_bot(bot: _Bot) -> None:
+    # The kernel may hand a SIGTERM to any thread; the main thread, waiting for the
+    # next connection, must still learn of it (under load the bot outlived it).
+    channel, stub = bot.stub()
+    with channel, contextlib.suppress(grpc.RpcError):  # answered, or ended by the stop
+        stub.Act(_act(5), timeout=PATIENCE_S)
+    assert bot.process.wait(timeout=PATIENCE_S) == 0
 
 
 def test_an_unknown_method_is_unimplemented(bot: _Bot) -> None:
