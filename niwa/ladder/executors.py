@@ -9,7 +9,6 @@ runner alone commits results, so an executor never touches the store's tables.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -58,7 +57,7 @@ class LocalPool:
         self, workers: int, log_level: str, node: str, log_file: Path | None = None
     ) -> None:
         self._workers = workers
-        self._pool = spawn_pool(workers, init_worker, (os.getpid(), log_level, node, log_file))
+        self._pool = spawn_pool(workers, init_worker, (log_level, node, log_file))
 
     @property
     def slots(self) -> int:

@@ -19,7 +19,6 @@ until the head answers.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import multiprocessing
 import os
@@ -40,12 +39,12 @@ from niwa.ladder.executors import ArchiveReader, ExecutorLost
 from niwa.ladder.store import Finished
 from niwa.ladder.worker import Job
 from niwa.referee.cgroups import LimitsUnavailable
+from niwa.referee.pool import die_with
 
 #: Seconds between the child's checks that the head's GCS port accepts connections.
 HEAD_CHECK_S = 1.0
 #: Failed checks in a row after which the child calls the head lost and leaves.
 HEAD_CHECKS = 3
-_PR_SET_PDEATHSIG = 1
 
 
 class TokenRefused(LadderError, PermissionError, ConnectionError):
@@ -192,10 +191,7 @@ def _child(
     conn: Connection, runner: int, address: str, log_level: str, node: str, version: str
 ) -> None:
     """The driver: connect, then play what the runner sends until told to stop."""
-    with contextlib.suppress(OSError, AttributeError):  # die with the runner (Linux)
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != runner:
-        os._exit(1)
+    die_with(runner)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C and SIGTERM are the runner's
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     sending = threading.Lock()

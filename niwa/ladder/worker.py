@@ -9,7 +9,6 @@ is always complete.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import os
 import signal
@@ -28,7 +27,6 @@ from niwa.referee.fork import fork_start
 from niwa.referee.match import BotSpec, MatchOutcome, MatchSpec, play_match
 from niwa.referee.replay import parse
 
-_PR_SET_PDEATHSIG = 1
 #: Characters of a seat's detail line kept in the store.
 DETAIL_KEPT = 1000
 
@@ -55,18 +53,9 @@ class Job:
     fork_at: int = -1
 
 
-def init_worker(
-    ladder_pid: int, log_level: str, node: str = "", log_file: Path | None = None
-) -> None:
-    """Runs once in each worker: die with the ladder, log like it (naming its node, to
-    its log file if it has one)."""
-    try:  # Linux: a kill -9 of the ladder takes its workers (and their bots) with it
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != ladder_pid:  # the ladder died before prctl took effect
-        os._exit(1)
+def init_worker(log_level: str, node: str = "", log_file: Path | None = None) -> None:
+    """Runs once in each worker (which dies with the ladder: ``spawn_pool``): log like
+    the ladder (naming its node, to its log file if it has one)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the ladder's to handle
     logs.configure(log_level, file=log_file)
     if node:
