@@ -71,6 +71,19 @@ def children(pid: int) -> set[int]:
     return found
 
 
+def pool_worker(pid: int) -> bool:
+    """Whether ``pid`` is a spawned pool worker (``niwa.referee.pool``)."""
+    try:
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # gone
+        return False
+
+
+def pool_workers(pid: int) -> set[int]:
+    """The pool workers among ``pid``'s descendants."""
+    return {child for child in children(pid) if pool_worker(child)}
+
+
 def alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()

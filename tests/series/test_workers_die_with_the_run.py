@@ -14,19 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.ladder.serving import alive, children
+from tests.ladder.serving import alive, pool_worker, pool_workers
 from tests.polling import wait_for
-
-
-def _workers(pid: int) -> set[int]:
-    found = set()
-    for child in children(pid):
-        try:
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
-                found.add(child)
-        except OSError:  # gone meanwhile
-            pass
-    return found
 
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "kill-9"])
@@ -38,8 +27,8 @@ def test_a_killed_runs_workers_do_not_outlive_it(tmp_path: Path, how: signal.Sig
                            cwd=tmp_path, start_new_session=True)  # fmt: skip
     workers: set[int] = set()
     try:
-        wait_for("the run's two workers", lambda: len(_workers(run.pid)) == 2)
-        workers = _workers(run.pid)
+        wait_for("the run's two workers", lambda: len(pool_workers(run.pid)) == 2)
+        workers = pool_workers(run.pid)
         run.send_signal(how)
         run.wait()
         wait_for("the workers to die", lambda: not any(alive(p) for p in workers))
@@ -48,6 +37,6 @@ def test_a_killed_runs_workers_do_not_outlive_it(tmp_path: Path, how: signal.Sig
             run.kill()
             run.wait()
         for pid in workers:  # what a failure left behind (still a worker: not a reused pid)
-            with contextlib.suppress(OSError):
-                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if pool_worker(pid):
+                with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
