@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 
 from niwa import engine
 from niwa.bots import draws, redeal
-from niwa.bots.heuristics import Evaluation, blind_to_chance
+from niwa.bots.heuristics import BatchEvaluation, Evaluation, blind_to_chance
 from niwa.engine import CHANCE, Action, Game, Result, State
 
 
@@ -190,6 +190,13 @@ class ISMCTS:
         self.exploration = exploration
         # Without a heuristic, rollouts must reach the end of the game.
         self.rollout_depth = rollout_depth if evaluate is not None else 1_000_000
+        #: values a node's seeding in one call, where the evaluation can (and no rollout
+        #: comes between): a learned value's numpy calls then cost once per node
+        self.many = (
+            evaluate.many
+            if isinstance(evaluate, BatchEvaluation) and not self.rollout_depth
+            else None
+        )
         self.prior_visits = prior_visits if evaluate is not None else 0
         self.rng = rng or random.Random(0)
         self.seed_everywhere = seed_everywhere
@@ -347,6 +354,8 @@ class ISMCTS:
             seeding.append((s, arms, fresh))
         rounds = max(len(fresh) for fresh in pending.values())
         columns = [pending.get(s) for s in seats]  # per seat in order: its fresh actions
+        afters: list[State] = []
+        found: list[list[float] | None] = []
         for i in range(rounds):
             joint: dict[int, Action] = {}
             for s, actions, column in zip(seats, legal, columns, strict=True):
@@ -356,7 +365,9 @@ class ISMCTS:
                     joint[s] = actions[draws.below(rng, len(actions))]
             after = state.clone()
             after.apply(joint)
-            values = self._value(after)
+            afters.append(after)
+            found.append(self._value_now(after))
+        for i, values in enumerate(self._evaluated(afters, found)):
             for s, arms, fresh in seeding:
                 if i < len(fresh):
                     arms[fresh[i][1]] = _Arm(prior, values[s] * prior)
@@ -370,13 +381,19 @@ class ISMCTS:
         fresh = [(a, k) for a, k in zip(legal, keys, strict=True) if k not in arms]
         prior = self.prior_visits
         known: dict[str, list[float]] = {}
-        for action, key in fresh:
+        afters: list[State] = []
+        found: list[list[float] | None] = []
+        exact = []
+        for action, _key in fresh:
             after = state.clone()
             after.apply({seat: action})
-            exact = after.to_move() != (CHANCE,)
-            values = self._value(after)
+            exact.append(after.to_move() != (CHANCE,))
+            afters.append(after)
+            found.append(self._value_now(after))
+        values_after = self._evaluated(afters, found)
+        for (_action, key), values, kept in zip(fresh, values_after, exact, strict=True):
             arms[key] = _Arm(prior, values[seat] * prior)
-            if exact:
+            if kept:
                 known[key] = values
         if known:
             node.known = known
@@ -639,16 +656,44 @@ class ISMCTS:
             return untried[draws.below(self.rng, len(untried))]
         return best
 
-    def _value(self, state: State) -> list[float]:
-        """Rollout, then the heuristic (or the result); pending chance is sampled first."""
+    def _value_now(self, state: State) -> list[float] | None:
+        """For seeding: :meth:`_value`, or, where the evaluation values many states at
+        once, only its pending chance sampled (:meth:`_settle`) and None while the
+        state is still to be evaluated, by :meth:`_evaluated` with its siblings. The
+        draws are the same, in the same order."""
+        return self._value(state) if self.many is None else self._settle(state)
+
+    def _evaluated(
+        self, states: list[State], values: list[list[float] | None]
+    ) -> list[list[float]]:
+        """``values`` (:meth:`_value_now` of ``states``) with each None filled by the
+        evaluation, all in one call."""
+        todo = [i for i, v in enumerate(values) if v is None]
+        if todo:
+            assert self.many is not None
+            for i, found in zip(todo, self.many([states[i] for i in todo]), strict=True):
+                values[i] = found
+        return values  # type: ignore[return-value]  # every None was filled above
+
+    def _settle(self, state: State) -> list[float] | None:
+        """Samples ``state``'s pending chance (but what the evaluation is blind to);
+        the rewards if the game is then over, else None."""
         rng = self.rng
         blind = self.blind
         while state.to_move() == (CHANCE,):
             if blind is not None and blind(state):
                 break  # the evaluation reads nothing the outcomes would change
             state.apply({CHANCE: engine.sample_chance(state, rng)})
+        return terminal_values(state.result()) if state.is_over() else None
+
+    def _value(self, state: State) -> list[float]:
+        """Rollout, then the heuristic (or the result); pending chance is sampled first."""
+        over = self._settle(state)
+        if over is not None:
+            return over
+        rng = self.rng
         if not self.rollout_depth and self.evaluate is not None:
-            return terminal_values(state.result()) if state.is_over() else self.evaluate(state)
+            return self.evaluate(state)
         for _ in range(self.rollout_depth):
             if state.is_over():
                 break

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from niwa import engine
-from niwa.bots import learned, value_training
+from niwa.bots import heuristics, learned, value_training
 from niwa.bots.builtin import create
 from niwa.bots.builtin.mcts import MctsBot
 from niwa.bots.sdk import GameStart, Turn
@@ -150,6 +150,63 @@ def test_the_search_evaluation_computes_what_the_network_does(name: str) -> None
     evaluate = learned.evaluation(name, 3)
     for state, _ in playout(game, 3, seed=5):
         assert evaluate(state) == pytest.approx(net(inputs.rows(state)).tolist(), abs=1e-6)
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_a_batch_is_valued_as_each_of_its_states_alone(name: str) -> None:
+    game = engine.load(name)
+    evaluate = learned.evaluation(name, 3)
+    assert isinstance(evaluate, heuristics.BatchEvaluation)
+    net, rows = learned.weights_for(name).network, learned.Inputs(game, 3).rows
+    states = [state.clone() for state, _ in playout(game, 3, seed=5)]
+    states = [s for s in states if not s.is_over()]
+    batch = evaluate.many(states)
+    assert len(batch) == len(states)
+    for state, values in zip(states, batch, strict=True):
+        assert values == pytest.approx(evaluate(state), abs=1e-6)
+        assert values == pytest.approx(net(rows(state)).tolist(), abs=1e-6)
+
+
+class _CountedBatches:
+    """The heuristic as a batch evaluation, counting the batches' sizes."""
+
+    def __init__(self, game: engine.Game) -> None:
+        heuristic = game.heuristic()
+        assert heuristic is not None
+        self.one = heuristic
+        self.sizes: list[int] = []
+
+    def __call__(self, state: engine.State) -> list[float]:
+        return self.one(state)
+
+    def many(self, states: Any) -> list[list[float]]:
+        self.sizes.append(len(states))
+        return [self.one(s) for s in states]
+
+
+@pytest.mark.parametrize(("name", "players"), [("miyabi", 2), ("sakura", 3)])
+def test_seeding_values_a_nodes_moves_in_one_batch_and_searches_the_same(
+    name: str, players: int
+) -> None:
+    game = engine.load(name)
+    batched = _CountedBatches(game)
+    one_by_one = batched.one.__call__  # not the game's own: both draw what it is blind to
+    for state, _ in playout(game, players, seed=3):
+        seats = state.to_move()
+        if state.is_over() or seats == (engine.CHANCE,):
+            continue
+        seat = seats[0]
+        legal = state.legal_actions(seat)
+        if len(legal) < 2:
+            continue
+        views = []
+        for evaluate in (one_by_one, batched):
+            search = ISMCTS(game, evaluate, rng=random.Random(7))
+            search.choose(state.observe(seat), seat, legal, SearchLimits(iterations=60))
+            views.append(search.root_view)
+        assert views[0] == views[1]
+    assert batched.sizes and max(batched.sizes) > 2
+    assert sum(batched.sizes) > 2 * len(batched.sizes)
 
 
 def test_a_feature_group_left_out_keeps_every_other_input_and_the_heuristic() -> None:

@@ -7,11 +7,26 @@ to a value in [0, 1] per seat. A game without one is searched with playouts to t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
 from niwa.engine import registry
-from niwa.engine.api import ChanceTest, Evaluation
+from niwa.engine.api import ChanceTest, Evaluation, State
 from niwa.engine.evaluation import Memo, relative_values
 
-__all__ = ["Evaluation", "Memo", "blind_to_chance", "for_game", "relative_values"]
+__all__ = [
+    "BatchEvaluation", "Evaluation", "Memo", "blind_to_chance", "for_game", "relative_values",
+]  # fmt: skip
+
+
+@runtime_checkable
+class BatchEvaluation(Protocol):
+    """An evaluation that also values many states in one call (a learned value: one
+    matrix product for all of them), as calling it on each would, to rounding."""
+
+    def __call__(self, state: State) -> list[float]: ...
+
+    def many(self, states: Sequence[State]) -> list[list[float]]: ...
 
 
 def for_game(name: str) -> Evaluation | None:
