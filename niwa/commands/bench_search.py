@@ -2,8 +2,9 @@
 
 For each game and player count, a seeded random playout stops at a few positions (spread
 over the match, chance and forced moves skipped); at each, the search of ``builtin:mcts``
-(``niwa.bots.search.ISMCTS`` with the game's heuristic) thinks for ``--seconds`` of wall
-time, as the bot does with ``builtin:mcts?seconds=S``, or for a fixed ``--iterations``.
+(``niwa.bots.search.ISMCTS`` with the game's heuristic, or with ``--eval learned`` its
+learned value) thinks for ``--seconds`` of wall time, as the bot does with
+``builtin:mcts?seconds=S``, or for a fixed ``--iterations``.
 The figure is iterations per second of that search (of wall time, or of this process's
 CPU time with ``--clock cpu``), median over the positions, with the load average
 printed. On a busy machine a fixed iteration count on the CPU clock is the steady one:
@@ -68,6 +69,9 @@ def register(sub: Any) -> None:
                    help="what a second of the rate is: wall time (default), or this "
                    "process's CPU time")
     p.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
+    p.add_argument("--eval", choices=("heuristic", "learned"), default="heuristic",
+                   help="the leaf evaluation, as builtin:mcts?eval=...: the game's heuristic"
+                        " (default) or its learned value (niwa.bots.learned)")
     p.add_argument("--baseline", metavar="CHECKOUT", type=Path,
                    help="also measure the search (bots/ package) of another checkout, e.g. "
                    "a git worktree of the base commit, on the same positions of this "
@@ -106,9 +110,11 @@ def positions(game: engine.Game, players: int, count: int, seed: int) -> list[Po
 
 
 def search_rate(game: engine.Game, name: str, at: Position, limits: SearchLimits, seed: int,
-                clock: str = "wall") -> float:
-    """Iterations per second of ``clock`` of one search at one position."""
-    search = ISMCTS(game, heuristics.for_game(name), rng=random.Random(seed))
+                clock: str = "wall", evaluate: heuristics.Evaluation | None = None) -> float:
+    """Iterations per second of ``clock`` of one search at one position, valued by
+    ``evaluate`` (default: the game's heuristic)."""
+    value = heuristics.for_game(name) if evaluate is None else evaluate
+    search = ISMCTS(game, value, rng=random.Random(seed))
     legal = at.state.legal_actions(at.seat)
     now = CLOCKS[clock]
     started = now()
@@ -140,7 +146,12 @@ def measure_cases(args: argparse.Namespace, out: TextIO) -> list[dict[str, Any]]
     for name, players in _cases(args):
         game = engine.load(name)
         found = positions(game, players, args.positions, args.seed)
-        rates = [search_rate(game, name, at, limits, args.seed + i, args.clock)
+        evaluate = None
+        if args.eval == "learned":  # imported here: a baseline from before it has none
+            from niwa.bots import learned
+
+            evaluate = learned.evaluation(name, players)
+        rates = [search_rate(game, name, at, limits, args.seed + i, args.clock, evaluate)
                  for i, at in enumerate(found)]
         if not rates:
             continue
@@ -160,7 +171,7 @@ def _child_rate(args: argparse.Namespace, name: str, players: int,
     positions, their hashes, the engine it imported)."""
     argv = ["bench", "search", name, "--players", str(players), "--positions",
             str(args.positions), "--seconds", str(args.seconds), "--clock", args.clock,
-            "--seed", str(args.seed), "--json", "-"]
+            "--seed", str(args.seed), "--eval", args.eval, "--json", "-"]
     if args.iterations:
         argv += ["--iterations", str(args.iterations)]
     rows = run_child(argv, first)["rows"]
@@ -223,8 +234,8 @@ def run(args: argparse.Namespace) -> int:
     load = os.getloadavg()[0]
     effort = (f"{args.iterations} iterations" if args.iterations
               else f"{args.seconds:g} s (wall clock)")
-    print(f"load average {load:.2f} on {os.cpu_count()} CPUs; builtin:mcts search, "
-          f"{effort} per position, rate per {args.clock} second", file=out)
+    print(f"load average {load:.2f} on {os.cpu_count()} CPUs; builtin:mcts?eval={args.eval} "
+          f"search, {effort} per position, rate per {args.clock} second", file=out)
     if args.baseline and args.baseline_stack:
         raise UsageError("give --baseline or --baseline-stack, not both")
     if args.baseline_stack:
@@ -236,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
     rows = run_against(args, out) if against else measure_cases(args, out)
     end_load = os.getloadavg()[0]
     print(f"load average at the end: {end_load:.2f}", file=out)
-    write_json(args, {"bench": "search", "seconds": args.seconds,
+    write_json(args, {"bench": "search", "seconds": args.seconds, "eval": args.eval,
                       "iterations": args.iterations, "clock": args.clock,
                       "baseline": None if args.baseline is None else str(args.baseline),
                       "baseline_stack": (None if args.baseline_stack is None

@@ -230,6 +230,17 @@ def test_bench_search_with_fixed_iterations_rates_them_on_the_cpu_clock(
     assert document["rows"][0]["iterations_per_s"] > 0
 
 
+def test_bench_search_with_the_learned_value_rates_that_search(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "search", "miyabi", "--players", "2", "--positions", "2",
+            "--iterations", "20", "--clock", "cpu", "--eval", "learned", "--json", "-"]
+    assert main(argv) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["eval"] == "learned"
+    assert document["rows"][0]["iterations_per_s"] > 0
+
+
 def test_bench_search_baseline_runs_search_with_the_baselines_bots_package(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
