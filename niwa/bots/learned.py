@@ -215,18 +215,11 @@ class Inputs:
 
     def rows(self, state: State) -> npt.NDArray[np.float32]:
         """One row per seat, each seat's features written straight into its row."""
-        x = np.zeros((self.players, self.size), np.float32)
-        fast, write = self.encoder.write_state, self.encoder.write
-        for seat in range(self.players):
-            if fast is not None:
-                fast(state, seat, x[seat, :-1])
-            else:
-                write(state.observe(seat), x[seat, :-1])
-        x[:, -1] = self.heuristic(state)
-        return x
+        return self.stacked((state,))
 
     def stacked(self, states: Sequence[State]) -> npt.NDArray[np.float32]:
-        """:meth:`rows` of each state, one after the other, in one array."""
+        """The rows of each state (one per seat, in seat order), one state after the
+        other, in one array."""
         players = self.players
         x = np.zeros((len(states) * players, self.size), np.float32)
         fast, write, heuristic = self.encoder.write_state, self.encoder.write, self.heuristic
