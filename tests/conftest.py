@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,22 +36,36 @@ def _structlog_as_it_was() -> Iterator[None]:
 def js_bot() -> Path:
     """The Node example bot, its dependencies installed: ``npm ci`` from its lock file
     the first time (a fresh clone has no ``node_modules``), so ``tox`` needs nothing
-    run before it."""
-    if (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
+    run before it. Under pytest-xdist each worker asks: a lock lets one install while
+    the others wait (``npm ci`` first deletes ``node_modules``, which another worker's
+    bot may be running from)."""
+    with _held(f"niwa-js-bot-{hashlib.sha256(bytes(JS_BOT)).hexdigest()[:16]}.lock"):
+        if (JS_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
+            return JS_BOT
+        npm = shutil.which("npm")
+        if npm is None or shutil.which("node") is None:
+            pytest.fail(
+                "the tests of examples/js-bot need Node.js and npm: install them "
+                "(apt-get install nodejs npm) and run the tests again"
+            )
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=JS_BOT, capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            pytest.fail(f"npm ci in {JS_BOT} failed: {done.stderr.strip()[-2000:]}")
         return JS_BOT
-    npm = shutil.which("npm")
-    if npm is None or shutil.which("node") is None:
-        pytest.fail(
-            "the tests of examples/js-bot need Node.js and npm: install them "
-            "(apt-get install nodejs npm) and run the tests again"
-        )
-    done = subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=JS_BOT, capture_output=True, text=True, timeout=600, check=False,
-    )
-    if done.returncode != 0:
-        pytest.fail(f"npm ci in {JS_BOT} failed: {done.stderr.strip()[-2000:]}")
-    return JS_BOT
+
+
+@contextlib.contextmanager
+def _held(name: str) -> Iterator[None]:
+    """An exclusive lock on the file ``name`` in the system's temp dir, across processes."""
+    with open(Path(tempfile.gettempdir()) / name, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")

@@ -276,7 +276,7 @@ class Layout:
         if self.postgres is not None:
             lines.append(f"  postgresql: {self.postgres.root / 'server.log'}")
         if self.cluster is not None:
-            lines.append(f"  ray: {self.cluster.root / 'ray' / 'session_latest' / 'logs'}")
+            lines.append(f"  ray: {self.cluster.ray_dir / 'session_latest' / 'logs'}")
         for process in [*self.runners, *([self.web] if self.web else [])]:
             logs = [process.log, *([process.events_file] if process.events_file else [])]
             lines.append(f"  {process.name}: " + ", ".join(map(str, logs)))

@@ -9,7 +9,9 @@ the process group of that ``ray start`` (its own session), which is how they are
 stopped: by group id, nothing else on the machine is touched.
 
 The cluster owns all its Ray state: a private HOME (Ray reads ``~/.ray/auth_token``
-there), its own temp dir (``/tmp/ray`` holds other sessions), no ``RAY_*`` variable
+there), its own temp dir (``/tmp/ray`` holds other sessions; a short one of its own
+under the system's temp dir, since Ray's socket paths inside it must fit in 107 bytes
+and pytest's temp dirs are deeper under pytest-xdist), no ``RAY_*`` variable
 inherited from the caller, and token authentication switched on explicitly
 (``RAY_AUTH_MODE=token``) with a token it generates, given to both nodes and, through
 :meth:`Cluster.driver`, to this process when it connects. A token left by an earlier
@@ -22,10 +24,12 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -73,6 +77,14 @@ class Cluster:
     groups: list[int] = field(default_factory=list)  # process group of each `ray start`
     node_b_port: int = 0  # the second node's raylet, found by its port
     head_args: tuple[str, ...] = ()  # how the head was started (to start it again)
+    temp: Path | None = None  # Ray's --temp-dir, made by start and removed by stop
+
+    @property
+    def ray_dir(self) -> Path:
+        """Ray's temp dir (sessions, logs, sockets); made by :meth:`start`."""
+        if self.temp is None:
+            raise RuntimeError("the cluster has not been started")
+        return self.temp
 
     @property
     def token_file(self) -> Path:
@@ -85,12 +97,13 @@ class Cluster:
     def start(self) -> None:
         self.token_file.touch(mode=0o600)
         self.token_file.write_text(secrets.token_hex(32))
+        self.temp = Path(tempfile.mkdtemp(prefix="niwa-ray-"))
         (self.root / "home").mkdir()
         port = free_port()
         self.address = f"{HOST}:{port}"
         self.head_args = ("--head", f"--port={port}", '--resources={"node_a": 1}',
                           "--include-dashboard=false", f"--ray-client-server-port={free_port()}",
-                          f"--temp-dir={self.root / 'ray'}")  # fmt: skip
+                          f"--temp-dir={self.ray_dir}")  # fmt: skip
         self._ray_start("node-a", *self.head_args)
         self.node_b_port = free_port()
         self.join("node-b", f"--node-manager-port={self.node_b_port}")
@@ -99,7 +112,7 @@ class Cluster:
         """Start one more node, ``name``, advertising niwa ``version`` (default: this
         one's); return its process group."""
         return self._ray_start(name, f"--address={self.address}", *args,
-                               f"--temp-dir={self.root / 'ray'}", version=version)  # fmt: skip
+                               f"--temp-dir={self.ray_dir}", version=version)  # fmt: skip
 
     def _ray_start(self, name: str, *args: str, version: str = "") -> int:
         inherited = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
@@ -165,7 +178,7 @@ class Cluster:
         """Start the head again, as it was first started (same address and token)."""
         # `ray start --head` refuses an address that its temp dir names as the current
         # cluster while any process (node-b's, say) still names that GCS: forget it.
-        (self.root / "ray" / "ray_current_cluster").unlink(missing_ok=True)
+        (self.ray_dir / "ray_current_cluster").unlink(missing_ok=True)
         self.groups[0] = self._ray_start("node-a", *self.head_args)
 
     def leave(self, group: int) -> None:
@@ -181,6 +194,8 @@ class Cluster:
                 os.killpg(group, signal.SIGKILL)
         for group in self.groups:  # gone before the temp dirs are: poll, however slow
             _gone(group)
+        if self.temp is not None:
+            shutil.rmtree(self.temp, ignore_errors=True)
 
 
 def _running(program: str, flag: bytes) -> list[int]:

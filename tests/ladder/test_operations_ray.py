@@ -48,7 +48,7 @@ def _lines(log: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def seen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seen]:
     root = tmp_path_factory.mktemp("ops-ray")
-    cluster = Cluster(tmp_path_factory.mktemp("ray"))  # short: Ray's socket paths must fit
+    cluster = Cluster(tmp_path_factory.mktemp("ray"))
     proc = None
     try:
         cluster.start()
