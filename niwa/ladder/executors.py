@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from niwa.errors import LadderError
-from niwa.ladder.store import Finished
+from niwa.ladder.records import Finished
 from niwa.ladder.worker import Job, init_worker, run_job
 from niwa.referee.pool import spawn_pool
 

@@ -36,7 +36,7 @@ import structlog
 from niwa.errors import LadderError
 from niwa.ladder import logs, metrics
 from niwa.ladder.executors import ArchiveReader, ExecutorLost
-from niwa.ladder.store import Finished
+from niwa.ladder.records import Finished
 from niwa.ladder.worker import Job
 from niwa.referee.cgroups import LimitsUnavailable
 from niwa.referee.pool import die_with

@@ -21,7 +21,7 @@ import structlog
 
 from niwa.ladder import balance_replay, logs
 from niwa.ladder.balance import MatchBalance
-from niwa.ladder.store import Finished, SeatResult
+from niwa.ladder.records import Finished, SeatResult
 from niwa.referee.clock import TimeControl
 from niwa.referee.fork import fork_start
 from niwa.referee.match import BotSpec, MatchOutcome, MatchSpec, play_match

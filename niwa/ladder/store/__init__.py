@@ -31,6 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from niwa.ladder.db import Database, DatabaseError, is_postgres_url, sqlite_path
+from niwa.ladder.records import OLD_STDERR, Bot, Finished, Match, Owner, SeatResult
 from niwa.ladder.schema import migrate
 from niwa.ladder.store.balance import Balance
 from niwa.ladder.store.base import (
@@ -60,7 +61,6 @@ from niwa.ladder.store.leagues import League, Leagues, LeagueSetup
 from niwa.ladder.store.matches import Matches
 from niwa.ladder.store.owners import OWNER_NAME_CHARS, Owners, is_reserved, owner_name_problem
 from niwa.ladder.store.ratings import Ratings
-from niwa.ladder.store.records import OLD_STDERR, Bot, Finished, Match, Owner, SeatResult
 from niwa.ladder.store.seasons import FrozenBoard, Season, Seasons, Standing
 from niwa.ladder.store.sessions import Sessions
 from niwa.ladder.store.settings import Settings

@@ -8,6 +8,7 @@ from typing import Any
 
 from niwa.bots.manifest import name_problem, version_problem
 from niwa.ladder import elo, skill
+from niwa.ladder.records import Bot, bot_of
 from niwa.ladder.store.base import (
     ACTIVE,
     HUMAN_SOURCE,
@@ -18,7 +19,6 @@ from niwa.ladder.store.base import (
     StoreError,
 )
 from niwa.ladder.store.owners import is_reserved
-from niwa.ladder.store.records import Bot, bot_of
 
 _BOT_COLUMNS = """b.id, b.name, b.version, b.game, b.owner_id, o.name AS owner, b.source,
     b.archive_hash, b.status, b.reason,

@@ -10,6 +10,7 @@ from typing import Any
 
 from niwa.errors import LadderError
 from niwa.ladder.db import Database, Row
+from niwa.ladder.records import Finished, Match, SeatResult, seat_result
 from niwa.ladder.store import tables
 from niwa.ladder.store.balance import Balance
 from niwa.ladder.store.base import (
@@ -25,7 +26,6 @@ from niwa.ladder.store.base import (
 )
 from niwa.ladder.store.files import Files
 from niwa.ladder.store.ratings import Ratings
-from niwa.ladder.store.records import Finished, Match, SeatResult, seat_result
 from niwa.referee.failures import SeatStatus
 
 #: A match where no seat is a person's (HUMAN_SOURCE is its one parameter).

@@ -7,8 +7,8 @@ import time
 
 from niwa.bots import builtin
 from niwa.ladder import auth
+from niwa.ladder.records import Owner
 from niwa.ladder.store.base import SYSTEM_OWNER, Part, StoreError
-from niwa.ladder.store.records import Owner
 
 #: Owner names: lowercase ASCII only, so that no two look alike (no case or Unicode
 #: confusables); compared case-insensitively with the names of older ladders too.

@@ -14,9 +14,9 @@ from niwa.ladder import elo, skill
 from niwa.ladder.db import Database, Row
 from niwa.ladder.kept_fit import KeptFit
 from niwa.ladder.kept_pl import Match as SeatedMatch
+from niwa.ladder.records import SeatResult
 from niwa.ladder.store.base import DONE, RATED, Part, StoreError
 from niwa.ladder.store.pl_board import PLBoard, PLStanding
-from niwa.ladder.store.records import SeatResult
 
 #: The store's setting naming the leaderboard's rating model (``niwa ladder serve
 #: --rating``); a store where it was never set rates by Plackett-Luce.

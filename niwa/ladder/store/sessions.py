@@ -7,8 +7,8 @@ oldest beyond the cap. Expired rows are refused at once and removed at the next 
 
 from __future__ import annotations
 
+from niwa.ladder.records import Owner
 from niwa.ladder.store.base import Part
-from niwa.ladder.store.records import Owner
 
 
 class Sessions(Part):

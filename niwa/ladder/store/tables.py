@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from niwa.ladder.db import Database
+from niwa.ladder.records import SeatResult
 from niwa.ladder.store.base import DONE, RATED
-from niwa.ladder.store.records import SeatResult
 
 #: The match m is of the current season (as niwa.ladder.store.ratings.IN_SEASON says),
 #: asked per match through season_matches' key: a bot's few thousand matches, rather
