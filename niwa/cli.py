@@ -38,14 +38,26 @@ def register_modules(sub: Any, prefix: str, names: Sequence[str]) -> None:
         module.register(sub)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given the arguments, only the command they name is
+    imported (a command's module brings in its own dependencies: the web server, the
+    ladder's store, numpy), so ``niwa play`` does not pay for ``niwa ladder``'s."""
     parser = argparse.ArgumentParser(
         prog="niwa", description="Tournaments and ladders for game-playing bots."
     )
     parser.add_argument("--version", action="version", version=f"niwa {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    register_modules(sub, "niwa.commands.", COMMANDS)
+    register_modules(sub, "niwa.commands.", _named(argv) or COMMANDS)
     return parser
+
+
+def _named(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """The module of the command ``argv`` starts with, if it names one; otherwise none
+    (no command, ``--help``, a misspelt one: all are registered, for the full list)."""
+    if not argv or argv[0].startswith("-"):
+        return ()
+    module = argv[0].replace("-", "_")
+    return (module,) if module in COMMANDS and module.replace("_", "-") == argv[0] else ()
 
 
 def _version() -> str:
@@ -57,8 +69,8 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         config.apply(parser, argv, args)  # the file's keys, under the command line's flags
