@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 
 from tests.polling import wait_for
@@ -43,6 +44,32 @@ def chrome(profile: Path) -> webdriver.Chrome:
     options.add_argument(f"--user-data-dir={profile}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+
+
+def responds(driver: webdriver.Chrome) -> bool:
+    """Whether the browser still answers its driver."""
+    try:
+        driver.execute_script("return 1")
+    except WebDriverException:
+        return False
+    return True
+
+
+def fresh(driver: webdriver.Chrome) -> None:
+    """Back to a browser just started: one blank tab, no cookies (a cookie of
+    ``127.0.0.1`` goes to every port, so to the next module's server too), no cache
+    (the pages keep no site storage), online, no emulated viewport, its console drained."""
+    for handle in driver.window_handles[1:]:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(driver.window_handles[0])
+    driver.get("about:blank")
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    driver.set_network_conditions(offline=False, latency=0, download_throughput=-1,
+                                  upload_throughput=-1)
+    console_errors(driver)
 
 
 def go_offline(driver: webdriver.Chrome) -> None:
