@@ -25,8 +25,10 @@ PYTHON_BOT = Path(__file__).resolve().parents[2] / "examples" / "python-bot"
 def test_the_web_front_serves_every_page_of_the_matches_played_on_ray(layout: Layout) -> None:
     assert layout.web is not None
     done = wait_for("a match finished through the runners", lambda: done_ids(layout), SLOW_S)
-    ran = {e["match"]: e["ran_on"] for e in layout.leader.events("match_ran")}
-    assert set(done) <= set(ran), f"finished {done}, the leader ran {ran} on Ray"
+    # either runner: under load the first leader may lose its lease to the standby while
+    # it connects to Ray (seen at load 8 with this layout's 10 s lease); both play on Ray
+    ran = {e["match"]: e["ran_on"] for r in layout.runners for e in r.events("match_ran")}
+    assert set(done) <= set(ran), f"finished {done}, the runners ran {ran} on Ray"
     store = layout.store()
     try:
         recorded = {m: store.matches.match(m).replay_sha256 for m in done}
