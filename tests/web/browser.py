@@ -16,6 +16,7 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 
 from tests.polling import wait_for
+from tests.web.layout import reset_viewport
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -58,7 +59,8 @@ def responds(driver: webdriver.Chrome) -> bool:
 def fresh(driver: webdriver.Chrome) -> None:
     """Back to a browser just started: one blank tab, no cookies (a cookie of
     ``127.0.0.1`` goes to every port, so to the next module's server too), no cache
-    (the pages keep no site storage), online, no emulated viewport, its console drained."""
+    (the pages keep no site storage), online, no emulated viewport. (The ``browser``
+    fixture drains the console before each test.)"""
     for handle in driver.window_handles[1:]:
         driver.switch_to.window(handle)
         driver.close()
@@ -66,10 +68,9 @@ def fresh(driver: webdriver.Chrome) -> None:
     driver.get("about:blank")
     driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
     driver.execute_cdp_cmd("Network.clearBrowserCache", {})
-    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    reset_viewport(driver)
     driver.set_network_conditions(offline=False, latency=0, download_throughput=-1,
                                   upload_throughput=-1)
-    console_errors(driver)
 
 
 def go_offline(driver: webdriver.Chrome) -> None:
