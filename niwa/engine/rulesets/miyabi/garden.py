@@ -69,12 +69,15 @@ class Garden:
     Besides the heights, ``levels[h]`` is the bit mask of the cells at height ``h``,
     kept up to date by :meth:`place`: a footprint lies flat (P5/P6) when its mask is
     inside the level of its first cell, one AND instead of a walk over its cells. Each
-    tile's JSON and its canonical text are made once, when a snapshot first needs them,
-    and shared by every later snapshot (shared_json): a snapshot's cost does not grow
-    with the tiles beyond copying one list and joining one string per garden."""
+    tile's JSON is made once, when a snapshot first needs it, and its canonical text
+    once, when a text first does (an observation for a bot, a state hash; a search's
+    observations never do), and both are shared by every later snapshot (shared_json):
+    a snapshot's cost does not grow with the tiles beyond copying one list and joining
+    one string per garden."""
 
     __slots__ = (
         "_hints",
+        "_texted",
         "_tiles_json",
         "_tiles_text",
         "bonuses",
@@ -96,7 +99,8 @@ class Garden:
         self.top = [-1] * CELLS  # index into tiles of the uppermost tile, -1 if bare
         self.tiles: list[Placed] = []
         self._tiles_json: list[FrozenDict] = []  # the first tiles' JSON, never changed
-        self._tiles_text = ""  # those tiles' canonical JSON, comma-separated
+        self._tiles_text = ""  # the first _texted tiles' canonical JSON, comma-separated
+        self._texted = 0
         # per kind: the spot (column, first cell, mask) that fitted last (placeable)
         self._hints = [NO_HINT] * NKINDS
         self.lanterns = [False] * LANTERNS  # per column: filled this round
@@ -118,6 +122,7 @@ class Garden:
         g.tiles = self.tiles[:]
         g._tiles_json = self._tiles_json[:]
         g._tiles_text = self._tiles_text
+        g._texted = self._texted
         g._hints = self._hints[:]
         g.lanterns = self.lanterns[:]
         g.passed = self.passed
@@ -253,13 +258,10 @@ class Garden:
 
     # JSON
     def _write_tiles(self, rules: Rules) -> None:
-        """Make the JSON and the text of the tiles placed since the last snapshot."""
+        """Make the JSON of the tiles placed since the last snapshot."""
         done = len(self._tiles_json)
         if done < len(self.tiles):
-            new = [_tile_json(t, tile_cells(rules, t)) for t in self.tiles[done:]]
-            self._tiles_json += new
-            text = encode(new)[1:-1]
-            self._tiles_text = f"{self._tiles_text},{text}" if done else text
+            self._tiles_json += [_tile_json(t, tile_cells(rules, t)) for t in self.tiles[done:]]
 
     def fields(self) -> dict[str, Any]:
         """The snapshot's fields but the tiles, in snapshot order."""
@@ -280,6 +282,11 @@ class Garden:
     def tiles_text(self, rules: Rules) -> str:
         """The tiles in canonical JSON, comma-separated (without the brackets)."""
         self._write_tiles(rules)
+        done = self._texted
+        if done < len(self._tiles_json):
+            text = encode(self._tiles_json[done:])[1:-1]
+            self._tiles_text = f"{self._tiles_text},{text}" if done else text
+            self._texted = len(self._tiles_json)
         return self._tiles_text
 
     @classmethod
