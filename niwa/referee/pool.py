@@ -1,10 +1,20 @@
 """The pool of worker processes that play matches (the ladder's and a series').
 
-Workers are *spawned*, never forked: a fork would copy whatever threads the parent
-runs (the ladder's gRPC server, for one) half-way, and a fresh interpreter imports
-only what a worker needs, the referee. They die with the process that started them,
-however it ends: a parent killed by SIGTERM or ``kill -9`` runs no clean-up, and its
-idle workers would wait for work for ever.
+Workers are forked from a *fork server* (multiprocessing's forkserver): one process per
+parent, started with the first pool, which imports the referee (trio, gRPC, the games:
+about a CPU second) once and runs no thread. A new worker is then a fork of it, not a
+fresh interpreter importing all that again. A worker is never forked from the parent
+itself: that would copy whatever threads the parent runs (the ladder's gRPC server, for
+one) half-way. It gets the parent's environment and working directory as they are when
+the pool starts, as a spawned process would.
+
+Workers die with the process that started them, however it ends: a parent killed by
+SIGTERM or ``kill -9`` runs no clean-up, and its idle workers would wait for work for
+ever. The chain: the parent holds the one write end of the fork server's "alive" pipe
+(each worker closes the copy it inherits), so the server exits when the parent does,
+and each worker is killed when the server exits (Linux's parent-death signal). Where
+the fork server's pipe is not where this module expects it (another Python), workers
+are spawned instead, each importing the referee itself.
 """
 
 from __future__ import annotations
@@ -16,6 +26,8 @@ import os
 import signal
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import forkserver
+from pathlib import Path
 from typing import Any
 
 
@@ -33,8 +45,8 @@ def die_with(parent: int) -> None:
     """In a child process: be killed when ``parent`` dies, even by ``kill -9`` (Linux's
     parent-death signal; the child's bots go with it: bwrap's --die-with-parent and the
     referee's guardian), or exit now if it died before the signal was set. The signal
-    follows the *thread* that started the child: a pool's workers are started by the
-    thread that submits to it."""
+    follows the *thread* that started the child: a fork server's one thread; a spawned
+    pool's workers are started by the thread that submits to it."""
     # not Linux: a dead parent's idle workers linger
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -42,7 +54,48 @@ def die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _start_worker(
+#: What the fork server imports once for all its workers: the referee and what it needs.
+PRELOAD = ("niwa.referee.match",)
+
+
+def _fork_server_usable() -> bool:
+    """Whether a forked worker can find (and close) its copy of the server's alive pipe."""
+    server = getattr(forkserver, "_forkserver", None)
+    return hasattr(server, "_forkserver_alive_fd")
+
+
+def _parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _start_forked_worker(
+    owner: int,
+    environ: dict[str, str],
+    initializer: Callable[..., object] | None,
+    initargs: tuple[Any, ...],
+) -> None:
+    server = os.getppid()
+    # The alive pipe's write end must stay the owner's alone, or the server would
+    # outlive it (and so would this worker): a worker never starts processes through it.
+    state = forkserver._forkserver
+    fd = state._forkserver_alive_fd  # type: ignore[attr-defined]
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        state._forkserver_alive_fd = None  # type: ignore[attr-defined]
+    die_with(server)
+    # the server is the owner's child while the owner lives: if not, the owner is gone
+    with contextlib.suppress(OSError):
+        if _parent_of(server) != owner:
+            os._exit(1)
+    os.environ.clear()
+    os.environ.update(environ)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _start_spawned_worker(
     parent: int, initializer: Callable[..., object] | None, initargs: tuple[Any, ...]
 ) -> None:
     die_with(parent)
@@ -55,11 +108,21 @@ def spawn_pool(
     initializer: Callable[..., object] | None = None,
     initargs: tuple[Any, ...] = (),
 ) -> ProcessPoolExecutor:
-    """A pool of ``workers`` spawned processes, each dying with this one and running
-    ``initializer(*initargs)`` once when it starts."""
+    """A pool of ``workers`` processes forked from this process's fork server (see the
+    module's docstring), each dying with this one and running ``initializer(*initargs)``
+    once when it starts."""
+    if not _fork_server_usable():
+        return ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_spawned_worker,
+            initargs=(os.getpid(), initializer, initargs),
+        )
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(PRELOAD))  # only before the server's first start
     return ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_start_worker,
-        initargs=(os.getpid(), initializer, initargs),
+        mp_context=context,
+        initializer=_start_forked_worker,
+        initargs=(os.getpid(), dict(os.environ), initializer, initargs),
     )

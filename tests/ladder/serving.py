@@ -72,11 +72,17 @@ def children(pid: int) -> set[int]:
 
 
 def pool_worker(pid: int) -> bool:
-    """Whether ``pid`` is a spawned pool worker (``niwa.referee.pool``)."""
+    """Whether ``pid`` is a pool worker (``niwa.referee.pool``): a fork of the fork
+    server (which has the same command line, and is not a worker)."""
     try:
-        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:  # gone
+        parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        return _fork_server(pid) and _fork_server(parent)
+    except (OSError, ValueError):  # gone
         return False
+
+
+def _fork_server(pid: int) -> bool:
+    return b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
 
 
 def pool_workers(pid: int) -> set[int]:
