@@ -37,6 +37,7 @@ from niwa.ladder import submission
 from niwa.ladder.store import ACTIVE, Store
 from niwa.referee.logs import configure_cli_logging
 from niwa.referee.match import BotSpec, MatchSpec, play_match
+from niwa.referee.procstat import cpu_seconds
 from niwa.referee.replay import ReplayWriter
 
 _FRAME_ID = re.compile(rb"id: (\d+)\nevent: frame")
@@ -83,12 +84,6 @@ def web_process(db: Path) -> tuple[subprocess.Popen[str], str]:
     return proc, found.group(1)
 
 
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 class Watcher:
     """One browser's stream, read raw: when each frame's event id arrived."""
 
@@ -129,13 +124,13 @@ async def one_run(address: str, web_pid: int, match: tuple[int, Path], lines: li
             tg.start_soon(w.follow, address, match_id)
         for w in crowd:
             await w.started.wait()
-        cpu, wall = cpu_s(web_pid), time.monotonic()
+        cpu, wall = cpu_seconds(web_pid), time.monotonic()
         for index, line in enumerate(lines[1:-1], 1):
             await anyio.sleep(pace_s)
             written[index] = time.monotonic()
             writer.step_line(line.decode().rstrip("\n"))
         await anyio.sleep(pace_s)
-        cpu, wall = cpu_s(web_pid) - cpu, time.monotonic() - wall
+        cpu, wall = cpu_seconds(web_pid) - cpu, time.monotonic() - wall
         writer.step_line(lines[-1].decode().rstrip("\n"))  # the result
         writer.close()
         path.unlink()  # as the ladder renames it: the watchers' tail keeps reading

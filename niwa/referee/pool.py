@@ -27,8 +27,9 @@ import signal
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import forkserver
-from pathlib import Path
 from typing import Any
+
+from niwa.referee.procstat import parent_of
 
 
 def cores() -> int:
@@ -64,17 +65,24 @@ def _fork_server_usable() -> bool:
     return hasattr(server, "_forkserver_alive_fd")
 
 
-def _parent_of(pid: int) -> int:
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat.rsplit(")", 1)[1].split()[1])
-
-
-def _start_forked_worker(
+def _start_worker(
+    forked: bool,
     owner: int,
     environ: dict[str, str],
     initializer: Callable[..., object] | None,
     initargs: tuple[Any, ...],
 ) -> None:
+    if forked:
+        _leave_fork_server(owner)
+        os.environ.clear()
+        os.environ.update(environ)
+    else:
+        die_with(owner)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _leave_fork_server(owner: int) -> None:
     server = os.getppid()
     # The alive pipe's write end must stay the owner's alone, or the server would
     # outlive it (and so would this worker): a worker never starts processes through it.
@@ -87,20 +95,8 @@ def _start_forked_worker(
     die_with(server)
     # the server is the owner's child while the owner lives: if not, the owner is gone
     with contextlib.suppress(OSError):
-        if _parent_of(server) != owner:
+        if parent_of(server) != owner:
             os._exit(1)
-    os.environ.clear()
-    os.environ.update(environ)
-    if initializer is not None:
-        initializer(*initargs)
-
-
-def _start_spawned_worker(
-    parent: int, initializer: Callable[..., object] | None, initargs: tuple[Any, ...]
-) -> None:
-    die_with(parent)
-    if initializer is not None:
-        initializer(*initargs)
 
 
 def spawn_pool(
@@ -111,18 +107,13 @@ def spawn_pool(
     """A pool of ``workers`` processes forked from this process's fork server (see the
     module's docstring), each dying with this one and running ``initializer(*initargs)``
     once when it starts."""
-    if not _fork_server_usable():
-        return ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_spawned_worker,
-            initargs=(os.getpid(), initializer, initargs),
-        )
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(PRELOAD))  # only before the server's first start
+    forked = _fork_server_usable()
+    context = multiprocessing.get_context("forkserver" if forked else "spawn")
+    if forked:
+        context.set_forkserver_preload(list(PRELOAD))  # only before the server's first start
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
-        initializer=_start_forked_worker,
-        initargs=(os.getpid(), dict(os.environ), initializer, initargs),
+        initializer=_start_worker,
+        initargs=(forked, os.getpid(), dict(os.environ), initializer, initargs),
     )

@@ -54,6 +54,7 @@ from niwa.referee.child import Child
 from niwa.referee.cleanup import remove_tree
 from niwa.referee.failures import BotFailure, Failure, raised
 from niwa.referee.players import Question
+from niwa.referee.procstat import cpu_seconds
 from niwa.referee.sandbox import (
     RUN_DIR,
     SOCKET_NAME,
@@ -661,8 +662,7 @@ class ProcessPlayer:
 def _tree_cpu_seconds(pid: int) -> float | None:
     """User + system CPU of ``pid`` and its descendants (and their reaped children),
     from /proc; used when no cgroup accounts for the bot."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    total = 0.0
     pending = [pid]
     seen: set[int] = set()
     while pending:
@@ -671,11 +671,9 @@ def _tree_cpu_seconds(pid: int) -> float | None:
             continue
         seen.add(p)
         try:
-            stat = Path(f"/proc/{p}/stat").read_text()
-            fields = stat[stat.rindex(")") + 2 :].split()
-            total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+            total += cpu_seconds(p, reaped_children=True)
             for task in Path(f"/proc/{p}/task").iterdir():
                 pending += [int(c) for c in (task / "children").read_text().split()]
         except (OSError, ValueError):
             continue
-    return total / ticks if seen else None
+    return total if seen else None

@@ -38,6 +38,7 @@ from pathlib import Path
 import pytest
 
 from niwa.ladder.ray_executor import NAME_LABEL, VERSION_LABEL, niwa_version, version_label
+from niwa.referee.procstat import start_ticks
 from tests.ladder.serving import alive, children
 from tests.polling import wait_for
 
@@ -227,8 +228,8 @@ def _gone(group: int) -> None:
 def _started(pid: int) -> str:
     """When process ``pid`` started (clock ticks since boot; "" if it is gone)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
+        return str(start_ticks(pid))
+    except (OSError, ValueError):
         return ""
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from niwa.referee.procstat import parent_of, state_of
 from tests.polling import PATIENCE_S as PATIENCE_S  # where the ladder tests import them
 from tests.polling import wait_for as wait_for
 
@@ -75,8 +76,7 @@ def pool_worker(pid: int) -> bool:
     """Whether ``pid`` is a pool worker (``niwa.referee.pool``): a fork of the fork
     server (which has the same command line, and is not a worker)."""
     try:
-        parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        return _fork_server(pid) and _fork_server(parent)
+        return _fork_server(pid) and _fork_server(parent_of(pid))
     except (OSError, ValueError):  # gone
         return False
 
@@ -92,7 +92,6 @@ def pool_workers(pid: int) -> set[int]:
 
 def alive(pid: int) -> bool:
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        return state_of(pid) != "Z"
     except OSError:
         return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
