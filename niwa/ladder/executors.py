@@ -82,14 +82,19 @@ def start(
     ray_address: str,
     archive: ArchiveReader,
     log_file: Path | None = None,
+    waiting: Callable[[], None] | None = None,
 ) -> Executor:
     """The executor ``kind`` names (one of :data:`KINDS`); ``node``: the runner's name;
-    ``log_file``: where local workers write their events (Ray keeps its workers' logs)."""
+    ``log_file``: where local workers write their events (Ray keeps its workers' logs);
+    ``waiting``: called about every second while a Ray driver joins its cluster (the
+    runner renews its lease there; what it raises stops the joining)."""
     if kind == LOCAL:
         return LocalPool(workers, log_level, node, log_file)
     if kind == RAY:
         from niwa.ladder.ray_bridge import RayBridge  # ray is an optional extra
         from niwa.ladder.ray_executor import niwa_version
 
-        return RayBridge(ray_address, log_level, archive, node, version=niwa_version())
+        return RayBridge(
+            ray_address, log_level, archive, node, version=niwa_version(), waiting=waiting
+        )
     raise ValueError(f"no executor {kind!r}; choose one of {', '.join(KINDS)}")

@@ -26,6 +26,7 @@ import pickle
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable, MutableMapping
 from concurrent.futures import Future
 from multiprocessing.connection import Connection
@@ -45,6 +46,12 @@ from niwa.referee.pool import die_with
 HEAD_CHECK_S = 1.0
 #: Failed checks in a row after which the child calls the head lost and leaves.
 HEAD_CHECKS = 3
+#: Seconds between the runner's calls of ``waiting`` while the child connects.
+WAITING_S = 1.0
+#: Seconds the child may take to join the cluster (its start and Ray's import included)
+#: before the runner gives up on it: ``ray.init`` waits for ever on a port that takes
+#: connections and never answers as a Ray head.
+JOIN_S = 180.0
 
 
 class TokenRefused(LadderError, PermissionError, ConnectionError):
@@ -56,8 +63,13 @@ class RayBridge:
 
     def __init__(
         self, address: str, log_level: str, archive_bytes: ArchiveReader, node: str,
-        version: str,
+        version: str, waiting: Callable[[], None] | None = None,
     ) -> None:  # fmt: skip
+        """Start the driver and wait until it has joined the cluster (or failed to),
+        calling ``waiting`` about every :data:`WAITING_S` meanwhile: joining takes
+        seconds, a minute with a head that does not answer, and the runner renews its
+        lease there. What ``waiting`` raises ends the driver and comes out of here, as
+        a ConnectionError does after :data:`JOIN_S` without joining."""
         self.log = structlog.get_logger("niwa.ladder").bind(node=node)
         self._archive_bytes = archive_bytes
         self._sent: set[str] = set()  # archive hashes the child has
@@ -78,7 +90,22 @@ class RayBridge:
         child.close()
         self._reader = threading.Thread(target=self._read, name="ray-bridge", daemon=True)
         self._reader.start()
-        self._connected.wait()  # the child connected, or failed to (then _lost says why)
+        deadline = time.monotonic() + JOIN_S
+        try:  # until the child connected, or failed to (then _lost says why)
+            while not self._connected.wait(WAITING_S):
+                if waiting is not None:
+                    waiting()
+                if time.monotonic() > deadline:
+                    raise ConnectionError(
+                        f"the Ray cluster at {address or 'this machine'} did not let this"
+                        f" runner join within {JOIN_S:.0f} s: check that it is the head's"
+                        f" address (ray status --address {address or 'auto'})"
+                    )
+        except BaseException:
+            self._closing = True  # not a lost connection: we gave up on it
+            self._process.kill()
+            self._process.join()
+            raise
         if self._lost is not None:
             self._process.join()
             raise self._lost

@@ -119,6 +119,10 @@ class Stop(threading.Event):
         self.set()
 
 
+class _StoppedJoining(Exception):
+    """The runner was stopped while its Ray driver joined the cluster."""
+
+
 class LeaseLost(LadderError):
     """Another runner holds the store's lease now: this one must stop playing."""
 
@@ -325,11 +329,17 @@ class Runner:
         limit = self.settings.max_matches
         return limit is not None and self.rated_finished >= limit
 
-    def _pool(self, store: Store) -> executors.Executor:
+    def _pool(self, store: Store, lease: Lease, stop: threading.Event) -> executors.Executor:
         s = self.settings
+
+        def waiting() -> None:  # joining a Ray cluster takes seconds, a minute if it is mute
+            self._heartbeat(lease)
+            if stop.is_set():
+                raise _StoppedJoining
+
         return executors.start(
             s.executor, s.worker_count, s.log_level, self.node, s.ray_address,
-            lambda digest: submission.archive_bytes(store, digest), s.log_file,
+            lambda digest: submission.archive_bytes(store, digest), s.log_file, waiting,
         )  # fmt: skip
 
     def _run_pool(self, store: Store, lease: Lease, stop: threading.Event) -> None:
@@ -338,7 +348,9 @@ class Runner:
         (:meth:`run` starts a fresh one)."""
         in_flight: dict[Future[Finished], Match] = {}
         try:
-            pool = self._pool(store)
+            pool = self._pool(store, lease, stop)
+        except _StoppedJoining:
+            return
         except ConnectionError as e:
             if isinstance(e, PermissionError):
                 raise  # the cluster refused our token: no retry helps, the operator must

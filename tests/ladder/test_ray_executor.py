@@ -29,7 +29,7 @@ from tests.polling import wait_for
 
 pytest.importorskip("ray", reason="the Ray executor's tests need Ray: pip install 'niwa[ray]'")
 
-from niwa.ladder import ray_executor
+from niwa.ladder import ray_bridge, ray_executor
 from niwa.ladder.ray_executor import Expected, niwa_version, node_problem, upgrade_step
 from tests.ladder.ray_cluster import Cluster, refresh_ray_config, still_running
 
@@ -320,6 +320,71 @@ def test_a_runner_started_while_the_head_is_down_says_so_and_retries(
     assert address in unreachable(logged)[0]["error"]
     assert not runner.is_alive()
     store.close()
+
+
+def test_a_runner_keeps_its_lease_while_its_driver_joins_a_mute_head_and_stops_when_asked(
+    tmp_path: Path, logged: list[dict[str, Any]]
+) -> None:
+    """Joining takes seconds on a busy machine, and a minute before Ray gives up on a
+    head that accepts connections and never answers: the leader renews its lease all
+    the while (a standby would otherwise take over), and a stop ends the joining."""
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    lease_s = 4.0
+    with socket.socket() as mute:  # the kernel accepts connections; nothing answers
+        mute.bind(("127.0.0.1", 0))
+        mute.listen(16)
+        stop = threading.Event()
+        runner = threading.Thread(target=Runner(replace(
+            settings(store, None, executors.RAY, f"127.0.0.1:{mute.getsockname()[1]}"),
+            node="leader", lease_s=lease_s,
+        )).run, args=(stop,))  # fmt: skip
+        runner.start()
+        try:
+            wait_for("the leader's lease", lambda: _holder(store, lease_s) == "leader",
+                     RAY_PATIENCE_S)  # fmt: skip
+            for _ in range(3):  # three of the lease's terms, each renewed by the leader
+                threading.Event().wait(lease_s)
+                assert not Lease(store.db, "standby", lease_s).acquire()
+            assert not unreachable(logged)  # still joining: Ray has not given up yet
+        finally:
+            stop.set()
+            runner.join(timeout=RAY_PATIENCE_S)
+        assert not runner.is_alive()
+        assert not unreachable(logged)  # the stop ended the joining, not Ray's timeout
+        assert [e["holder"] for e in logged if e["event"] == "lease_lost"] == []
+    store.close()
+
+
+def test_a_runner_gives_up_joining_a_mute_head_after_a_while_says_so_and_retries(
+    tmp_path: Path, logged: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ray itself waits for ever on a head that never answers (eight minutes seen)."""
+    monkeypatch.setattr(ray_bridge, "JOIN_S", 3.0)  # of the default 180
+    store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen(16)
+        address = f"127.0.0.1:{mute.getsockname()[1]}"
+        stop = threading.Event()
+        runner = threading.Thread(target=Runner(replace(
+            settings(store, None, executors.RAY, address), node="leader", lease_s=4.0
+        )).run, args=(stop,))  # fmt: skip
+        runner.start()
+        try:
+            wait_for("two attempts", lambda: len(unreachable(logged)) >= 2, RAY_PATIENCE_S)
+            assert runner.is_alive() and _holder(store, 4.0) == "leader"
+        finally:
+            stop.set()
+            runner.join(timeout=RAY_PATIENCE_S)
+    assert not runner.is_alive()
+    error = unreachable(logged)[0]["error"]
+    assert f"the Ray cluster at {address} did not let this runner join within 3 s" in error
+    store.close()
+
+
+def _holder(store: Store, lease_s: float) -> str:
+    current = Lease(store.db, "test", lease_s).current()
+    return current.holder if current else ""
 
 
 def test_a_lost_head_is_logged_once_and_play_resumes_when_it_returns(
