@@ -4,6 +4,7 @@ local pool's for the same seed, and a submitted bot reaches a node by its hash."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
@@ -299,6 +300,48 @@ def test_a_node_without_bubblewrap_refuses_matches(monkeypatch: pytest.MonkeyPat
     assert problem.startswith("bubblewrap is not installed here")
 
 
+LEASE_S = 4.0
+
+
+@contextlib.contextmanager
+def leader(store: Store, address: str) -> Iterator[threading.Thread]:
+    """A runner on the Ray executor (lease :data:`LEASE_S`), running in a thread until
+    the block ends; then stopped, and it must end."""
+    stop = threading.Event()
+    runner = threading.Thread(target=Runner(replace(
+        settings(store, None, executors.RAY, address), node="leader", lease_s=LEASE_S
+    )).run, args=(stop,))  # fmt: skip
+    runner.start()
+    try:
+        yield runner
+    finally:
+        stop.set()
+        runner.join(timeout=RAY_PATIENCE_S)
+    assert not runner.is_alive()
+
+
+def retried_twice(store: Store, address: str, logged: list[dict[str, Any]]) -> str:
+    """Run a leader until it failed to join twice; the first failure's error."""
+    with leader(store, address) as runner:
+        wait_for("two attempts", lambda: len(unreachable(logged)) >= 2, RAY_PATIENCE_S)
+        assert runner.is_alive() and holder(store) == "leader"  # waiting, not beaten
+    return str(unreachable(logged)[0]["error"])
+
+
+@contextlib.contextmanager
+def mute_head() -> Iterator[str]:
+    """The address of a port whose connections the kernel accepts and nobody answers."""
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen(16)
+        yield f"127.0.0.1:{mute.getsockname()[1]}"
+
+
+def holder(store: Store) -> str:
+    current = Lease(store.db, "test", LEASE_S).current()
+    return current.holder if current else ""
+
+
 def test_a_runner_started_while_the_head_is_down_says_so_and_retries(
     tmp_path: Path, logged: list[dict[str, Any]]
 ) -> None:
@@ -306,52 +349,25 @@ def test_a_runner_started_while_the_head_is_down_says_so_and_retries(
     with socket.socket() as unused:  # a port nothing listens on: a head that is down
         unused.bind(("127.0.0.1", 0))
         address = f"127.0.0.1:{unused.getsockname()[1]}"
-    stop = threading.Event()
-    runner = threading.Thread(target=Runner(replace(
-        settings(store, None, executors.RAY, address), node="leader", lease_s=4.0
-    )).run, args=(stop,))  # fmt: skip
-    runner.start()
-    try:
-        wait_for("two attempts", lambda: len(unreachable(logged)) >= 2, RAY_PATIENCE_S)
-        assert runner.is_alive()
-    finally:
-        stop.set()
-        runner.join(timeout=RAY_PATIENCE_S)
-    assert address in unreachable(logged)[0]["error"]
-    assert not runner.is_alive()
+    assert address in retried_twice(store, address, logged)
     store.close()
 
 
 def test_a_runner_keeps_its_lease_while_its_driver_joins_a_mute_head_and_stops_when_asked(
     tmp_path: Path, logged: list[dict[str, Any]]
 ) -> None:
-    """Joining takes seconds on a busy machine, and a minute before Ray gives up on a
-    head that accepts connections and never answers: the leader renews its lease all
-    the while (a standby would otherwise take over), and a stop ends the joining."""
+    """Joining takes seconds on a busy machine, and for ever on a head that accepts
+    connections and never answers: the leader renews its lease all the while (a
+    standby would otherwise take over), and a stop ends the joining."""
     store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
-    lease_s = 4.0
-    with socket.socket() as mute:  # the kernel accepts connections; nothing answers
-        mute.bind(("127.0.0.1", 0))
-        mute.listen(16)
-        stop = threading.Event()
-        runner = threading.Thread(target=Runner(replace(
-            settings(store, None, executors.RAY, f"127.0.0.1:{mute.getsockname()[1]}"),
-            node="leader", lease_s=lease_s,
-        )).run, args=(stop,))  # fmt: skip
-        runner.start()
-        try:
-            wait_for("the leader's lease", lambda: _holder(store, lease_s) == "leader",
-                     RAY_PATIENCE_S)  # fmt: skip
-            for _ in range(3):  # three of the lease's terms, each renewed by the leader
-                threading.Event().wait(lease_s)
-                assert not Lease(store.db, "standby", lease_s).acquire()
-            assert not unreachable(logged)  # still joining: Ray has not given up yet
-        finally:
-            stop.set()
-            runner.join(timeout=RAY_PATIENCE_S)
-        assert not runner.is_alive()
-        assert not unreachable(logged)  # the stop ended the joining, not Ray's timeout
-        assert [e["holder"] for e in logged if e["event"] == "lease_lost"] == []
+    with mute_head() as address, leader(store, address):
+        wait_for("the leader's lease", lambda: holder(store) == "leader", RAY_PATIENCE_S)
+        for _ in range(3):  # three of the lease's terms, each renewed by the leader
+            threading.Event().wait(LEASE_S)
+            assert not Lease(store.db, "standby", LEASE_S).acquire()
+        assert not unreachable(logged)  # still joining (it gives up after 180 s)
+    assert not unreachable(logged)  # the stop ended the joining
+    assert not [e for e in logged if e["event"] == "lease_lost"]
     store.close()
 
 
@@ -361,30 +377,10 @@ def test_a_runner_gives_up_joining_a_mute_head_after_a_while_says_so_and_retries
     """Ray itself waits for ever on a head that never answers (eight minutes seen)."""
     monkeypatch.setattr(ray_bridge, "JOIN_S", 3.0)  # of the default 180
     store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
-    with socket.socket() as mute:
-        mute.bind(("127.0.0.1", 0))
-        mute.listen(16)
-        address = f"127.0.0.1:{mute.getsockname()[1]}"
-        stop = threading.Event()
-        runner = threading.Thread(target=Runner(replace(
-            settings(store, None, executors.RAY, address), node="leader", lease_s=4.0
-        )).run, args=(stop,))  # fmt: skip
-        runner.start()
-        try:
-            wait_for("two attempts", lambda: len(unreachable(logged)) >= 2, RAY_PATIENCE_S)
-            assert runner.is_alive() and _holder(store, 4.0) == "leader"
-        finally:
-            stop.set()
-            runner.join(timeout=RAY_PATIENCE_S)
-    assert not runner.is_alive()
-    error = unreachable(logged)[0]["error"]
+    with mute_head() as address:
+        error = retried_twice(store, address, logged)
     assert f"the Ray cluster at {address} did not let this runner join within 3 s" in error
     store.close()
-
-
-def _holder(store: Store, lease_s: float) -> str:
-    current = Lease(store.db, "test", lease_s).current()
-    return current.holder if current else ""
 
 
 def test_a_lost_head_is_logged_once_and_play_resumes_when_it_returns(
@@ -392,29 +388,19 @@ def test_a_lost_head_is_logged_once_and_play_resumes_when_it_returns(
 ) -> None:
     # last in the module: the head comes back as a new cluster (node-b is gone by now)
     store = three_random_bots(str(tmp_path / "ladder.db"), tmp_path)
-    stop = threading.Event()
-    runner = threading.Thread(target=Runner(replace(
-        settings(store, None, executors.RAY, cluster.address), node="leader", lease_s=4.0
-    )).run, args=(stop,))  # fmt: skip
-    runner.start()
-    try:
+    with leader(store, cluster.address) as runner:
         wait_for("a match on the cluster", lambda: ran_on(logged), RAY_PATIENCE_S)
         cluster.stop_head()
         wait_for("the loss to be logged", lambda: lost(logged), RAY_PATIENCE_S)
         # the lease (4 s) outlives several of its terms while the head is away
         wait_for("three attempts to reconnect", lambda: len(unreachable(logged)) >= 3,
                  RAY_PATIENCE_S)  # fmt: skip
-        holder = Lease(store.db, "test", 4.0).current()
-        assert runner.is_alive() and holder is not None and holder.holder == "leader"
+        assert runner.is_alive() and holder(store) == "leader"
         assert not store.matches.matches(state=RUNNING)  # handed back, not lost
         cluster.start_head()
         wait_for("a match after the head came back", lambda: any(
             e["event"] == "match_ran" for e in logged[logged.index(lost(logged)[0]):]
         ), RAY_PATIENCE_S)  # fmt: skip
-    finally:
-        stop.set()
-        runner.join(timeout=RAY_PATIENCE_S)
-    assert not runner.is_alive()
     assert [e["node"] for e in lost(logged)] == ["leader"]
     assert [e["event"] for e in logged if e["event"] == "executor_reconnected"] == [
         "executor_reconnected"
