@@ -5,7 +5,6 @@ on the web) shows each bot's league and next boss."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -14,9 +13,10 @@ from starlette.testclient import TestClient
 
 from niwa.ladder import leagues, report, submission
 from niwa.ladder.reads import Reads
-from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.runner import Settings
 from niwa.ladder.store import ACTIVE, Store
 from niwa.web.app import create_app
+from tests.ladder.played_out import played_out
 
 GAME = "blossom"
 
@@ -50,7 +50,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
         url, data, workers=1, max_matches=24, seed=3, games=(GAME,), log_level="warning",
         builtins_in_process=False,  # every bot in its sandbox, as a submitted one would be
     )  # fmt: skip
-    Runner(settings).run(threading.Event())
+    played_out(settings)
     store = Store.open(url, data)
     try:
         stayer = submission.builtin_bot(store, "random", GAME, ACTIVE, alias="stayer").id

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,8 +15,9 @@ import pytest
 from niwa.ladder import elo, seasons, submission
 from niwa.ladder.db import Database
 from niwa.ladder.reads import NotFound, Reads
-from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.runner import Settings
 from niwa.ladder.store import ACTIVE, DONE, FAILED, Finished, SeatResult, Store, StoreError
+from tests.ladder.played_out import played_out
 from tests.ladder.test_upgrade import schema_4_store
 from tests.web.ladders import BUILTINS, play_builtins
 
@@ -29,7 +29,7 @@ def play(url: str, data: Path, matches: int, games: tuple[str, ...] = ("blossom"
         url, data, workers=1, max_matches=matches, seed=len(games), games=games,
         log_level="warning", time_control=time_control,
     )  # fmt: skip
-    Runner(settings).run(threading.Event())
+    played_out(settings)
 
 
 @pytest.fixture

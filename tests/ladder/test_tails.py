@@ -4,7 +4,6 @@ match from before every seat was kept says so, and only the owner and admins rea
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,8 +11,9 @@ import pytest
 
 from niwa.ladder import tails
 from niwa.ladder.reads import Denied, NeedsToken, Reads
-from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.runner import Settings
 from niwa.ladder.store import ACTIVE, Finished, Owner, SeatResult, Store
+from tests.ladder.played_out import played_out
 from tests.web.ladders import played_store
 
 TAIL = ("thinking about move 12", "done")
@@ -132,7 +132,7 @@ def test_the_runners_housekeeping_removes_tails_past_the_retention(tmp_path: Pat
         )
         settings = Settings(str(db), tmp_path, workers=1, max_matches=1, seed=2,
                             games=("blossom",), log_level="warning")  # fmt: skip
-        Runner(settings).run(threading.Event())
+        played_out(settings)
         finished = store.matches.match(old).finished_at or 0.0
         assert tails.state(store, old, finished).kept == tails.EXPIRED
         newest = max(m.id for m in store.matches.matches(state="done"))

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import threading
 from pathlib import Path
 
 from niwa.ladder import submission
-from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.runner import Settings
 from niwa.ladder.store import ACTIVE, Store
+from tests.ladder.played_out import played_out
 
 BUILTINS = ("random", "greedy")
 
@@ -32,7 +32,7 @@ def play_builtins(url: str, data: Path, game: str = "blossom", matches: int = 4)
     settings = Settings(
         url, data, workers=1, max_matches=matches, seed=1, games=(game,), log_level="warning",
     )  # fmt: skip
-    Runner(settings).run(threading.Event())
+    played_out(settings)
 
 
 def running_match(data: Path) -> tuple[Path, int, Path, Path]:

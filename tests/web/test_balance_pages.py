@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import signal
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,9 +13,10 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.runner import Settings
 from niwa.ladder.store import Store
 from niwa.ladder.store.balance import STRONG_ELO
+from tests.ladder.played_out import played_out
 from tests.ladder.tiny_bots import cli
 from tests.web.browser import console_errors
 from tests.web.ladders import played_store
@@ -37,7 +37,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         store.close()
     settings = Settings(str(db), data, workers=1, max_matches=STRONG, seed=2, games=(GAME,),
                         log_level="warning")  # fmt: skip
-    Runner(settings).run(threading.Event())
+    played_out(settings)
     proc, web = start_ladder_web(db)
     try:
         yield web, db

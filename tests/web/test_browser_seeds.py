@@ -5,7 +5,6 @@ copied seed would replay another game)."""
 from __future__ import annotations
 
 import signal
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -15,8 +14,9 @@ from selenium.webdriver.support.wait import WebDriverWait
 
 from niwa import engine
 from niwa.ladder import submission
-from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.runner import Settings
 from niwa.ladder.store import ACTIVE, Store
+from tests.ladder.played_out import played_out
 from tests.web.browser import console_errors
 from tests.web.ladders import BUILTINS
 from tests.web.served import start_ladder_web
@@ -43,7 +43,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]
     # one match allowed and one queued: the runner plays that one and schedules none
     settings = Settings(str(db), data, workers=1, max_matches=1, games=("blossom",),
                         log_level="warning")  # fmt: skip
-    assert Runner(settings).run(threading.Event()) == 1
+    assert played_out(settings) == 1
     proc, web = start_ladder_web(db)
     try:
         yield web, match_id

@@ -4,15 +4,15 @@ the ladder has played it enough (matchmaking plays it first)."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from niwa.ladder import submission
-from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.runner import Settings
 from niwa.ladder.store import ACTIVE, Store
+from tests.ladder.played_out import played_out
 from tests.ladder.serving import stop
 from tests.polling import wait_for
 from tests.web.browser import console_errors
@@ -33,7 +33,7 @@ def settled_field(db: Path, data: Path) -> None:
         str(db), data, workers=1, max_matches=90, seed=3, games=("blossom",),
         log_level="warning", time_control="500ms+1s",
     )  # fmt: skip
-    Runner(settings).run(threading.Event())
+    played_out(settings)
     store = Store.open(str(db), data)
     try:
         assert not any(s.provisional for s in store.ratings.skills("blossom").values())

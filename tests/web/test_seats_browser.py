@@ -4,7 +4,6 @@ the same table as each opponent, and its kingmaker check, agree with the store."
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,8 +13,9 @@ from selenium.webdriver.common.by import By
 
 from niwa.ladder import submission
 from niwa.ladder.reads import Reads, bot_view
-from niwa.ladder.runner import Runner, Settings
+from niwa.ladder.runner import Settings
 from niwa.ladder.store import ACTIVE, Store
+from tests.ladder.played_out import played_out
 from tests.ladder.serving import stop
 from tests.web.browser import console_errors
 from tests.web.served import start_ladder_web
@@ -43,7 +43,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         str(db), data, workers=1, max_matches=MATCHES, seed=5, games=(GAME,),
         log_level="warning",
     )  # fmt: skip
-    Runner(settings).run(threading.Event())
+    played_out(settings)
     proc, web = start_ladder_web(db)
     try:
         yield web, db, bots[1].id
