@@ -67,9 +67,9 @@ class RayBridge:
     ) -> None:  # fmt: skip
         """Start the driver and wait until it has joined the cluster (or failed to),
         calling ``waiting`` about every :data:`WAITING_S` meanwhile: joining takes
-        seconds, a minute with a head that does not answer, and the runner renews its
-        lease there. What ``waiting`` raises ends the driver and comes out of here, as
-        a ConnectionError does after :data:`JOIN_S` without joining."""
+        seconds (more on a busy machine), and the runner renews its lease there. What
+        ``waiting`` raises ends the driver and comes out of here, as a ConnectionError
+        does after :data:`JOIN_S` without joining."""
         self.log = structlog.get_logger("niwa.ladder").bind(node=node)
         self._archive_bytes = archive_bytes
         self._sent: set[str] = set()  # archive hashes the child has

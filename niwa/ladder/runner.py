@@ -332,7 +332,7 @@ class Runner:
     def _pool(self, store: Store, lease: Lease, stop: threading.Event) -> executors.Executor:
         s = self.settings
 
-        def waiting() -> None:  # joining a Ray cluster takes seconds, a minute if it is mute
+        def waiting() -> None:  # called while a Ray driver joins its cluster
             self._heartbeat(lease)
             if stop.is_set():
                 raise _StoppedJoining
