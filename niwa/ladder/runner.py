@@ -119,7 +119,7 @@ class Stop(threading.Event):
         self.set()
 
 
-class _StoppedJoining(Exception):
+class _StoppedJoining(LadderError):
     """The runner was stopped while its Ray driver joined the cluster."""
 
 
